@@ -1,0 +1,323 @@
+package persona
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Tier names. A persona defines at least one of them.
+const (
+	TierBest      = "best"
+	TierBestValue = "best-value"
+	TierMinimum   = "minimum"
+)
+
+// Tiers lists the tier names in order of preference.
+var Tiers = []string{TierBest, TierBestValue, TierMinimum}
+
+// Harness names.
+const (
+	HarnessClaude   = "claude"
+	HarnessOpencode = "opencode"
+	HarnessCodex    = "codex"
+)
+
+// Harnesses lists the harnesses a persona can run on.
+var Harnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex}
+
+// Mode says how a sidecar combines with the repository's own instruction
+// files.
+type Mode string
+
+// Sidecar modes.
+const (
+	// ModeOverwrite shows the harness the persona content and none of the
+	// repository's instruction files. It is the default.
+	ModeOverwrite Mode = "overwrite"
+	// ModeExtend shows the harness the instruction text it would have seen
+	// anyway, followed by the persona content.
+	ModeExtend Mode = "extend"
+)
+
+// Channel names a sidecar channel: the CLAUDE.md one or the AGENTS.md one.
+type Channel string
+
+// Sidecar channels.
+const (
+	ChannelClaude Channel = "claudeMd"
+	ChannelAgents Channel = "agentsMd"
+)
+
+// Channels lists both sidecar channels.
+var Channels = []Channel{ChannelClaude, ChannelAgents}
+
+// FileName is the instruction file the channel materializes as.
+func (c Channel) FileName() string {
+	if c == ChannelClaude {
+		return "CLAUDE.md"
+	}
+	return "AGENTS.md"
+}
+
+// ChannelFor returns the sidecar channel the harness reads: claude reads
+// CLAUDE.md, opencode and codex read AGENTS.md.
+func ChannelFor(harness string) Channel {
+	if harness == HarnessClaude {
+		return ChannelClaude
+	}
+	return ChannelAgents
+}
+
+// Sidecars holds the six sidecar fields, at the top level of a spec or in a
+// tier. After Load, paths are absolute: each is anchored to the directory of
+// the JSON file that declared it.
+type Sidecars struct {
+	ClaudeMd        string `json:"claudeMd,omitempty"`
+	ClaudeMdMode    Mode   `json:"claudeMdMode,omitempty"`
+	ClaudeMdContent string `json:"claudeMdContent,omitempty"`
+	AgentsMd        string `json:"agentsMd,omitempty"`
+	AgentsMdMode    Mode   `json:"agentsMdMode,omitempty"`
+	AgentsMdContent string `json:"agentsMdContent,omitempty"`
+}
+
+// Fields returns pointers to the path, mode and content fields of channel c.
+func (s *Sidecars) Fields(c Channel) (path *string, mode *Mode, content *string) {
+	if c == ChannelClaude {
+		return &s.ClaudeMd, &s.ClaudeMdMode, &s.ClaudeMdContent
+	}
+	return &s.AgentsMd, &s.AgentsMdMode, &s.AgentsMdContent
+}
+
+// HarnessSettings are harness-level knobs of a tier. Unknown keys are kept
+// in Extra and passed through.
+type HarnessSettings struct {
+	Reasoning      string `json:"reasoning,omitempty"`
+	TimeoutSeconds int    `json:"timeoutSeconds,omitempty"`
+	// Codex only.
+	SandboxMode                          string `json:"sandboxMode,omitempty"`
+	ApprovalPolicy                       string `json:"approvalPolicy,omitempty"`
+	WorkspaceWriteNetworkAccess          *bool  `json:"workspaceWriteNetworkAccess,omitempty"`
+	WebSearch                            *bool  `json:"webSearch,omitempty"`
+	DangerouslyBypassApprovalsAndSandbox *bool  `json:"dangerouslyBypassApprovalsAndSandbox,omitempty"`
+}
+
+// Runtime is what a tier runs: harness, model, prompt, settings, and
+// sidecar fields that override the top level for this tier.
+type Runtime struct {
+	Harness         string           `json:"harness,omitempty"`
+	Model           string           `json:"model,omitempty"`
+	SystemPrompt    string           `json:"systemPrompt,omitempty"`
+	HarnessSettings *HarnessSettings `json:"harnessSettings,omitempty"`
+	Sidecars
+}
+
+// Skill is a named capability attached to a persona. Skills are parsed,
+// validated and shown; installing them into a session is not done yet.
+type Skill struct {
+	ID          string `json:"id"`
+	Source      string `json:"source"`
+	Description string `json:"description,omitempty"`
+}
+
+// Input is a prompt-visible run input, substituted as $NAME or ${NAME} into
+// the system prompt and the sidecar content.
+type Input struct {
+	Description string `json:"description,omitempty"`
+	// Env names the environment variable read when no explicit value is
+	// given; it defaults to the input's name.
+	Env string `json:"env,omitempty"`
+	// Default is used when neither an explicit value nor the environment
+	// variable is set.
+	Default *string `json:"default,omitempty"`
+	// Optional inputs resolve to the empty string instead of failing.
+	Optional bool `json:"optional,omitempty"`
+}
+
+// UnmarshalJSON accepts an input spec object or a bare string, which is
+// its default value.
+func (in *Input) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*in = Input{Default: &s}
+		return nil
+	}
+	type plain Input
+	return json.Unmarshal(b, (*plain)(in))
+}
+
+// MCPServer is an MCP server definition in the shape of Claude Code's
+// --mcp-config, passed through as written.
+type MCPServer struct {
+	Type    string            `json:"type"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// Permissions is the tool permission policy of a session.
+type Permissions struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	Mode  string   `json:"mode,omitempty"`
+}
+
+// Mount is the sandbox file policy; patterns use gitignore syntax.
+type Mount struct {
+	IgnoredPatterns  []string `json:"ignoredPatterns,omitempty"`
+	ReadonlyPatterns []string `json:"readonlyPatterns,omitempty"`
+}
+
+// Spec is a persona as written in a JSON file, and, after the cascade, the
+// merged persona.
+type Spec struct {
+	Schema      string               `json:"$schema,omitempty"`
+	ID          string               `json:"id"`
+	Extends     string               `json:"extends,omitempty"`
+	Intent      string               `json:"intent,omitempty"`
+	Tags        []string             `json:"tags,omitempty"`
+	Description string               `json:"description,omitempty"`
+	Tiers       map[string]*Runtime  `json:"tiers,omitempty"`
+	DefaultTier string               `json:"defaultTier,omitempty"`
+	Skills      []Skill              `json:"skills,omitempty"`
+	Inputs      map[string]Input     `json:"inputs,omitempty"`
+	Env         map[string]string    `json:"env,omitempty"`
+	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty"`
+	Permissions *Permissions         `json:"permissions,omitempty"`
+	Mount       *Mount               `json:"mount,omitempty"`
+	Sidecars
+}
+
+// TierNames returns the tiers the spec defines, in the order of Tiers.
+func (s *Spec) TierNames() []string {
+	var names []string
+	for _, t := range Tiers {
+		if _, ok := s.Tiers[t]; ok {
+			names = append(names, t)
+		}
+	}
+	return names
+}
+
+// EffectiveDefaultTier returns DefaultTier, or when it is unset the first
+// defined tier in the order of Tiers.
+func (s *Spec) EffectiveDefaultTier() string {
+	if s.DefaultTier != "" {
+		return s.DefaultTier
+	}
+	if names := s.TierNames(); len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
+
+// IsTier reports whether name is one of the tier names.
+func IsTier(name string) bool { return slices.Contains(Tiers, name) }
+
+// IsHarness reports whether name is one of the harness names.
+func IsHarness(name string) bool { return slices.Contains(Harnesses, name) }
+
+// SidecarRef is one sidecar file reference of a spec: where it was declared
+// and the path as written.
+type SidecarRef struct {
+	Tier    string  // "" for the top level
+	Channel Channel // claudeMd or agentsMd
+	Path    string  // as stored in the spec
+}
+
+// Field is the dotted name of the field holding the reference, such as
+// "claudeMd" or "tiers.best.agentsMd".
+func (r SidecarRef) Field() string {
+	if r.Tier == "" {
+		return string(r.Channel)
+	}
+	return "tiers." + r.Tier + "." + string(r.Channel)
+}
+
+// SidecarRefs lists the sidecar paths the spec references, top level first,
+// then tiers in the order of Tiers, claudeMd before agentsMd.
+func (s *Spec) SidecarRefs() []SidecarRef {
+	var refs []SidecarRef
+	add := func(tier string, sc *Sidecars) {
+		for _, c := range Channels {
+			if p, _, _ := sc.Fields(c); *p != "" {
+				refs = append(refs, SidecarRef{Tier: tier, Channel: c, Path: *p})
+			}
+		}
+	}
+	add("", &s.Sidecars)
+	for _, t := range Tiers {
+		if rt := s.Tiers[t]; rt != nil {
+			add(t, &rt.Sidecars)
+		}
+	}
+	return refs
+}
+
+// SetSidecarPath sets the path field named by ref to path.
+func (s *Spec) SetSidecarPath(ref SidecarRef, path string) {
+	sc := &s.Sidecars
+	if ref.Tier != "" {
+		sc = &s.Tiers[ref.Tier].Sidecars
+	}
+	p, _, _ := sc.Fields(ref.Channel)
+	*p = path
+}
+
+// Origin names the layer and the file a value came from.
+type Origin struct {
+	Layer string `json:"layer"`
+	File  string `json:"file"`
+}
+
+// Sidecar is the effective sidecar of one channel for one tier, after the
+// cascade: either a file (Path, absolute) or inline Content, and the mode.
+type Sidecar struct {
+	Channel Channel `json:"channel"`
+	Path    string  `json:"path,omitempty"`
+	Content string  `json:"content,omitempty"`
+	Mode    Mode    `json:"mode"`
+	// Origin is the file that set the path or content.
+	Origin Origin `json:"origin"`
+}
+
+// IsSet reports whether the channel has a path or inline content.
+func (s Sidecar) IsSet() bool { return s.Path != "" || s.Content != "" }
+
+// Resolved is a persona resolved for one tier: everything a run needs.
+type Resolved struct {
+	ID   string `json:"id"`
+	Tier string `json:"tier"`
+	// Harness, Model, SystemPrompt and HarnessSettings come from the tier.
+	Harness         string          `json:"harness"`
+	Model           string          `json:"model"`
+	SystemPrompt    string          `json:"systemPrompt,omitempty"`
+	HarnessSettings HarnessSettings `json:"harnessSettings"`
+	// Claude and Agents are the effective sidecars of the two channels; a
+	// channel with no sidecar has IsSet false.
+	Claude Sidecar `json:"claudeMd"`
+	Agents Sidecar `json:"agentsMd"`
+	// The persona-wide settings.
+	Inputs      map[string]Input     `json:"inputs,omitempty"`
+	Env         map[string]string    `json:"env,omitempty"`
+	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty"`
+	Permissions Permissions          `json:"permissions"`
+	Mount       Mount                `json:"mount"`
+	Skills      []Skill              `json:"skills,omitempty"`
+}
+
+// Sidecar returns the effective sidecar of channel c.
+func (r *Resolved) Sidecar(c Channel) Sidecar {
+	if c == ChannelClaude {
+		return r.Claude
+	}
+	return r.Agents
+}
+
+// File is a persona JSON file held in memory, as the built-in catalog holds
+// them: Name is the file name ("code-reviewer.json") and Data its bytes.
+type File struct {
+	Name string
+	Data []byte
+}
