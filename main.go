@@ -55,6 +55,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // run executes the application and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := app.Run(interspersed(app, args))
 	return report(stderr, err)
 }

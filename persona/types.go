@@ -165,6 +165,8 @@ type Permissions struct {
 
 // Mount is the sandbox file policy; patterns use gitignore syntax.
 type Mount struct {
+	// Enabled false runs without a sandbox copy; unset means true.
+	Enabled          *bool    `json:"enabled,omitempty"`
 	IgnoredPatterns  []string `json:"ignoredPatterns,omitempty"`
 	ReadonlyPatterns []string `json:"readonlyPatterns,omitempty"`
 }

@@ -1,0 +1,592 @@
+package persona
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Layer names.
+const (
+	LayerProject = "project"
+	LayerUser    = "user"
+	LayerBuiltin = "built-in"
+)
+
+// Layer is one place personas are read from. Name is "project", "user",
+// "dir:N" (the N-th entry, from 1, of personaDirs in config.json that is not
+// the default user directory) or "built-in".
+type Layer struct {
+	Name string `json:"name"`
+	// Dir is the directory read; empty for the built-in layer.
+	Dir string `json:"dir,omitempty"`
+	// files holds the built-in layer's files.
+	files []File
+	// paths, when set, are the files of the layer instead of Dir's.
+	paths []string
+}
+
+// FilesLayer returns a layer made of the given persona files, as
+// `workforce validate` lays the files it checks over the other layers.
+func FilesLayer(name string, paths []string) Layer {
+	return Layer{Name: name, Dir: "(files)", paths: paths}
+}
+
+// Options tell Load where to look.
+type Options struct {
+	// Dir is the working directory the project layer is searched from;
+	// empty means the current directory.
+	Dir string
+	// Home is the workforce home; empty means Home().
+	Home string
+	// Builtin is the built-in catalog.
+	Builtin []File
+	// RootMarkers name the files or directories that mark a project root;
+	// empty means [".git"].
+	RootMarkers []string
+}
+
+// DefaultRootMarkers mark a project root.
+var DefaultRootMarkers = []string{".git"}
+
+// Layers returns the layers of opts, highest first: the project layer when
+// one is found, the configured persona directories, the built-in catalog.
+//
+// The project layer is the nearest ProjectDir found walking up from the
+// working directory to the project root, the first directory holding a root
+// marker. Without a marker the walk goes on to the file system root. The
+// user's home directory is never taken for a project: its ProjectDir is the
+// default user layer.
+func Layers(opts Options) ([]Layer, error) {
+	home, dir, err := opts.paths()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ReadConfig(home)
+	if err != nil {
+		return nil, err
+	}
+	var layers []Layer
+	seen := map[string]bool{}
+	if p := findProjectLayer(dir, opts.markers()); p != "" {
+		layers = append(layers, Layer{Name: LayerProject, Dir: p})
+		seen[p] = true
+	}
+	user := DefaultUserDir(home)
+	for i, d := range cfg.Dirs(home) {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		name := fmt.Sprintf("dir:%d", i+1)
+		if d == user {
+			name = LayerUser
+		}
+		layers = append(layers, Layer{Name: name, Dir: d})
+	}
+	layers = append(layers, Layer{Name: LayerBuiltin, files: opts.Builtin})
+	return layers, nil
+}
+
+func (o Options) paths() (home, dir string, err error) {
+	home = o.Home
+	if home == "" {
+		if home, err = Home(); err != nil {
+			return "", "", err
+		}
+	}
+	dir = o.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return "", "", err
+		}
+	}
+	if home, err = filepath.Abs(home); err != nil {
+		return "", "", err
+	}
+	dir, err = filepath.Abs(dir)
+	return home, dir, err
+}
+
+func (o Options) markers() []string {
+	if len(o.RootMarkers) > 0 {
+		return o.RootMarkers
+	}
+	return DefaultRootMarkers
+}
+
+func findProjectLayer(dir string, markers []string) string {
+	userHome, _ := os.UserHomeDir()
+	for d := dir; ; {
+		if d == userHome {
+			return ""
+		}
+		p := filepath.Join(d, ProjectDir)
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+		for _, m := range markers {
+			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+				return ""
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// Persona is a persona as the cascade resolved it.
+type Persona struct {
+	ID string `json:"id"`
+	// Layer and Path name the highest file of the persona.
+	Layer string `json:"source"`
+	Path  string `json:"path"`
+	// Spec is the merged persona. Sidecar paths are absolute.
+	Spec *Spec `json:"spec"`
+	// Chain lists the files merged, base first.
+	Chain []Origin `json:"chain"`
+	// Provenance tells, for every field set, the files it came from.
+	Provenance Provenance `json:"provenance"`
+}
+
+// Catalog is the result of Load.
+type Catalog struct {
+	Layers   []Layer    `json:"layers"`
+	Personas []*Persona `json:"personas"`
+	// Errors are files or overrides that could not be loaded; the
+	// personas of other files are still in the catalog.
+	Errors []*Diagnostic `json:"errors"`
+	// Warnings are things ignored while loading, such as missing sidecars.
+	Warnings []*Diagnostic `json:"warnings"`
+}
+
+// Get returns the persona with the given id.
+func (c *Catalog) Get(id string) (*Persona, bool) {
+	i := sort.Search(len(c.Personas), func(i int) bool { return c.Personas[i].ID >= id })
+	if i < len(c.Personas) && c.Personas[i].ID == id {
+		return c.Personas[i], true
+	}
+	return nil, false
+}
+
+// IDs returns the ids of the catalog, sorted.
+func (c *Catalog) IDs() []string {
+	ids := make([]string, len(c.Personas))
+	for i, p := range c.Personas {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// Load reads every layer of opts and resolves the cascade. A file that does
+// not parse, an override whose base cannot be found, an extends cycle: each
+// is recorded in Catalog.Errors and the other personas still load (a lower
+// persona of the same id stays visible). Load returns an error only when
+// the layers themselves cannot be determined (a malformed config.json).
+func Load(opts Options) (*Catalog, error) {
+	layers, err := Layers(opts)
+	if err != nil {
+		return nil, err
+	}
+	return LoadLayers(layers), nil
+}
+
+// source is one parsed persona file.
+type source struct {
+	layer int
+	path  string
+	spec  *Spec
+	err   error
+	warns []*Diagnostic
+}
+
+// LoadLayers resolves the cascade over layers, highest first.
+func LoadLayers(layers []Layer) *Catalog {
+	r := &resolver{layers: layers, byID: make([]map[string]*source, len(layers)), memo: map[memoKey]*result{}}
+	cat := &Catalog{Layers: layers}
+	var all []*source
+	for i, l := range layers {
+		srcs, errs := readLayer(i, l)
+		cat.Errors = append(cat.Errors, errs...)
+		r.byID[i] = map[string]*source{}
+		for _, s := range srcs {
+			cat.Warnings = append(cat.Warnings, s.warns...)
+			if s.err != nil {
+				cat.Errors = append(cat.Errors, Diagnostics(s.path, s.err)...)
+				continue
+			}
+			if first, dup := r.byID[i][s.spec.ID]; dup {
+				cat.Errors = append(cat.Errors, &Diagnostic{File: s.path, Field: "id",
+					Message: fmt.Sprintf("persona %q is also defined by %s in the same layer; this file is ignored", s.spec.ID, first.path)})
+				continue
+			}
+			r.byID[i][s.spec.ID] = s
+			all = append(all, s)
+		}
+	}
+	ids := map[string]bool{}
+	for _, s := range all {
+		ids[s.spec.ID] = true
+	}
+	for id := range ids {
+		if p := r.visibleOrLower(0, id); p != nil {
+			cat.Personas = append(cat.Personas, p)
+		}
+	}
+	sort.Slice(cat.Personas, func(i, j int) bool { return cat.Personas[i].ID < cat.Personas[j].ID })
+	cat.Errors = append(cat.Errors, r.errs...)
+	sortDiagnostics(cat.Errors)
+	sortDiagnostics(cat.Warnings)
+	return cat
+}
+
+func sortDiagnostics(ds []*Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
+// readLayer parses the *.json files directly in a layer, in parallel,
+// returning them sorted by file name.
+func readLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
+	var jobs []*source
+	var data [][]byte
+	if l.Dir == "" {
+		for _, f := range l.files {
+			jobs = append(jobs, &source{layer: idx, path: LayerBuiltin + ":" + f.Name})
+			data = append(data, f.Data)
+		}
+	} else if l.paths != nil {
+		for _, p := range l.paths {
+			jobs = append(jobs, &source{layer: idx, path: p})
+		}
+		data = make([][]byte, len(jobs))
+	} else {
+		entries, err := os.ReadDir(l.Dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, []*Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
+		}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".json") || e.IsDir() {
+				continue
+			}
+			jobs = append(jobs, &source{layer: idx, path: filepath.Join(l.Dir, e.Name())})
+		}
+		data = make([][]byte, len(jobs))
+	}
+	parse := func(i int) {
+		s := jobs[i]
+		b := data[i]
+		if b == nil {
+			var err error
+			if b, err = os.ReadFile(s.path); err != nil {
+				s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot read: %v", err)}
+				return
+			}
+		}
+		s.spec, s.err = Parse(s.path, b)
+		if s.err != nil {
+			return
+		}
+		if l.Dir == "" {
+			if refs := s.spec.SidecarRefs(); len(refs) > 0 {
+				s.err = &Diagnostic{File: s.path, Field: refs[0].Field(),
+					Message: "a built-in persona must carry its sidecar inline; run go generate"}
+			}
+			return
+		}
+		s.warns, s.err = Anchor(s.spec, s.path)
+	}
+	parallel(len(jobs), parse)
+	return jobs, nil
+}
+
+// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if n < 16 || workers < 2 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+type memoKey struct {
+	layer int
+	id    string
+}
+
+type result struct {
+	p    *Persona
+	err  error
+	busy bool
+}
+
+// resolver resolves the cascade with memoization.
+type resolver struct {
+	layers []Layer
+	byID   []map[string]*source
+	memo   map[memoKey]*result
+	stack  []memoKey
+	errs   []*Diagnostic
+	seen   map[string]bool
+}
+
+// CycleError reports an extends cycle.
+type CycleError struct {
+	Cycle []string // ids, the first repeated at the end
+	start memoKey
+}
+
+func (e *CycleError) Error() string {
+	return "extends cycle: " + strings.Join(e.Cycle, " -> ")
+}
+
+// visibleOrLower returns persona id as seen from layer `from`: the highest
+// file at or below it that resolves. A file that fails is recorded and the
+// next lower one is tried.
+func (r *resolver) visibleOrLower(from int, id string) *Persona {
+	for i := from; i < len(r.layers); i++ {
+		s := r.byID[i][id]
+		if s == nil {
+			continue
+		}
+		p, err := r.resolve(i, s)
+		if err == nil {
+			return p
+		}
+		r.record(s.path, err)
+	}
+	return nil
+}
+
+func (r *resolver) record(file string, err error) {
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	for _, d := range Diagnostics(file, err) {
+		k := d.Error()
+		if !r.seen[k] {
+			r.seen[k] = true
+			r.errs = append(r.errs, d)
+		}
+	}
+}
+
+// base finds the persona id as seen from layer `from`, propagating cycle
+// errors instead of falling back, so that a cycle fails every member.
+func (r *resolver) base(from int, id string) (*Persona, error) {
+	for i := from; i < len(r.layers); i++ {
+		s := r.byID[i][id]
+		if s == nil {
+			continue
+		}
+		p, err := r.resolve(i, s)
+		if err == nil {
+			return p, nil
+		}
+		var ce *CycleError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		r.record(s.path, err)
+	}
+	return nil, nil
+}
+
+func (r *resolver) resolve(layer int, s *source) (*Persona, error) {
+	key := memoKey{layer, s.spec.ID}
+	if m := r.memo[key]; m != nil {
+		if m.busy {
+			return nil, r.cycle(key)
+		}
+		return m.p, m.err
+	}
+	m := &result{busy: true}
+	r.memo[key] = m
+	r.stack = append(r.stack, key)
+	m.p, m.err = r.build(layer, s)
+	r.stack = r.stack[:len(r.stack)-1]
+	m.busy = false
+	var ce *CycleError
+	if errors.As(m.err, &ce) {
+		// Every member of the cycle fails with the same message. The error
+		// keeps propagating until it reaches the frame where the cycle
+		// started, so that no member falls back to a lower persona.
+		m.err = &Diagnostic{File: s.path, Field: "extends", Message: ce.Error()}
+		if ce.start != key {
+			return nil, ce
+		}
+	}
+	return m.p, m.err
+}
+
+func (r *resolver) cycle(key memoKey) error {
+	start := 0
+	for i, k := range r.stack {
+		if k == key {
+			start = i
+			break
+		}
+	}
+	var ids []string
+	for _, k := range r.stack[start:] {
+		ids = append(ids, k.id)
+	}
+	return &CycleError{Cycle: append(ids, key.id), start: key}
+}
+
+func (r *resolver) build(layer int, s *source) (*Persona, error) {
+	spec := s.spec
+	origin := Origin{Layer: r.layers[layer].Name, File: s.path}
+	var base *Persona
+	var err error
+	if spec.Extends != "" && spec.Extends != spec.ID {
+		base, err = r.base(layer, spec.Extends)
+		if err != nil {
+			return nil, err
+		}
+		if base == nil {
+			return nil, &Diagnostic{File: s.path, Field: "extends",
+				Message: fmt.Sprintf("extends unknown persona %q; no layer at or below %s defines it", spec.Extends, origin.Layer)}
+		}
+	} else {
+		base, err = r.base(layer+1, spec.ID)
+		if err != nil {
+			return nil, err
+		}
+		if base == nil && spec.Extends != "" {
+			return nil, &Diagnostic{File: s.path, Field: "extends",
+				Message: fmt.Sprintf("extends %q but no layer below %s defines it", spec.Extends, origin.Layer)}
+		}
+	}
+	p := &Persona{ID: spec.ID, Layer: origin.Layer, Path: s.path}
+	var merged *Spec
+	if base != nil {
+		merged = base.Spec.clone()
+		p.Provenance = make(Provenance, len(base.Provenance)+8)
+		for k, v := range base.Provenance {
+			p.Provenance[k] = v
+		}
+		p.Chain = append(append([]Origin(nil), base.Chain...), origin)
+	} else {
+		merged = &Spec{}
+		p.Provenance = Provenance{}
+		p.Chain = []Origin{origin}
+	}
+	mergeSpec(merged, p.Provenance, spec, origin)
+	merged.Extends, merged.Schema = "", ""
+	p.Spec = merged
+	if errs := checkMerged(p, base == nil); len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// checkMerged applies the rules that hold for a whole persona after the
+// cascade.
+func checkMerged(p *Persona, standalone bool) Errors {
+	var errs Errors
+	s := p.Spec
+	fail := func(field, format string, args ...any) {
+		errs = append(errs, &Diagnostic{File: p.Path, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	if standalone {
+		var missing []string
+		if s.Intent == "" {
+			missing = append(missing, "intent")
+		}
+		if s.Description == "" {
+			missing = append(missing, "description")
+		}
+		if len(s.Tiers) == 0 {
+			missing = append(missing, "tiers")
+		}
+		if len(missing) > 0 {
+			fail("", "no lower layer defines persona %q to override, and as a standalone persona it lacks %s", s.ID, strings.Join(missing, ", "))
+			return errs
+		}
+	}
+	if s.DefaultTier != "" && s.Tiers[s.DefaultTier] == nil {
+		fail("defaultTier", "tier %q is not defined; defined: %s", s.DefaultTier, strings.Join(s.TierNames(), ", "))
+	}
+	for _, t := range s.TierNames() {
+		rt := s.Tiers[t]
+		if rt.Harness == "" {
+			fail("tiers."+t+".harness", "missing; want one of %s", strings.Join(Harnesses, ", "))
+		}
+		if rt.Model == "" {
+			fail("tiers."+t+".model", "missing; want the model the harness runs")
+		}
+		for _, c := range Channels {
+			sc := effectiveSidecar(s, nil, t, c)
+			if sc.Mode != "" && !sc.IsSet() {
+				field := string(c) + "Mode"
+				if _, _, m := tierFields(rt, c); *m != "" {
+					field = "tiers." + t + "." + field
+				}
+				fail(field, "%s is set but no layer gives tier %s a %s path or %sContent", string(c)+"Mode", t, c, c)
+			}
+		}
+	}
+	if hs := harnessSettingsConflicts(s); hs != "" {
+		fail("", "%s", hs)
+	}
+	return errs
+}
+
+func tierFields(rt *Runtime, c Channel) (*string, *string, *Mode) {
+	p, m, content := rt.Sidecars.Fields(c)
+	return p, content, m
+}
+
+func harnessSettingsConflicts(s *Spec) string {
+	for _, t := range s.TierNames() {
+		hs := s.Tiers[t].HarnessSettings
+		if hs == nil || hs.DangerouslyBypassApprovalsAndSandbox == nil || !*hs.DangerouslyBypassApprovalsAndSandbox {
+			continue
+		}
+		if hs.SandboxMode != "" || hs.ApprovalPolicy != "" || hs.WorkspaceWriteNetworkAccess != nil {
+			return fmt.Sprintf("tiers.%s.harnessSettings: dangerouslyBypassApprovalsAndSandbox excludes sandboxMode, approvalPolicy and workspaceWriteNetworkAccess", t)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,372 @@
+package persona
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// SchemaJSON is the JSON Schema of a persona file. It is also published at
+// persona/schema/persona.schema.json so that editors can validate files that
+// set "$schema".
+//
+//go:embed schema/persona.schema.json
+var SchemaJSON []byte
+
+// SchemaURL is the $id of the persona schema.
+const SchemaURL = "https://github.com/seed-3bc194a6/workforce/persona/schema/persona.schema.json"
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+)
+
+func compiledSchema() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource(SchemaURL, bytes.NewReader(SchemaJSON)); err != nil {
+			schemaErr = err
+			return
+		}
+		schema, schemaErr = c.Compile(SchemaURL)
+	})
+	return schema, schemaErr
+}
+
+// Diagnostic is an error or a warning about one file. Line and Column are
+// 1-based and zero when unknown; Field is the dotted field name
+// ("tiers.best.harness") or empty.
+type Diagnostic struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// Error formats the diagnostic as "file:line:col: field: message".
+func (d *Diagnostic) Error() string {
+	var b strings.Builder
+	b.WriteString(d.File)
+	if d.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
+	}
+	b.WriteString(": ")
+	if d.Field != "" {
+		b.WriteString(d.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Message)
+	return b.String()
+}
+
+// String is Error, so that warnings print the same way as errors.
+func (d *Diagnostic) String() string { return d.Error() }
+
+// Errors is a list of diagnostics returned as one error. Parse returns it
+// when a file has several schema violations: every one is listed.
+type Errors []*Diagnostic
+
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, d := range e {
+		msgs[i] = d.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns the diagnostics, for errors.As.
+func (e Errors) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, d := range e {
+		errs[i] = d
+	}
+	return errs
+}
+
+// Diagnostics flattens err into diagnostics: an Errors list, a single
+// *Diagnostic, or any other error attributed to file.
+func Diagnostics(file string, err error) []*Diagnostic {
+	if err == nil {
+		return nil
+	}
+	var list Errors
+	if errors.As(err, &list) {
+		return list
+	}
+	var d *Diagnostic
+	if errors.As(err, &d) {
+		return []*Diagnostic{d}
+	}
+	return []*Diagnostic{{File: file, Message: err.Error()}}
+}
+
+// Parse parses one persona file and checks it against the schema and the
+// rules a single file can be checked against: sidecar paths are safe
+// (ValidatePath), a scope does not set a sidecar path and inline content
+// together. Sidecar paths are returned as written; Anchor resolves them.
+// name is used in errors. Syntax errors and schema violations carry the
+// line and column of the offending value; every violation is listed.
+func Parse(name string, data []byte) (*Spec, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, syntaxError(name, data, err)
+	}
+	if _, err := dec.Token(); err == nil {
+		off := int(dec.InputOffset())
+		line, col := position(data, off-1)
+		return nil, &Diagnostic{File: name, Line: line, Column: col, Message: "unexpected data after the JSON object"}
+	}
+	sch, err := compiledSchema()
+	if err != nil {
+		return nil, fmt.Errorf("persona schema: %w", err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, &Diagnostic{File: name, Message: err.Error()}
+		}
+		return nil, schemaErrors(name, data, ve)
+	}
+	var spec Spec
+	if err := json.Unmarshal(data, &spec); err != nil {
+		return nil, syntaxError(name, data, err)
+	}
+	if errs := checkFile(name, data, &spec); len(errs) > 0 {
+		return nil, errs
+	}
+	return &spec, nil
+}
+
+// checkFile applies the per-file rules the schema does not express.
+func checkFile(name string, data []byte, s *Spec) Errors {
+	var errs Errors
+	var pos map[string]int
+	at := func(field, msg string) {
+		if pos == nil {
+			pos = positions(data)
+		}
+		d := &Diagnostic{File: name, Field: field, Message: msg}
+		if off, ok := pos[field]; ok {
+			d.Line, d.Column = position(data, off)
+		}
+		errs = append(errs, d)
+	}
+	check := func(prefix string, sc *Sidecars) {
+		for _, c := range Channels {
+			p, _, content := sc.Fields(c)
+			field := prefix + string(c)
+			if *p != "" {
+				if err := ValidatePath(*p); err != nil {
+					at(field, err.Error())
+				}
+				if *content != "" {
+					at(field, fmt.Sprintf("set either %s or %sContent, not both", c, c))
+				}
+			}
+		}
+	}
+	check("", &s.Sidecars)
+	for _, t := range Tiers {
+		if rt := s.Tiers[t]; rt != nil {
+			check("tiers."+t+".", &rt.Sidecars)
+		}
+	}
+	if s.DefaultTier != "" && len(s.Tiers) > 0 && s.Tiers[s.DefaultTier] == nil {
+		// Only decidable here when the file defines tiers of its own and is
+		// not an override; the cascade checks the merged persona again.
+		if s.Extends == "" && s.Intent != "" {
+			at("defaultTier", fmt.Sprintf("tier %q is not defined; defined: %s", s.DefaultTier, strings.Join(s.TierNames(), ", ")))
+		}
+	}
+	return errs
+}
+
+// syntaxError turns a decoding error into a diagnostic with a position.
+func syntaxError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := -1
+	msg := err.Error()
+	switch {
+	case errors.As(err, &se):
+		off = int(se.Offset) - 1
+		msg = "invalid JSON: " + se.Error()
+	case errors.As(err, &te):
+		off = int(te.Offset) - 1
+		field := te.Field
+		return &Diagnostic{File: name, Line: lineOf(data, off), Column: colOf(data, off), Field: field,
+			Message: fmt.Sprintf("must be %s, not %s", te.Type, te.Value)}
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		off = len(data)
+		msg = "invalid JSON: unexpected end of file"
+	}
+	if off < 0 {
+		return &Diagnostic{File: name, Message: msg}
+	}
+	line, col := position(data, off)
+	return &Diagnostic{File: name, Line: line, Column: col, Message: msg}
+}
+
+func lineOf(data []byte, off int) int { l, _ := position(data, off); return l }
+func colOf(data []byte, off int) int  { _, c := position(data, off); return c }
+
+// position converts a byte offset into a 1-based line and column; the column
+// counts characters, not bytes.
+func position(data []byte, off int) (line, col int) {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(data) {
+		off = len(data)
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	start := bytes.LastIndexByte(before, '\n') + 1
+	col = utf8.RuneCount(before[start:]) + 1
+	return line, col
+}
+
+// schemaErrors flattens a validation error into one diagnostic per leaf
+// violation, sorted by position.
+func schemaErrors(name string, data []byte, ve *jsonschema.ValidationError) Errors {
+	pos := positions(data)
+	var errs Errors
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			// A oneOf whose branches all fail reports each branch; the
+			// branches' own messages are more useful than the summary.
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		field := pointerToField(e.InstanceLocation)
+		msg := schemaMessage(e.Message)
+		key := field + "\x00" + msg
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		d := &Diagnostic{File: name, Field: field, Message: msg}
+		if off, ok := pos[field]; ok {
+			d.Line, d.Column = position(data, off)
+		}
+		errs = append(errs, d)
+	}
+	walk(ve)
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].Line != errs[j].Line {
+			return errs[i].Line < errs[j].Line
+		}
+		return errs[i].Column < errs[j].Column
+	})
+	return errs
+}
+
+// schemaMessage rewords the validator's messages for people.
+func schemaMessage(m string) string {
+	switch {
+	case strings.HasPrefix(m, "value must be one of "):
+		return "must be one of " + strings.ReplaceAll(strings.TrimPrefix(m, "value must be one of "), `"`, "")
+	case strings.HasPrefix(m, "missing properties: "):
+		return "missing required field " + strings.TrimPrefix(m, "missing properties: ")
+	case strings.HasPrefix(m, "additionalProperties "):
+		return "unknown field " + strings.TrimSuffix(strings.TrimPrefix(m, "additionalProperties "), " not allowed")
+	case strings.HasPrefix(m, "expected "):
+		return "must be " + strings.TrimPrefix(m, "expected ")
+	}
+	return m
+}
+
+// pointerToField converts a JSON pointer ("/tiers/best/harness") to the
+// dotted field name used in messages ("tiers.best.harness").
+func pointerToField(ptr string) string {
+	if ptr == "" || ptr == "/" {
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, p := range parts {
+		p = strings.ReplaceAll(p, "~1", "/")
+		parts[i] = strings.ReplaceAll(p, "~0", "~")
+	}
+	return strings.Join(parts, ".")
+}
+
+// positions maps every value of the document, by dotted field name, to the
+// byte offset where it starts ("" is the document itself). It is computed
+// only when there is an error to report.
+func positions(data []byte) map[string]int {
+	pos := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	next := func() int {
+		off := int(dec.InputOffset())
+		for off < len(data) {
+			switch data[off] {
+			case ' ', '\t', '\r', '\n', ':', ',':
+				off++
+				continue
+			}
+			break
+		}
+		return off
+	}
+	var value func(path string) bool
+	value = func(path string) bool {
+		start := next()
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		pos[path] = start
+		join := func(k string) string {
+			if path == "" {
+				return k
+			}
+			return path + "." + k
+		}
+		switch tok {
+		case json.Delim('{'):
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				if !value(join(k)) {
+					return false
+				}
+			}
+			_, err = dec.Token()
+			return err == nil
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !value(join(strconv.Itoa(i))) {
+					return false
+				}
+			}
+			_, err = dec.Token()
+			return err == nil
+		}
+		return true
+	}
+	value("")
+	return pos
+}

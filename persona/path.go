@@ -1,0 +1,127 @@
+package persona
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ValidatePath checks a sidecar path as written in a persona file: it must
+// be a non-empty relative POSIX path with no ".." segment, no leading "/" or
+// "\", no drive letter, no backslash and no NUL, naming a ".md" file. It does
+// not touch the file system; Anchor checks where the path leads.
+func ValidatePath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("sidecar path is empty; want a relative path to a .md file such as \"persona.md\"")
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("sidecar path %q contains a NUL byte", p)
+	case p[0] == '/' || p[0] == '\\':
+		return fmt.Errorf("sidecar path %q is absolute; want a path relative to the persona file", p)
+	case len(p) >= 2 && p[1] == ':' && isLetter(p[0]):
+		return fmt.Errorf("sidecar path %q names a drive; want a path relative to the persona file", p)
+	case strings.ContainsRune(p, '\\'):
+		return fmt.Errorf("sidecar path %q contains a backslash; use / to separate directories", p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return fmt.Errorf("sidecar path %q leaves the persona's directory with \"..\"; keep sidecars beside or below the persona file", p)
+		}
+	}
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if len(base) <= len(".md") || !strings.EqualFold(base[len(base)-3:], ".md") {
+		return fmt.Errorf("sidecar path %q does not name a .md file", p)
+	}
+	return nil
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// ErrMissingSidecar is wrapped by the warnings Anchor returns for sidecar
+// files that do not exist.
+var ErrMissingSidecar = errors.New("sidecar file not found")
+
+// Anchor resolves every sidecar path of spec, which was read from file, to
+// an absolute path in the directory of file, and checks it there: after
+// symlinks are resolved it must stay inside that directory and name a
+// regular file. A sidecar that does not exist is not an error: its field is
+// cleared (with the mode of the same scope when no content remains) and a
+// warning wrapping ErrMissingSidecar is returned.
+func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
+	refs := spec.SidecarRefs()
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
+	}
+	var errs Errors
+	for _, ref := range refs {
+		if err := ValidatePath(ref.Path); err != nil {
+			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: err.Error()})
+			continue
+		}
+		abs := filepath.Join(dir, filepath.FromSlash(ref.Path))
+		real, err := filepath.EvalSymlinks(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			warnings = append(warnings, &Diagnostic{File: file, Field: ref.Field(),
+				Message: fmt.Sprintf("%v: %s; the field is ignored", ErrMissingSidecar, abs)})
+			clearRef(spec, ref)
+			continue
+		}
+		if err != nil {
+			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot resolve sidecar %s: %v", abs, err)})
+			continue
+		}
+		if !Within(realDir, real) {
+			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(),
+				Message: fmt.Sprintf("sidecar %q resolves through a symlink to %s, outside the persona directory %s", ref.Path, real, realDir)})
+			continue
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot read sidecar %s: %v", abs, err)})
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("sidecar %s is not a regular file", abs)})
+			continue
+		}
+		spec.SetSidecarPath(ref, abs)
+	}
+	if len(errs) > 0 {
+		return warnings, errs
+	}
+	return warnings, nil
+}
+
+// clearRef removes a missing sidecar from spec as if it had not been
+// written, together with the mode of the same scope.
+func clearRef(spec *Spec, ref SidecarRef) {
+	sc := &spec.Sidecars
+	if ref.Tier != "" {
+		sc = &spec.Tiers[ref.Tier].Sidecars
+	}
+	p, m, _ := sc.Fields(ref.Channel)
+	*p, *m = "", ""
+}
+
+// Within reports whether path is dir or inside it, comparing whole path
+// segments. Both must be clean absolute paths.
+func Within(dir, path string) bool {
+	if dir == path {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}
