@@ -5,24 +5,12 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
-	"github.com/urfave/cli/v2"
 )
 
 // loadOptions are the persona load options of a command: the working
 // directory, the workforce home and the built-in catalog.
 func loadOptions() persona.Options {
 	return persona.Options{Builtin: personas.Files}
-}
-
-// loadCatalog loads every layer and prints what went wrong as warnings:
-// the personas that did load are still usable.
-func loadCatalog(c *cli.Context) (*persona.Catalog, error) {
-	cat, err := persona.Load(loadOptions())
-	if err != nil {
-		return nil, err
-	}
-	printDiagnostics(c.App.ErrWriter, cat)
-	return cat, nil
 }
 
 // loadCatalogQuiet loads every layer without printing anything; the caller

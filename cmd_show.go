@@ -58,7 +58,7 @@ func showAction(c *cli.Context) error {
 	}
 	out := showOutput{
 		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: p.Chain,
-		Spec: p.Spec, Provenance: p.Provenance, Resolved: r,
+		Spec: p.Spec, Provenance: p.Provenance(), Resolved: r,
 		Warnings: personaDiagnostics(cat, p),
 	}
 	if c.Bool("json") {

@@ -23,6 +23,7 @@ func TestScript(t *testing.T) {
 			// Keep every script away from the real home directory.
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("AGENT_WORKFORCE_HOME", env.WorkDir+"/home/.agentworkforce/workforce")
+			env.Setenv("PERSONAS", env.WorkDir+"/home/.agentworkforce/workforce/personas")
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 	})

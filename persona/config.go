@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rogpeppe/go-internal/renameio"
+	"github.com/google/renameio/v2"
 )
 
 // HomeEnv is the environment variable naming the workforce home directory.
@@ -148,5 +148,5 @@ func WriteConfig(home string, c *Config) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	return renameio.WriteFile(ConfigPath(home), append(data, '\n'))
+	return renameio.WriteFile(ConfigPath(home), append(data, '\n'), 0o644)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -154,8 +155,19 @@ type Persona struct {
 	Spec *Spec `json:"spec"`
 	// Chain lists the files merged, base first.
 	Chain []Origin `json:"chain"`
-	// Provenance tells, for every field set, the files it came from.
-	Provenance Provenance `json:"provenance"`
+	// files are the specs of Chain, as read.
+	files []*Spec
+}
+
+// Provenance tells, for every field the persona sets, the files it came
+// from. It is computed on demand: listing personas does not need it.
+func (p *Persona) Provenance() Provenance {
+	prov := Provenance{}
+	var scratch Spec
+	for i, s := range p.files {
+		mergeSpec(&scratch, prov, s, p.Chain[i])
+	}
+	return prov
 }
 
 // Catalog is the result of Load.
@@ -233,16 +245,21 @@ func LoadLayers(layers []Layer) *Catalog {
 			all = append(all, s)
 		}
 	}
-	ids := map[string]bool{}
+	// Resolve in id order so that messages (which member a cycle starts
+	// from) do not depend on map order.
+	ids := make([]string, 0, len(all))
 	for _, s := range all {
-		ids[s.spec.ID] = true
+		ids = append(ids, s.spec.ID)
 	}
-	for id := range ids {
+	sort.Strings(ids)
+	for i, id := range ids {
+		if i > 0 && ids[i-1] == id {
+			continue
+		}
 		if p := r.visibleOrLower(0, id); p != nil {
 			cat.Personas = append(cat.Personas, p)
 		}
 	}
-	sort.Slice(cat.Personas, func(i, j int) bool { return cat.Personas[i].ID < cat.Personas[j].ID })
 	cat.Errors = append(cat.Errors, r.errs...)
 	sortDiagnostics(cat.Errors)
 	sortDiagnostics(cat.Warnings)
@@ -293,17 +310,31 @@ func readLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
 		}
 		data = make([][]byte, len(jobs))
 	}
+	var realDir string
+	var realErr error
+	if l.Dir != "" && l.paths == nil {
+		realDir, realErr = filepath.EvalSymlinks(l.Dir)
+	} else {
+		realDir = "-"
+	}
 	parse := func(i int) {
 		s := jobs[i]
 		b := data[i]
-		if b == nil {
+		fromDisk := b == nil
+		if fromDisk {
 			var err error
-			if b, err = os.ReadFile(s.path); err != nil {
+			if b, err = readFile(s.path, true); err != nil {
 				s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot read: %v", err)}
 				return
 			}
 		}
 		s.spec, s.err = Parse(s.path, b)
+		if s.err != nil && fromDisk {
+			// The single read may have been short; read to the end.
+			if whole, err := readFile(s.path, false); err == nil && len(whole) != len(b) {
+				s.spec, s.err = Parse(s.path, whole)
+			}
+		}
 		if s.err != nil {
 			return
 		}
@@ -314,7 +345,18 @@ func readLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
 			}
 			return
 		}
-		s.warns, s.err = Anchor(s.spec, s.path)
+		if len(s.spec.SidecarRefs()) == 0 {
+			return
+		}
+		if realDir == "" {
+			s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", realErr)}
+			return
+		}
+		if l.paths != nil {
+			s.warns, s.err = Anchor(s.spec, s.path)
+			return
+		}
+		s.warns, s.err = anchorIn(s.spec, s.path, l.Dir, realDir)
 	}
 	parallel(len(jobs), parse)
 	return jobs, nil
@@ -502,17 +544,14 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 	var merged *Spec
 	if base != nil {
 		merged = base.Spec.clone()
-		p.Provenance = make(Provenance, len(base.Provenance)+8)
-		for k, v := range base.Provenance {
-			p.Provenance[k] = v
-		}
-		p.Chain = append(append([]Origin(nil), base.Chain...), origin)
+		p.Chain = append(slices.Clip(base.Chain), origin)
+		p.files = append(slices.Clip(base.files), spec)
 	} else {
 		merged = &Spec{}
-		p.Provenance = Provenance{}
 		p.Chain = []Origin{origin}
+		p.files = []*Spec{spec}
 	}
-	mergeSpec(merged, p.Provenance, spec, origin)
+	mergeSpec(merged, nil, spec, origin)
 	merged.Extends, merged.Schema = "", ""
 	p.Spec = merged
 	if errs := checkMerged(p, base == nil); len(errs) > 0 {
@@ -563,7 +602,7 @@ func checkMerged(p *Persona, standalone bool) Errors {
 				if _, _, m := tierFields(rt, c); *m != "" {
 					field = "tiers." + t + "." + field
 				}
-				fail(field, "%s is set but no layer gives tier %s a %s path or %sContent", string(c)+"Mode", t, c, c)
+				fail(field, "%sMode is set but tier %s has no %s path or %sContent after the cascade", c, t, c, c)
 			}
 		}
 	}

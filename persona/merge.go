@@ -11,8 +11,19 @@ import (
 // one per contributing file, base first.
 type Provenance map[string][]Origin
 
-func (p Provenance) set(field string, o Origin)      { p[field] = []Origin{o} }
-func (p Provenance) appendTo(field string, o Origin) { p[field] = append(slices.Clone(p[field]), o) }
+// set and appendTo record an origin; on a nil Provenance they do nothing,
+// so that the cascade merges without recording.
+func (p Provenance) set(field string, o Origin) {
+	if p != nil {
+		p[field] = []Origin{o}
+	}
+}
+
+func (p Provenance) appendTo(field string, o Origin) {
+	if p != nil {
+		p[field] = append(p[field], o)
+	}
+}
 
 // clone returns a deep copy of s.
 func (s *Spec) clone() *Spec {

@@ -121,27 +121,20 @@ func Diagnostics(file string, err error) []*Diagnostic {
 // line and column of the offending value; every violation is listed.
 func Parse(name string, data []byte) (*Spec, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, syntaxError(name, data, err)
-	}
-	if _, err := dec.Token(); err == nil {
-		off := int(dec.InputOffset())
-		line, col := position(data, off-1)
-		return nil, &Diagnostic{File: name, Line: line, Column: col, Message: "unexpected data after the JSON object"}
-	}
-	sch, err := compiledSchema()
-	if err != nil {
-		return nil, fmt.Errorf("persona schema: %w", err)
-	}
-	if err := sch.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return nil, &Diagnostic{File: name, Message: err.Error()}
+	if spec, ok := quickParse(data); ok {
+		if errs := checkFile(name, data, spec); len(errs) > 0 {
+			return nil, errs
 		}
-		return nil, schemaErrors(name, data, ve)
+		return spec, nil
+	}
+	return parseSlow(name, data)
+}
+
+// parseSlow validates data with the JSON Schema and reports every
+// violation with its position.
+func parseSlow(name string, data []byte) (*Spec, error) {
+	if err := validateSchema(name, data); err != nil {
+		return nil, err
 	}
 	var spec Spec
 	if err := json.Unmarshal(data, &spec); err != nil {
@@ -151,6 +144,33 @@ func Parse(name string, data []byte) (*Spec, error) {
 		return nil, errs
 	}
 	return &spec, nil
+}
+
+// validateSchema checks data against the JSON Schema.
+func validateSchema(name string, data []byte) error {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return syntaxError(name, data, err)
+	}
+	if _, err := dec.Token(); err == nil {
+		off := int(dec.InputOffset())
+		line, col := position(data, off-1)
+		return &Diagnostic{File: name, Line: line, Column: col, Message: "unexpected data after the JSON object"}
+	}
+	sch, err := compiledSchema()
+	if err != nil {
+		return fmt.Errorf("persona schema: %w", err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return &Diagnostic{File: name, Message: err.Error()}
+		}
+		return schemaErrors(name, data, ve)
+	}
+	return nil
 }
 
 // checkFile applies the per-file rules the schema does not express.

@@ -51,8 +51,7 @@ var ErrMissingSidecar = errors.New("sidecar file not found")
 // cleared (with the mode of the same scope when no content remains) and a
 // warning wrapping ErrMissingSidecar is returned.
 func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
-	refs := spec.SidecarRefs()
-	if len(refs) == 0 {
+	if len(spec.SidecarRefs()) == 0 {
 		return nil, nil
 	}
 	dir, err := filepath.Abs(filepath.Dir(file))
@@ -63,6 +62,13 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	if err != nil {
 		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
+	return anchorIn(spec, file, dir, realDir)
+}
+
+// anchorIn is Anchor with the declaring directory, absolute, and its
+// symlink-free form already known, as they are for a whole layer.
+func anchorIn(spec *Spec, file, dir, realDir string) (warnings []*Diagnostic, err error) {
+	refs := spec.SidecarRefs()
 	var errs Errors
 	for _, ref := range refs {
 		if err := ValidatePath(ref.Path); err != nil {
@@ -70,7 +76,7 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(ref.Path))
-		real, err := filepath.EvalSymlinks(abs)
+		real, fi, err := realPath(abs, dir, realDir)
 		if errors.Is(err, fs.ErrNotExist) {
 			warnings = append(warnings, &Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("%v: %s; the field is ignored", ErrMissingSidecar, abs)})
@@ -86,11 +92,6 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 				Message: fmt.Sprintf("sidecar %q resolves through a symlink to %s, outside the persona directory %s", ref.Path, real, realDir)})
 			continue
 		}
-		fi, err := os.Stat(real)
-		if err != nil {
-			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot read sidecar %s: %v", abs, err)})
-			continue
-		}
 		if !fi.Mode().IsRegular() {
 			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("sidecar %s is not a regular file", abs)})
 			continue
@@ -101,6 +102,28 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 		return warnings, errs
 	}
 	return warnings, nil
+}
+
+// realPath resolves the symlinks of abs, a path below dir, and stats the
+// file it leads to. The common case,
+// a plain file directly in dir, costs one Lstat instead of one per path
+// element.
+func realPath(abs, dir, realDir string) (string, fs.FileInfo, error) {
+	if filepath.Dir(abs) == dir {
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return filepath.Join(realDir, filepath.Base(abs)), fi, nil
+		}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", nil, err
+	}
+	fi, err := os.Stat(real)
+	return real, fi, err
 }
 
 // clearRef removes a missing sidecar from spec as if it had not been

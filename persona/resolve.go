@@ -46,14 +46,15 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 		}
 		return nil, fmt.Errorf("persona %s does not define tier %q; it defines %s", p.ID, tier, strings.Join(s.TierNames(), ", "))
 	}
+	prov := p.Provenance()
 	r := &Resolved{
 		ID:           p.ID,
 		Tier:         tier,
 		Harness:      rt.Harness,
 		Model:        rt.Model,
 		SystemPrompt: rt.SystemPrompt,
-		Claude:       effectiveSidecar(s, p.Provenance, tier, ChannelClaude),
-		Agents:       effectiveSidecar(s, p.Provenance, tier, ChannelAgents),
+		Claude:       effectiveSidecar(s, prov, tier, ChannelClaude),
+		Agents:       effectiveSidecar(s, prov, tier, ChannelAgents),
 		Inputs:       s.Inputs,
 		Env:          s.Env,
 		MCPServers:   s.MCPServers,

@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 )
@@ -142,7 +143,9 @@ func (in *Input) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain Input
-	return json.Unmarshal(b, (*plain)(in))
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode((*plain)(in))
 }
 
 // MCPServer is an MCP server definition in the shape of Claude Code's

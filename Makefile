@@ -1,0 +1,23 @@
+# Thin targets; the commands are the documentation.
+GO ?= go
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+
+.PHONY: build test bench lint generate e2e
+
+build:
+	$(GO) build -o bin/workforce .
+
+test:
+	$(GO) vet ./...
+	$(GO) test -race ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	test -z "$$(gofmt -l .)" || { gofmt -l .; exit 1; }
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+generate:
+	$(GO) generate ./...

@@ -1,0 +1,156 @@
+package persona
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+const validPersona = `{
+  "id": "reviewer",
+  "intent": "review",
+  "tags": ["review"],
+  "description": "Reviews changes.",
+  "defaultTier": "best",
+  "inputs": {"TARGET": "main", "STYLE": {"env": "REVIEW_STYLE", "optional": true}},
+  "env": {"TOKEN": "$GH_TOKEN"},
+  "mcpServers": {"docs": {"type": "http", "url": "https://example.com/mcp"}},
+  "permissions": {"allow": ["Read"], "mode": "plan"},
+  "mount": {"ignoredPatterns": ["*.log"]},
+  "claudeMd": "reviewer.md",
+  "claudeMdMode": "extend",
+  "tiers": {
+    "best": {"harness": "claude", "model": "opus", "systemPrompt": "Review $TARGET.",
+             "harnessSettings": {"reasoning": "high", "timeoutSeconds": 600}},
+    "minimum": {"harness": "codex", "model": "openai/gpt-5", "agentsMdContent": "Be brief."}
+  }
+}`
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		wantErr []string // each a formatted diagnostic, "" for none
+	}{
+		{name: "valid", data: validPersona},
+		{name: "override with only an id and a model", data: `{"id": "reviewer", "tiers": {"best": {"model": "m"}}}`},
+		{name: "byte order mark", data: "\xef\xbb\xbf" + `{"id": "x"}`},
+		{name: "missing comma", data: "{\n  \"id\": \"x\"\n  \"intent\": \"y\"\n}",
+			wantErr: []string{`p.json:3:3: invalid JSON: invalid character '"' after object key:value pair`}},
+		{name: "truncated", data: "{\n  \"id\": \"x\",\n", wantErr: []string{"p.json:3:1: invalid JSON: unexpected end of file"}},
+		{name: "empty", data: "", wantErr: []string{"p.json:1:1: invalid JSON: unexpected end of file"}},
+		{name: "trailing data", data: `{"id": "x"} {}`, wantErr: []string{"p.json:1:13: unexpected data after the JSON object"}},
+		{name: "not an object", data: `[1]`, wantErr: []string{"p.json:1:1: must be object, but got array"}},
+		{name: "every schema error listed, in order", data: "{\n  \"id\": \"Bad Id\",\n  \"tiers\": {\"best\": {\"harness\": \"vim\"}},\n  \"claudeMdMode\": \"append\"\n}",
+			wantErr: []string{
+				`p.json:2:9: id: does not match pattern '^[a-z0-9]+(-[a-z0-9]+)*$'`,
+				"p.json:3:33: tiers.best.harness: must be one of claude, opencode, codex",
+				"p.json:4:19: claudeMdMode: must be one of overwrite, extend",
+			}},
+		{name: "missing id", data: `{"intent": "x"}`, wantErr: []string{"p.json:1:1: missing required field 'id'"}},
+		{name: "unknown field", data: `{"id": "x", "claudeMD": "a.md"}`, wantErr: []string{"p.json:1:1: unknown field 'claudeMD'"}},
+		{name: "unknown tier", data: `{"id": "x", "tiers": {"fast": {"model": "m"}}}`, wantErr: []string{"p.json:1:31: tiers.fast: must be one of best, best-value, minimum"}},
+		{name: "path and content together", data: `{"id": "x", "agentsMd": "a.md", "agentsMdContent": "hi"}`,
+			wantErr: []string{"p.json:1:25: agentsMd: set either agentsMd or agentsMdContent, not both"}},
+		{name: "unsafe path", data: `{"id": "x", "tiers": {"best": {"claudeMd": "../up.md"}}}`,
+			wantErr: []string{`p.json:1:44: tiers.best.claudeMd: sidecar path "../up.md" leaves the persona's directory`}},
+		{name: "wide characters count as one column", data: "{\"id\": \"x\", \"description\": \"é\", \"intent\": 5}",
+			wantErr: []string{"p.json:1:43: intent: must be string, but got number"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, err := Parse("p.json", []byte(tt.data))
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("Parse() error = %v", err)
+				}
+				if spec.ID == "" {
+					t.Fatalf("Parse() id is empty")
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Parse() = nil error, want %q", tt.wantErr)
+			}
+			got := Diagnostics("p.json", err)
+			if len(got) != len(tt.wantErr) {
+				t.Fatalf("Parse() errors = %v, want %d: %q", err, len(tt.wantErr), tt.wantErr)
+			}
+			for i, d := range got {
+				if !strings.HasPrefix(d.Error(), tt.wantErr[i]) {
+					t.Errorf("error %d = %q, want prefix %q", i, d.Error(), tt.wantErr[i])
+				}
+			}
+		})
+	}
+}
+
+func TestParseFields(t *testing.T) {
+	spec, err := Parse("p.json", []byte(validPersona))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *spec.Inputs["TARGET"].Default; got != "main" {
+		t.Errorf("string input default = %q, want main", got)
+	}
+	if in := spec.Inputs["STYLE"]; in.Env != "REVIEW_STYLE" || !in.Optional {
+		t.Errorf("object input = %+v", in)
+	}
+	if got := spec.Tiers["best"].HarnessSettings.TimeoutSeconds; got != 600 {
+		t.Errorf("timeoutSeconds = %d, want 600", got)
+	}
+	if spec.ClaudeMd != "reviewer.md" || spec.ClaudeMdMode != ModeExtend {
+		t.Errorf("sidecar = %q %q", spec.ClaudeMd, spec.ClaudeMdMode)
+	}
+	refs := spec.SidecarRefs()
+	if len(refs) != 1 || refs[0].Field() != "claudeMd" {
+		t.Errorf("SidecarRefs() = %+v, want one claudeMd", refs)
+	}
+}
+
+// FuzzParse checks that Parse never panics, that its errors are diagnostics
+// naming the file, and that a parsed spec survives a round trip through
+// JSON unchanged.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(validPersona))
+	f.Add([]byte(`{"id": "x", "tiers": {"best": {"model": "m"}}}`))
+	f.Add([]byte("{\n  \"id\": \"x\"\n  \"intent\": \"y\"\n}"))
+	f.Add([]byte(`{"id": "x", "claudeMd": "../a.md"}`))
+	f.Add([]byte(`{"id": "é", "inputs": {"A": 1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast path never accepts what the schema rejects.
+		if _, ok := quickParse(data); ok {
+			if err := validateSchema("fuzz.json", data); err != nil {
+				t.Fatalf("quickParse accepted a file the schema rejects: %v\n%s", err, data)
+			}
+		}
+		spec, err := Parse("fuzz.json", data)
+		if err != nil {
+			for _, d := range Diagnostics("fuzz.json", err) {
+				if d.File != "fuzz.json" {
+					t.Fatalf("diagnostic %q does not name the file", d)
+				}
+				var pd *Diagnostic
+				if !errors.As(d, &pd) || pd.Line < 0 || pd.Column < 0 {
+					t.Fatalf("bad diagnostic %#v", d)
+				}
+			}
+			return
+		}
+		again, err := json.Marshal(spec)
+		if err != nil {
+			t.Fatalf("Marshal(parsed spec) = %v", err)
+		}
+		spec2, err := Parse("again.json", again)
+		if err != nil {
+			t.Fatalf("Parse(Marshal(spec)) = %v\n%s", err, again)
+		}
+		// Compare JSON forms: an empty list and an absent one are the same
+		// persona.
+		if third, _ := json.Marshal(spec2); !bytes.Equal(again, third) {
+			t.Fatalf("round trip changed the spec:\n%s\n%s", again, third)
+		}
+	})
+}

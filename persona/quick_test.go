@@ -1,0 +1,54 @@
+package persona
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/seed-3bc194a6/workforce/internal/benchtree"
+)
+
+// TestQuickParseTakesPlainFiles keeps the fast path in use: ordinary
+// persona files must not fall back to the schema validator.
+func TestQuickParseTakesPlainFiles(t *testing.T) {
+	project, user, base, err := benchtree.Layers(t.TempDir(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"valid": []byte(validPersona)}
+	for _, dir := range []string{project, user, base} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, m := range matches {
+			b, err := os.ReadFile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[m] = b
+		}
+	}
+	for name, data := range files {
+		if _, ok := quickParse(data); !ok {
+			t.Errorf("quickParse(%s) declined an ordinary persona file", name)
+		}
+	}
+}
+
+func TestQuickParseDeclines(t *testing.T) {
+	tests := map[string]string{
+		"null":              `{"id": "x", "tags": null}`,
+		"empty string":      `{"id": "x", "description": ""}`,
+		"case-folded key":   `{"ID": "x"}`,
+		"escaped string":    `{"id": "x", "description": "a\"b"}`,
+		"unknown field":     `{"id": "x", "colour": "red"}`,
+		"unknown input key": `{"id": "x", "inputs": {"A": {"colour": "red"}}}`,
+		"bad enum":          `{"id": "x", "claudeMdMode": "append"}`,
+		"bad id":            `{"id": "X-"}`,
+		"wrong type":        `{"id": "x", "tags": "a"}`,
+		"trailing data":     `{"id": "x"}{}`,
+	}
+	for name, data := range tests {
+		if _, ok := quickParse([]byte(data)); ok {
+			t.Errorf("quickParse(%s) = ok, want it to leave the file to the schema", name)
+		}
+	}
+}

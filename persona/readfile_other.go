@@ -1,0 +1,7 @@
+//go:build !unix
+
+package persona
+
+import "os"
+
+func readFile(path string, _ bool) ([]byte, error) { return os.ReadFile(path) }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Whole-process timing of `workforce list --json` over N personas in three
+# layers (project, user, a configured directory), averaged over RUNS runs.
+# Usage: testdata/bench/list.sh [N] [RUNS]
+set -euo pipefail
+n=${1:-1000}
+runs=${2:-50}
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/workforce" .
+go run ./internal/benchtree/mkpersonas "$tmp/tree" "$n" >/dev/null
+home="$tmp/home"
+mkdir -p "$home" "$tmp/repo/.git" "$tmp/repo/.agentworkforce/workforce"
+mv "$tmp/tree/user" "$home/personas"
+mv "$tmp/tree/project" "$tmp/repo/.agentworkforce/workforce/personas"
+printf '{"personaDirs": ["%s", "%s"]}\n' "$home/personas" "$tmp/tree/base" >"$home/config.json"
+cd "$tmp/repo"
+export AGENT_WORKFORCE_HOME="$home"
+count=$("$tmp/workforce" list --json | grep -c '"id"')
+[ "$count" -eq "$n" ] || { echo "listed $count personas, want $n" >&2; exit 1; }
+"$tmp/workforce" list --json >/dev/null # warm the page cache
+start=$(date +%s%N)
+for _ in $(seq "$runs"); do "$tmp/workforce" list --json >/dev/null; done
+end=$(date +%s%N)
+echo "personas=$n runs=$runs mean=$(( (end - start) / runs / 1000 ))us"
