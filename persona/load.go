@@ -214,8 +214,15 @@ func Load(opts Options) (*Catalog, error) {
 
 // source is one parsed persona file.
 type source struct {
-	layer int
-	path  string
+	layer   int
+	path    string
+	data    []byte // the built-in layer's bytes; nil: read path
+	builtin bool
+	// dir and realDir are the layer directory and its symlink-free
+	// form; dir is empty for files named one by one (validate).
+	dir, realDir string
+	realErr      error
+
 	spec  *Spec
 	err   error
 	warns []*Diagnostic
@@ -225,10 +232,19 @@ type source struct {
 func LoadLayers(layers []Layer) *Catalog {
 	r := &resolver{layers: layers, byID: make([]map[string]*source, len(layers)), memo: map[memoKey]*result{}}
 	cat := &Catalog{Layers: layers}
-	var all []*source
+	// Read and parse every file of every layer at once, then take them
+	// layer by layer.
+	perLayer := make([][]*source, len(layers))
+	var files []*source
 	for i, l := range layers {
-		srcs, errs := readLayer(i, l)
+		srcs, errs := listLayer(i, l)
 		cat.Errors = append(cat.Errors, errs...)
+		perLayer[i] = srcs
+		files = append(files, srcs...)
+	}
+	parallel(len(files), func(i int) { files[i].load() })
+	var all []*source
+	for i, srcs := range perLayer {
 		r.byID[i] = map[string]*source{}
 		for _, s := range srcs {
 			cat.Warnings = append(cat.Warnings, s.warns...)
@@ -279,88 +295,82 @@ func sortDiagnostics(ds []*Diagnostic) {
 	})
 }
 
-// readLayer parses the *.json files directly in a layer, in parallel,
-// returning them sorted by file name.
-func readLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
-	var jobs []*source
-	var data [][]byte
-	if l.Dir == "" {
+// listLayer lists the persona files of a layer, sorted by file name,
+// without reading them.
+func listLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
+	var srcs []*source
+	switch {
+	case l.Dir == "":
 		for _, f := range l.files {
-			jobs = append(jobs, &source{layer: idx, path: LayerBuiltin + ":" + f.Name})
-			data = append(data, f.Data)
+			srcs = append(srcs, &source{layer: idx, path: LayerBuiltin + ":" + f.Name, data: f.Data, builtin: true})
 		}
-	} else if l.paths != nil {
+		return srcs, nil
+	case l.paths != nil:
 		for _, p := range l.paths {
-			jobs = append(jobs, &source{layer: idx, path: p})
+			srcs = append(srcs, &source{layer: idx, path: p})
 		}
-		data = make([][]byte, len(jobs))
-	} else {
-		entries, err := os.ReadDir(l.Dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, []*Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
-		}
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".json") || e.IsDir() {
-				continue
-			}
-			jobs = append(jobs, &source{layer: idx, path: filepath.Join(l.Dir, e.Name())})
-		}
-		data = make([][]byte, len(jobs))
+		return srcs, nil
 	}
-	var realDir string
-	var realErr error
-	if l.Dir != "" && l.paths == nil {
-		realDir, realErr = filepath.EvalSymlinks(l.Dir)
-	} else {
-		realDir = "-"
+	entries, err := os.ReadDir(l.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	parse := func(i int) {
-		s := jobs[i]
-		b := data[i]
-		fromDisk := b == nil
-		if fromDisk {
-			var err error
-			if b, err = readFile(s.path, true); err != nil {
-				s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot read: %v", err)}
-				return
-			}
-		}
-		s.spec, s.err = Parse(s.path, b)
-		if s.err != nil && fromDisk {
-			// The single read may have been short; read to the end.
-			if whole, err := readFile(s.path, false); err == nil && len(whole) != len(b) {
-				s.spec, s.err = Parse(s.path, whole)
-			}
-		}
-		if s.err != nil {
-			return
-		}
-		if l.Dir == "" {
-			if refs := s.spec.SidecarRefs(); len(refs) > 0 {
-				s.err = &Diagnostic{File: s.path, Field: refs[0].Field(),
-					Message: "a built-in persona must carry its sidecar inline; run go generate"}
-			}
-			return
-		}
-		if len(s.spec.SidecarRefs()) == 0 {
-			return
-		}
-		if realDir == "" {
-			s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", realErr)}
-			return
-		}
-		if l.paths != nil {
-			s.warns, s.err = Anchor(s.spec, s.path)
-			return
-		}
-		s.warns, s.err = anchorIn(s.spec, s.path, l.Dir, realDir)
+	if err != nil {
+		return nil, []*Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
 	}
-	parallel(len(jobs), parse)
-	return jobs, nil
+	realDir, realErr := filepath.EvalSymlinks(l.Dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || e.IsDir() {
+			continue
+		}
+		srcs = append(srcs, &source{layer: idx, path: filepath.Join(l.Dir, e.Name()), dir: l.Dir, realDir: realDir, realErr: realErr})
+	}
+	return srcs, nil
 }
+
+// load reads, parses and anchors one persona file.
+func (s *source) load() {
+	b := s.data
+	fromDisk := b == nil
+	if fromDisk {
+		// Parse keeps nothing of the bytes it is given, so one buffer
+		// serves many files.
+		bp := bufPool.Get().(*[]byte)
+		defer bufPool.Put(bp)
+		var err error
+		b, err = readFile(s.path, true, *bp)
+		*bp = b
+		if err != nil {
+			s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot read: %v", err)}
+			return
+		}
+	}
+	s.spec, s.err = Parse(s.path, b)
+	if s.err != nil && fromDisk {
+		// The single read may have been short; read to the end.
+		if whole, err := readFile(s.path, false, nil); err == nil && len(whole) != len(b) {
+			s.spec, s.err = Parse(s.path, whole)
+		}
+	}
+	if s.err != nil {
+		return
+	}
+	refs := s.spec.SidecarRefs()
+	switch {
+	case len(refs) == 0:
+	case s.builtin:
+		s.err = &Diagnostic{File: s.path, Field: refs[0].Field(),
+			Message: "a built-in persona must carry its sidecar inline; run go generate"}
+	case s.dir == "":
+		s.warns, s.err = Anchor(s.spec, s.path)
+	case s.realErr != nil:
+		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.realErr)}
+	default:
+		s.warns, s.err = anchorIn(s.spec, s.path, s.dir, s.realDir)
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // parallel runs f(0..n-1) on up to GOMAXPROCS goroutines.
 func parallel(n int, f func(i int)) {

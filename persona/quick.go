@@ -1,12 +1,9 @@
 package persona
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"reflect"
 	"strings"
-	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // The JSON Schema is the definition of a valid persona file, and every
@@ -15,22 +12,20 @@ import (
 // personas must take a few milliseconds. So Parse first tries quickParse: a
 // strict decode plus Go checks that accept a subset of what the schema
 // accepts. Only when quickParse declines does Parse run the schema, which
-// then either explains the problem or accepts the file. FuzzQuickParse
+// then either explains the problem or accepts the file. FuzzParse
 // checks that quickParse never accepts what the schema rejects.
 
 // quickParse decodes data when it can tell cheaply that the schema accepts
-// it; ok false means "ask the schema", not "invalid".
+// it; ok false means "ask the schema", not "invalid". It decodes with the
+// JSON v2 decoder, which matches member names exactly as the schema does
+// (encoding/json ignores case), rejects unknown members and duplicate
+// names, and is about twice as fast.
 func quickParse(data []byte) (spec *Spec, ok bool) {
-	if !plainKeys(data) {
+	if !plainTokens(data) {
 		return nil, false
 	}
 	var s Spec
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if err := jsonv2.Unmarshal(data, &s, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return nil, false
 	}
 	if !s.schemaOK() {
@@ -39,71 +34,21 @@ func quickParse(data []byte) (spec *Spec, ok bool) {
 	return &s, true
 }
 
-var knownKeys = sync.OnceValue(func() map[string]bool {
-	keys := map[string]bool{}
-	var add func(t reflect.Type)
-	add = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
-			return
-		}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if f.Anonymous {
-				add(f.Type)
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name != "" && name != "-" && !keys[name] {
-				keys[name] = true
-				add(f.Type)
-			}
-		}
-	}
-	add(reflect.TypeOf(Spec{}))
-	return keys
-})
-
-// plainKeys scans data once and reports false when the decoder could read
-// it differently from the schema: a null, an empty string (the schema has
-// minimum lengths the struct cannot see), an escaped string (keys compare
-// after unescaping), or an object key that matches a field name only when
-// case is ignored (encoding/json is case-insensitive, the schema is not).
-func plainKeys(data []byte) bool {
-	known := knownKeys()
+// plainTokens reports false when data holds a null or an empty string
+// outside of other strings: a decoder reads both as an absent field, while
+// the schema rejects them (types and minimum lengths).
+func plainTokens(data []byte) bool {
 	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if c == 'n' {
-			return false // null; "null" inside strings is skipped below
-		}
-		if c != '"' {
-			continue
-		}
-		start := i + 1
-		end := bytes.IndexByte(data[start:], '"')
-		if end < 0 {
+		switch data[i] {
+		case 'n':
 			return false
-		}
-		end += start
-		str := data[start:end]
-		if len(str) == 0 || bytes.IndexByte(str, '\\') >= 0 {
-			return false
-		}
-		i = end
-		j := end + 1
-		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
-			j++
-		}
-		if j < len(data) && data[j] == ':' {
-			key := string(str)
-			if !known[key] {
-				lower := strings.ToLower(key)
-				for k := range known {
-					if strings.ToLower(k) == lower {
-						return false
-					}
+		case '"':
+			if i+1 < len(data) && data[i+1] == '"' {
+				return false
+			}
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
 				}
 			}
 		}

@@ -4,4 +4,4 @@ package persona
 
 import "os"
 
-func readFile(path string, _ bool) ([]byte, error) { return os.ReadFile(path) }
+func readFile(path string, _ bool, _ []byte) ([]byte, error) { return os.ReadFile(path) }

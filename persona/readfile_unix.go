@@ -14,12 +14,13 @@ import (
 // persona files, and system calls are what loading a layer spends its time
 // on.
 //
+// The file is read into buf, grown as needed, and the result returned.
 // With once set, readFile stops after the first read that does not fill
 // the buffer, saving the read that would return end-of-file. A local
 // regular file is read whole that way; a short read that is not the end
 // (a network file system) leaves a truncated document, which the caller
 // detects because it does not parse, and reads again without once.
-func readFile(path string, once bool) ([]byte, error) {
+func readFile(path string, once bool, buf []byte) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	for err == syscall.EINTR {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
@@ -28,7 +29,7 @@ func readFile(path string, once bool) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
-	buf := make([]byte, 0, 8<<10)
+	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

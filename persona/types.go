@@ -1,9 +1,10 @@
 package persona
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // Tier names. A persona defines at least one of them.
@@ -142,10 +143,10 @@ func (in *Input) UnmarshalJSON(b []byte) error {
 		*in = Input{Default: &s}
 		return nil
 	}
+	// Member names match exactly and unknown ones are errors, as in the
+	// schema, whichever decoder calls this.
 	type plain Input
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	return dec.Decode((*plain)(in))
+	return jsonv2.Unmarshal(b, (*plain)(in), jsonv2.RejectUnknownMembers(true))
 }
 
 // MCPServer is an MCP server definition in the shape of Claude Code's
