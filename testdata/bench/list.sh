@@ -23,4 +23,9 @@ count=$("$tmp/workforce" list --json | grep -c '"id"')
 start=$(date +%s%N)
 for _ in $(seq "$runs"); do "$tmp/workforce" list --json >/dev/null; done
 end=$(date +%s%N)
-echo "personas=$n runs=$runs mean=$(( (end - start) / runs / 1000 ))us"
+# The floor: cat of the same persona and sidecar files, as many runs.
+files=("$home"/personas/* "$tmp"/tree/base/* "$tmp"/repo/.agentworkforce/workforce/personas/*)
+cstart=$(date +%s%N)
+for _ in $(seq "$runs"); do cat "${files[@]}" >/dev/null; done
+cend=$(date +%s%N)
+echo "personas=$n files=${#files[@]} runs=$runs list_mean=$(( (end - start) / runs / 1000 ))us cat_mean=$(( (cend - cstart) / runs / 1000 ))us"
