@@ -33,6 +33,11 @@ type Layer struct {
 	paths []string
 }
 
+// BuiltinLayer returns the built-in layer made of files.
+func BuiltinLayer(files []File) Layer {
+	return Layer{Name: LayerBuiltin, files: files}
+}
+
 // FilesLayer returns a layer made of the given persona files, as
 // `workforce validate` lays the files it checks over the other layers.
 func FilesLayer(name string, paths []string) Layer {

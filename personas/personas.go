@@ -1,10 +1,7 @@
 // Package personas holds the built-in persona catalog of workforce: the
-// persona JSON files with their sibling markdown sidecars, and the Go file
-// generated from them that carries the catalog inside the binary.
+// persona JSON files with their sibling markdown sidecars, and catalog_gen.go,
+// generated from them, which carries the catalog inside the binary with every
+// sidecar inlined. Edit the JSON and markdown files, then run go generate.
 package personas
 
-import "github.com/seed-3bc194a6/workforce/persona"
-
-// Files is the built-in catalog, one entry per persona JSON file, with every
-// sidecar inlined as content. It is replaced by the generated catalog.
-var Files []persona.File
+//go:generate go run github.com/seed-3bc194a6/workforce/generate
