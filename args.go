@@ -23,6 +23,9 @@ func interspersed(app *cli.App, args []string) []string {
 	for i < len(args) {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
+			if leaf != nil {
+				break // the command's own flags
+			}
 			out = append(out, a)
 			i++
 			continue
@@ -39,7 +42,7 @@ func interspersed(app *cli.App, args []string) []string {
 		}
 		cmds = c.Subcommands
 	}
-	if leaf == nil || len(leaf.Subcommands) > 0 {
+	if leaf == nil {
 		return append(out, args[i:]...)
 	}
 	var flags, positional []string

@@ -1,0 +1,171 @@
+package discover
+
+import "sort"
+
+// Walk is the order directories are visited in.
+type Walk int
+
+const (
+	// RootToDir visits the project root first and the start directory last.
+	RootToDir Walk = iota
+	// DirToRoot visits the start directory first.
+	DirToRoot
+)
+
+// Select says which candidate names of a directory load.
+type Select int
+
+const (
+	// FirstInDir loads, in each directory, the first candidate name that is
+	// a regular file (codex).
+	FirstInDir Select = iota
+	// AllInDir loads every candidate name that is a regular file (claude).
+	AllInDir
+	// FirstNameWins takes the names in order; the first name with a match
+	// anywhere on the walk wins and all its matches load (opencode).
+	FirstNameWins
+	// FirstMatch loads only the first match: names in order, each looked up
+	// nearest first (opencode-nearest).
+	FirstMatch
+)
+
+// RootRule says where the walk stops.
+type RootRule int
+
+const (
+	// MarkerRoot: the nearest ancestor holding a marker; without one, the
+	// start directory alone.
+	MarkerRoot RootRule = iota
+	// MarkerOrFilesystemRoot: the nearest ancestor holding a marker;
+	// without one, the file system root.
+	MarkerOrFilesystemRoot
+	// BelowFilesystemRoot: every ancestor up to, not including, "/".
+	BelowFilesystemRoot
+)
+
+// Render names how a profile's text is rendered.
+type Render int
+
+const (
+	// RenderCodex: global text, "--- project-doc ---", project files joined
+	// by blank lines, wrapped in "# AGENTS.md instructions for D" and
+	// <INSTRUCTIONS>.
+	RenderCodex Render = iota
+	// RenderOpencode: "Instructions from: PATH\nCONTENT" blocks.
+	RenderOpencode
+	// RenderClaude: "Contents of PATH (...):\n\nCONTENT" blocks.
+	RenderClaude
+	// RenderAgents: "# AGENTS.md: PATH\n\nCONTENT" blocks.
+	RenderAgents
+)
+
+// Global is a global instruction file: Base names the directory it lives
+// in ("home", "codex-home"), Rel its path there.
+type Global struct {
+	Base string
+	Rel  string
+}
+
+// Profile is how one harness version family discovers instruction files.
+// Profiles are data: a new harness version is a new profile.
+type Profile struct {
+	Name string
+	// Harness is the harness the profile describes.
+	Harness string
+	// Names are the candidate file names of a directory, in order; they
+	// may include a directory part (".claude/CLAUDE.md").
+	Names  []string
+	Select Select
+	Walk   Walk
+	Root   RootRule
+	// Markers are the default root markers.
+	Markers []string
+	// MaxBytes is the byte budget across project files; 0 is none.
+	// Truncate cuts the last file at the budget; otherwise files that do not
+	// fit are dropped whole.
+	MaxBytes int
+	Truncate bool
+	// MaxFiles caps the number of project files; 0 is none.
+	MaxFiles int
+	// SkipBlank skips a file that is empty after trimming white space,
+	// without falling back to the next name of its directory.
+	SkipBlank bool
+	// Globals are candidate global files; the first that exists (and, with
+	// SkipBlank, is not blank) loads.
+	Globals []Global
+	Render  Render
+}
+
+// Profiles are the built-in profiles, by name.
+var Profiles = map[string]Profile{
+	"codex": {
+		Name: "codex", Harness: "codex",
+		Names:  []string{"AGENTS.override.md", "AGENTS.md"},
+		Select: FirstInDir, Walk: RootToDir, Root: MarkerRoot,
+		Markers:  []string{".git"},
+		MaxBytes: 32 << 10, Truncate: true, SkipBlank: true,
+		Globals: []Global{{"codex-home", "AGENTS.override.md"}, {"codex-home", "AGENTS.md"}},
+		Render:  RenderCodex,
+	},
+	"opencode": {
+		Name: "opencode", Harness: "opencode",
+		Names:  []string{"AGENTS.md", "CLAUDE.md"},
+		Select: FirstNameWins, Walk: DirToRoot, Root: MarkerOrFilesystemRoot,
+		Markers: []string{".git"},
+		Globals: []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
+		Render:  RenderOpencode,
+	},
+	"opencode-nearest": {
+		Name: "opencode-nearest", Harness: "opencode",
+		Names:  []string{"AGENTS.md", "CLAUDE.md", "CONTEXT.md"},
+		Select: FirstMatch, Walk: DirToRoot, Root: MarkerOrFilesystemRoot,
+		Markers: []string{".git"},
+		Globals: []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
+		Render:  RenderOpencode,
+	},
+	"claude": {
+		Name: "claude", Harness: "claude",
+		Names:  []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
+		Select: AllInDir, Walk: RootToDir, Root: BelowFilesystemRoot,
+		Globals: []Global{{"home", ".claude/CLAUDE.md"}},
+		Render:  RenderClaude,
+	},
+	"agents": {
+		Name:   "agents",
+		Names:  []string{"AGENTS.md"},
+		Select: AllInDir, Walk: RootToDir, Root: MarkerRoot,
+		Markers:  []string{".codelia", ".git", ".jj"},
+		MaxFiles: 16, MaxBytes: 64 << 10,
+		Render: RenderAgents,
+	},
+}
+
+// ForHarness returns the default profile of a harness: claude, opencode or
+// codex.
+func ForHarness(harness string) (Profile, bool) {
+	p, ok := Profiles[harness]
+	return p, ok && p.Harness == harness
+}
+
+// Lookup returns the profile with the given name.
+func Lookup(name string) (Profile, bool) {
+	p, ok := Profiles[name]
+	return p, ok
+}
+
+// Names returns the profile names, sorted.
+func Names() []string {
+	names := make([]string, 0, len(Profiles))
+	for n := range Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// HiddenNames returns the instruction file names the profile considers in
+// a directory: the files a sandbox hides to keep a harness from seeing the
+// repository's own instructions.
+func (p Profile) HiddenNames() []string {
+	return append([]string(nil), p.Names...)
+}
