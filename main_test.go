@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,6 +25,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("AGENT_WORKFORCE_HOME", env.WorkDir+"/home/.agentworkforce/workforce")
 			env.Setenv("PERSONAS", env.WorkDir+"/home/.agentworkforce/workforce/personas")
+			// WORKFORCE_BIN holds the workforce command alone, for scripts that
+			// need a PATH without anything else on it.
+			env.Setenv("WORKFORCE_BIN", filepath.SplitList(env.Getenv("PATH"))[0])
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 	})

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "run",
+		Usage:     "run a persona's harness in a sandbox copy of the project",
+		ArgsUsage: "PERSONA[@TIER] [-- HARNESS-ARGS...]",
+		Description: `Copies the project (the nearest directory with .git above the working
+directory, else the working directory) to <home>/sessions/, writes the
+persona's CLAUDE.md (claude) or AGENTS.md (opencode, codex) into the sandbox
+directory matching the working directory, hides the repository's own
+instruction files of that harness in overwrite mode, starts the harness
+there, and after it exits syncs new and changed files back. Files changed in
+the repository meanwhile are conflicts: the repository's version stays, the
+agent's is kept under the session directory. Deletions are applied only with
+--sync-deletes. Arguments after -- go to the harness.
+
+Exit status: the harness's (128+signal when killed, 127 when not installed);
+when the harness succeeded but sync-back found conflicts, 3.
+
+Example:
+
+   workforce run code-reviewer@best --harness opencode --dry-run
+   workforce run test-writer --input TARGET=./pkg/parser -- --verbose`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode or codex"},
+			&cli.StringFlag{Name: "root", Usage: "the project root to copy (default: the nearest directory with .git, else the working directory); it must contain the working directory"},
+			&cli.StringSliceFlag{Name: "input", Usage: "an input value, NAME=VALUE (repeatable)"},
+			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
+			&cli.BoolFlag{Name: "keep", Usage: "keep the sandbox after the run"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without creating or starting anything"},
+			&cli.BoolFlag{Name: "json", Usage: "with --dry-run, print the plan as JSON"},
+			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
+		},
+		Action: runAction,
+	})
+}
+
+// materialized is the instruction file written into the sandbox.
+type materialized struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Text string `json:"text"`
+}
+
+// runPlan is what `workforce run --dry-run` prints.
+type runPlan struct {
+	Persona      string            `json:"persona"`
+	Tier         string            `json:"tier"`
+	Harness      string            `json:"harness"`
+	Layers       []persona.Origin  `json:"layers"`
+	Resolved     *persona.Resolved `json:"resolved"`
+	Root         string            `json:"root"`
+	Cwd          string            `json:"cwd"`
+	Sandbox      string            `json:"sandbox"`
+	Workdir      string            `json:"workdir"`
+	Materialized *materialized     `json:"materialized"`
+	Hidden       []string          `json:"hidden"`
+	Ignored      []string          `json:"ignored"`
+	Readonly     []string          `json:"readonly"`
+	Argv         []string          `json:"argv"`
+	Env          []string          `json:"env"`
+	ConfigFiles  map[string]string `json:"configFiles,omitempty"`
+	Notes        []string          `json:"notes,omitempty"`
+	InRepo       bool              `json:"installInRepo"`
+}
+
+func runAction(c *cli.Context) error {
+	args := c.Args().Slice()
+	var extra []string
+	for i, a := range args {
+		if a == "--" {
+			args, extra = args[:i], args[i+1:]
+			break
+		}
+	}
+	if len(args) != 1 {
+		return usagef("run takes one persona, as PERSONA or PERSONA@TIER, then optionally -- and harness arguments")
+	}
+	if c.Bool("json") && !c.Bool("dry-run") {
+		return usageError(errors.New("--json goes with --dry-run"), "use --dry-run --json to print the plan as JSON")
+	}
+	if c.Bool("install-in-repo") && c.Bool("keep") {
+		return usageError(errors.New("--install-in-repo and --keep conflict: there is no sandbox to keep"))
+	}
+	if c.Bool("install-in-repo") && c.Bool("sync-deletes") {
+		return usageError(errors.New("--install-in-repo and --sync-deletes conflict: nothing is synced without a sandbox"))
+	}
+	explicit := map[string]string{}
+	for _, kv := range c.StringSlice("input") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usagef("--input %q: want NAME=VALUE", kv)
+		}
+		explicit[k] = v
+	}
+	if h := c.String("harness"); h != "" && !persona.IsHarness(h) {
+		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
+	}
+
+	cat, err := loadCatalogQuiet()
+	if err != nil {
+		return err
+	}
+	p, r, err := lookup(cat, args[0])
+	if err != nil {
+		printDiagnostics(c.App.ErrWriter, cat)
+		return err
+	}
+	for _, w := range personaDiagnostics(cat, p) {
+		warnf(c.App.ErrWriter, "%s", w)
+	}
+	if h := c.String("harness"); h != "" {
+		r.Harness = h
+	}
+	values, err := r.ResolveInputs(explicit, os.Getenv)
+	if err != nil {
+		return err
+	}
+	r.SystemPrompt = persona.Substitute(r.SystemPrompt, values)
+
+	home, err := persona.Home()
+	if err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	cwd, err := filepath.EvalSymlinks(wd)
+	if err != nil {
+		return err
+	}
+	root := mount.ProjectRoot(cwd, persona.DefaultRootMarkers)
+	if dir := c.String("root"); dir != "" {
+		if root, err = filepath.Abs(dir); err == nil {
+			root, err = filepath.EvalSymlinks(root)
+		}
+		if err != nil {
+			return fmt.Errorf("--root %s: %w", dir, err)
+		}
+		if rel, err := filepath.Rel(root, cwd); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return usageError(fmt.Errorf("--root %s does not contain the working directory %s", dir, cwd))
+		}
+	}
+	plan := &runPlan{Persona: p.ID, Tier: r.Tier, Harness: r.Harness, Layers: p.Chain, Resolved: r,
+		Root: root, Cwd: cwd, InRepo: c.Bool("install-in-repo"),
+		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}}
+	sessionDir := mount.NewSessionDir(home, p.ID)
+	plan.Sandbox = sessionDir
+
+	sc := r.Sidecar(persona.ChannelFor(r.Harness))
+	var text string
+	if sc.IsSet() {
+		if text, err = sc.Text(); err != nil {
+			return err
+		}
+		text = persona.Substitute(text, values)
+	}
+	mopts := mount.Options{Home: home, Persona: p.ID, Root: root, Cwd: cwd, Dir: sessionDir,
+		Ignore: r.Mount.IgnoredPatterns, Readonly: r.Mount.ReadonlyPatterns}
+	workRel, _ := filepath.Rel(root, cwd)
+	plan.Workdir = filepath.Join(sessionDir, mount.TreeDir, workRel)
+	switch {
+	case plan.InRepo:
+		plan.Workdir = cwd
+		if sc.IsSet() {
+			warnf(c.App.ErrWriter, "--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileName())
+		}
+	case sc.IsSet():
+		mode := sc.Mode
+		if mode == persona.ModeExtend {
+			warnf(c.App.ErrWriter, "%sMode extend is not supported yet; running in overwrite mode", sc.Channel)
+			mode = persona.ModeOverwrite
+		}
+		if prof, ok := discover.ForHarness(r.Harness); ok {
+			mopts.Hide = prof.HiddenNames()
+		}
+		plan.Materialized = &materialized{Path: filepath.Join(plan.Workdir, sc.Channel.FileName()), Mode: string(mode), Text: text}
+	}
+
+	inv, err := harness.Plan(r, harness.Options{Extra: extra, ConfigDir: filepath.Join(sessionDir, mount.ConfigDir), Env: os.Environ()})
+	if err != nil {
+		return err
+	}
+	plan.Argv, plan.Env, plan.ConfigFiles, plan.Notes = inv.Argv(), inv.SetEnv, inv.Files, inv.Notes
+	if plan.Env == nil {
+		plan.Env = []string{}
+	}
+
+	if c.Bool("dry-run") {
+		if !plan.InRepo {
+			mp, err := mount.PlanFor(mopts)
+			if err != nil {
+				return err
+			}
+			plan.Hidden, plan.Ignored, plan.Readonly = mp.Hidden, mp.Ignored, mp.Readonly
+		}
+		if c.Bool("json") {
+			return writeJSON(c.App.Writer, plan)
+		}
+		return printPlan(c.App.Writer, plan)
+	}
+	for _, n := range inv.Notes {
+		warnf(c.App.ErrWriter, "%s", n)
+	}
+	if _, err := harness.LookPath(inv.Binary, inv.Env()); err != nil {
+		return harnessMissing(err)
+	}
+	if plan.InRepo {
+		return runInRepo(c, inv, cwd, sessionDir)
+	}
+	return runSandboxed(c, inv, mopts, plan)
+}
+
+func harnessMissing(err error) error {
+	var nf *harness.NotFoundError
+	if errors.As(err, &nf) {
+		return withCode(exitHarnessMissing, err, nf.Hint())
+	}
+	return err
+}
+
+func runInRepo(c *cli.Context, inv *harness.Invocation, cwd, sessionDir string) error {
+	if len(inv.Files) > 0 {
+		if err := inv.WriteFiles(); err != nil {
+			return err
+		}
+		defer os.RemoveAll(sessionDir)
+	}
+	code, err := harness.Run(context.Background(), inv, cwd, os.Stdin, c.App.Writer, c.App.ErrWriter)
+	if err != nil {
+		return harnessMissing(err)
+	}
+	return silentExit(code)
+}
+
+func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, plan *runPlan) error {
+	stderr := c.App.ErrWriter
+	// Ctrl-C while the sandbox is made removes it.
+	setup, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	if isTerminal(stderr) {
+		fmt.Fprintf(stderr, "workforce: copying %s into %s\n", mopts.Root, mopts.Dir)
+	}
+	s, err := mount.Create(setup, mopts)
+	interrupted := setup.Err() != nil
+	stop()
+	if err != nil {
+		if interrupted {
+			return silentExit(130)
+		}
+		return err
+	}
+	if plan.Materialized != nil {
+		if _, err := s.Materialize(filepath.Base(plan.Materialized.Path), plan.Materialized.Text); err != nil {
+			s.Remove()
+			return err
+		}
+	}
+	if err := inv.WriteFiles(); err != nil {
+		s.Remove()
+		return err
+	}
+	code, err := harness.Run(context.Background(), inv, s.Workdir, os.Stdin, c.App.Writer, stderr)
+	if err != nil {
+		s.Remove()
+		return harnessMissing(err)
+	}
+
+	// Sync-back: a first Ctrl-C stops after the current file, a second
+	// exits 130.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	var hits atomic.Int32
+	go func() {
+		for range sig {
+			if hits.Add(1) == 1 {
+				fmt.Fprintln(stderr, "workforce: stopping sync-back after the current file; Ctrl-C again to quit now")
+				cancel()
+			} else {
+				os.Exit(130)
+			}
+		}
+	}()
+	var progress func(string)
+	if isTerminal(stderr) {
+		progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", rel) }
+	}
+	rep, err := s.Sync(ctx, mount.SyncOptions{Deletes: c.Bool("sync-deletes"), Progress: progress})
+	if progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		warnf(stderr, "the sandbox is kept at %s", s.Dir)
+		return err
+	}
+	printReport(c.App.Writer, stderr, rep)
+	keep := c.Bool("keep") || len(rep.Conflicts) > 0 || rep.Interrupted
+	if keep {
+		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
+	} else if err := s.Remove(); err != nil {
+		warnf(stderr, "cannot remove the sandbox %s: %v", s.Dir, err)
+	}
+	switch {
+	case code != 0:
+		return silentExit(code)
+	case rep.Interrupted:
+		return silentExit(130)
+	case len(rep.Conflicts) > 0:
+		return silentExit(exitConflict)
+	}
+	return nil
+}
+
+func printReport(w, stderr io.Writer, r *mount.Report) {
+	for _, f := range r.Created {
+		fmt.Fprintf(w, "created: %s\n", f)
+	}
+	for _, f := range r.Updated {
+		fmt.Fprintf(w, "updated: %s\n", f)
+	}
+	for _, f := range r.Deleted {
+		fmt.Fprintf(w, "deleted: %s\n", f)
+	}
+	for _, f := range r.Unapplied {
+		fmt.Fprintf(w, "deleted in the sandbox, kept: %s\n", f)
+	}
+	if len(r.Unapplied) > 0 {
+		hintf(stderr, "run with --sync-deletes to apply deletions")
+	}
+	for _, f := range r.NotSynced {
+		fmt.Fprintf(w, "not synced: %s\n", f)
+	}
+	for _, cf := range r.Conflicts {
+		if cf.Saved == "" {
+			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", cf.Path, cf.Real)
+			continue
+		}
+		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", cf.Path, cf.Real, cf.Saved)
+	}
+	if r.Interrupted {
+		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
+	}
+}
+
+func printPlan(w io.Writer, p *runPlan) error {
+	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
+	for _, o := range p.Layers {
+		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, o.File)
+	}
+	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, p.Root)
+	if p.InRepo {
+		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", p.Workdir)
+	} else {
+		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", p.Sandbox, p.Workdir)
+	}
+	for _, h := range p.Hidden {
+		fmt.Fprintf(w, "hidden: %s\n", h)
+	}
+	for _, h := range p.Ignored {
+		fmt.Fprintf(w, "ignored: %s\n", h)
+	}
+	for _, h := range p.Readonly {
+		fmt.Fprintf(w, "read-only: %s\n", h)
+	}
+	if m := p.Materialized; m != nil {
+		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", m.Path, m.Mode, m.Text)
+	} else {
+		fmt.Fprintln(w, "materialized: none")
+	}
+	for _, e := range p.Env {
+		fmt.Fprintf(w, "env: %s\n", e)
+	}
+	for path := range p.ConfigFiles {
+		fmt.Fprintf(w, "config file: %s\n", path)
+	}
+	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
+	return nil
+}
+
+// shellJoin quotes argv for display as a shell command line.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '@' ||
+				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) < 0 {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}

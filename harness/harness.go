@@ -1,0 +1,491 @@
+// Package harness builds the command line, environment and configuration
+// files that start a persona's harness (claude, opencode, codex), starts it,
+// and reports its exit status.
+//
+// Each harness is configured through its own mechanisms, so that the user's
+// own configuration keeps working and nothing is written into the sandbox:
+//
+//   - claude: flags (--model, --append-system-prompt, --permission-mode,
+//     --allowedTools, --disallowedTools, and MCP servers as --mcp-config JSON
+//     with --strict-mcp-config);
+//   - codex: -m with the provider prefix removed, --sandbox,
+//     --ask-for-approval or --dangerously-bypass-approvals-and-sandbox, and
+//     -c overrides for reasoning effort, network access, web search and MCP
+//     servers; the system prompt is the last positional argument;
+//   - opencode: an agent named after the persona (model, prompt, mode
+//     primary, MCP servers) in a session config file outside the sandbox,
+//     named by OPENCODE_CONFIG, which opencode merges with the user's global
+//     configuration; when the user already set OPENCODE_CONFIG, that file's
+//     JSON is the base the session file adds to. Then `opencode --agent ID`.
+//
+// Persona env values may reference the caller's environment as $VAR or
+// ${VAR}. Extra arguments go after the harness's own flags (for codex,
+// before the prompt). Permissions are applied for claude only; for the
+// others they are reported as not applied.
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// Packages are the npm packages that provide each harness.
+var Packages = map[string]string{
+	persona.HarnessClaude:   "@anthropic-ai/claude-code",
+	persona.HarnessOpencode: "opencode-ai",
+	persona.HarnessCodex:    "@openai/codex",
+}
+
+// Options are the inputs of Plan besides the resolved persona.
+type Options struct {
+	// Extra are arguments passed through to the harness.
+	Extra []string
+	// ConfigDir is a directory outside the sandbox for configuration files.
+	ConfigDir string
+	// Env is the caller's environment, as os.Environ returns it.
+	Env []string
+}
+
+// Invocation is how to start a harness.
+type Invocation struct {
+	Harness string   `json:"harness"`
+	Binary  string   `json:"binary"`
+	Args    []string `json:"args"`
+	// SetEnv are the variables set on top of the caller's environment.
+	SetEnv []string `json:"env"`
+	// Files are configuration files to write before starting, by path.
+	Files map[string]string `json:"files,omitempty"`
+	// Notes tell what was not applied and why.
+	Notes []string `json:"notes,omitempty"`
+
+	env []string
+}
+
+// Argv returns the binary and its arguments.
+func (inv *Invocation) Argv() []string { return append([]string{inv.Binary}, inv.Args...) }
+
+// Env returns the full environment of the harness process.
+func (inv *Invocation) Env() []string { return inv.env }
+
+// Plan builds the invocation of r.Harness for r, whose SystemPrompt is
+// final (inputs substituted).
+func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
+	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}}
+	lookup := envLookup(o.Env)
+	var keys []string
+	for k := range r.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		inv.SetEnv = append(inv.SetEnv, k+"="+os.Expand(r.Env[k], lookup))
+	}
+	var err error
+	switch r.Harness {
+	case persona.HarnessClaude:
+		err = planClaude(inv, r, lookup)
+	case persona.HarnessCodex:
+		err = planCodex(inv, r, lookup)
+	case persona.HarnessOpencode:
+		err = planOpencode(inv, r, o, lookup)
+	default:
+		return nil, fmt.Errorf("unknown harness %q; want one of %s", r.Harness, strings.Join(persona.Harnesses, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Harness == persona.HarnessCodex {
+		// The prompt stays last.
+		n := len(inv.Args)
+		if n > 0 && r.SystemPrompt != "" {
+			inv.Args = append(append(inv.Args[:n-1:n-1], o.Extra...), inv.Args[n-1])
+		} else {
+			inv.Args = append(inv.Args, o.Extra...)
+		}
+	} else {
+		inv.Args = append(inv.Args, o.Extra...)
+	}
+	inv.env = mergeEnv(o.Env, inv.SetEnv)
+	return inv, nil
+}
+
+func envLookup(env []string) func(string) string {
+	m := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return func(k string) string { return m[k] }
+}
+
+// mergeEnv returns base with set applied (later entries win).
+func mergeEnv(base, set []string) []string {
+	idx := map[string]int{}
+	out := make([]string, 0, len(base)+len(set))
+	for _, kv := range append(append([]string(nil), base...), set...) {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := idx[k]; ok {
+			out[i] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+func expandMCP(servers map[string]persona.MCPServer, lookup func(string) string) map[string]persona.MCPServer {
+	out := map[string]persona.MCPServer{}
+	for name, s := range servers {
+		s.URL = os.Expand(s.URL, lookup)
+		s.Command = os.Expand(s.Command, lookup)
+		args := make([]string, len(s.Args))
+		for i, a := range s.Args {
+			args[i] = os.Expand(a, lookup)
+		}
+		s.Args = args
+		s.Headers = expandMap(s.Headers, lookup)
+		s.Env = expandMap(s.Env, lookup)
+		out[name] = s
+	}
+	return out
+}
+
+func expandMap(m map[string]string, lookup func(string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = os.Expand(v, lookup)
+	}
+	return out
+}
+
+func planClaude(inv *Invocation, r *persona.Resolved, lookup func(string) string) error {
+	inv.Args = []string{"--model", r.Model}
+	if r.SystemPrompt != "" {
+		inv.Args = append(inv.Args, "--append-system-prompt", r.SystemPrompt)
+	}
+	if r.Permissions.Mode != "" {
+		inv.Args = append(inv.Args, "--permission-mode", r.Permissions.Mode)
+	}
+	if len(r.Permissions.Allow) > 0 {
+		inv.Args = append(inv.Args, "--allowedTools", strings.Join(r.Permissions.Allow, ","))
+	}
+	if len(r.Permissions.Deny) > 0 {
+		inv.Args = append(inv.Args, "--disallowedTools", strings.Join(r.Permissions.Deny, ","))
+	}
+	if len(r.MCPServers) > 0 {
+		b, err := json.Marshal(map[string]any{"mcpServers": expandMCP(r.MCPServers, lookup)})
+		if err != nil {
+			return err
+		}
+		inv.Args = append(inv.Args, "--mcp-config", string(b), "--strict-mcp-config")
+	}
+	return nil
+}
+
+func planCodex(inv *Invocation, r *persona.Resolved, lookup func(string) string) error {
+	model := r.Model
+	if _, after, ok := strings.Cut(model, "/"); ok {
+		model = after
+	}
+	inv.Args = []string{"-m", model}
+	hs := r.HarnessSettings
+	bypass := hs.DangerouslyBypassApprovalsAndSandbox != nil && *hs.DangerouslyBypassApprovalsAndSandbox
+	if bypass && (hs.SandboxMode != "" || hs.ApprovalPolicy != "" || hs.WorkspaceWriteNetworkAccess != nil) {
+		return errors.New("harnessSettings: dangerouslyBypassApprovalsAndSandbox excludes sandboxMode, approvalPolicy and workspaceWriteNetworkAccess")
+	}
+	if bypass {
+		inv.Args = append(inv.Args, "--dangerously-bypass-approvals-and-sandbox")
+	}
+	if hs.SandboxMode != "" {
+		inv.Args = append(inv.Args, "--sandbox", hs.SandboxMode)
+	}
+	if hs.ApprovalPolicy != "" {
+		inv.Args = append(inv.Args, "--ask-for-approval", hs.ApprovalPolicy)
+	}
+	if hs.Reasoning != "" {
+		inv.Args = append(inv.Args, "-c", "model_reasoning_effort="+tomlString(hs.Reasoning))
+	}
+	if v := hs.WorkspaceWriteNetworkAccess; v != nil {
+		inv.Args = append(inv.Args, "-c", fmt.Sprintf("sandbox_workspace_write.network_access=%t", *v))
+	}
+	if v := hs.WebSearch; v != nil {
+		inv.Args = append(inv.Args, "-c", fmt.Sprintf("tools.web_search=%t", *v))
+	}
+	servers := expandMCP(r.MCPServers, lookup)
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := servers[n]
+		key := "mcp_servers." + tomlKey(n)
+		if s.Type == "stdio" {
+			inv.Args = append(inv.Args, "-c", key+".command="+tomlString(s.Command))
+			if len(s.Args) > 0 {
+				inv.Args = append(inv.Args, "-c", key+".args="+tomlArray(s.Args))
+			}
+			if len(s.Env) > 0 {
+				inv.Args = append(inv.Args, "-c", key+".env="+tomlTable(s.Env))
+			}
+		} else {
+			inv.Args = append(inv.Args, "-c", key+".url="+tomlString(s.URL))
+			if len(s.Headers) > 0 {
+				inv.Args = append(inv.Args, "-c", key+".http_headers="+tomlTable(s.Headers))
+			}
+		}
+	}
+	if len(r.Permissions.Allow)+len(r.Permissions.Deny) > 0 || r.Permissions.Mode != "" {
+		inv.Notes = append(inv.Notes, "permissions are not applied to codex; use harnessSettings.sandboxMode and approvalPolicy")
+	}
+	if r.SystemPrompt != "" {
+		inv.Args = append(inv.Args, r.SystemPrompt)
+	}
+	return nil
+}
+
+func planOpencode(inv *Invocation, r *persona.Resolved, o Options, lookup func(string) string) error {
+	if o.ConfigDir == "" {
+		return errors.New("opencode needs a session configuration directory")
+	}
+	cfg := map[string]any{}
+	if user := lookup("OPENCODE_CONFIG"); user != "" {
+		data, err := os.ReadFile(user)
+		if err != nil {
+			return fmt.Errorf("cannot read your OPENCODE_CONFIG %s to merge the persona's agent into it: %w", user, err)
+		}
+		if err := json.Unmarshal(data, &cfg); err != nil {
+			return fmt.Errorf("cannot merge the persona's agent into your OPENCODE_CONFIG %s: it is not plain JSON: %v", user, err)
+		}
+	}
+	if _, ok := cfg["$schema"]; !ok {
+		cfg["$schema"] = "https://opencode.ai/config.json"
+	}
+	agents, _ := cfg["agent"].(map[string]any)
+	if agents == nil {
+		agents = map[string]any{}
+	}
+	agent := map[string]any{"model": r.Model, "mode": "primary"}
+	if r.SystemPrompt != "" {
+		agent["prompt"] = r.SystemPrompt
+	}
+	agents[r.ID] = agent
+	cfg["agent"] = agents
+	if len(r.MCPServers) > 0 {
+		mcp, _ := cfg["mcp"].(map[string]any)
+		if mcp == nil {
+			mcp = map[string]any{}
+		}
+		for name, s := range expandMCP(r.MCPServers, lookup) {
+			if s.Type == "stdio" {
+				m := map[string]any{"type": "local", "command": append([]string{s.Command}, s.Args...)}
+				if len(s.Env) > 0 {
+					m["environment"] = s.Env
+				}
+				mcp[name] = m
+			} else {
+				m := map[string]any{"type": "remote", "url": s.URL}
+				if len(s.Headers) > 0 {
+					m["headers"] = s.Headers
+				}
+				mcp[name] = m
+			}
+		}
+		cfg["mcp"] = mcp
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(o.ConfigDir, "opencode.json")
+	inv.Files[path] = string(b) + "\n"
+	inv.SetEnv = append(inv.SetEnv, "OPENCODE_CONFIG="+path)
+	inv.Args = []string{"--agent", r.ID}
+	if len(r.Permissions.Allow)+len(r.Permissions.Deny) > 0 || r.Permissions.Mode != "" {
+		inv.Notes = append(inv.Notes, "permissions are not applied to opencode")
+	}
+	return nil
+}
+
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func tomlKey(k string) string {
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return tomlString(k)
+		}
+	}
+	return k
+}
+
+func tomlArray(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = tomlString(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func tomlTable(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = tomlKey(k) + " = " + tomlString(m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// NotFoundError reports a harness binary missing from PATH.
+type NotFoundError struct {
+	Binary  string
+	Package string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s is not installed (not found on PATH)", e.Binary)
+}
+
+// Hint tells how to install the harness.
+func (e *NotFoundError) Hint() string {
+	return fmt.Sprintf("install it with: npm install -g %s", e.Package)
+}
+
+// LookPath finds binary on the PATH of env.
+func LookPath(binary string, env []string) (string, error) {
+	path := envLookup(env)("PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, binary)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &NotFoundError{Binary: binary, Package: Packages[binary]}
+}
+
+// WriteFiles writes the invocation's configuration files.
+func (inv *Invocation) WriteFiles() error {
+	for path, content := range inv.Files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run starts the harness in dir with the terminal's standard streams and
+// waits for it. The exit code is the harness's, or 128+signal when a signal
+// killed it. While the harness runs, interrupts are left to it: the
+// terminal delivers Ctrl-C to the whole process group.
+func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	bin, err := LookPath(inv.Binary, inv.env)
+	if err != nil {
+		return 127, err
+	}
+	cmd := exec.CommandContext(ctx, bin, inv.Args...)
+	cmd.Dir = dir
+	cmd.Env = inv.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.WaitDelay = 5 * time.Second
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for range sig { // the harness handles them
+		}
+	}()
+	err = cmd.Start()
+	if err == nil {
+		err = cmd.Wait()
+	} else {
+		err = fmt.Errorf("cannot start %s: %w", bin, err)
+	}
+	signal.Stop(sig)
+	close(sig)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	if err != nil {
+		return 127, err
+	}
+	return 0, nil
+}
+
+// Status is what Check found about one harness.
+type Status struct {
+	Harness   string `json:"harness"`
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Package   string `json:"package"`
+}
+
+// Check looks for every harness on the PATH of env and asks each found one
+// for its version.
+func Check(ctx context.Context, env []string) []Status {
+	var out []Status
+	for _, h := range persona.Harnesses {
+		st := Status{Harness: h, Package: Packages[h]}
+		if p, err := LookPath(h, env); err == nil {
+			st.Installed, st.Path = true, p
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			cmd := exec.CommandContext(cctx, p, "--version")
+			cmd.Env = env
+			b, _ := cmd.Output()
+			cancel()
+			st.Version, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
+		}
+		out = append(out, st)
+	}
+	return out
+}

@@ -1,0 +1,456 @@
+// Package mount makes the sandbox a persona runs in: a copy of the project
+// under the workforce home, with the persona's instruction file
+// materialized, and, after the harness exits, the sync-back of the agent's
+// work to the real tree. The real tree is never written except by Sync.
+//
+// Layout of a session directory, <home>/sessions/<persona>-<time>-<random>/:
+//
+//	tree/       the copy of the project root the harness works in
+//	conflicts/  the agent's version of files that conflicted at sync-back
+//	config/     harness configuration files (never inside tree/)
+//
+// What is left out of the copy: the default excludes (DefaultExcludes),
+// the patterns of .agentignore and .<persona>.agentignore at the project
+// root and the persona's mount.ignoredPatterns (gitignore syntax, with !
+// negation; a file inside an excluded directory cannot be re-included), and
+// the hidden instruction files. Files matching .agentreadonly or
+// mount.readonlyPatterns are copied without write permission and never
+// synced back. .git is copied so that git works in the sandbox; the files
+// left out that git tracks are marked skip-worktree in the sandbox's index
+// and materialized files are listed in its info/exclude, so that git status
+// there is clean before the agent starts. Nothing under .git flows back.
+//
+// Sync-back compares each file with the manifest taken at copy time (size,
+// modification time, mode): a file the agent changed flows back only when
+// the real file is still as it was; otherwise it is a conflict, the real
+// file stays and the agent's version is saved under conflicts/. Files whose
+// content is unchanged are not written. Deletions are reported and applied
+// only on request. Symlinks the agent creates or changes are reported, not
+// synced.
+package mount
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/otiai10/copy"
+)
+
+// DefaultExcludes are directory and file names never copied into a
+// sandbox: dependency trees and caches that tools rebuild.
+var DefaultExcludes = []string{
+	"node_modules", ".cache", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+	".tox", ".gradle", ".next", ".turbo", ".parcel-cache", ".DS_Store",
+}
+
+// SessionDirs names the parts of a session directory.
+const (
+	TreeDir      = "tree"
+	ConflictsDir = "conflicts"
+	ConfigDir    = "config"
+)
+
+// Options say what to copy.
+type Options struct {
+	// Home is the workforce home; sessions go to Home/sessions.
+	Home string
+	// Persona is the persona id, used in the session name and for
+	// .<persona>.agentignore.
+	Persona string
+	// Root is the real project root; Cwd the real working directory, at or
+	// below Root. Both canonical.
+	Root, Cwd string
+	// Ignore and Readonly are extra gitignore-syntax patterns (the
+	// persona's mount settings).
+	Ignore, Readonly []string
+	// Hide are instruction file names hidden at every level: base names
+	// ("AGENTS.md") or slash paths (".claude/CLAUDE.md").
+	Hide []string
+	// Workers is the number of concurrent copy workers; 0 means a default.
+	Workers int
+	// Dir is the session directory to create; empty means a new name from
+	// NewSessionDir.
+	Dir string
+}
+
+// ProjectRoot returns the nearest ancestor of dir (itself included) that
+// holds one of markers, or dir when none does. dir must be canonical.
+func ProjectRoot(dir string, markers []string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, m := range markers {
+			if _, err := os.Stat(filepath.Join(d, m)); err == nil {
+				return d
+			}
+		}
+		if d == filepath.Dir(d) {
+			return dir
+		}
+	}
+}
+
+// Plan is what a session would leave out, hide and protect; it is computed
+// without copying, for dry runs.
+type Plan struct {
+	Hidden   []string `json:"hidden"`
+	Readonly []string `json:"readonly"`
+	Ignored  []string `json:"ignored"`
+}
+
+type entry struct {
+	size  int64
+	mtime time.Time
+	mode  fs.FileMode
+}
+
+// Session is a sandbox copy of a project.
+type Session struct {
+	// Dir is the session directory; Tree the copy; Workdir the directory
+	// of the copy matching the real working directory.
+	Dir, Tree, Workdir string
+	// Root is the real project root.
+	Root string
+
+	rules       *rules
+	manifest    map[string]entry // rel path (slash) -> real file at copy time
+	readonly    map[string]bool
+	materialize map[string]bool // rel paths written by Materialize
+	skipped     []string        // rel paths left out (files and directories)
+}
+
+// rules decide, for a path relative to the root, whether it is copied.
+type rules struct {
+	ignore   gitignore.Matcher
+	readonly gitignore.Matcher
+	hide     []string
+}
+
+func parsePatterns(lines []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \t\r")
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(l, nil))
+	}
+	return ps
+}
+
+func readPatterns(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines, sc.Err()
+}
+
+func newRules(o Options) (*rules, error) {
+	ign := append([]string(nil), DefaultExcludes...)
+	for _, name := range []string{".agentignore", "." + o.Persona + ".agentignore"} {
+		lines, err := readPatterns(filepath.Join(o.Root, name))
+		if err != nil {
+			return nil, err
+		}
+		ign = append(ign, lines...)
+	}
+	ign = append(ign, o.Ignore...)
+	ro, err := readPatterns(filepath.Join(o.Root, ".agentreadonly"))
+	if err != nil {
+		return nil, err
+	}
+	ro = append(ro, o.Readonly...)
+	return &rules{
+		ignore:   gitignore.NewMatcher(parsePatterns(ign)),
+		readonly: gitignore.NewMatcher(parsePatterns(ro)),
+		hide:     o.Hide,
+	}, nil
+}
+
+// match reports whether rel or one of its parent directories matches m.
+func match(m gitignore.Matcher, rel string, isDir bool) bool {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		if m.Match(parts[:i], true) {
+			return true
+		}
+	}
+	return m.Match(parts, isDir)
+}
+
+func (r *rules) ignored(rel string, isDir bool) bool {
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return false
+	}
+	return match(r.ignore, rel, isDir)
+}
+
+func (r *rules) hidden(rel string) bool {
+	for _, h := range r.hide {
+		if rel == h || strings.HasSuffix(rel, "/"+h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rules) isReadonly(rel string) bool { return match(r.readonly, rel, false) }
+
+// PlanFor computes what a session of o would leave out, without copying.
+func PlanFor(o Options) (*Plan, error) {
+	r, err := newRules(o)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Hidden: []string{}, Readonly: []string{}, Ignored: []string{}}
+	err = filepath.WalkDir(o.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := relSlash(o.Root, path)
+		switch {
+		case rel == ".":
+			return nil
+		case rel == ".git":
+			return filepath.SkipDir
+		case r.ignored(rel, d.IsDir()):
+			p.Ignored = append(p.Ignored, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		case !d.IsDir() && r.hidden(rel):
+			p.Hidden = append(p.Hidden, rel)
+		case !d.IsDir() && r.isReadonly(rel):
+			p.Readonly = append(p.Readonly, rel)
+		}
+		return nil
+	})
+	return p, err
+}
+
+func relSlash(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
+// NewSessionDir returns a fresh session directory name under home.
+func NewSessionDir(home, persona string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	name := fmt.Sprintf("%s-%s-%s", persona, time.Now().Format("20060102-150405"), hex.EncodeToString(b[:]))
+	return filepath.Join(home, "sessions", name)
+}
+
+// Create copies o.Root into a new session directory. On error or when ctx
+// is cancelled, the session directory is removed.
+func Create(ctx context.Context, o Options) (s *Session, err error) {
+	r, err := newRules(o)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(o.Root, o.Cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("working directory %s is not inside the project root %s", o.Cwd, o.Root)
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = NewSessionDir(o.Home, o.Persona)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil, fmt.Errorf("session directory %s already exists", dir)
+	}
+	s = &Session{
+		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: o.Root,
+		rules: r, manifest: map[string]entry{}, readonly: map[string]bool{}, materialize: map[string]bool{},
+	}
+	s.Workdir = filepath.Join(s.Tree, rel)
+	if err := os.MkdirAll(filepath.Join(dir, ConfigDir), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the session directory: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+			s = nil
+		}
+	}()
+	workers := o.Workers
+	if workers <= 0 {
+		workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	opt := copy.Options{
+		OnSymlink:         func(string) copy.SymlinkAction { return copy.Shallow },
+		PreserveTimes:     true,
+		PermissionControl: copy.PerservePermission,
+		NumOfWorkers:      int64(workers),
+		PreferConcurrent:  func(string, string) (bool, error) { return true, nil },
+		Skip: func(info os.FileInfo, src, _ string) (bool, error) {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+			rel := relSlash(o.Root, src)
+			if rel == "." {
+				return false, nil
+			}
+			isDir := info.IsDir()
+			skip := r.ignored(rel, isDir) || (!isDir && r.hidden(rel))
+			mu.Lock()
+			defer mu.Unlock()
+			if skip {
+				s.skipped = append(s.skipped, rel)
+				return true, nil
+			}
+			if info.Mode().IsRegular() && rel != ".git" && !strings.HasPrefix(rel, ".git/") {
+				s.manifest[rel] = entry{size: info.Size(), mtime: info.ModTime(), mode: info.Mode()}
+				if r.isReadonly(rel) {
+					s.readonly[rel] = true
+				}
+			}
+			return false, nil
+		},
+	}
+	if err := copy.Copy(o.Root, s.Tree, opt); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for rel := range s.readonly {
+		p := filepath.Join(s.Tree, filepath.FromSlash(rel))
+		if err := os.Chmod(p, s.manifest[rel].mode.Perm()&^0o222); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(s.Workdir, 0o755); err != nil {
+		return nil, err
+	}
+	sort.Strings(s.skipped)
+	if err := s.quietGit(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Skipped returns the paths, relative to the root, left out of the copy.
+func (s *Session) Skipped() []string { return s.skipped }
+
+// quietGit marks the tracked files left out of the copy skip-worktree in
+// the sandbox's index, so that git status there does not report them as
+// deleted. It does nothing without a .git directory or a git binary.
+func (s *Session) quietGit() error {
+	if fi, err := os.Stat(filepath.Join(s.Tree, ".git")); err != nil || !fi.IsDir() || len(s.skipped) == 0 {
+		return nil
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil
+	}
+	out, err := s.git(nil, "ls-files", "-z")
+	if err != nil {
+		return nil // not a usable repository: nothing to keep quiet
+	}
+	var tracked []string
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if f == "" {
+			continue
+		}
+		i := sort.SearchStrings(s.skipped, f)
+		left := i < len(s.skipped) && s.skipped[i] == f
+		if !left {
+			for _, sk := range s.skipped {
+				if strings.HasPrefix(f, sk+"/") {
+					left = true
+					break
+				}
+			}
+		}
+		if left {
+			tracked = append(tracked, f)
+		}
+	}
+	if len(tracked) == 0 {
+		return nil
+	}
+	input := []byte(strings.Join(tracked, "\x00") + "\x00")
+	if _, err := s.git(input, "update-index", "--skip-worktree", "-z", "--stdin"); err != nil {
+		return fmt.Errorf("cannot mark hidden files in the sandbox's git index: %w", err)
+	}
+	return nil
+}
+
+func (s *Session) git(stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = s.Tree
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// Materialize writes an instruction file into the sandbox's working
+// directory. It never syncs back, and git in the sandbox does not see it.
+func (s *Session) Materialize(name, text string) (string, error) {
+	path := filepath.Join(s.Workdir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
+	}
+	rel := relSlash(s.Tree, path)
+	s.materialize[rel] = true
+	if fi, err := os.Stat(filepath.Join(s.Tree, ".git", "info")); err == nil && fi.IsDir() {
+		f, err := os.OpenFile(filepath.Join(s.Tree, ".git", "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "\n/%s\n", rel)
+			f.Close()
+		}
+	} else if fi, err := os.Stat(filepath.Join(s.Tree, ".git")); err == nil && fi.IsDir() {
+		if err := os.MkdirAll(filepath.Join(s.Tree, ".git", "info"), 0o755); err == nil {
+			_ = os.WriteFile(filepath.Join(s.Tree, ".git", "info", "exclude"), []byte("/"+rel+"\n"), 0o644)
+		}
+	}
+	return path, nil
+}
+
+// Remove deletes the session directory, read-only files included.
+func (s *Session) Remove() error {
+	_ = filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(path, 0o755)
+		}
+		return nil
+	})
+	return os.RemoveAll(s.Dir)
+}
