@@ -1,0 +1,240 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestPlan(t *testing.T) {
+	env := []string{"PATH=/bin", "GH_TOKEN=secret", "HOME=/home/u"}
+	tests := []struct {
+		name     string
+		r        persona.Resolved
+		extra    []string
+		wantArgs string
+		wantEnv  []string
+		wantFile string // substring of the only config file
+		wantErr  string
+		wantNote string
+	}{
+		{
+			name:     "claude with prompt, permissions and MCP",
+			r:        persona.Resolved{ID: "rev", Harness: "claude", Model: "opus", SystemPrompt: "Review.", Permissions: persona.Permissions{Allow: []string{"Read", "Bash(git *)"}, Deny: []string{"WebFetch"}, Mode: "plan"}, MCPServers: map[string]persona.MCPServer{"gh": {Type: "http", URL: "https://x/mcp", Headers: map[string]string{"Authorization": "Bearer $GH_TOKEN"}}}},
+			extra:    []string{"--verbose"},
+			wantArgs: `--model opus --append-system-prompt Review. --permission-mode plan --allowedTools Read,Bash(git *) --disallowedTools WebFetch --mcp-config {"mcpServers":{"gh":{"type":"http","url":"https://x/mcp","headers":{"Authorization":"Bearer secret"}}}} --strict-mcp-config --verbose`,
+		},
+		{
+			name:     "claude without a prompt",
+			r:        persona.Resolved{ID: "rev", Harness: "claude", Model: "sonnet"},
+			wantArgs: "--model sonnet",
+		},
+		{
+			name: "codex strips the provider, prompt last after extra arguments",
+			r: persona.Resolved{ID: "rev", Harness: "codex", Model: "openai/gpt-5", SystemPrompt: "Fix it.",
+				HarnessSettings: persona.HarnessSettings{Reasoning: "high", SandboxMode: "workspace-write", ApprovalPolicy: "never", WorkspaceWriteNetworkAccess: ptr(true), WebSearch: ptr(false)},
+				MCPServers:      map[string]persona.MCPServer{"fs": {Type: "stdio", Command: "npx", Args: []string{"-y", "server"}, Env: map[string]string{"TOKEN": "$GH_TOKEN"}}}},
+			extra:    []string{"--full-auto"},
+			wantArgs: `-m gpt-5 --sandbox workspace-write --ask-for-approval never -c model_reasoning_effort="high" -c sandbox_workspace_write.network_access=true -c tools.web_search=false -c mcp_servers.fs.command="npx" -c mcp_servers.fs.args=["-y", "server"] -c mcp_servers.fs.env={TOKEN = "secret"} --full-auto Fix it.`,
+		},
+		{
+			name:     "codex bypass",
+			r:        persona.Resolved{ID: "rev", Harness: "codex", Model: "gpt-5", HarnessSettings: persona.HarnessSettings{DangerouslyBypassApprovalsAndSandbox: ptr(true)}},
+			wantArgs: "-m gpt-5 --dangerously-bypass-approvals-and-sandbox",
+		},
+		{
+			name:    "codex bypass with a sandbox mode",
+			r:       persona.Resolved{ID: "rev", Harness: "codex", Model: "gpt-5", HarnessSettings: persona.HarnessSettings{DangerouslyBypassApprovalsAndSandbox: ptr(true), SandboxMode: "read-only"}},
+			wantErr: "dangerouslyBypassApprovalsAndSandbox excludes sandboxMode",
+		},
+		{
+			name:     "codex notes permissions it cannot apply",
+			r:        persona.Resolved{ID: "rev", Harness: "codex", Model: "gpt-5", Permissions: persona.Permissions{Deny: []string{"x"}}},
+			wantArgs: "-m gpt-5",
+			wantNote: "permissions are not applied to codex",
+		},
+		{
+			name:     "opencode agent in a session config file",
+			r:        persona.Resolved{ID: "rev", Harness: "opencode", Model: "openai/gpt-5-mini", SystemPrompt: "Review.", Env: map[string]string{"TEAM": "core-$GH_TOKEN"}},
+			extra:    []string{"--print-logs"},
+			wantArgs: "--agent rev --print-logs",
+			wantEnv:  []string{"TEAM=core-secret", "OPENCODE_CONFIG=/cfg/opencode.json"},
+			wantFile: `"rev": {
+      "mode": "primary",
+      "model": "openai/gpt-5-mini",
+      "prompt": "Review."
+    }`,
+		},
+		{
+			name:    "unknown harness",
+			r:       persona.Resolved{ID: "rev", Harness: "vim", Model: "m"},
+			wantErr: `unknown harness "vim"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv, err := Plan(&tt.r, Options{Extra: tt.extra, ConfigDir: "/cfg", Env: env})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Plan() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(inv.Args, " "); got != tt.wantArgs {
+				t.Errorf("args:\n got %s\nwant %s", got, tt.wantArgs)
+			}
+			if tt.wantEnv != nil && strings.Join(inv.SetEnv, " ") != strings.Join(tt.wantEnv, " ") {
+				t.Errorf("env = %v, want %v", inv.SetEnv, tt.wantEnv)
+			}
+			if tt.wantFile != "" {
+				if len(inv.Files) != 1 || !strings.Contains(inv.Files["/cfg/opencode.json"], tt.wantFile) {
+					t.Errorf("config files = %v, want opencode.json containing %s", inv.Files, tt.wantFile)
+				}
+			}
+			if tt.wantNote != "" && (len(inv.Notes) != 1 || !strings.Contains(inv.Notes[0], tt.wantNote)) {
+				t.Errorf("notes = %v, want %q", inv.Notes, tt.wantNote)
+			}
+			if got := inv.Env(); !contains(got, "HOME=/home/u") {
+				t.Errorf("the caller's environment was dropped: %v", got)
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlanKeepsUserOpencodeConfig checks that a user's OPENCODE_CONFIG is
+// the base of the session file, not dropped.
+func TestPlanKeepsUserOpencodeConfig(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "mine.json")
+	if err := os.WriteFile(user, []byte(`{"theme": "dark", "agent": {"mine": {"model": "x"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &persona.Resolved{ID: "rev", Harness: "opencode", Model: "m"}
+	inv, err := Plan(r, Options{ConfigDir: filepath.Join(dir, "cfg"), Env: []string{"OPENCODE_CONFIG=" + user}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := inv.Files[filepath.Join(dir, "cfg", "opencode.json")]
+	for _, want := range []string{`"theme": "dark"`, `"mine": {`, `"rev": {`} {
+		if !strings.Contains(content, want) {
+			t.Errorf("session config lacks %s:\n%s", want, content)
+		}
+	}
+	if !contains(inv.Env(), "OPENCODE_CONFIG="+filepath.Join(dir, "cfg", "opencode.json")) {
+		t.Error("OPENCODE_CONFIG does not name the session file")
+	}
+	if err := os.WriteFile(user, []byte(`{// comments`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plan(r, Options{ConfigDir: dir, Env: []string{"OPENCODE_CONFIG=" + user}}); err == nil || !strings.Contains(err.Error(), "not plain JSON") {
+		t.Errorf("unparsable user config: error = %v", err)
+	}
+}
+
+// standIn writes an executable shell script named name into a new
+// directory and returns an environment whose PATH holds only it.
+func standIn(t *testing.T, name, script string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + dir + ":/usr/bin:/bin"}
+}
+
+func TestRunExitStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		want   int
+	}{
+		{"success", "exit 0", 0},
+		{"the harness's code", "exit 7", 7},
+		{"killed by a signal", "kill -TERM $$", 128 + 15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := standIn(t, "claude", tt.script)
+			inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, err := Run(context.Background(), inv, t.TempDir(), nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil || code != tt.want {
+				t.Errorf("Run() = %d, %v; want %d", code, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunPassesArgvDirAndEnv(t *testing.T) {
+	env := standIn(t, "codex", `pwd; echo "$@"; echo "$TEAM"`)
+	inv, err := Plan(&persona.Resolved{ID: "p", Harness: "codex", Model: "openai/o3", SystemPrompt: "do it", Env: map[string]string{"TEAM": "core"}}, Options{Env: env, Extra: []string{"--x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	var out bytes.Buffer
+	if code, err := Run(context.Background(), inv, dir, nil, &out, &bytes.Buffer{}); code != 0 || err != nil {
+		t.Fatalf("Run() = %d, %v", code, err)
+	}
+	if want := dir + "\n-m o3 --x do it\ncore\n"; out.String() != want {
+		t.Errorf("stand-in saw %q, want %q", out.String(), want)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	inv, err := Plan(&persona.Resolved{ID: "p", Harness: "opencode", Model: "m"}, Options{ConfigDir: t.TempDir(), Env: []string{"PATH=" + t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := Run(context.Background(), inv, t.TempDir(), nil, &bytes.Buffer{}, &bytes.Buffer{})
+	var nf *NotFoundError
+	if code != 127 || !errors.As(err, &nf) || nf.Package != "opencode-ai" {
+		t.Fatalf("Run() = %d, %v; want 127 and a NotFoundError naming opencode-ai", code, err)
+	}
+	if !strings.Contains(nf.Hint(), "npm install -g opencode-ai") {
+		t.Errorf("Hint() = %q", nf.Hint())
+	}
+}
+
+func TestCheck(t *testing.T) {
+	env := standIn(t, "codex", `echo "codex-cli 1.2.3"`)
+	got := Check(context.Background(), env)
+	if len(got) != 3 {
+		t.Fatalf("Check() = %v", got)
+	}
+	for _, s := range got {
+		switch s.Harness {
+		case "codex":
+			if !s.Installed || s.Version != "codex-cli 1.2.3" {
+				t.Errorf("codex: %+v", s)
+			}
+		default:
+			if s.Installed || s.Package == "" {
+				t.Errorf("%s: %+v", s.Harness, s)
+			}
+		}
+	}
+}

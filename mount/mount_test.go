@@ -1,0 +1,206 @@
+package mount
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRules(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, ".agentignore"), []byte("# comment\n*.log\n!keep.log\nbuild/\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, ".rev.agentignore"), []byte("secrets/\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, ".agentreadonly"), []byte("go.sum\nvendor/\n"), 0o644))
+	r, err := newRules(Options{Root: root, Persona: "rev", Ignore: []string{"tmp"}, Readonly: []string{"*.lock"}, Hide: []string{"AGENTS.md", ".claude/CLAUDE.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel                       string
+		dir                       bool
+		ignored, hidden, readonly bool
+	}{
+		{rel: "main.go"},
+		{rel: "debug.log", ignored: true},
+		{rel: "sub/x.log", ignored: true},
+		{rel: "keep.log"},
+		{rel: "build", dir: true, ignored: true},
+		{rel: "build/out.bin", ignored: true},
+		{rel: "secrets/key", ignored: true},
+		{rel: "tmp/x", ignored: true},
+		{rel: "node_modules/a/index.js", ignored: true},
+		{rel: ".git/config"},
+		{rel: "AGENTS.md", hidden: true},
+		{rel: "a/b/AGENTS.md", hidden: true},
+		{rel: "a/NOT-AGENTS.md"},
+		{rel: ".claude/CLAUDE.md", hidden: true},
+		{rel: "x/.claude/CLAUDE.md", hidden: true},
+		{rel: "CLAUDE.md"},
+		{rel: "go.sum", readonly: true},
+		{rel: "vendor/m/a.go", readonly: true},
+		{rel: "Cargo.lock", readonly: true},
+	}
+	for _, tt := range tests {
+		if got := r.ignored(tt.rel, tt.dir); got != tt.ignored {
+			t.Errorf("ignored(%q) = %v, want %v", tt.rel, got, tt.ignored)
+		}
+		if got := r.hidden(tt.rel); got != tt.hidden {
+			t.Errorf("hidden(%q) = %v, want %v", tt.rel, got, tt.hidden)
+		}
+		if got := r.isReadonly(tt.rel); got != tt.readonly {
+			t.Errorf("readonly(%q) = %v, want %v", tt.rel, got, tt.readonly)
+		}
+	}
+}
+
+func TestProjectRoot(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(root, "repo/.git"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(root, "repo/a/b"), 0o755))
+	if got := ProjectRoot(filepath.Join(root, "repo/a/b"), []string{".git"}); got != filepath.Join(root, "repo") {
+		t.Errorf("ProjectRoot = %s", got)
+	}
+	if got := ProjectRoot(root, []string{".nothing"}); got != root {
+		t.Errorf("ProjectRoot without marker = %s, want the directory itself", got)
+	}
+}
+
+// fixture makes a real tree and a session of it.
+func fixture(t *testing.T) (*Session, string) {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"a.txt": "a", "b.txt": "b", "c.txt": "c", "d.txt": "d", "sub/e.txt": "e", "ro.txt": "ro",
+		".agentreadonly": "ro.txt\n", "AGENTS.md": "real agents",
+	}
+	for name, content := range files {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
+	}
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: filepath.Join(root, "sub"), Hide: []string{"AGENTS.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, root
+}
+
+func TestSync(t *testing.T) {
+	s, root := fixture(t)
+	if s.Workdir != filepath.Join(s.Tree, "sub") {
+		t.Errorf("Workdir = %s", s.Workdir)
+	}
+	if _, err := os.Stat(filepath.Join(s.Tree, "AGENTS.md")); err == nil {
+		t.Error("hidden AGENTS.md was copied")
+	}
+	if fi, _ := os.Stat(filepath.Join(s.Tree, "ro.txt")); fi.Mode().Perm()&0o222 != 0 {
+		t.Errorf("read-only file copied with mode %v", fi.Mode())
+	}
+	if _, err := s.Materialize("AGENTS.md", "persona text"); err != nil {
+		t.Fatal(err)
+	}
+	box := func(rel, content string) { must(t, os.WriteFile(filepath.Join(s.Tree, rel), []byte(content), 0o644)) }
+	later := time.Now().Add(2 * time.Second)
+	box("a.txt", "a by agent") // changed by the agent only
+	box("b.txt", "b by agent") // changed on both sides
+	box("new.txt", "new")      // created
+	box("c.txt", "c")          // rewritten with the same bytes
+	must(t, os.Chtimes(filepath.Join(s.Tree, "c.txt"), later, later))
+	must(t, os.Remove(filepath.Join(s.Tree, "d.txt"))) // deleted
+	must(t, os.Chmod(filepath.Join(s.Tree, "ro.txt"), 0o644))
+	box("ro.txt", "ro by agent") // read-only: never synced
+	must(t, os.WriteFile(filepath.Join(root, "b.txt"), []byte("b by user"), 0o644))
+
+	r, err := s.Sync(context.Background(), SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want []string
+	}{
+		{"updated", r.Updated, []string{"a.txt"}},
+		{"created", r.Created, []string{"new.txt"}},
+		{"unapplied deletions", r.Unapplied, []string{"d.txt"}},
+		{"not synced", r.NotSynced, []string{"ro.txt"}},
+		{"deleted", r.Deleted, []string{}},
+	}
+	for _, c := range checks {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "b.txt" {
+		t.Fatalf("conflicts = %+v", r.Conflicts)
+	}
+	read := func(p string) string { b, _ := os.ReadFile(p); return string(b) }
+	if got := read(filepath.Join(root, "b.txt")); got != "b by user" {
+		t.Errorf("the user's b.txt became %q", got)
+	}
+	if got := read(r.Conflicts[0].Saved); got != "b by agent" {
+		t.Errorf("saved agent version = %q", got)
+	}
+	if !strings.HasPrefix(r.Conflicts[0].Saved, filepath.Join(s.Dir, ConflictsDir)) {
+		t.Errorf("agent version saved outside the session: %s", r.Conflicts[0].Saved)
+	}
+	for rel, want := range map[string]string{"a.txt": "a by agent", "new.txt": "new", "d.txt": "d", "ro.txt": "ro", "AGENTS.md": "real agents"} {
+		if got := read(filepath.Join(root, rel)); got != want {
+			t.Errorf("real %s = %q, want %q", rel, got, want)
+		}
+	}
+
+	// Deletions apply on request, unless the real file changed.
+	r, err = s.Sync(context.Background(), SyncOptions{Deletes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Deleted, []string{"d.txt"}) {
+		t.Errorf("deleted = %v", r.Deleted)
+	}
+	if _, err := os.Stat(filepath.Join(root, "d.txt")); err == nil {
+		t.Error("d.txt still exists")
+	}
+	must(t, s.Remove())
+	if _, err := os.Stat(s.Dir); err == nil {
+		t.Error("session directory left behind")
+	}
+}
+
+func TestSyncInterrupted(t *testing.T) {
+	s, _ := fixture(t)
+	must(t, os.WriteFile(filepath.Join(s.Tree, "a.txt"), []byte("changed"), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := s.Sync(ctx, SyncOptions{})
+	if err != nil || !r.Interrupted || r.Changes() != 0 {
+		t.Errorf("Sync(cancelled) = %+v, %v; want interrupted with no changes", r, err)
+	}
+}
+
+func TestCreateCancelledRemovesSession(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "a"), []byte("a"), 0o644))
+	home := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Create(ctx, Options{Home: home, Persona: "p", Root: root, Cwd: root}); err == nil {
+		t.Fatal("Create with a cancelled context succeeded")
+	}
+	entries, _ := os.ReadDir(filepath.Join(home, "sessions"))
+	if len(entries) != 0 {
+		t.Errorf("a cancelled Create left %d session directories", len(entries))
+	}
+	if _, err := Create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "not inside the project root") {
+		t.Errorf("cwd outside root: error = %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
