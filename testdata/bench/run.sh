@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Whole run lifecycle against cp -a + rm -rf of the same tree, in one run:
+# create the sandbox of a FILES-file, SIZE_MB MB tree, a stand-in harness
+# that edits 10 files, sync-back, cleanup. Reports wall time and peak RSS.
+# Usage: testdata/bench/run.sh [FILES] [SIZE_MB] [RUNS]
+set -euo pipefail
+files=${1:-20000}
+size_mb=${2:-150}
+runs=${3:-3}
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+go build -o "$tmp/workforce" .
+repo="$tmp/repo"
+mkdir -p "$repo/.git" "$tmp/bin"
+per=$(( size_mb * 1024 * 1024 / files ))
+head -c "$per" /dev/urandom >"$tmp/blob"
+for d in $(seq 0 99); do
+  mkdir -p "$repo/d$d"
+  for f in $(seq 0 $(( files / 100 - 1 ))); do cp "$tmp/blob" "$repo/d$d/f$f.dat"; done
+done
+cat >"$tmp/bin/codex" <<'SH'
+#!/bin/sh
+for i in 0 1 2 3 4 5 6 7 8 9; do echo "edit" >> "d$i/f0.dat"; done
+SH
+chmod +x "$tmp/bin/codex"
+export PATH="$tmp/bin:$PATH" AGENT_WORKFORCE_HOME="$tmp/home"
+echo "tree: $(find "$repo" -type f | wc -l) files, $(du -sm "$repo" | cut -f1) MB"
+sync
+for r in $(seq "$runs"); do
+  s=$(date +%s%N)
+  cp -a "$repo" "$tmp/copy" && rm -rf "$tmp/copy"
+  e=$(date +%s%N)
+  echo "run $r: cp -a + rm -rf: $(( (e - s) / 1000000 )) ms"
+  s=$(date +%s%N)
+  (cd "$repo" && /usr/bin/time -f "%M" -o "$tmp/rss" "$tmp/workforce" run test-writer@best-value >/dev/null)
+  e=$(date +%s%N)
+  echo "run $r: workforce run: $(( (e - s) / 1000000 )) ms, peak RSS $(cat "$tmp/rss") KB"
+done
