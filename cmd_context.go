@@ -84,6 +84,9 @@ type contextFile struct {
 	Bytes     int64  `json:"bytes"`
 	Truncated bool   `json:"truncated"`
 	Scope     string `json:"scope"`
+	// Content is the text the file contributes (after trimming rules and
+	// the byte budget).
+	Content string `json:"content"`
 }
 
 // contextOutput is what `workforce context --json` prints.
@@ -153,7 +156,7 @@ func contextAction(c *cli.Context) error {
 	}
 	out := contextOutput{Harness: harness, Profile: p.Name, Dir: res.Dir, Root: res.Root, Files: []contextFile{}, Problems: res.Problems, Text: res.Text}
 	for _, f := range res.Files {
-		out.Files = append(out.Files, contextFile{Path: f.Path, Bytes: f.Bytes, Truncated: f.Truncated, Scope: f.Scope})
+		out.Files = append(out.Files, contextFile{Path: f.Path, Bytes: f.Bytes, Truncated: f.Truncated, Scope: f.Scope, Content: f.Text})
 	}
 	for _, f := range res.Dropped {
 		out.Dropped = append(out.Dropped, contextFile{Path: f.Path, Bytes: f.Bytes, Scope: f.Scope})

@@ -27,7 +27,8 @@ func init() {
 directory, else the working directory) to <home>/sessions/, writes the
 persona's CLAUDE.md (claude) or AGENTS.md (opencode, codex) into the sandbox
 directory matching the working directory, hides the repository's own
-instruction files of that harness in overwrite mode, starts the harness
+instruction files of that harness (in extend mode their text, as the harness
+would load it in your directory, is folded in before the persona's), starts the harness
 there, and after it exits syncs new and changed files back. Files changed in
 the repository meanwhile are conflicts: the repository's version stays, the
 agent's is kept under the session directory. Deletions are applied only with
@@ -73,6 +74,7 @@ type runPlan struct {
 	Sandbox      string            `json:"sandbox"`
 	Workdir      string            `json:"workdir"`
 	Materialized *materialized     `json:"materialized"`
+	Extend       *mount.Extend     `json:"extend,omitempty"`
 	Hidden       []string          `json:"hidden"`
 	Ignored      []string          `json:"ignored"`
 	Readonly     []string          `json:"readonly"`
@@ -186,15 +188,25 @@ func runAction(c *cli.Context) error {
 			warnf(c.App.ErrWriter, "--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileName())
 		}
 	case sc.IsSet():
-		mode := sc.Mode
-		if mode == persona.ModeExtend {
-			warnf(c.App.ErrWriter, "%sMode extend is not supported yet; running in overwrite mode", sc.Channel)
-			mode = persona.ModeOverwrite
+		prof, _ := discover.ForHarness(r.Harness)
+		mopts.Hide = prof.HiddenNames()
+		name := sc.Channel.FileName()
+		if sc.Mode == persona.ModeExtend {
+			tree := filepath.Join(sessionDir, mount.TreeDir)
+			ext, err := mount.PlanExtend(prof, cwd, tree, mount.HasMarker(root, prof.Markers), name, text, discover.FromEnv(prof, os.Getenv))
+			if err != nil {
+				return err
+			}
+			plan.Extend = ext
+			text = ext.Text
+			for _, f := range ext.Extra {
+				warnf(c.App.ErrWriter, "extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv)
+			}
+			if prof.MaxBytes > 0 && len(text) > prof.MaxBytes {
+				warnf(c.App.ErrWriter, "extend: the instructions and the persona are %d bytes, over %s's budget of %d; the end of the persona's text will be cut", len(text), r.Harness, prof.MaxBytes)
+			}
 		}
-		if prof, ok := discover.ForHarness(r.Harness); ok {
-			mopts.Hide = prof.HiddenNames()
-		}
-		plan.Materialized = &materialized{Path: filepath.Join(plan.Workdir, sc.Channel.FileName()), Mode: string(mode), Text: text}
+		plan.Materialized = &materialized{Path: filepath.Join(plan.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}
 
 	inv, err := harness.Plan(r, harness.Options{Extra: extra, ConfigDir: filepath.Join(sessionDir, mount.ConfigDir), Env: os.Environ()})
@@ -383,6 +395,14 @@ func printPlan(w io.Writer, p *runPlan) error {
 	}
 	for _, h := range p.Readonly {
 		fmt.Fprintf(w, "read-only: %s\n", h)
+	}
+	if e := p.Extend; e != nil {
+		for _, f := range e.Folded {
+			fmt.Fprintf(w, "folded: %s\n", f)
+		}
+		for _, f := range e.LoadedAnyway {
+			fmt.Fprintf(w, "loaded by the harness itself: %s\n", f)
+		}
 	}
 	if m := p.Materialized; m != nil {
 		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", m.Path, m.Mode, m.Text)

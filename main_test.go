@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -20,6 +22,7 @@ func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"extendcheck": extendCheck},
 		Setup: func(env *testscript.Env) error {
 			// Keep every script away from the real home directory.
 			env.Setenv("HOME", env.WorkDir+"/home")
@@ -31,4 +34,47 @@ func TestScript(t *testing.T) {
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 	})
+}
+
+// extendCheck implements the script command
+//
+//	extendcheck REAL.json SANDBOX.json PERSONA
+//
+// REAL.json and SANDBOX.json are `workforce context --json` outputs, in the
+// user's real directory and in the sandbox; PERSONA holds the persona's
+// text. The project files the harness reads in the sandbox must give,
+// joined as the harness joins them, exactly the real ones followed by the
+// extend separator and the persona text; the global files must be the same.
+func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: extendcheck REAL.json SANDBOX.json PERSONA")
+	}
+	type file struct {
+		Path, Scope, Content string
+	}
+	read := func(name string) (project, global []string) {
+		var out struct{ Files []file }
+		if err := json.Unmarshal([]byte(ts.ReadFile(name)), &out); err != nil {
+			ts.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range out.Files {
+			if f.Scope == "global" {
+				global = append(global, f.Path+"\n"+f.Content)
+			} else {
+				project = append(project, f.Content)
+			}
+		}
+		return project, global
+	}
+	realProject, realGlobal := read(args[0])
+	boxProject, boxGlobal := read(args[1])
+	want := ts.ReadFile(args[2])
+	if len(realProject) > 0 {
+		want = strings.Join(realProject, "\n\n") + "\n\n---\n\n" + want
+	}
+	got := strings.Join(boxProject, "\n\n")
+	ok := got == want && strings.Join(realGlobal, "\x00") == strings.Join(boxGlobal, "\x00")
+	if ok == neg {
+		ts.Fatalf("sandbox text:\n%q\nwant:\n%q\nglobals %q vs %q", got, want, boxGlobal, realGlobal)
+	}
 }
