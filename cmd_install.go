@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "install",
+		Usage:     "install a persona pack into the project or user layer",
+		ArgsUsage: "SOURCE",
+		Description: `SOURCE is a pack directory, a .tgz made by workforce pack or npm pack, or an
+npm spec (fetched with npm pack --ignore-scripts). Each persona lands as
+<target>/<id>.json with its sidecars in <target>/<id>__assets/. The target is
+the project layer (.agentworkforce/workforce/personas at the nearest
+directory with .git, or the working directory), --user for the user layer,
+or --dir. An existing persona is a conflict (exit 3) unless --overwrite.
+The install lands whole or not at all.
+
+Example:
+
+   workforce install ./team-personas --user
+   workforce install @acme/review-personas --persona reviewer --overwrite`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "persona", Usage: "install only this persona id (repeatable)"},
+			&cli.BoolFlag{Name: "overwrite", Usage: "replace personas already installed"},
+			&cli.BoolFlag{Name: "user", Usage: "install into the user layer, <home>/personas"},
+			&cli.StringFlag{Name: "dir", Usage: "install into this directory"},
+			jsonFlag,
+		},
+		Action: installAction,
+	})
+}
+
+func installAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("install takes one source: a directory, a .tgz or an npm spec")
+	}
+	if c.Bool("user") && c.String("dir") != "" {
+		return usageError(errors.New("--user and --dir conflict"), "use --user for the user layer or --dir DIR for another directory, not both")
+	}
+	target, err := installTarget(c)
+	if err != nil {
+		return err
+	}
+	p, cleanup, err := install.Open(c.Context, c.Args().First())
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	res, err := install.Pack(p, install.Options{Target: target, Personas: c.StringSlice("persona"), Overwrite: c.Bool("overwrite")})
+	var ce *install.ConflictError
+	if errors.As(err, &ce) {
+		for _, id := range ce.IDs {
+			errorf(c.App.ErrWriter, "conflict: %s/%s.json already exists", ce.Target, id)
+		}
+		return withCode(exitConflict, fmt.Errorf("nothing installed: %w", err), "use --overwrite to replace them")
+	}
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, res)
+	}
+	for _, in := range res.Installed {
+		fmt.Fprintf(c.App.Writer, "installed %s: %s", in.ID, in.File)
+		if len(in.Assets) > 0 {
+			fmt.Fprintf(c.App.Writer, " (+%d sidecars)", len(in.Assets))
+		}
+		fmt.Fprintln(c.App.Writer)
+	}
+	return nil
+}
+
+// installTarget returns the layer directory to install into.
+func installTarget(c *cli.Context) (string, error) {
+	if d := c.String("dir"); d != "" {
+		return d, nil
+	}
+	if c.Bool("user") {
+		home, err := persona.Home()
+		if err != nil {
+			return "", err
+		}
+		return persona.DefaultUserDir(home), nil
+	}
+	layers, err := persona.Layers(loadOptions())
+	if err != nil {
+		return "", err
+	}
+	if layers[0].Name == persona.LayerProject {
+		return layers[0].Dir, nil
+	}
+	return projectLayerDir()
+}
+
+// projectLayerDir is where a new project layer goes: under the project root
+// (the nearest directory with .git), or the working directory without one.
+func projectLayerDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return "", err
+	}
+	return filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(persona.ProjectDir)), nil
+}

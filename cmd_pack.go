@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "pack",
+		Usage:     "write a persona pack as an npm-style tarball",
+		ArgsUsage: "DIR",
+		Description: `Collects every persona JSON below the pack's persona directory (package.json
+agentworkforce.personas, default personas/) and every sidecar each
+references, validates them, and writes a reproducible .tgz that npm publish
+accepts: the same input gives the same bytes. Missing or unsafe sidecars are
+errors.
+
+Example:
+
+   workforce pack ./my-personas
+   workforce pack ./my-personas -o dist/my-personas.tgz`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "tarball to write (default: <name>-<version>.tgz in the working directory)"},
+		},
+		Action: packAction,
+	})
+}
+
+func packAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("pack takes one directory")
+	}
+	p, err := pack.Collect(c.Args().First())
+	if err != nil {
+		return err
+	}
+	out := c.String("output")
+	if out == "" {
+		out = p.FileName()
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	f, err := renameio.NewPendingFile(out, renameio.WithPermissions(0o644))
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", out, err)
+	}
+	defer f.Cleanup()
+	if err := p.Write(f); err != nil {
+		return err
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(out)
+	fmt.Fprintln(c.App.Writer, abs)
+	fmt.Fprintf(c.App.ErrWriter, "workforce: packed %d personas and %d files\n", len(p.Personas), len(p.Files))
+	return nil
+}

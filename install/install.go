@@ -1,0 +1,278 @@
+// Package install installs persona packs into a layer directory.
+//
+// Each persona of the pack lands as <target>/<id>.json, and the sidecar
+// files it references are copied to <target>/<id>__assets/, with the JSON's
+// paths rewritten to point there. The JSON is re-encoded from the parsed
+// persona (two-space indentation, fields in schema order); a relative
+// "$schema" is dropped since it would no longer resolve. A file referenced
+// twice is copied once. Sidecars keep their base name; when two different
+// files of one persona share a base name, the first in reference order (top
+// level claudeMd, agentsMd, then tiers best, best-value, minimum) keeps it
+// and each later one is named <stem>--<tier>-<channel>.md, or
+// <stem>--<channel>.md at the top level.
+//
+// An install lands whole or not at all: everything is written to a staging
+// directory beside the target, then renamed into place; if a rename fails,
+// the ones already done are undone and replaced files restored. Concurrent
+// installs into one target are serialized with a lock file beside it.
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// Options say what to install where.
+type Options struct {
+	// Target is the layer directory; it is created when missing.
+	Target string
+	// Personas selects personas by id; empty means all.
+	Personas []string
+	// Overwrite replaces installed personas of the same id.
+	Overwrite bool
+}
+
+// Installed is one installed persona.
+type Installed struct {
+	ID     string   `json:"id"`
+	File   string   `json:"file"`
+	Assets []string `json:"assets"`
+}
+
+// Result is what Pack did.
+type Result struct {
+	Target    string      `json:"target"`
+	Installed []Installed `json:"installed"`
+}
+
+// ConflictError lists personas already installed.
+type ConflictError struct {
+	Target string
+	IDs    []string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%d persona(s) already installed in %s: %s", len(e.IDs), e.Target, strings.Join(e.IDs, ", "))
+}
+
+// UnknownPersonaError reports --persona ids the pack does not have.
+type UnknownPersonaError struct {
+	IDs, Known []string
+}
+
+func (e *UnknownPersonaError) Error() string {
+	return fmt.Sprintf("the pack has no persona %s; it has %s", strings.Join(e.IDs, ", "), strings.Join(e.Known, ", "))
+}
+
+// failHook, when set by tests, is called before each rename into the
+// target; an error aborts the install there.
+var failHook func(step int) error
+
+// staged is one persona ready to move into place.
+type staged struct {
+	id     string
+	names  []string // <id>.json and <id>__assets, as present in staging
+	assets []string
+}
+
+// Pack installs p into o.Target.
+func Pack(p *pack.Pack, o Options) (*Result, error) {
+	chosen := p.Personas
+	if len(o.Personas) > 0 {
+		have := map[string]pack.Persona{}
+		for _, ps := range p.Personas {
+			have[ps.ID] = ps
+		}
+		var unknown []string
+		chosen = nil
+		for _, id := range o.Personas {
+			ps, ok := have[id]
+			if !ok {
+				unknown = append(unknown, id)
+				continue
+			}
+			if !slices.ContainsFunc(chosen, func(c pack.Persona) bool { return c.ID == id }) {
+				chosen = append(chosen, ps)
+			}
+		}
+		if len(unknown) > 0 {
+			return nil, &UnknownPersonaError{IDs: unknown, Known: p.IDs()}
+		}
+	}
+	target, err := filepath.Abs(o.Target)
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(target)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", parent, err)
+	}
+	unlock, err := lockedfile.MutexAt(filepath.Join(parent, "."+filepath.Base(target)+".lock")).Lock()
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock %s: %w", target, err)
+	}
+	defer unlock()
+
+	var conflicts []string
+	for _, ps := range chosen {
+		if _, err := os.Lstat(filepath.Join(target, ps.ID+".json")); err == nil {
+			conflicts = append(conflicts, ps.ID)
+		}
+	}
+	if len(conflicts) > 0 && !o.Overwrite {
+		return nil, &ConflictError{Target: target, IDs: conflicts}
+	}
+
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(target)+".staging-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write beside %s: %w", target, err)
+	}
+	defer os.RemoveAll(stage)
+	var all []staged
+	for _, ps := range chosen {
+		st, err := stagePersona(stage, ps)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, st)
+	}
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", target, err)
+	}
+	if err := commit(stage, target, all); err != nil {
+		return nil, err
+	}
+	res := &Result{Target: target, Installed: []Installed{}}
+	for _, st := range all {
+		res.Installed = append(res.Installed, Installed{ID: st.id, File: filepath.Join(target, st.id+".json"), Assets: st.assets})
+	}
+	return res, nil
+}
+
+// stagePersona writes a persona and its assets into the staging directory.
+func stagePersona(stage string, ps pack.Persona) (staged, error) {
+	st := staged{id: ps.ID, names: []string{ps.ID + ".json"}, assets: []string{}}
+	spec := *ps.Spec
+	spec.Tiers = map[string]*persona.Runtime{}
+	for k, v := range ps.Spec.Tiers {
+		rt := *v
+		spec.Tiers[k] = &rt
+	}
+	if len(spec.Tiers) == 0 {
+		spec.Tiers = nil
+	}
+	if spec.Schema != "" && !strings.Contains(spec.Schema, "://") {
+		spec.Schema = ""
+	}
+	assetDir := ps.ID + "__assets"
+	names := map[string]string{} // source path -> asset name
+	used := map[string]string{}  // asset name -> source path
+	for _, ref := range spec.SidecarRefs() {
+		name, ok := names[ref.Path]
+		if !ok {
+			name = filepath.Base(ref.Path)
+			if other, taken := used[name]; taken && other != ref.Path {
+				stem := strings.TrimSuffix(name, filepath.Ext(name))
+				if ref.Tier == "" {
+					name = fmt.Sprintf("%s--%s%s", stem, ref.Channel, filepath.Ext(name))
+				} else {
+					name = fmt.Sprintf("%s--%s-%s%s", stem, ref.Tier, ref.Channel, filepath.Ext(name))
+				}
+			}
+			names[ref.Path], used[name] = name, ref.Path
+			data, err := os.ReadFile(ref.Path)
+			if err != nil {
+				return st, fmt.Errorf("%s: %s: %w", ps.File, ref.Field(), err)
+			}
+			if err := os.MkdirAll(filepath.Join(stage, assetDir), 0o755); err != nil {
+				return st, err
+			}
+			if err := os.WriteFile(filepath.Join(stage, assetDir, name), data, 0o644); err != nil {
+				return st, err
+			}
+			st.assets = append(st.assets, name)
+		}
+		spec.SetSidecarPath(ref, assetDir+"/"+name)
+	}
+	if len(st.assets) > 0 {
+		st.names = append(st.names, assetDir)
+	}
+	sort.Strings(st.assets)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&spec); err != nil {
+		return st, err
+	}
+	if err := os.WriteFile(filepath.Join(stage, ps.ID+".json"), buf.Bytes(), 0o644); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// commit moves the staged personas into target. Replaced files go to the
+// staging directory first, so that a failure can put everything back.
+func commit(stage, target string, all []staged) (err error) {
+	old := filepath.Join(stage, ".replaced")
+	if err := os.Mkdir(old, 0o755); err != nil {
+		return err
+	}
+	type move struct{ from, to string }
+	var done []move
+	defer func() {
+		if err == nil {
+			return
+		}
+		for i := len(done) - 1; i >= 0; i-- {
+			if rerr := os.Rename(done[i].to, done[i].from); rerr != nil {
+				err = fmt.Errorf("%w; and restoring %s failed: %v", err, done[i].from, rerr)
+			}
+		}
+	}()
+	do := func(from, to string) error {
+		if err := os.Rename(from, to); err != nil {
+			return err
+		}
+		done = append(done, move{from, to})
+		return nil
+	}
+	step := 0
+	for _, st := range all {
+		// Remove what a previous install of this id left, the assets
+		// directory included even when the new version has none.
+		for _, name := range []string{st.id + ".json", st.id + "__assets"} {
+			if _, err := os.Lstat(filepath.Join(target, name)); err == nil {
+				if err := do(filepath.Join(target, name), filepath.Join(old, name)); err != nil {
+					return fmt.Errorf("cannot replace %s: %w", filepath.Join(target, name), err)
+				}
+			}
+		}
+		for _, name := range st.names {
+			if failHook != nil {
+				if err := failHook(step); err != nil {
+					return err
+				}
+			}
+			step++
+			if err := do(filepath.Join(stage, name), filepath.Join(target, name)); err != nil {
+				return fmt.Errorf("cannot install %s: %w", filepath.Join(target, name), err)
+			}
+		}
+	}
+	return nil
+}
+
+// ErrNoNpm is returned when an npm spec is given and npm is not installed.
+var ErrNoNpm = errors.New("npm is not installed; it is needed to fetch packs from the npm registry")

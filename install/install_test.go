@@ -1,0 +1,247 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// makePack writes a pack of n personas, each with a top-level sidecar and
+// a tier sidecar sharing its base name, and collects it.
+func makePack(t testing.TB, n int) *pack.Pack {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package.json", `{"name": "p", "version": "1.0.0"}`)
+	for i := range n {
+		id := fmt.Sprintf("p%04d", i)
+		write("personas/"+id+".json", fmt.Sprintf(`{"id": %q, "intent": "x", "description": "d", "claudeMd": "%s/notes.md",
+ "tiers": {"best": {"harness": "codex", "model": "m", "agentsMd": "%s/tier/notes.md"}, "minimum": {"harness": "claude", "model": "m", "claudeMd": "%s/notes.md"}}}`, id, id, id, id))
+		write("personas/"+id+"/notes.md", "top notes of "+id)
+		write("personas/"+id+"/tier/notes.md", "tier notes of "+id)
+	}
+	p, err := pack.Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// snapshot lists a directory's files with their contents.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func TestInstallRoundTrip(t *testing.T) {
+	p := makePack(t, 2)
+	target := filepath.Join(t.TempDir(), "layer")
+	res, err := Pack(p, Options{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Installed) != 2 || !slices.Equal(res.Installed[0].Assets, []string{"notes--best-agentsMd.md", "notes.md"}) {
+		t.Fatalf("result = %+v", res)
+	}
+	cat := persona.LoadLayers([]persona.Layer{{Name: "user", Dir: target}})
+	if len(cat.Errors)+len(cat.Warnings) > 0 {
+		t.Fatalf("installed personas do not load: %v %v", cat.Errors, cat.Warnings)
+	}
+	got, _ := cat.Get("p0000")
+	for tier, want := range map[string]string{"best": "tier notes of p0000", "minimum": "top notes of p0000"} {
+		r, _ := got.Resolve(tier)
+		sc := r.Sidecar(persona.ChannelFor(r.Harness))
+		if text, _ := sc.Text(); text != want {
+			t.Errorf("%s sidecar = %q, want %q", tier, text, want)
+		}
+	}
+	// The same content as in the pack.
+	orig := p.Personas[0].Spec
+	if got.Spec.Description != orig.Description || got.Spec.Tiers["best"].Model != orig.Tiers["best"].Model {
+		t.Errorf("installed spec differs: %+v", got.Spec)
+	}
+	// The lock and staging files are not left in the target.
+	entries, _ := os.ReadDir(target)
+	if len(entries) != 4 {
+		t.Errorf("target holds %d entries, want 2 personas and 2 asset directories", len(entries))
+	}
+}
+
+func TestConflictsAndOverwrite(t *testing.T) {
+	p := makePack(t, 2)
+	target := filepath.Join(t.TempDir(), "layer")
+	if _, err := Pack(p, Options{Target: target}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(target, "p0001__assets", "stale.md"), []byte("old"), 0o644)
+	before := snapshot(t, target)
+	_, err := Pack(p, Options{Target: target})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !slices.Equal(ce.IDs, []string{"p0000", "p0001"}) {
+		t.Fatalf("second install error = %v, want conflicts for both", err)
+	}
+	if !equalMaps(before, snapshot(t, target)) {
+		t.Error("a conflicting install changed the target")
+	}
+	if _, err := Pack(p, Options{Target: target, Overwrite: true, Personas: []string{"p0001"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(target, "p0001__assets", "stale.md")); err == nil {
+		t.Error("--overwrite left the old assets behind")
+	}
+	_, err = Pack(p, Options{Target: target, Personas: []string{"p0001", "nobody"}})
+	var ue *UnknownPersonaError
+	if !errors.As(err, &ue) || !slices.Equal(ue.IDs, []string{"nobody"}) {
+		t.Errorf("unknown persona error = %v", err)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFailureMidInstall injects a failure at every step of the commit and
+// checks that the target is left exactly as it was.
+func TestFailureMidInstall(t *testing.T) {
+	p := makePack(t, 3)
+	for _, overwrite := range []bool{false, true} {
+		for step := range 6 {
+			t.Run(fmt.Sprintf("overwrite=%v/step=%d", overwrite, step), func(t *testing.T) {
+				target := filepath.Join(t.TempDir(), "layer")
+				if overwrite {
+					if _, err := Pack(p, Options{Target: target}); err != nil {
+						t.Fatal(err)
+					}
+					os.WriteFile(filepath.Join(target, "p0000.json"), []byte(`{"id": "p0000", "description": "edited"}`), 0o644)
+				} else {
+					os.MkdirAll(target, 0o755)
+				}
+				before := snapshot(t, target)
+				failHook = func(s int) error {
+					if s == step {
+						return errors.New("injected failure")
+					}
+					return nil
+				}
+				defer func() { failHook = nil }()
+				_, err := Pack(p, Options{Target: target, Overwrite: overwrite})
+				if err == nil || !strings.Contains(err.Error(), "injected failure") {
+					t.Fatalf("Pack() error = %v", err)
+				}
+				if after := snapshot(t, target); !equalMaps(before, after) {
+					t.Errorf("target changed by a failed install:\nbefore %v\nafter  %v", keys(before), keys(after))
+				}
+				if left, _ := filepath.Glob(filepath.Join(filepath.Dir(target), ".layer.staging-*")); len(left) > 0 {
+					t.Errorf("staging left behind: %v", left)
+				}
+			})
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestConcurrentInstalls(t *testing.T) {
+	p := makePack(t, 20)
+	target := filepath.Join(t.TempDir(), "layer")
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = Pack(p, Options{Target: target, Overwrite: true}) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat := persona.LoadLayers([]persona.Layer{{Name: "user", Dir: target}})
+	if len(cat.Personas) != 20 || len(cat.Errors) > 0 {
+		t.Errorf("after concurrent installs: %d personas, errors %v", len(cat.Personas), cat.Errors)
+	}
+}
+
+func TestReadOnlyTarget(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// Root writes anywhere; make the parent unusable another way: a
+		// file where the target's parent directory should be.
+		parent := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(parent, []byte("x"), 0o644)
+		_, err := Pack(makePack(t, 1), Options{Target: filepath.Join(parent, "layer")})
+		if err == nil || !strings.Contains(err.Error(), "cannot create") {
+			t.Errorf("error = %v, want one naming the directory", err)
+		}
+		return
+	}
+	parent := t.TempDir()
+	os.Chmod(parent, 0o555)
+	defer os.Chmod(parent, 0o755)
+	_, err := Pack(makePack(t, 1), Options{Target: filepath.Join(parent, "layer")})
+	if err == nil {
+		t.Error("install into a read-only directory succeeded")
+	}
+}
+
+func BenchmarkInstall500(b *testing.B) {
+	p := makePack(b, 500)
+	for b.Loop() {
+		if _, err := Pack(p, Options{Target: filepath.Join(b.TempDir(), "layer")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCollectAndWrite500(b *testing.B) {
+	p := makePack(b, 500)
+	for b.Loop() {
+		q, err := pack.Collect(p.Dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, _ := os.Create(filepath.Join(b.TempDir(), "p.tgz"))
+		if err := q.Write(f); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}

@@ -1,0 +1,377 @@
+// Package pack reads persona packs and writes them as npm-style tarballs.
+//
+// A pack is a directory with a package.json whose agentworkforce.personas
+// names the persona directory (default "personas"). Collect finds every
+// persona JSON below it (recursively, skipping hidden directories and
+// node_modules) and every sidecar each references, at the top level and per
+// tier, and validates all of it with the loader's code: a missing sidecar, an
+// unsafe path, a symlink leaving the pack directory, two personas with one
+// id or two persona files with one name are errors.
+//
+// Write produces a reproducible gzip'd tar that npm publish accepts: entries
+// under "package/", sorted, with a fixed modification time (the one npm
+// uses, 1985-10-26 08:15 UTC), owner 0, no user or group names, mode 0644,
+// no directory entries, and a gzip header without name or time. It holds
+// package.json, README* and LICENSE* files at the root when present, the
+// persona JSON files as they are, and the sidecars they reference; other
+// markdown is left out.
+//
+// ReadArchive unpacks such a tarball into a directory, refusing absolute
+// paths, "..", links, devices, entries outside "package/", and archives over
+// MaxBytes or MaxEntries.
+package pack
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// ModTime is the modification time of every entry, as in npm's tarballs.
+var ModTime = time.Date(1985, 10, 26, 8, 15, 0, 0, time.UTC)
+
+// Persona is one persona of a pack.
+type Persona struct {
+	ID string
+	// File is the persona JSON, relative to the pack root (slash form).
+	File string
+	// Spec is the parsed persona; its sidecar paths are absolute.
+	Spec *persona.Spec
+	// Data is the JSON file as written.
+	Data []byte
+}
+
+// Pack is a collected pack.
+type Pack struct {
+	Dir        string
+	Name       string
+	Version    string
+	PersonaDir string
+	Personas   []Persona
+	// Files maps archive paths (relative to the pack root, slash form) to
+	// absolute source paths, for everything Write puts in the archive.
+	Files map[string]string
+}
+
+// IDs returns the persona ids, sorted.
+func (p *Pack) IDs() []string {
+	ids := make([]string, len(p.Personas))
+	for i, ps := range p.Personas {
+		ids[i] = ps.ID
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+type packageJSON struct {
+	Name           string `json:"name"`
+	Version        string `json:"version"`
+	AgentWorkforce struct {
+		Personas string `json:"personas"`
+	} `json:"agentworkforce"`
+}
+
+// Collect reads the pack in dir.
+func Collect(dir string) (*Pack, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read pack %s: %w", dir, err)
+	}
+	pjPath := filepath.Join(root, "package.json")
+	data, err := os.ReadFile(pjPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no package.json; a pack is a directory with a package.json naming its persona directory", dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var pj packageJSON
+	if err := json.Unmarshal(data, &pj); err != nil {
+		return nil, fmt.Errorf("%s: invalid JSON: %v", pjPath, err)
+	}
+	p := &Pack{Dir: root, Name: pj.Name, Version: pj.Version, PersonaDir: pj.AgentWorkforce.Personas, Files: map[string]string{"package.json": pjPath}}
+	if p.PersonaDir == "" {
+		p.PersonaDir = "personas"
+	}
+	if err := validateDir(p.PersonaDir); err != nil {
+		return nil, fmt.Errorf("%s: agentworkforce.personas: %v", pjPath, err)
+	}
+	pdir := filepath.Join(root, filepath.FromSlash(p.PersonaDir))
+	if real, err := filepath.EvalSymlinks(pdir); err != nil {
+		return nil, fmt.Errorf("%s: persona directory %s: %w", pjPath, p.PersonaDir, err)
+	} else if !persona.Within(root, real) {
+		return nil, fmt.Errorf("%s: persona directory %s leaves the pack through a symlink", pjPath, p.PersonaDir)
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		n := strings.ToUpper(e.Name())
+		if e.Type().IsRegular() && (strings.HasPrefix(n, "README") || strings.HasPrefix(n, "LICENSE") || strings.HasPrefix(n, "LICENCE")) {
+			p.Files[e.Name()] = filepath.Join(root, e.Name())
+		}
+	}
+	var errs []error
+	byID := map[string]string{}
+	byBase := map[string]string{}
+	err = filepath.WalkDir(pdir, func(file string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if file != pdir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, file)
+		rel = filepath.ToSlash(rel)
+		if d.Type()&fs.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(file)
+			if err != nil || !persona.Within(root, real) {
+				errs = append(errs, fmt.Errorf("%s: a symlink leaving the pack directory", file))
+				return nil
+			}
+		}
+		ps, err := collectPersona(file)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		ps.File = rel
+		if other, dup := byID[ps.ID]; dup {
+			errs = append(errs, fmt.Errorf("%s: persona id %q is also defined by %s", file, ps.ID, other))
+			return nil
+		}
+		if other, dup := byBase[d.Name()]; dup {
+			errs = append(errs, fmt.Errorf("%s: file name %s is also used by %s; persona files of a pack need distinct names", file, d.Name(), other))
+			return nil
+		}
+		byID[ps.ID], byBase[d.Name()] = rel, rel
+		p.Personas = append(p.Personas, *ps)
+		p.Files[rel] = file
+		for _, ref := range ps.Spec.SidecarRefs() {
+			srel, err := filepath.Rel(root, ref.Path)
+			if err != nil || strings.HasPrefix(srel, "..") {
+				errs = append(errs, fmt.Errorf("%s: %s: sidecar %s is outside the pack", file, ref.Field(), ref.Path))
+				continue
+			}
+			p.Files[filepath.ToSlash(srel)] = ref.Path
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(p.Personas) == 0 {
+		return nil, fmt.Errorf("%s: no persona files in %s", dir, p.PersonaDir)
+	}
+	sort.Slice(p.Personas, func(i, j int) bool { return p.Personas[i].ID < p.Personas[j].ID })
+	return p, nil
+}
+
+func collectPersona(file string) (*Persona, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := persona.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	warns, err := persona.Anchor(spec, file)
+	if err != nil {
+		return nil, err
+	}
+	if len(warns) > 0 {
+		es := make([]error, len(warns))
+		for i, w := range warns {
+			es[i] = w
+		}
+		return nil, errors.Join(es...)
+	}
+	return &Persona{ID: spec.ID, Spec: spec, Data: data}, nil
+}
+
+// FileName is the default name of the pack's tarball, as npm pack names it.
+func (p *Pack) FileName() string {
+	name := strings.ReplaceAll(strings.TrimPrefix(p.Name, "@"), "/", "-")
+	if name == "" {
+		name = "pack"
+	}
+	if p.Version == "" {
+		return name + ".tgz"
+	}
+	return name + "-" + p.Version + ".tgz"
+}
+
+// Write writes the pack as a reproducible npm-style tarball.
+func (p *Pack) Write(w io.Writer) error {
+	if p.Name == "" || p.Version == "" {
+		return fmt.Errorf("%s: package.json needs a name and a version to be packed", filepath.Join(p.Dir, "package.json"))
+	}
+	names := make([]string, 0, len(p.Files))
+	for n := range p.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(gz)
+	for _, n := range names {
+		data, err := os.ReadFile(p.Files[n])
+		if err != nil {
+			return err
+		}
+		hdr := &tar.Header{
+			Typeflag: tar.TypeReg,
+			Name:     "package/" + n,
+			Size:     int64(len(data)),
+			Mode:     0o644,
+			ModTime:  ModTime,
+			Format:   tar.FormatPAX,
+		}
+		if len(hdr.Name) <= 100 {
+			hdr.Format = tar.FormatUSTAR
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+// Limits on archives read by ReadArchive.
+var (
+	MaxBytes   int64 = 64 << 20
+	MaxEntries       = 10_000
+)
+
+// ReadArchive unpacks a gzip'd npm tarball into dir (which must exist and
+// be empty) and returns the path of its package root, dir/package.
+func ReadArchive(r io.Reader, dir string) (string, error) {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return "", fmt.Errorf("not a gzip'd tarball: %w", err)
+	}
+	limited := &io.LimitedReader{R: gz, N: MaxBytes + 1}
+	tr := tar.NewReader(limited)
+	var total int64
+	for n := 0; ; n++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if limited.N <= 0 {
+				return "", fmt.Errorf("archive is larger than %d bytes", MaxBytes)
+			}
+			return "", fmt.Errorf("bad tarball: %w", err)
+		}
+		if n >= MaxEntries {
+			return "", fmt.Errorf("archive has more than %d entries", MaxEntries)
+		}
+		name, err := entryName(hdr.Name)
+		if err != nil {
+			return "", err
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			continue
+		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeSymlink, tar.TypeLink:
+			return "", fmt.Errorf("archive entry %q is a link; packs hold regular files only", hdr.Name)
+		case tar.TypeXGlobalHeader:
+			continue
+		default:
+			return "", fmt.Errorf("archive entry %q is not a regular file (type %q)", hdr.Name, hdr.Typeflag)
+		}
+		total += hdr.Size
+		if hdr.Size < 0 || total > MaxBytes {
+			return "", fmt.Errorf("archive is larger than %d bytes", MaxBytes)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return "", fmt.Errorf("archive entry %q: %w", hdr.Name, err)
+		}
+		_, err = io.Copy(f, io.LimitReader(tr, hdr.Size))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			if limited.N <= 0 {
+				return "", fmt.Errorf("archive is larger than %d bytes", MaxBytes)
+			}
+			return "", fmt.Errorf("archive entry %q: %w", hdr.Name, err)
+		}
+	}
+	root := filepath.Join(dir, "package")
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return "", errors.New("archive has no package/ directory")
+	}
+	return root, nil
+}
+
+// validateDir checks the persona directory named in package.json.
+func validateDir(d string) error {
+	if strings.HasPrefix(d, "/") || strings.Contains(d, `\`) || (len(d) >= 2 && d[1] == ':') {
+		return fmt.Errorf("%q must be a relative path inside the pack", d)
+	}
+	for _, seg := range strings.Split(d, "/") {
+		if seg == ".." {
+			return fmt.Errorf("%q leaves the pack with \"..\"", d)
+		}
+	}
+	return nil
+}
+
+// entryName checks an archive entry name: relative, no "..", under
+// package/.
+func entryName(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, 0) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || strings.Contains(name, `\`) ||
+		(len(name) >= 2 && name[1] == ':') {
+		return "", fmt.Errorf("archive entry %q has an absolute or unsafe path", name)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "", fmt.Errorf("archive entry %q leaves the archive with \"..\"", name)
+		}
+	}
+	clean := path.Clean(name)
+	if clean != "package" && !strings.HasPrefix(clean, "package/") {
+		return "", fmt.Errorf("archive entry %q is outside package/", name)
+	}
+	return clean, nil
+}
