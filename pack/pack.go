@@ -306,7 +306,7 @@ func ReadArchive(r io.Reader, dir string) (string, error) {
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			continue
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg:
 		case tar.TypeSymlink, tar.TypeLink:
 			return "", fmt.Errorf("archive entry %q is a link; packs hold regular files only", hdr.Name)
 		case tar.TypeXGlobalHeader:
