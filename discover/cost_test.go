@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 // countingFS counts the calls discovery makes.
@@ -123,7 +125,7 @@ func FuzzChain(f *testing.F) {
 				name, target, _ = strings.Cut(n, ">")
 			}
 			p := filepath.Join(repo, dir, name)
-			if !within(repo, p) || p == repo {
+			if !persona.Within(repo, p) || p == repo {
 				continue
 			}
 			_ = os.MkdirAll(filepath.Dir(p), 0o755)
@@ -141,11 +143,11 @@ func FuzzChain(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !within(res.Root, res.Dir) {
+		if !persona.Within(res.Root, res.Dir) {
 			t.Fatalf("root %s does not contain the start %s", res.Root, res.Dir)
 		}
 		for _, f := range res.Files {
-			if !within(res.Root, f.Dir) || !within(f.Dir, res.Dir) {
+			if !persona.Within(res.Root, f.Dir) || !persona.Within(f.Dir, res.Dir) {
 				t.Fatalf("%s loaded from %s, outside %s..%s", f.Path, f.Dir, res.Root, res.Dir)
 			}
 			if fi, err := os.Stat(f.Path); err != nil || !fi.Mode().IsRegular() {

@@ -51,6 +51,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 // FS is the file system discovery reads; tests wrap it to count calls.
@@ -250,7 +252,7 @@ func (d *discovery) findRoot() error {
 		if err != nil {
 			return fmt.Errorf("cannot resolve root %s: %w", d.o.Root, err)
 		}
-		if !within(root, start) {
+		if !persona.Within(root, start) {
 			return fmt.Errorf("root %s does not contain %s", root, start)
 		}
 		d.res.Root = root
@@ -484,17 +486,6 @@ func (d *discovery) globals() {
 	} else {
 		d.res.Files = append([]File{g}, d.res.Files...)
 	}
-}
-
-// within reports whether path is dir or below it, by whole segments.
-func within(dir, path string) bool {
-	if dir == path {
-		return true
-	}
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, dir)
 }
 
 func render(p Profile, r *Result) string {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 // makeTree writes a txtar archive into a new directory. Besides files,
@@ -259,7 +260,7 @@ above the root
 				t.Errorf("problems = %v, want one containing %q", res.Problems, tt.problem)
 			}
 			for _, f := range res.Files {
-				if f.Scope == ScopeProject && !within(res.Root, f.Path) && res.Root != "/" {
+				if f.Scope == ScopeProject && !persona.Within(res.Root, f.Path) && res.Root != "/" {
 					t.Errorf("%s loaded from outside the root %s", f.Path, res.Root)
 				}
 			}

@@ -277,7 +277,9 @@ func LoadLayers(layers []Layer) *Catalog {
 		if i > 0 && ids[i-1] == id {
 			continue
 		}
-		if p := r.visibleOrLower(0, id); p != nil {
+		// A cycle error never reaches this level: the frame where the
+		// cycle started turns it into a diagnostic.
+		if p, _ := r.base(0, id); p != nil {
 			cat.Personas = append(cat.Personas, p)
 		}
 	}
@@ -437,24 +439,6 @@ func (e *CycleError) Error() string {
 	return "extends cycle: " + strings.Join(e.Cycle, " -> ")
 }
 
-// visibleOrLower returns persona id as seen from layer `from`: the highest
-// file at or below it that resolves. A file that fails is recorded and the
-// next lower one is tried.
-func (r *resolver) visibleOrLower(from int, id string) *Persona {
-	for i := from; i < len(r.layers); i++ {
-		s := r.byID[i][id]
-		if s == nil {
-			continue
-		}
-		p, err := r.resolve(i, s)
-		if err == nil {
-			return p
-		}
-		r.record(s.path, err)
-	}
-	return nil
-}
-
 func (r *resolver) record(file string, err error) {
 	if r.seen == nil {
 		r.seen = map[string]bool{}
@@ -468,8 +452,10 @@ func (r *resolver) record(file string, err error) {
 	}
 }
 
-// base finds the persona id as seen from layer `from`, propagating cycle
-// errors instead of falling back, so that a cycle fails every member.
+// base finds persona id as seen from layer `from`: the highest file at or
+// below it that resolves. A file that fails is recorded and the next lower
+// one is tried, except in a cycle: cycle errors propagate instead of
+// falling back, so that a cycle fails every member.
 func (r *resolver) base(from int, id string) (*Persona, error) {
 	for i := from; i < len(r.layers); i++ {
 		s := r.byID[i][id]
