@@ -52,11 +52,16 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 	type file struct {
 		Path, Scope, Content string
 	}
+	var profile string
 	read := func(name string) (project, global []string) {
-		var out struct{ Files []file }
+		var out struct {
+			Profile string
+			Files   []file
+		}
 		if err := json.Unmarshal([]byte(ts.ReadFile(name)), &out); err != nil {
 			ts.Fatalf("%s: %v", name, err)
 		}
+		profile = out.Profile
 		for _, f := range out.Files {
 			if f.Scope == "global" {
 				global = append(global, f.Path+"\n"+f.Content)
@@ -71,6 +76,10 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 	want := ts.ReadFile(args[2])
 	if len(realProject) > 0 {
 		want = strings.Join(realProject, "\n\n") + "\n\n---\n\n" + want
+	}
+	if profile == "claude" {
+		// claude trims each file, the materialized one included.
+		want = strings.TrimSpace(want)
 	}
 	got := strings.Join(boxProject, "\n\n")
 	ok := got == want && strings.Join(realGlobal, "\x00") == strings.Join(boxGlobal, "\x00")

@@ -30,9 +30,12 @@
 //     decoding does. A byte order mark and CRLF line ends are kept as they
 //     are.
 //   - opencode files are loaded as they are, blank ones included; blocks are
-//     joined by a blank line, project files (nearest first) before globals.
+//     joined by a single newline, project files (nearest first) before
+//     globals (checked against opencode 1.18 by make e2e).
 //   - claude: the global file comes first, then root-most directories first;
-//     a file reached both as global and as project file loads once.
+//     each file's text is trimmed of surrounding white space and blank files
+//     are skipped (checked against Claude Code 2.1 by make e2e); a file
+//     reached both as global and as project file loads once.
 //   - agents: the root is CODELIA_AGENTS_ROOT when set, else the nearest
 //     ancestor with a marker (CODELIA_AGENTS_MARKERS, comma-separated,
 //     replaces the default .codelia, .git, .jj); maxFiles (16) and maxBytes
@@ -319,6 +322,9 @@ func (d *discovery) read(f *File, limit int) (n int, ok bool) {
 	f.Bytes = size
 	f.Truncated = limit >= 0 && int64(len(data)) < size
 	f.Text = strings.ToValidUTF8(string(data), "\uFFFD")
+	if d.p.Trim {
+		f.Text = strings.TrimSpace(f.Text)
+	}
 	if c, err := d.fs.EvalSymlinks(f.Path); err == nil {
 		f.Canonical = c
 	} else {
@@ -436,7 +442,7 @@ func (d *discovery) takeWhole(found []File) {
 		if !keep[i] {
 			continue
 		}
-		if _, ok := d.read(&f, -1); ok {
+		if _, ok := d.read(&f, -1); ok && !(d.p.SkipBlank && isBlank(f.Text)) {
 			d.res.Files = append(d.res.Files, f)
 		}
 	}
@@ -504,7 +510,7 @@ func render(p Profile, r *Result) string {
 				project = append(project, f.Text)
 			}
 		}
-		text := strings.Join(project, "\n\n")
+		text := strings.Join(project, p.Join)
 		switch {
 		case global != "" && text != "":
 			text = global + "\n\n--- project-doc ---\n\n" + text
@@ -532,5 +538,5 @@ func render(p Profile, r *Result) string {
 			blocks = append(blocks, "# AGENTS.md: "+f.Path+"\n\n"+f.Text)
 		}
 	}
-	return strings.Join(blocks, "\n\n")
+	return strings.Join(blocks, p.Join)
 }

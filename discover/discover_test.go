@@ -176,7 +176,7 @@ above the root
 			tree: "-- r/.git/HEAD --\n-- r/CLAUDE.md --\nroot claude\n-- r/a/b/CLAUDE.md --\nleaf claude\n-- r/a/AGENTS.md --\nagents\n-- home/.claude/CLAUDE.md --\nglobal\n",
 			opts: func(root string) Options { return Options{Home: filepath.Join(root, "home")} },
 			want: []string{"project r/a/AGENTS.md", "global home/.claude/CLAUDE.md"},
-			text: "Instructions from: $ROOT/r/a/AGENTS.md\nagents\n\n\nInstructions from: $ROOT/home/.claude/CLAUDE.md\nglobal\n",
+			text: "Instructions from: $ROOT/r/a/AGENTS.md\nagents\n\nInstructions from: $ROOT/home/.claude/CLAUDE.md\nglobal\n",
 		},
 		{
 			name: "opencode: only CLAUDE.md files", profile: "opencode", dir: "r/a/b",
@@ -194,6 +194,12 @@ above the root
 			tree: "-- CLAUDE.md --\nabove the repo\n-- r/.git/HEAD --\n-- r/CLAUDE.md --\nroot\n-- r/.claude/CLAUDE.md --\ndot claude\n-- r/CLAUDE.local.md --\nlocal\n-- r/a/CLAUDE.md --\nleaf\n-- r/a/b/CLAUDE.md --\nbelow, on demand\n-- home/.claude/CLAUDE.md --\nglobal\n",
 			opts: func(root string) Options { return Options{Home: filepath.Join(root, "home")} },
 			want: []string{"global home/.claude/CLAUDE.md", "project CLAUDE.md", "project r/CLAUDE.md", "project r/.claude/CLAUDE.md", "project r/CLAUDE.local.md", "project r/a/CLAUDE.md"},
+		},
+		{
+			name: "claude: text trimmed, blank files skipped", profile: "claude", dir: "r/a",
+			tree: "-- r/.git/HEAD --\n-- r/CLAUDE.md --\n  \n lead space\n\n-- r/a/CLAUDE.md --\n   \n-- r/a/CLAUDE.local.md --\nlocal rule\n",
+			want: []string{"project r/CLAUDE.md", "project r/a/CLAUDE.local.md"},
+			text: "Contents of $ROOT/r/CLAUDE.md (project instructions, checked into the codebase):\n\nlead space\n\nContents of $ROOT/r/a/CLAUDE.local.md (user's private project instructions, not checked in):\n\nlocal rule",
 		},
 		{
 			name: "claude: global reached as a project file loads once", profile: "claude", dir: "home/proj",

@@ -90,6 +90,10 @@ type Profile struct {
 	// SkipBlank skips a file that is empty after trimming white space,
 	// without falling back to the next name of its directory.
 	SkipBlank bool
+	// Trim removes the white space around each file's text.
+	Trim bool
+	// Join goes between the rendered blocks of two files.
+	Join string
 	// Globals are candidate global files; the first that exists (and, with
 	// SkipBlank, is not blank) loads.
 	Globals []Global
@@ -105,7 +109,7 @@ var Profiles = map[string]Profile{
 		Markers:  []string{".git"},
 		MaxBytes: 32 << 10, Truncate: true, SkipBlank: true,
 		Globals: []Global{{"codex-home", "AGENTS.override.md"}, {"codex-home", "AGENTS.md"}},
-		Render:  RenderCodex,
+		Render:  RenderCodex, Join: "\n\n",
 	},
 	"opencode": {
 		Name: "opencode", Harness: "opencode",
@@ -113,7 +117,7 @@ var Profiles = map[string]Profile{
 		Select: FirstNameWins, Walk: DirToRoot, Root: MarkerOrFilesystemRoot,
 		Markers: []string{".git"},
 		Globals: []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
-		Render:  RenderOpencode,
+		Render:  RenderOpencode, Join: "\n",
 	},
 	"opencode-nearest": {
 		Name: "opencode-nearest", Harness: "opencode",
@@ -121,14 +125,15 @@ var Profiles = map[string]Profile{
 		Select: FirstMatch, Walk: DirToRoot, Root: MarkerOrFilesystemRoot,
 		Markers: []string{".git"},
 		Globals: []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
-		Render:  RenderOpencode,
+		Render:  RenderOpencode, Join: "\n",
 	},
 	"claude": {
 		Name: "claude", Harness: "claude",
 		Names:  []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
 		Select: AllInDir, Walk: RootToDir, Root: BelowFilesystemRoot,
-		Globals: []Global{{"home", ".claude/CLAUDE.md"}},
-		Render:  RenderClaude,
+		Globals:   []Global{{"home", ".claude/CLAUDE.md"}},
+		SkipBlank: true, Trim: true,
+		Render: RenderClaude, Join: "\n\n",
 	},
 	"agents": {
 		Name:   "agents",
@@ -136,7 +141,7 @@ var Profiles = map[string]Profile{
 		Select: AllInDir, Walk: RootToDir, Root: MarkerRoot,
 		Markers:  []string{".codelia", ".git", ".jj"},
 		MaxFiles: 16, MaxBytes: 64 << 10,
-		Render: RenderAgents,
+		Render: RenderAgents, Join: "\n\n",
 	},
 }
 
