@@ -21,3 +21,8 @@ lint:
 
 generate:
 	$(GO) generate ./...
+
+# Opt-in: installs the pinned real harnesses (e2e/versions.json) from the npm
+# registry and checks discovery and run against them. See docs/e2e.md.
+e2e:
+	$(GO) test -tags e2e -count=1 -timeout 30m -v ./e2e/

@@ -77,9 +77,10 @@ func TestCostGrowsWithDepthNotFiles(t *testing.T) {
 		}
 		deeper := stats(40, 0, profile)
 		names := int64(len(Profiles[profile].Names))
-		// Each level adds at most one stat per candidate name and per root
+		// Each level adds at most one stat per candidate name (Otherwise names
+		// included) and per root
 		// marker.
-		perLevel := names + int64(len(Profiles[profile].Markers))
+		perLevel := names + int64(len(Profiles[profile].Otherwise)+len(Profiles[profile].Markers))
 		if grow := deeper - empty; grow <= 0 || grow > 20*perLevel {
 			t.Errorf("%s: 20 more levels added %d stats, want between 1 and %d", profile, grow, 20*perLevel)
 		}

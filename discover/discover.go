@@ -29,10 +29,15 @@
 //     character cut by the budget, become U+FFFD, as the harness's lossy
 //     decoding does. A byte order mark and CRLF line ends are kept as they
 //     are.
+//   - opencode asks git for the worktree root; the profile takes the nearest
+//     .git instead, which is the same for any repository git accepts.
 //   - opencode files are loaded as they are, blank ones included; blocks are
 //     joined by a single newline, project files (nearest first) before
 //     globals (checked against opencode 1.18 by make e2e).
 //   - claude: the global file comes first, then root-most directories first;
+//     when no CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md is found on the
+//     whole walk, the AGENTS.md files are read instead (a blank CLAUDE.md
+//     counts as found);
 //     each file's text is trimmed of surrounding white space and blank files
 //     are skipped (checked against Claude Code 2.1 by make e2e); a file
 //     reached both as global and as project file loads once.
@@ -370,11 +375,16 @@ func (d *discovery) project() {
 		}
 	case AllInDir:
 		var found []File
-		for _, dir := range d.walk() {
-			for _, name := range p.Names {
-				if f, ok := d.candidate(dir, name, ScopeProject); ok {
-					found = append(found, f)
+		for _, names := range [][]string{p.Names, p.Otherwise} {
+			for _, dir := range d.walk() {
+				for _, name := range names {
+					if f, ok := d.candidate(dir, name, ScopeProject); ok {
+						found = append(found, f)
+					}
 				}
+			}
+			if len(found) > 0 {
+				break
 			}
 		}
 		d.takeWhole(found)

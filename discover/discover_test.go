@@ -202,6 +202,16 @@ above the root
 			text: "Contents of $ROOT/r/CLAUDE.md (project instructions, checked into the codebase):\n\nlead space\n\nContents of $ROOT/r/a/CLAUDE.local.md (user's private project instructions, not checked in):\n\nlocal rule",
 		},
 		{
+			name: "claude: AGENTS.md only when there is no CLAUDE.md at all", profile: "claude", dir: "r/a",
+			tree: "-- r/.git/HEAD --\n-- r/AGENTS.md --\nr agents\n-- r/a/AGENTS.md --\na agents\n",
+			want: []string{"project r/AGENTS.md", "project r/a/AGENTS.md"},
+		},
+		{
+			name: "claude: one CLAUDE.md anywhere shadows every AGENTS.md", profile: "claude", dir: "r/a",
+			tree: "-- r/.git/HEAD --\n-- r/AGENTS.md --\nr agents\n-- r/a/AGENTS.md --\na agents\n-- r/a/CLAUDE.local.md --\nlocal\n",
+			want: []string{"project r/a/CLAUDE.local.md"},
+		},
+		{
 			name: "claude: global reached as a project file loads once", profile: "claude", dir: "home/proj",
 			tree: "-- home/.claude/CLAUDE.md --\nglobal\n-- home/proj/CLAUDE.md --\nproj\n",
 			opts: func(root string) Options { return Options{Home: filepath.Join(root, "home")} },

@@ -74,10 +74,13 @@ type Profile struct {
 	Harness string
 	// Names are the candidate file names of a directory, in order; they
 	// may include a directory part (".claude/CLAUDE.md").
-	Names  []string
-	Select Select
-	Walk   Walk
-	Root   RootRule
+	Names []string
+	// Otherwise are names used instead of Names when no file of Names is
+	// found anywhere on the walk.
+	Otherwise []string
+	Select    Select
+	Walk      Walk
+	Root      RootRule
 	// Markers are the default root markers.
 	Markers []string
 	// MaxBytes is the byte budget across project files; 0 is none.
@@ -129,8 +132,11 @@ var Profiles = map[string]Profile{
 	},
 	"claude": {
 		Name: "claude", Harness: "claude",
-		Names:  []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
-		Select: AllInDir, Walk: RootToDir, Root: BelowFilesystemRoot,
+		// Claude Code 2.1 reads the AGENTS.md files when there is no
+		// CLAUDE.md file at all (found by make e2e).
+		Names:     []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
+		Otherwise: []string{"AGENTS.md"},
+		Select:    AllInDir, Walk: RootToDir, Root: BelowFilesystemRoot,
 		Globals:   []Global{{"home", ".claude/CLAUDE.md"}},
 		SkipBlank: true, Trim: true,
 		Render: RenderClaude, Join: "\n\n",
@@ -172,5 +178,5 @@ func Names() []string {
 // a directory: the files a sandbox hides to keep a harness from seeing the
 // repository's own instructions.
 func (p Profile) HiddenNames() []string {
-	return append([]string(nil), p.Names...)
+	return append(append([]string(nil), p.Names...), p.Otherwise...)
 }

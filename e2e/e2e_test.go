@@ -1,0 +1,456 @@
+//go:build e2e
+
+// Package e2e checks workforce against the real harnesses: it installs the
+// versions pinned in versions.json from the npm registry into a cache
+// directory, points each harness at a loopback HTTP server that records
+// every model request and answers with an error, and compares the
+// instruction text each harness actually sent with what the discover
+// profiles predict, and with what `workforce run` promises. Run it with
+// `make e2e`; see docs/e2e.md.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/seed-3bc194a6/workforce/discover"
+)
+
+var (
+	binDir    string // the harnesses' bin directory
+	cacheDir  string
+	workforce string // the workforce binary under test
+)
+
+func TestMain(m *testing.M) {
+	code, err := setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup:", err)
+		os.Exit(1)
+	}
+	if code == 0 {
+		code = m.Run()
+	}
+	os.Exit(code)
+}
+
+// setup installs the pinned harnesses (once per set of versions) and
+// builds workforce.
+func setup() (int, error) {
+	data, err := os.ReadFile("versions.json")
+	if err != nil {
+		return 1, err
+	}
+	var versions map[string]string
+	if err := json.Unmarshal(data, &versions); err != nil {
+		return 1, fmt.Errorf("versions.json: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	cacheDir = os.Getenv("WORKFORCE_E2E_CACHE")
+	if cacheDir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return 1, err
+		}
+		cacheDir = filepath.Join(base, "workforce-e2e", hex.EncodeToString(sum[:8]))
+	}
+	binDir = filepath.Join(cacheDir, "node_modules", ".bin")
+	if _, err := os.Stat(filepath.Join(binDir, "opencode")); err != nil {
+		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+			return 1, err
+		}
+		os.WriteFile(filepath.Join(cacheDir, "package.json"), []byte(`{"private": true}`), 0o644)
+		args := []string{"install", "--no-audit", "--no-fund", "--prefix", cacheDir}
+		var pkgs []string
+		for pkg, v := range versions {
+			pkgs = append(pkgs, pkg+"@"+v)
+		}
+		sort.Strings(pkgs)
+		cmd := exec.Command("npm", append(args, pkgs...)...)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		fmt.Fprintln(os.Stderr, "e2e: installing", strings.Join(pkgs, " "), "into", cacheDir)
+		if err := cmd.Run(); err != nil {
+			return 1, fmt.Errorf("npm install: %w", err)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "workforce-e2e-bin-")
+	if err != nil {
+		return 1, err
+	}
+	workforce = filepath.Join(tmp, "workforce")
+	cmd := exec.Command("go", "build", "-o", workforce, "..")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return 1, fmt.Errorf("go build: %w", err)
+	}
+	return 0, nil
+}
+
+// recorder is the loopback model server: it keeps every request body and
+// answers with an error the harnesses do not retry.
+type recorder struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.bodies = append(r.bodies, body)
+	r.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"workforce e2e: requests are recorded, not answered"}}`)
+}
+
+// strings returns every string value in the recorded JSON bodies.
+func (r *recorder) strings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, b := range r.bodies {
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			walk(v)
+		}
+	}
+	return out
+}
+
+// env is an isolated environment for one harness run.
+type env struct {
+	home, url string
+	rec       *recorder
+	vars      []string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	home := t.TempDir()
+	e := &env{home: home, url: srv.URL, rec: rec}
+	codexHome := filepath.Join(home, ".codex")
+	os.MkdirAll(codexHome, 0o755)
+	os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(fmt.Sprintf(`model = "mock-model"
+model_provider = "mock"
+project_doc_fallback_filenames = ["TEAM.md"]
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+`, srv.URL)), 0o644)
+	oc := filepath.Join(home, "opencode-e2e.json")
+	os.WriteFile(oc, []byte(fmt.Sprintf(`{
+  "$schema": "https://opencode.ai/config.json",
+  "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
+    "options": {"baseURL": "%s/v1", "apiKey": "e2e"}, "models": {"m": {"name": "m"}}}},
+  "model": "mock/m", "autoupdate": false, "share": "disabled"
+}`, srv.URL)), 0o644)
+	e.vars = []string{
+		"HOME=" + home,
+		"PATH=" + binDir + ":" + os.Getenv("PATH"),
+		"CODEX_HOME=" + codexHome,
+		"OPENAI_API_KEY=e2e",
+		"OPENCODE_CONFIG=" + oc,
+		"XDG_CACHE_HOME=" + filepath.Join(cacheDir, "xdg-cache"),
+		"ANTHROPIC_BASE_URL=" + srv.URL,
+		"ANTHROPIC_API_KEY=e2e",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"AGENT_WORKFORCE_HOME=" + filepath.Join(home, ".agentworkforce", "workforce"),
+		"TERM=dumb",
+	}
+	return e
+}
+
+// harnessArgs starts each harness non-interactively with a one-word prompt.
+var harnessArgs = map[string][]string{
+	"codex":    {"exec", "--skip-git-repo-check", "hello"},
+	"opencode": {"run", "hello"},
+	"claude":   {"-p", "hello"},
+}
+
+// markers start each loaded file's block in the text the harness sends.
+var markers = map[string]string{
+	"codex":    "# AGENTS.md instructions for ",
+	"opencode": "Instructions from: ",
+	"claude":   "Contents of ",
+}
+
+func (e *env) run(t *testing.T, dir string, argv ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = e.vars
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Run() // the harness fails: the server answers with an error
+	if ctx.Err() != nil {
+		t.Fatalf("%s timed out:\n%s", strings.Join(argv, " "), out.String())
+	}
+	if len(e.rec.bodies) == 0 {
+		t.Fatalf("%s sent no model request:\n%s", strings.Join(argv, " "), out.String())
+	}
+}
+
+// sent returns the first recorded string holding the harness's
+// instruction blocks, or "" when none does.
+func (e *env) sent(harness string) string {
+	for _, s := range e.rec.strings() {
+		if strings.Contains(s, markers[harness]) {
+			return s
+		}
+	}
+	return ""
+}
+
+// checkSent compares what a harness sent with the expected rendered text.
+func checkSent(harness, sent, want string) error {
+	marker := markers[harness]
+	if want == "" {
+		if strings.Contains(sent, marker) {
+			return fmt.Errorf("the harness loaded instruction files where none were expected:\n%s", sent)
+		}
+		return nil
+	}
+	if !strings.Contains(sent, want) {
+		return fmt.Errorf("the harness sent\n%q\nwhich does not contain the expected\n%q", sent, want)
+	}
+	if got, n := strings.Count(sent, marker), strings.Count(want, marker); got != n {
+		return fmt.Errorf("the harness sent %d instruction blocks, expected %d:\n%q", got, n, sent)
+	}
+	return nil
+}
+
+// trees are the layouts every profile is checked on: tree, then the
+// working directory, relative to it.
+var trees = []struct{ name, dir, archive string }{
+	{"nested files", "repo/a/b", `
+-- repo/.git/HEAD --
+ref: refs/heads/main
+-- repo/AGENTS.md --
+root agents
+-- repo/CLAUDE.md --
+root claude
+-- repo/a/AGENTS.md --
+a agents
+
+-- repo/a/b/AGENTS.md --
+b agents
+-- repo/a/b/CLAUDE.md --
+b claude
+-- repo/a/.claude/CLAUDE.md --
+dot claude a
+-- repo/a/b/CLAUDE.local.md --
+local b
+`},
+	{"override files", "repo/a", `
+-- repo/.git/HEAD --
+-- repo/AGENTS.md --
+root agents, shadowed
+-- repo/AGENTS.override.md --
+root override
+-- repo/a/AGENTS.md --
+a agents
+`},
+	{"fallback names", "repo/a", `
+-- repo/.git/HEAD --
+-- repo/TEAM.md --
+team fallback
+-- repo/a/AGENTS.md --
+a agents
+`},
+	{"whitespace-only files", "repo/a", `
+-- repo/.git/HEAD --
+-- repo/AGENTS.md --
+   
+
+-- repo/CLAUDE.md --
+  
+-- repo/a/AGENTS.md --
+  a agents with spaces  
+
+-- repo/a/CLAUDE.md --
+
+  a claude with spaces
+
+`},
+	{"only CLAUDE.md files", "repo/a", `
+-- repo/.git/HEAD --
+-- repo/CLAUDE.md --
+root claude only
+-- repo/a/CLAUDE.md --
+a claude only
+`},
+	{"files above the git root", "up/repo/sub", `
+-- up/AGENTS.md --
+above agents
+-- up/CLAUDE.md --
+above claude
+-- up/repo/.git/HEAD --
+-- up/repo/AGENTS.md --
+repo agents
+-- up/repo/sub/CLAUDE.md --
+sub claude
+`},
+}
+
+func makeTree(t *testing.T, archive string) string {
+	t.Helper()
+	root := t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	for _, f := range txtar.Parse([]byte(archive)).Files {
+		p := filepath.Join(root, f.Name)
+		if filepath.Base(f.Name) == "HEAD" && filepath.Base(filepath.Dir(f.Name)) == ".git" {
+			// A real repository, as the harnesses may ask git where the
+			// worktree is.
+			repo := filepath.Dir(filepath.Dir(p))
+			os.MkdirAll(repo, 0o755)
+			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v: %s", err, out)
+			}
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestProfiles runs every harness on every tree and compares what it sent
+// with its discover profile.
+func TestProfiles(t *testing.T) {
+	for _, tree := range trees {
+		for _, h := range []string{"codex", "opencode", "claude"} {
+			t.Run(tree.name+"/"+h, func(t *testing.T) {
+				root := makeTree(t, tree.archive)
+				dir := filepath.Join(root, tree.dir)
+				e := newEnv(t)
+				p, _ := discover.ForHarness(h)
+				o := discover.Options{Home: e.home, CodexHome: filepath.Join(e.home, ".codex"), Fallbacks: []string{"TEAM.md"}}
+				if h != "codex" {
+					o.Fallbacks = nil
+				}
+				want, err := discover.Chain(p, dir, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.run(t, dir, append([]string{filepath.Join(binDir, h)}, harnessArgs[h]...)...)
+				if err := checkSent(h, e.sent(h), want.Text); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// TestCheckCanFail shows that a wrong profile is caught: opencode's blocks
+// joined by a blank line instead of a newline, and claude's text untrimmed.
+func TestCheckCanFail(t *testing.T) {
+	root := makeTree(t, trees[0].archive)
+	dir := filepath.Join(root, trees[0].dir)
+	for _, h := range []string{"opencode", "claude"} {
+		e := newEnv(t)
+		p, _ := discover.ForHarness(h)
+		p.Join, p.Trim = "\n\n\n", false
+		want, err := discover.Chain(p, dir, discover.Options{Home: e.home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.run(t, dir, append([]string{filepath.Join(binDir, h)}, harnessArgs[h]...)...)
+		if checkSent(h, e.sent(h), want.Text) == nil {
+			t.Errorf("%s: a deliberately wrong profile passed the check", h)
+		}
+	}
+}
+
+// TestRun runs `workforce run` with each real harness, in overwrite and in
+// extend mode, and checks the harness received the contract's text.
+func TestRun(t *testing.T) {
+	const persona = "Persona text for the e2e run.\n"
+	for _, h := range []string{"codex", "opencode", "claude"} {
+		for _, mode := range []string{"overwrite", "extend"} {
+			t.Run(h+"/"+mode, func(t *testing.T) {
+				root := makeTree(t, trees[0].archive)
+				dir := filepath.Join(root, trees[0].dir)
+				e := newEnv(t)
+				model := map[string]string{"codex": "mock-model", "opencode": "mock/m", "claude": "claude-e2e"}[h]
+				pdir := filepath.Join(e.home, ".agentworkforce", "workforce", "personas")
+				os.MkdirAll(pdir, 0o755)
+				channel := "agentsMd"
+				if h == "claude" {
+					channel = "claudeMd"
+				}
+				spec := fmt.Sprintf(`{"id": "e2e", "intent": "test", "description": "e2e persona",
+ %q: %q, %q: %q, "tiers": {"best": {"harness": %q, "model": %q}}}`, channel+"Content", persona, channel+"Mode", mode, h, model)
+				os.WriteFile(filepath.Join(pdir, "e2e.json"), []byte(spec), 0o644)
+
+				p, _ := discover.ForHarness(h)
+				real, err := discover.Chain(p, dir, discover.Options{Home: e.home, CodexHome: filepath.Join(e.home, ".codex")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := persona
+				if mode == "extend" {
+					var texts []string
+					for _, f := range real.ProjectFiles() {
+						texts = append(texts, f.Text)
+					}
+					want = strings.Join(texts, "\n\n") + "\n\n---\n\n" + persona
+				}
+				if p.Trim {
+					want = strings.TrimSpace(want)
+				}
+				// The harness's own non-interactive arguments go after --.
+				e.run(t, dir, append([]string{workforce, "run", "e2e", "--"}, harnessArgs[h]...)...)
+				sent := e.sent(h)
+				if !strings.Contains(sent, want) {
+					t.Errorf("%s received\n%q\nwhich does not contain\n%q", h, sent, want)
+				}
+				if n := strings.Count(sent, markers[h]); n != 1 {
+					t.Errorf("%s received %d instruction blocks, want the materialized file alone:\n%q", h, n, sent)
+				}
+			})
+		}
+	}
+}
