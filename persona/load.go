@@ -227,6 +227,7 @@ type source struct {
 	// form; dir is empty for files named one by one (validate).
 	dir, realDir string
 	realErr      error
+	listing      map[string]fs.FileMode
 
 	spec  *Spec
 	err   error
@@ -326,11 +327,17 @@ func listLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
 		return nil, []*Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
 	}
 	realDir, realErr := filepath.EvalSymlinks(l.Dir)
+	// The listing also answers whether a sidecar beside its JSON exists,
+	// sparing a system call per sidecar.
+	listing := make(map[string]fs.FileMode, len(entries))
+	for _, e := range entries {
+		listing[e.Name()] = e.Type()
+	}
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".json") || e.IsDir() {
 			continue
 		}
-		srcs = append(srcs, &source{layer: idx, path: filepath.Join(l.Dir, e.Name()), dir: l.Dir, realDir: realDir, realErr: realErr})
+		srcs = append(srcs, &source{layer: idx, path: filepath.Join(l.Dir, e.Name()), dir: l.Dir, realDir: realDir, realErr: realErr, listing: listing})
 	}
 	return srcs, nil
 }
@@ -373,7 +380,7 @@ func (s *source) load() {
 	case s.realErr != nil:
 		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.realErr)}
 	default:
-		s.warns, s.err = anchorIn(s.spec, s.path, s.dir, s.realDir)
+		s.warns, s.err = anchorIn(s.spec, s.path, s.dir, s.realDir, s.listing)
 	}
 }
 

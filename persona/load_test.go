@@ -219,6 +219,20 @@ func TestCascadeResolution(t *testing.T) {
 			},
 		},
 		{
+			name:       "sidecars checked from the layer's listing",
+			archive:    base + "-- user/rev.json --\n{\"id\": \"rev\", \"claudeMd\": \"dir.md\", \"agentsMd\": \"gone.md\"}\n-- user/dir.md/x --\n",
+			wantIDs:    []string{"rev"},
+			wantErrors: []string{"user/rev.json: claudeMd: sidecar "}, // dir.md is a directory
+			check: func(t *testing.T, cat *Catalog) {
+				if len(cat.Warnings) != 1 || !strings.Contains(cat.Warnings[0].Error(), "agentsMd: sidecar file not found") {
+					t.Errorf("warnings = %v, want the missing agentsMd", cat.Warnings)
+				}
+				if p, _ := cat.Get("rev"); p.Layer != "base" {
+					t.Errorf("rev from %s, want the base persona to stay visible", p.Layer)
+				}
+			},
+		},
+		{
 			name:       "undefined default tier after the cascade",
 			archive:    base + "-- user/rev.json --\n{\"id\": \"rev\", \"defaultTier\": \"minimum\"}\n",
 			wantIDs:    []string{"rev"},

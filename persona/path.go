@@ -62,12 +62,14 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	if err != nil {
 		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
-	return anchorIn(spec, file, dir, realDir)
+	return anchorIn(spec, file, dir, realDir, nil)
 }
 
 // anchorIn is Anchor with the declaring directory, absolute, and its
-// symlink-free form already known, as they are for a whole layer.
-func anchorIn(spec *Spec, file, dir, realDir string) (warnings []*Diagnostic, err error) {
+// symlink-free form already known, as they are for a whole layer; listing,
+// when not nil, maps the names in dir to their types, as the layer's
+// directory listing gave them.
+func anchorIn(spec *Spec, file, dir, realDir string, listing map[string]fs.FileMode) (warnings []*Diagnostic, err error) {
 	refs := spec.SidecarRefs()
 	var errs Errors
 	for _, ref := range refs {
@@ -76,7 +78,7 @@ func anchorIn(spec *Spec, file, dir, realDir string) (warnings []*Diagnostic, er
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(ref.Path))
-		real, fi, err := realPath(abs, dir, realDir)
+		real, mode, err := realPath(abs, dir, realDir, listing)
 		if errors.Is(err, fs.ErrNotExist) {
 			warnings = append(warnings, &Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("%v: %s; the field is ignored", ErrMissingSidecar, abs)})
@@ -92,7 +94,7 @@ func anchorIn(spec *Spec, file, dir, realDir string) (warnings []*Diagnostic, er
 				Message: fmt.Sprintf("sidecar %q resolves through a symlink to %s, outside the persona directory %s", ref.Path, real, realDir)})
 			continue
 		}
-		if !fi.Mode().IsRegular() {
+		if !mode.IsRegular() {
 			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("sidecar %s is not a regular file", abs)})
 			continue
 		}
@@ -104,26 +106,40 @@ func anchorIn(spec *Spec, file, dir, realDir string) (warnings []*Diagnostic, er
 	return warnings, nil
 }
 
-// realPath resolves the symlinks of abs, a path below dir, and stats the
-// file it leads to. The common case,
-// a plain file directly in dir, costs one Lstat instead of one per path
-// element.
-func realPath(abs, dir, realDir string) (string, fs.FileInfo, error) {
+// realPath resolves the symlinks of abs, a path below dir, and returns the
+// type of the file it leads to. The common case, a plain file directly in
+// dir, costs one Lstat instead of one per path element, and nothing at all
+// when the directory's listing is known.
+func realPath(abs, dir, realDir string, listing map[string]fs.FileMode) (string, fs.FileMode, error) {
 	if filepath.Dir(abs) == dir {
-		fi, err := os.Lstat(abs)
-		if err != nil {
-			return "", nil, err
+		base := filepath.Base(abs)
+		var mode fs.FileMode
+		if listing != nil {
+			m, ok := listing[base]
+			if !ok {
+				return "", 0, &fs.PathError{Op: "lstat", Path: abs, Err: fs.ErrNotExist}
+			}
+			mode = m
+		} else {
+			fi, err := os.Lstat(abs)
+			if err != nil {
+				return "", 0, err
+			}
+			mode = fi.Mode()
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return filepath.Join(realDir, filepath.Base(abs)), fi, nil
+		if mode&fs.ModeSymlink == 0 {
+			return filepath.Join(realDir, base), mode, nil
 		}
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", nil, err
+		return "", 0, err
 	}
 	fi, err := os.Stat(real)
-	return real, fi, err
+	if err != nil {
+		return "", 0, err
+	}
+	return real, fi.Mode(), nil
 }
 
 // clearRef removes a missing sidecar from spec as if it had not been

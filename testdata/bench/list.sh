@@ -17,7 +17,7 @@ mv "$tmp/tree/project" "$tmp/repo/.agentworkforce/workforce/personas"
 printf '{"personaDirs": ["%s", "%s"]}\n' "$home/personas" "$tmp/tree/base" >"$home/config.json"
 cd "$tmp/repo"
 export AGENT_WORKFORCE_HOME="$home"
-count=$("$tmp/workforce" list --json | grep -c '"id"')
+count=$("$tmp/workforce" list --json | grep -c '"id": "persona-[0-9]')
 [ "$count" -eq "$n" ] || { echo "listed $count personas, want $n" >&2; exit 1; }
 "$tmp/workforce" list --json >/dev/null # warm the page cache
 start=$(date +%s%N)
