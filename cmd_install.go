@@ -51,7 +51,12 @@ func installAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, cleanup, err := install.Open(c.Context, c.Args().First())
+	source := c.Args().First()
+	if _, err := os.Stat(source); err != nil && isTerminal(c.App.ErrWriter) {
+		// Progress, on terminals only: npm may take a while.
+		fmt.Fprintf(c.App.ErrWriter, "workforce: fetching %s with npm pack\n", source)
+	}
+	p, cleanup, err := install.Open(c.Context, source)
 	defer cleanup()
 	if err != nil {
 		return err

@@ -59,7 +59,6 @@ func packAction(c *cli.Context) error {
 		return err
 	}
 	abs, _ := filepath.Abs(out)
-	fmt.Fprintln(c.App.Writer, abs)
-	fmt.Fprintf(c.App.ErrWriter, "workforce: packed %d personas and %d files\n", len(p.Personas), len(p.Files))
+	fmt.Fprintf(c.App.Writer, "%s\t%d personas\t%d files\n", abs, len(p.Personas), len(p.Files))
 	return nil
 }

@@ -270,6 +270,7 @@ func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, 
 	// Ctrl-C while the sandbox is made removes it.
 	setup, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	if isTerminal(stderr) {
+		// Progress, on terminals only.
 		fmt.Fprintf(stderr, "workforce: copying %s into %s\n", mopts.Root, mopts.Dir)
 	}
 	s, err := mount.Create(setup, mopts)
@@ -308,7 +309,7 @@ func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, 
 	go func() {
 		for range sig {
 			if hits.Add(1) == 1 {
-				fmt.Fprintln(stderr, "workforce: stopping sync-back after the current file; Ctrl-C again to quit now")
+				warnf(stderr, "stopping sync-back after the current file; Ctrl-C again to quit now")
 				cancel()
 			} else {
 				os.Exit(130)

@@ -74,7 +74,7 @@ func validateAction(c *cli.Context) error {
 		}
 	}
 	if len(bad) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "workforce: %d of %d files have errors\n", len(bad), len(files))
+		errorf(c.App.ErrWriter, "%d of %d files have errors", len(bad), len(files))
 		return silentExit(exitFailure)
 	}
 	return nil
