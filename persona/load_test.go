@@ -233,6 +233,17 @@ func TestCascadeResolution(t *testing.T) {
 			},
 		},
 		{
+			name:    "an override's default tier may name a tier defined below",
+			archive: "-- base/rev.json --\n{\"id\": \"rev\", \"intent\": \"review\", \"description\": \"d\", \"tiers\": {\"best\": {\"harness\": \"claude\", \"model\": \"m\"}, \"minimum\": {\"harness\": \"codex\", \"model\": \"m\"}}}\n-- user/rev.json --\n{\"id\": \"rev\", \"intent\": \"re-review\", \"defaultTier\": \"minimum\", \"tiers\": {\"best\": {\"model\": \"m2\"}}}\n",
+			wantIDs: []string{"rev"},
+			check: func(t *testing.T, cat *Catalog) {
+				p, _ := cat.Get("rev")
+				if p.Layer != "user" || p.Spec.EffectiveDefaultTier() != "minimum" {
+					t.Errorf("rev from %s, default tier %s", p.Layer, p.Spec.EffectiveDefaultTier())
+				}
+			},
+		},
+		{
 			name:       "undefined default tier after the cascade",
 			archive:    base + "-- user/rev.json --\n{\"id\": \"rev\", \"defaultTier\": \"minimum\"}\n",
 			wantIDs:    []string{"rev"},

@@ -207,13 +207,6 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 			check("tiers."+t+".", &rt.Sidecars)
 		}
 	}
-	if s.DefaultTier != "" && len(s.Tiers) > 0 && s.Tiers[s.DefaultTier] == nil {
-		// Only decidable here when the file defines tiers of its own and is
-		// not an override; the cascade checks the merged persona again.
-		if s.Extends == "" && s.Intent != "" {
-			at("defaultTier", fmt.Sprintf("tier %q is not defined; defined: %s", s.DefaultTier, strings.Join(s.TierNames(), ", ")))
-		}
-	}
 	return errs
 }
 
