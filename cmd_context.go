@@ -113,12 +113,7 @@ func profileFlag(c *cli.Context, name string) (discover.Profile, error) {
 func discoverOptions(c *cli.Context, p discover.Profile) discover.Options {
 	o := discover.FromEnv(p, os.Getenv)
 	if m := c.String("root-markers"); m != "" {
-		o.Markers = nil
-		for _, s := range strings.Split(m, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				o.Markers = append(o.Markers, s)
-			}
-		}
+		o.Markers = discover.SplitList(m)
 	}
 	return o
 }
@@ -214,13 +209,19 @@ func contextResolveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	return saveAndPrint(c, state, path, res, discover.ResolveReminder(res))
+}
+
+// saveAndPrint saves the resolver state, then prints v as JSON with
+// --json, else the reminder block.
+func saveAndPrint(c *cli.Context, state *discover.State, path string, v any, reminder string) error {
 	if err := state.Save(path); err != nil {
 		return fmt.Errorf("cannot save the resolver state: %w", err)
 	}
 	if c.Bool("json") {
-		return writeJSON(c.App.Writer, res)
+		return writeJSON(c.App.Writer, v)
 	}
-	fmt.Fprint(c.App.Writer, discover.ResolveReminder(res))
+	fmt.Fprint(c.App.Writer, reminder)
 	return nil
 }
 
@@ -243,12 +244,5 @@ func contextResumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := now.Save(path); err != nil {
-		return fmt.Errorf("cannot save the resolver state: %w", err)
-	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, diff)
-	}
-	fmt.Fprint(c.App.Writer, discover.ResumeReminder(diff))
-	return nil
+	return saveAndPrint(c, now, path, diff, discover.ResumeReminder(diff))
 }

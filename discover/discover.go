@@ -137,13 +137,14 @@ func FromEnv(p Profile, getenv func(string) string) Options {
 	if p.Name == "agents" {
 		o.Root = getenv("CODELIA_AGENTS_ROOT")
 		if m := getenv("CODELIA_AGENTS_MARKERS"); m != "" {
-			o.Markers = splitList(m)
+			o.Markers = SplitList(m)
 		}
 	}
 	return o
 }
 
-func splitList(s string) []string {
+// SplitList splits a comma-separated list, dropping blank entries.
+func SplitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
