@@ -551,15 +551,16 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 	p := &Persona{ID: spec.ID, Layer: origin.Layer, Path: s.path}
 	var merged *Spec
 	if base != nil {
-		merged = base.Spec.clone()
+		c := *base.Spec
+		merged = &c
+		mergeSpec(merged, nil, spec, origin)
 		p.Chain = append(slices.Clip(base.Chain), origin)
 		p.files = append(slices.Clip(base.files), spec)
 	} else {
-		merged = &Spec{}
+		merged = standalone(spec, origin)
 		p.Chain = []Origin{origin}
 		p.files = []*Spec{spec}
 	}
-	mergeSpec(merged, nil, spec, origin)
 	merged.Extends, merged.Schema = "", ""
 	p.Spec = merged
 	if errs := checkMerged(p, base == nil); len(errs) > 0 {

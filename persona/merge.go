@@ -25,36 +25,35 @@ func (p Provenance) appendTo(field string, o Origin) {
 	}
 }
 
-// clone returns a deep copy of s.
-func (s *Spec) clone() *Spec {
-	c := *s
-	c.Tags = slices.Clone(s.Tags)
-	c.Skills = slices.Clone(s.Skills)
-	c.Inputs = maps.Clone(s.Inputs)
-	c.Env = maps.Clone(s.Env)
-	c.MCPServers = maps.Clone(s.MCPServers)
-	if s.Permissions != nil {
-		p := *s.Permissions
-		p.Allow, p.Deny = slices.Clone(p.Allow), slices.Clone(p.Deny)
-		c.Permissions = &p
+// standalone returns the persona that src, declared in the file of origin
+// o, makes on its own: what mergeSpec gives over an empty spec. It shares
+// src's maps and slices instead of copying them, which is what most
+// personas of a large catalog are (mergeSpec never writes into shared
+// values, see there). The few files where
+// merging over nothing changes something (repeated permission entries, a
+// null tier) take the merge.
+func standalone(src *Spec, o Origin) *Spec {
+	plain := src.Permissions == nil || (!hasRepeats(src.Permissions.Allow) && !hasRepeats(src.Permissions.Deny))
+	for _, rt := range src.Tiers {
+		plain = plain && rt != nil
 	}
-	if s.Mount != nil {
-		m := *s.Mount
-		m.IgnoredPatterns, m.ReadonlyPatterns = slices.Clone(m.IgnoredPatterns), slices.Clone(m.ReadonlyPatterns)
-		c.Mount = &m
+	if !plain {
+		dst := &Spec{}
+		mergeSpec(dst, nil, src, o)
+		return dst
 	}
-	if s.Tiers != nil {
-		c.Tiers = make(map[string]*Runtime, len(s.Tiers))
-		for name, rt := range s.Tiers {
-			r := *rt
-			if rt.HarnessSettings != nil {
-				hs := *rt.HarnessSettings
-				r.HarnessSettings = &hs
-			}
-			c.Tiers[name] = &r
+	c := *src
+	return &c
+}
+
+// hasRepeats reports whether a list holds an element twice.
+func hasRepeats(list []string) bool {
+	for i, x := range list {
+		if slices.Contains(list[:i], x) {
+			return true
 		}
 	}
-	return &c
+	return false
 }
 
 // mergeSpec lays src, declared in the file of origin o, over dst, following
@@ -63,6 +62,11 @@ func (s *Spec) clone() *Spec {
 // append, base first; permission lists union; tiers merge field by field
 // (harnessSettings one level deeper); a sidecar path and its inline content
 // form one channel owned by whoever sets either; modes cascade on their own.
+//
+// mergeSpec writes only dst's own fields: a map, list or struct it changes
+// is replaced by a new one, never written into, and src's values are
+// shared, not copied. So a persona is a shallow copy of its base with
+// mergeSpec applied, and every spec of a catalog stays as it was built.
 func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 	dst.ID = src.ID
 	prov.set("id", o)
@@ -71,7 +75,7 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 		prov.set("intent", o)
 	}
 	if src.Tags != nil {
-		dst.Tags = slices.Clone(src.Tags)
+		dst.Tags = src.Tags
 		prov.set("tags", o)
 	}
 	if src.Description != "" {
@@ -79,7 +83,7 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 		prov.set("description", o)
 	}
 	if src.Skills != nil {
-		dst.Skills = slices.Clone(src.Skills)
+		dst.Skills = src.Skills
 		prov.set("skills", o)
 	}
 	if src.DefaultTier != "" {
@@ -90,10 +94,11 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 	mergeMap(&dst.Inputs, src.Inputs, prov, "inputs.", o)
 	mergeMap(&dst.MCPServers, src.MCPServers, prov, "mcpServers.", o)
 	if src.Permissions != nil {
-		if dst.Permissions == nil {
-			dst.Permissions = &Permissions{}
+		d, s := &Permissions{}, src.Permissions
+		if dst.Permissions != nil {
+			*d = *dst.Permissions
 		}
-		d, s := dst.Permissions, src.Permissions
+		dst.Permissions = d
 		if len(s.Allow) > 0 {
 			d.Allow = union(d.Allow, s.Allow)
 			prov.appendTo("permissions.allow", o)
@@ -108,10 +113,11 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 		}
 	}
 	if src.Mount != nil {
-		if dst.Mount == nil {
-			dst.Mount = &Mount{}
+		d, s := &Mount{}, src.Mount
+		if dst.Mount != nil {
+			*d = *dst.Mount
 		}
-		d, s := dst.Mount, src.Mount
+		dst.Mount = d
 		if s.Enabled != nil {
 			v := *s.Enabled
 			d.Enabled = &v
@@ -127,20 +133,22 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 		}
 	}
 	mergeSidecars(&dst.Sidecars, &src.Sidecars, prov, "", o)
-	for _, name := range Tiers {
-		st := src.Tiers[name]
-		if st == nil {
-			continue
+	if len(src.Tiers) > 0 {
+		tiers := make(map[string]*Runtime, len(Tiers))
+		maps.Copy(tiers, dst.Tiers)
+		for _, name := range Tiers {
+			st := src.Tiers[name]
+			if st == nil {
+				continue
+			}
+			dt := &Runtime{}
+			if old := tiers[name]; old != nil {
+				*dt = *old
+			}
+			tiers[name] = dt
+			mergeRuntime(dt, st, prov, "tiers."+name+".", o)
 		}
-		if dst.Tiers == nil {
-			dst.Tiers = map[string]*Runtime{}
-		}
-		dt := dst.Tiers[name]
-		if dt == nil {
-			dt = &Runtime{}
-			dst.Tiers[name] = dt
-		}
-		mergeRuntime(dt, st, prov, "tiers."+name+".", o)
+		dst.Tiers = tiers
 	}
 }
 
@@ -158,10 +166,11 @@ func mergeRuntime(d, s *Runtime, prov Provenance, prefix string, o Origin) {
 		prov.set(prefix+"systemPrompt", o)
 	}
 	if hs := s.HarnessSettings; hs != nil {
-		if d.HarnessSettings == nil {
-			d.HarnessSettings = &HarnessSettings{}
+		dh := &HarnessSettings{}
+		if d.HarnessSettings != nil {
+			*dh = *d.HarnessSettings
 		}
-		dh := d.HarnessSettings
+		d.HarnessSettings = dh
 		p := prefix + "harnessSettings."
 		setString(&dh.Reasoning, hs.Reasoning, prov, p+"reasoning", o)
 		setString(&dh.SandboxMode, hs.SandboxMode, prov, p+"sandboxMode", o)
@@ -211,13 +220,13 @@ func mergeMap[V any](d *map[string]V, s map[string]V, prov Provenance, prefix st
 	if len(s) == 0 {
 		return
 	}
-	if *d == nil {
-		*d = make(map[string]V, len(s))
-	}
+	m := make(map[string]V, len(*d)+len(s))
+	maps.Copy(m, *d)
 	for k, v := range s {
-		(*d)[k] = v
+		m[k] = v
 		prov.set(prefix+k, o)
 	}
+	*d = m
 }
 
 // union appends to a the elements of b not already in a.
