@@ -232,11 +232,14 @@ type source struct {
 	spec  *Spec
 	err   error
 	warns []*Diagnostic
+
+	// memo is the persona this file resolves to, once resolved.
+	memo result
 }
 
 // LoadLayers resolves the cascade over layers, highest first.
 func LoadLayers(layers []Layer) *Catalog {
-	r := &resolver{layers: layers, byID: make([]map[string]*source, len(layers)), memo: map[memoKey]*result{}}
+	r := &resolver{layers: layers, byID: make([]map[string]*source, len(layers))}
 	cat := &Catalog{Layers: layers}
 	// Read and parse every file of every layer at once, then take them
 	// layer by layer.
@@ -251,7 +254,7 @@ func LoadLayers(layers []Layer) *Catalog {
 	parallel(len(files), func(i int) { files[i].load() })
 	var all []*source
 	for i, srcs := range perLayer {
-		r.byID[i] = map[string]*source{}
+		r.byID[i] = make(map[string]*source, len(srcs))
 		for _, s := range srcs {
 			cat.Warnings = append(cat.Warnings, s.warns...)
 			if s.err != nil {
@@ -380,7 +383,7 @@ func (s *source) load() {
 	case s.realErr != nil:
 		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.realErr)}
 	default:
-		s.warns, s.err = anchorIn(s.spec, s.path, s.dir, s.realDir, s.listing)
+		s.warns, s.err = anchorIn(s.spec, refs, s.path, s.dir, s.realDir, s.listing)
 	}
 }
 
@@ -421,16 +424,15 @@ type memoKey struct {
 }
 
 type result struct {
-	p    *Persona
-	err  error
-	busy bool
+	p          *Persona
+	err        error
+	busy, done bool
 }
 
 // resolver resolves the cascade with memoization.
 type resolver struct {
 	layers []Layer
 	byID   []map[string]*source
-	memo   map[memoKey]*result
 	stack  []memoKey
 	errs   []*Diagnostic
 	seen   map[string]bool
@@ -484,18 +486,18 @@ func (r *resolver) base(from int, id string) (*Persona, error) {
 
 func (r *resolver) resolve(layer int, s *source) (*Persona, error) {
 	key := memoKey{layer, s.spec.ID}
-	if m := r.memo[key]; m != nil {
-		if m.busy {
-			return nil, r.cycle(key)
-		}
+	m := &s.memo
+	if m.busy {
+		return nil, r.cycle(key)
+	}
+	if m.done {
 		return m.p, m.err
 	}
-	m := &result{busy: true}
-	r.memo[key] = m
+	m.busy = true
 	r.stack = append(r.stack, key)
 	m.p, m.err = r.build(layer, s)
 	r.stack = r.stack[:len(r.stack)-1]
-	m.busy = false
+	m.busy, m.done = false, true
 	var ce *CycleError
 	if errors.As(m.err, &ce) {
 		// Every member of the cycle fails with the same message. The error
@@ -554,6 +556,7 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 		c := *base.Spec
 		merged = &c
 		mergeSpec(merged, nil, spec, origin)
+		merged.Extends, merged.Schema = "", ""
 		p.Chain = append(slices.Clip(base.Chain), origin)
 		p.files = append(slices.Clip(base.files), spec)
 	} else {
@@ -561,7 +564,6 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 		p.Chain = []Origin{origin}
 		p.files = []*Spec{spec}
 	}
-	merged.Extends, merged.Schema = "", ""
 	p.Spec = merged
 	if errs := checkMerged(p, base == nil); len(errs) > 0 {
 		return nil, errs
@@ -596,8 +598,11 @@ func checkMerged(p *Persona, standalone bool) Errors {
 	if s.DefaultTier != "" && s.Tiers[s.DefaultTier] == nil {
 		fail("defaultTier", "tier %q is not defined; defined: %s", s.DefaultTier, strings.Join(s.TierNames(), ", "))
 	}
-	for _, t := range s.TierNames() {
+	for _, t := range Tiers {
 		rt := s.Tiers[t]
+		if rt == nil {
+			continue
+		}
 		if rt.Harness == "" {
 			fail("tiers."+t+".harness", "missing; want one of %s", strings.Join(Harnesses, ", "))
 		}
@@ -627,8 +632,12 @@ func tierFields(rt *Runtime, c Channel) (*string, *string, *Mode) {
 }
 
 func harnessSettingsConflicts(s *Spec) string {
-	for _, t := range s.TierNames() {
-		hs := s.Tiers[t].HarnessSettings
+	for _, t := range Tiers {
+		rt := s.Tiers[t]
+		if rt == nil {
+			continue
+		}
+		hs := rt.HarnessSettings
 		if hs == nil || hs.DangerouslyBypassApprovalsAndSandbox == nil || !*hs.DangerouslyBypassApprovalsAndSandbox {
 			continue
 		}

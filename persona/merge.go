@@ -32,6 +32,9 @@ func (p Provenance) appendTo(field string, o Origin) {
 // values, see there). The few files where
 // merging over nothing changes something (repeated permission entries, a
 // null tier) take the merge.
+//
+// Like every persona, the result has no extends and no $schema; when src
+// has neither, the result is src itself.
 func standalone(src *Spec, o Origin) *Spec {
 	plain := src.Permissions == nil || (!hasRepeats(src.Permissions.Allow) && !hasRepeats(src.Permissions.Deny))
 	for _, rt := range src.Tiers {
@@ -40,9 +43,14 @@ func standalone(src *Spec, o Origin) *Spec {
 	if !plain {
 		dst := &Spec{}
 		mergeSpec(dst, nil, src, o)
+		dst.Extends, dst.Schema = "", ""
 		return dst
 	}
+	if src.Extends == "" && src.Schema == "" {
+		return src
+	}
 	c := *src
+	c.Extends, c.Schema = "", ""
 	return &c
 }
 

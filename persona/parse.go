@@ -187,16 +187,16 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 		}
 		errs = append(errs, d)
 	}
-	check := func(prefix string, sc *Sidecars) {
+	check := func(tier string, sc *Sidecars) {
 		for _, c := range Channels {
 			p, _, content := sc.Fields(c)
-			field := prefix + string(c)
 			if *p != "" {
+				ref := SidecarRef{Tier: tier, Channel: c}
 				if err := ValidatePath(*p); err != nil {
-					at(field, err.Error())
+					at(ref.Field(), err.Error())
 				}
 				if *content != "" {
-					at(field, fmt.Sprintf("set either %s or %sContent, not both", c, c))
+					at(ref.Field(), fmt.Sprintf("set either %s or %sContent, not both", c, c))
 				}
 			}
 		}
@@ -204,7 +204,7 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 	check("", &s.Sidecars)
 	for _, t := range Tiers {
 		if rt := s.Tiers[t]; rt != nil {
-			check("tiers."+t+".", &rt.Sidecars)
+			check(t, &rt.Sidecars)
 		}
 	}
 	return errs

@@ -26,7 +26,9 @@ func ValidatePath(p string) error {
 	case strings.ContainsRune(p, '\\'):
 		return fmt.Errorf("sidecar path %q contains a backslash; use / to separate directories", p)
 	}
-	for _, seg := range strings.Split(p, "/") {
+	for rest := p; rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
 		if seg == ".." {
 			return fmt.Errorf("sidecar path %q leaves the persona's directory with \"..\"; keep sidecars beside or below the persona file", p)
 		}
@@ -51,7 +53,8 @@ var ErrMissingSidecar = errors.New("sidecar file not found")
 // cleared (with the mode of the same scope when no content remains) and a
 // warning wrapping ErrMissingSidecar is returned.
 func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
-	if len(spec.SidecarRefs()) == 0 {
+	refs := spec.SidecarRefs()
+	if len(refs) == 0 {
 		return nil, nil
 	}
 	dir, err := filepath.Abs(filepath.Dir(file))
@@ -62,15 +65,14 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	if err != nil {
 		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
-	return anchorIn(spec, file, dir, realDir, nil)
+	return anchorIn(spec, refs, file, dir, realDir, nil)
 }
 
 // anchorIn is Anchor with the declaring directory, absolute, and its
 // symlink-free form already known, as they are for a whole layer; listing,
 // when not nil, maps the names in dir to their types, as the layer's
 // directory listing gave them.
-func anchorIn(spec *Spec, file, dir, realDir string, listing map[string]fs.FileMode) (warnings []*Diagnostic, err error) {
-	refs := spec.SidecarRefs()
+func anchorIn(spec *Spec, refs []SidecarRef, file, dir, realDir string, listing map[string]fs.FileMode) (warnings []*Diagnostic, err error) {
 	var errs Errors
 	for _, ref := range refs {
 		if err := ValidatePath(ref.Path); err != nil {
@@ -89,7 +91,7 @@ func anchorIn(spec *Spec, file, dir, realDir string, listing map[string]fs.FileM
 			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot resolve sidecar %s: %v", abs, err)})
 			continue
 		}
-		if !Within(realDir, real) {
+		if real != "" && !Within(realDir, real) {
 			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("sidecar %q resolves through a symlink to %s, outside the persona directory %s", ref.Path, real, realDir)})
 			continue
@@ -109,7 +111,9 @@ func anchorIn(spec *Spec, file, dir, realDir string, listing map[string]fs.FileM
 // realPath resolves the symlinks of abs, a path below dir, and returns the
 // type of the file it leads to. The common case, a plain file directly in
 // dir, costs one Lstat instead of one per path element, and nothing at all
-// when the directory's listing is known.
+// when the directory's listing is known; it returns "" for the real path,
+// which is realDir's entry of the same name, inside realDir by
+// construction.
 func realPath(abs, dir, realDir string, listing map[string]fs.FileMode) (string, fs.FileMode, error) {
 	if filepath.Dir(abs) == dir {
 		base := filepath.Base(abs)
@@ -128,7 +132,7 @@ func realPath(abs, dir, realDir string, listing map[string]fs.FileMode) (string,
 			mode = fi.Mode()
 		}
 		if mode&fs.ModeSymlink == 0 {
-			return filepath.Join(realDir, base), mode, nil
+			return "", mode, nil
 		}
 	}
 	real, err := filepath.EvalSymlinks(abs)
@@ -156,11 +160,9 @@ func clearRef(spec *Spec, ref SidecarRef) {
 // Within reports whether path is dir or inside it, comparing whole path
 // segments. Both must be clean absolute paths.
 func Within(dir, path string) bool {
-	if dir == path {
-		return true
+	if !strings.HasPrefix(path, dir) {
+		return false
 	}
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, dir)
+	// path is dir, or continues it with a separator (dir "/" ends with one).
+	return len(path) == len(dir) || path[len(dir)] == filepath.Separator || strings.HasSuffix(dir, string(filepath.Separator))
 }

@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -138,8 +139,11 @@ type Input struct {
 // UnmarshalJSON accepts an input spec object or a bare string, which is
 // its default value.
 func (in *Input) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
 		*in = Input{Default: &s}
 		return nil
 	}
