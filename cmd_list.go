@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -99,11 +100,12 @@ func listAction(c *cli.Context) error {
 // copy. For `list --json` over a thousand personas that is a quarter of the
 // time and no garbage.
 func writeJSON(w io.Writer, v any) error {
-	if err := jsonv2.MarshalWrite(w, v, jsonOptions); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := jsonv2.MarshalWrite(bw, v, jsonOptions); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.WithIndent("  "), jsontext.EscapeForHTML(false))

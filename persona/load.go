@@ -241,17 +241,10 @@ type source struct {
 func LoadLayers(layers []Layer) *Catalog {
 	r := &resolver{layers: layers, byID: make([]map[string]*source, len(layers))}
 	cat := &Catalog{Layers: layers}
-	// Read and parse every file of every layer at once, then take them
-	// layer by layer.
-	perLayer := make([][]*source, len(layers))
-	var files []*source
-	for i, l := range layers {
-		srcs, errs := listLayer(i, l)
+	perLayer, listErrs := readLayers(layers)
+	for _, errs := range listErrs {
 		cat.Errors = append(cat.Errors, errs...)
-		perLayer[i] = srcs
-		files = append(files, srcs...)
 	}
-	parallel(len(files), func(i int) { files[i].load() })
 	var all []*source
 	for i, srcs := range perLayer {
 		r.byID[i] = make(map[string]*source, len(srcs))
@@ -389,33 +382,37 @@ func (s *source) load() {
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
-// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if n < 16 || workers < 2 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for range workers {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				f(i)
+// readLayers lists every layer and reads and parses every file of every
+// layer, all at once: each layer is listed on a goroutine of its own, which
+// hands its files to a pool of GOMAXPROCS workers as soon as it has them,
+// so that the files of one layer are read while the next is being listed.
+func readLayers(layers []Layer) ([][]*source, [][]*Diagnostic) {
+	perLayer := make([][]*source, len(layers))
+	listErrs := make([][]*Diagnostic, len(layers))
+	files := make(chan *source, 512)
+	var listers sync.WaitGroup
+	for i := range layers {
+		listers.Go(func() {
+			perLayer[i], listErrs[i] = listLayer(i, layers[i])
+			for _, s := range perLayer[i] {
+				files <- s
 			}
 		})
 	}
-	wg.Wait()
+	go func() {
+		listers.Wait()
+		close(files)
+	}()
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for s := range files {
+				s.load()
+			}
+		})
+	}
+	workers.Wait()
+	return perLayer, listErrs
 }
 
 type memoKey struct {
