@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ func TestWriteJSON(t *testing.T) {
 		{"persona spec with omitempty fields", &persona.Spec{ID: "a", Inputs: map[string]persona.Input{"X": {Optional: false}, "Y": {Optional: true}},
 			Mount: &persona.Mount{Enabled: &yes}, Tiers: map[string]*persona.Runtime{"best": {Model: odd}, "minimum": {}}}},
 		{"provenance", persona.Provenance{"tiers.best.model": {{Layer: "project", File: "/p.json"}}, "env.A": nil}},
-		{"numbers", map[string]any{"i": 1 << 53, "f": 1e21, "small": 1e-7, "neg": -0.0, "u": uint64(1<<64 - 1)}},
+		{"numbers", map[string]any{"i": 1 << 53, "f": 1e21, "small": 1e-7, "neg": math.Copysign(0, -1), "u": uint64(1<<64 - 1)}},
 		{"empty", struct{}{}},
 		{"null", nil},
 	}
