@@ -223,11 +223,9 @@ type source struct {
 	path    string
 	data    []byte // the built-in layer's bytes; nil: read path
 	builtin bool
-	// dir and realDir are the layer directory and its symlink-free
-	// form; dir is empty for files named one by one (validate).
-	dir, realDir string
-	realErr      error
-	listing      map[string]fs.FileMode
+	// ld is the directory layer the file was listed in; nil for files
+	// named one by one (validate).
+	ld *layerDir
 
 	spec  *Spec
 	err   error
@@ -322,20 +320,51 @@ func listLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
 	if err != nil {
 		return nil, []*Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
 	}
-	realDir, realErr := filepath.EvalSymlinks(l.Dir)
-	// The listing also answers whether a sidecar beside its JSON exists,
-	// sparing a system call per sidecar.
-	listing := make(map[string]fs.FileMode, len(entries))
-	for _, e := range entries {
-		listing[e.Name()] = e.Type()
+	ld := &layerDir{dir: filepath.Clean(l.Dir), entries: entries, listed: true}
+	ld.realDir, ld.realErr = filepath.EvalSymlinks(ld.dir)
+	prefix := ld.dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
 	}
+	n := 0
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") || e.IsDir() {
-			continue
+		if isPersonaFile(e) {
+			n++
 		}
-		srcs = append(srcs, &source{layer: idx, path: filepath.Join(l.Dir, e.Name()), dir: l.Dir, realDir: realDir, realErr: realErr, listing: listing})
+	}
+	all := make([]source, 0, n)
+	srcs = make([]*source, 0, n)
+	for _, e := range entries {
+		if isPersonaFile(e) {
+			all = append(all, source{layer: idx, path: prefix + e.Name(), ld: ld})
+			srcs = append(srcs, &all[len(all)-1])
+		}
 	}
 	return srcs, nil
+}
+
+func isPersonaFile(e fs.DirEntry) bool { return strings.HasSuffix(e.Name(), ".json") && !e.IsDir() }
+
+// layerDir is what the files of one directory layer share: the directory,
+// clean and absolute, its symlink-free form, and its entries. The listing
+// answers whether a sidecar beside its JSON file exists, sparing a system
+// call per sidecar.
+type layerDir struct {
+	dir, realDir string
+	realErr      error
+	entries      []fs.DirEntry // sorted by name, as os.ReadDir returns them
+	listed       bool          // false: entries unknown, ask the file system
+}
+
+// lookup returns the type of the entry name of the directory.
+func (d *layerDir) lookup(name string) (fs.FileMode, bool) {
+	i, ok := slices.BinarySearchFunc(d.entries, name, func(e fs.DirEntry, name string) int {
+		return strings.Compare(e.Name(), name)
+	})
+	if !ok {
+		return 0, false
+	}
+	return d.entries[i].Type(), true
 }
 
 // load reads, parses and anchors one persona file.
@@ -371,12 +400,12 @@ func (s *source) load() {
 	case s.builtin:
 		s.err = &Diagnostic{File: s.path, Field: refs[0].Field(),
 			Message: "a built-in persona must carry its sidecar inline; run go generate"}
-	case s.dir == "":
+	case s.ld == nil:
 		s.warns, s.err = Anchor(s.spec, s.path)
-	case s.realErr != nil:
-		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.realErr)}
+	case s.ld.realErr != nil:
+		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.ld.realErr)}
 	default:
-		s.warns, s.err = anchorIn(s.spec, refs, s.path, s.dir, s.realDir, s.listing)
+		s.warns, s.err = anchorIn(s.spec, refs, s.path, s.ld)
 	}
 }
 

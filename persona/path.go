@@ -65,14 +65,14 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	if err != nil {
 		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
-	return anchorIn(spec, refs, file, dir, realDir, nil)
+	return anchorIn(spec, refs, file, &layerDir{dir: dir, realDir: realDir})
 }
 
 // anchorIn is Anchor with the declaring directory, absolute, and its
-// symlink-free form already known, as they are for a whole layer; listing,
-// when not nil, maps the names in dir to their types, as the layer's
-// directory listing gave them.
-func anchorIn(spec *Spec, refs []SidecarRef, file, dir, realDir string, listing map[string]fs.FileMode) (warnings []*Diagnostic, err error) {
+// symlink-free form already known, as they are for a whole layer, and its
+// listing when the layer's is.
+func anchorIn(spec *Spec, refs []SidecarRef, file string, ld *layerDir) (warnings []*Diagnostic, err error) {
+	dir, realDir := ld.dir, ld.realDir
 	var errs Errors
 	for _, ref := range refs {
 		if err := ValidatePath(ref.Path); err != nil {
@@ -80,7 +80,7 @@ func anchorIn(spec *Spec, refs []SidecarRef, file, dir, realDir string, listing 
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(ref.Path))
-		real, mode, err := realPath(abs, dir, realDir, listing)
+		real, mode, err := realPath(abs, ld)
 		if errors.Is(err, fs.ErrNotExist) {
 			warnings = append(warnings, &Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("%v: %s; the field is ignored", ErrMissingSidecar, abs)})
@@ -114,12 +114,12 @@ func anchorIn(spec *Spec, refs []SidecarRef, file, dir, realDir string, listing 
 // when the directory's listing is known; it returns "" for the real path,
 // which is realDir's entry of the same name, inside realDir by
 // construction.
-func realPath(abs, dir, realDir string, listing map[string]fs.FileMode) (string, fs.FileMode, error) {
-	if filepath.Dir(abs) == dir {
+func realPath(abs string, ld *layerDir) (string, fs.FileMode, error) {
+	if filepath.Dir(abs) == ld.dir {
 		base := filepath.Base(abs)
 		var mode fs.FileMode
-		if listing != nil {
-			m, ok := listing[base]
+		if ld.listed {
+			m, ok := ld.lookup(base)
 			if !ok {
 				return "", 0, &fs.PathError{Op: "lstat", Path: abs, Err: fs.ErrNotExist}
 			}

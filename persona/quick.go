@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"bytes"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -36,24 +37,43 @@ func quickParse(data []byte) (spec *Spec, ok bool) {
 
 // plainTokens reports false when data holds a null or an empty string
 // outside of other strings: a decoder reads both as an absent field, while
-// the schema rejects them (types and minimum lengths).
+// the schema rejects them (types and minimum lengths). It looks for quotes
+// and n bytes with bytes.IndexByte, which is several times faster than a
+// loop over every byte; FuzzPlainTokens compares it with that loop.
 func plainTokens(data []byte) bool {
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case 'n':
+	for {
+		q := bytes.IndexByte(data, '"')
+		outside := data
+		if q >= 0 {
+			outside = data[:q]
+		}
+		if bytes.IndexByte(outside, 'n') >= 0 {
 			return false
-		case '"':
-			if i+1 < len(data) && data[i+1] == '"' {
-				return false
+		}
+		if q < 0 {
+			return true
+		}
+		data = data[q+1:]
+		if len(data) > 0 && data[0] == '"' {
+			return false
+		}
+		// Skip to the closing quote: the first one not escaped by an odd
+		// number of backslashes.
+		for {
+			e := bytes.IndexByte(data, '"')
+			if e < 0 {
+				return true // unterminated: the decoder reports it
 			}
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
+			backslashes := 0
+			for i := e - 1; i >= 0 && data[i] == '\\'; i-- {
+				backslashes++
+			}
+			data = data[e+1:]
+			if backslashes%2 == 0 {
+				break
 			}
 		}
 	}
-	return true
 }
 
 // schemaOK checks what the schema checks beyond types and field names.

@@ -54,3 +54,35 @@ func TestQuickParseDeclines(t *testing.T) {
 		}
 	}
 }
+
+// plainTokensLoop is the byte-by-byte definition of plainTokens.
+func plainTokensLoop(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case 'n':
+			return false
+		case '"':
+			if i+1 < len(data) && data[i+1] == '"' {
+				return false
+			}
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return true
+}
+
+func FuzzPlainTokens(f *testing.F) {
+	for _, s := range []string{validPersona, `{"a": null}`, `{"a": ""}`, `{"a": "\\", "b": ""}`, `{"a": "x\\\"", "n": 1}`,
+		`"\\\\"n`, `"abc`, `""`, `"a""b"`, `{"a": "\\"}`, `n`, `"\\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := plainTokens(data), plainTokensLoop(data); got != want {
+			t.Fatalf("plainTokens(%q) = %v, the byte loop says %v", data, got, want)
+		}
+	})
+}
