@@ -261,24 +261,9 @@ func LoadLayers(layers []Layer) *Catalog {
 			all = append(all, s)
 		}
 	}
-	// Resolve in id order so that messages (which member a cycle starts
-	// from) do not depend on map order.
-	ids := make([]string, 0, len(all))
-	for _, s := range all {
-		ids = append(ids, s.spec.ID)
-	}
-	sort.Strings(ids)
-	for i, id := range ids {
-		if i > 0 && ids[i-1] == id {
-			continue
-		}
-		// A cycle error never reaches this level: the frame where the
-		// cycle started turns it into a diagnostic.
-		if p, _ := r.base(0, id); p != nil {
-			cat.Personas = append(cat.Personas, p)
-		}
-	}
-	cat.Errors = append(cat.Errors, r.errs...)
+	personas, errs := r.resolveAll(all)
+	cat.Personas = personas
+	cat.Errors = append(cat.Errors, errs...)
 	sortDiagnostics(cat.Errors)
 	sortDiagnostics(cat.Warnings)
 	return cat
@@ -442,6 +427,83 @@ func readLayers(layers []Layer) ([][]*source, [][]*Diagnostic) {
 	}
 	workers.Wait()
 	return perLayer, listErrs
+}
+
+// resolveWorkers caps the workers of resolveAll; 0 means GOMAXPROCS, and
+// -1 resolves every id one by one (the reference TestParallelResolve
+// compares with).
+var resolveWorkers = 0
+
+// resolveAll resolves the persona of every id of files, in id order, so
+// that messages (which member a cycle starts from) do not depend on map
+// order. An id none of whose files extends another id depends only on
+// files of its own: those ids, usually nearly all, are resolved first, in
+// parallel, each worker taking a run of consecutive ids with a resolver of
+// its own (the memo lives on the files, which the workers do not share).
+// The others, which may extend each other and form cycles, are then
+// resolved one by one, finding the first ones' results in the memo.
+func (r *resolver) resolveAll(files []*source) ([]*Persona, []*Diagnostic) {
+	ids := make([]string, 0, len(files))
+	extendsOther := map[string]bool{}
+	for _, s := range files {
+		ids = append(ids, s.spec.ID)
+		if s.spec.Extends != "" && s.spec.Extends != s.spec.ID {
+			extendsOther[s.spec.ID] = true
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var own, linked []int // indexes into ids
+	for i, id := range ids {
+		if extendsOther[id] || resolveWorkers < 0 {
+			linked = append(linked, i)
+		} else {
+			own = append(own, i)
+		}
+	}
+	found := make([]*Persona, len(ids))
+	workers := resolveWorkers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, (len(own)+63)/64))
+	parts := make([]*resolver, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		part := &resolver{layers: r.layers, byID: r.byID}
+		parts[w] = part
+		run := own[w*len(own)/workers : (w+1)*len(own)/workers]
+		wg.Go(func() {
+			for _, i := range run {
+				found[i], _ = part.base(0, ids[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, i := range linked {
+		// A cycle error never reaches this level: the frame where the
+		// cycle started turns it into a diagnostic.
+		found[i], _ = r.base(0, ids[i])
+	}
+	personas := make([]*Persona, 0, len(ids))
+	for _, p := range found {
+		if p != nil {
+			personas = append(personas, p)
+		}
+	}
+	// Each resolver reports a file's errors once; across resolvers, keep
+	// the first report.
+	var errs []*Diagnostic
+	seen := map[string]bool{}
+	for _, part := range append(parts, r) {
+		for _, d := range part.errs {
+			if k := d.Error(); !seen[k] {
+				seen[k] = true
+				errs = append(errs, d)
+			}
+		}
+	}
+	return personas, errs
 }
 
 type memoKey struct {

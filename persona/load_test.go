@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/seed-3bc194a6/workforce/internal/benchtree"
 )
 
 // loadTree writes the archive into a temporary directory and loads its
@@ -388,5 +389,45 @@ func TestSubstitute(t *testing.T) {
 		if got := Substitute(tt.in, values); got != tt.want {
 			t.Errorf("Substitute(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestParallelResolve loads a catalog large enough for
+// several resolve workers, with extends between ids, a cycle, overrides
+// that fail and standalone files that fail, and checks that the parallel
+// resolution gives exactly the catalog the sequential one gives.
+func TestParallelResolve(t *testing.T) {
+	project, user, base, err := benchtree.Layers(t.TempDir(), 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := map[string]string{
+		// extends across ids, onto ids resolved by the workers
+		filepath.Join(user, "child-a.json"):    `{"id": "child-a", "extends": "persona-00007", "description": "child"}`,
+		filepath.Join(project, "child-b.json"): `{"id": "child-b", "extends": "child-a", "tiers": {"best": {"model": "m"}}}`,
+		// a cycle
+		filepath.Join(user, "cyc-a.json"): `{"id": "cyc-a", "extends": "cyc-b"}`,
+		filepath.Join(user, "cyc-b.json"): `{"id": "cyc-b", "extends": "cyc-a"}`,
+		// an override that fails over a base that resolves
+		filepath.Join(project, "persona-00101.json"): `{"id": "persona-00101", "tiers": {"best": {"claudeMdMode": "extend"}}}`,
+		// a standalone persona missing what a standalone persona needs
+		filepath.Join(base, "lonely.json"): `{"id": "lonely", "tiers": {"best": {"model": "m"}}}`,
+		// extends onto an id whose top file fails
+		filepath.Join(user, "child-c.json"): `{"id": "child-c", "extends": "persona-00101"}`,
+	}
+	for name, data := range extra {
+		write(t, name, data)
+	}
+	layers := []Layer{{Name: "project", Dir: project}, {Name: "user", Dir: user}, {Name: "dir:2", Dir: base}}
+	defer func(w int) { resolveWorkers = w }(resolveWorkers)
+	resolveWorkers = -1
+	sequential := LoadLayers(layers)
+	resolveWorkers = 4
+	parallel := LoadLayers(layers)
+	if len(sequential.Personas) < 400 || len(sequential.Errors) < 3 {
+		t.Fatalf("the catalog lacks what the test needs: %d personas, errors %v", len(sequential.Personas), sequential.Errors)
+	}
+	if got, want := specJSON(t, parallel), specJSON(t, sequential); got != want {
+		t.Errorf("parallel resolution differs from sequential:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -47,7 +47,7 @@ func mustParse(t testing.TB, name, data string) *Spec {
 	return s
 }
 
-func specJSON(t testing.TB, s *Spec) string {
+func specJSON(t testing.TB, s any) string {
 	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {

@@ -8,7 +8,7 @@ runs=${2:-50}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/workforce" .
+make -s build OUT="$tmp/workforce"
 repo="$tmp/repo"
 mkdir -p "$repo/.git"
 dir="$repo"

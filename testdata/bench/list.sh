@@ -8,7 +8,7 @@ runs=${2:-50}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/workforce" .
+make -s build OUT="$tmp/workforce"
 go run ./internal/benchtree/mkpersonas "$tmp/tree" "$n" >/dev/null
 home="$tmp/home"
 mkdir -p "$home" "$tmp/repo/.git" "$tmp/repo/.agentworkforce/workforce"

@@ -7,7 +7,7 @@ n=${1:-500}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/workforce" .
+make -s build OUT="$tmp/workforce"
 mkdir -p "$tmp/pack/personas"
 echo '{"name": "bench", "version": "1.0.0"}' >"$tmp/pack/package.json"
 for i in $(seq -w 1 "$n"); do

@@ -10,7 +10,7 @@ runs=${3:-3}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-go build -o "$tmp/workforce" .
+make -s build OUT="$tmp/workforce"
 repo="$tmp/repo"
 mkdir -p "$repo/.git" "$tmp/bin"
 per=$(( size_mb * 1024 * 1024 / files ))
