@@ -61,7 +61,7 @@ func listAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := listOutput{Personas: []listRow{}, Warnings: diagnosticStrings(cat)}
+	out := listOutput{Personas: make([]listRow, 0, len(cat.Personas)), Warnings: diagnosticStrings(cat)}
 	for _, p := range cat.Personas {
 		def := p.Spec.EffectiveDefaultTier()
 		row := listRow{
