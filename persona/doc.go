@@ -17,6 +17,17 @@
 // is an error naming it). A file with no lower match must be a complete,
 // standalone persona: intent, description and tiers.
 //
+// A catalog is built for speed (a thousand personas load in a few tens of
+// milliseconds, most of it the system's cost of opening files): every layer
+// is listed and every file parsed at once, on all processors; most files
+// are decoded by a strict JSON v2 fast path, the schema validator explaining
+// only the files it declines; and specs share storage. A persona with
+// nothing below it is its file's spec itself, an override a shallow copy of
+// its base with only what it changes replaced (mergeSpec never writes into
+// a map, list or struct it did not make). So the specs of a Catalog, the
+// maps and lists they hold, and what Resolve returns are read-only: copy
+// before changing them.
+//
 // Choices the specification leaves open:
 //   - A missing sidecar file is a warning; the field is dropped from that
 //     file as if it had not been written, together with the mode of the same

@@ -156,7 +156,8 @@ type Persona struct {
 	// Layer and Path name the highest file of the persona.
 	Layer string `json:"source"`
 	Path  string `json:"path"`
-	// Spec is the merged persona. Sidecar paths are absolute.
+	// Spec is the merged persona. Sidecar paths are absolute. It shares
+	// storage with the files' specs and other personas: read-only.
 	Spec *Spec `json:"spec"`
 	// Chain lists the files merged, base first.
 	Chain []Origin `json:"chain"`

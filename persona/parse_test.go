@@ -87,8 +87,16 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseFields checks decoded values, through the fast path (Parse, for
+// a plain file) and through the schema path.
 func TestParseFields(t *testing.T) {
-	spec, err := Parse("p.json", []byte(validPersona))
+	for name, parse := range map[string]func(string, []byte) (*Spec, error){"fast": Parse, "schema": parseSlow} {
+		t.Run(name, func(t *testing.T) { checkParsedFields(t, parse) })
+	}
+}
+
+func checkParsedFields(t *testing.T, parse func(string, []byte) (*Spec, error)) {
+	spec, err := parse("p.json", []byte(validPersona))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Tier names. A persona defines at least one of them.
@@ -151,6 +152,22 @@ func (in *Input) UnmarshalJSON(b []byte) error {
 	// schema, whichever decoder calls this.
 	type plain Input
 	return jsonv2.Unmarshal(b, (*plain)(in), jsonv2.RejectUnknownMembers(true))
+}
+
+// UnmarshalJSONFrom is UnmarshalJSON for the JSON v2 decoder of Parse's
+// fast path, reading the value from the decoder instead of a copy of it.
+func (in *Input) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		s := tok.String()
+		*in = Input{Default: &s}
+		return nil
+	}
+	type plain Input
+	return jsonv2.UnmarshalDecode(dec, (*plain)(in), jsonv2.RejectUnknownMembers(true))
 }
 
 // MCPServer is an MCP server definition in the shape of Claude Code's
