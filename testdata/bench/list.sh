@@ -29,3 +29,7 @@ cstart=$(date +%s%N)
 for _ in $(seq "$runs"); do cat "${files[@]}" >/dev/null; done
 cend=$(date +%s%N)
 echo "personas=$n files=${#files[@]} runs=$runs list_mean=$(( (end - start) / runs / 1000 ))us cat_mean=$(( (cend - cstart) / runs / 1000 ))us"
+# Without the shell loop's own cost, when perf is installed.
+if command -v perf >/dev/null; then
+  perf stat -r "$runs" "$tmp/workforce" list --json 2>&1 >/dev/null | grep -E 'time elapsed|page-faults'
+fi
