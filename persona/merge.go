@@ -26,15 +26,13 @@ func (p Provenance) appendTo(field string, o Origin) {
 }
 
 // standalone returns the persona that src, declared in the file of origin
-// o, makes on its own: what mergeSpec gives over an empty spec. It shares
-// src's maps and slices instead of copying them, which is what most
-// personas of a large catalog are (mergeSpec never writes into shared
-// values, see there). The few files where
-// merging over nothing changes something (repeated permission entries, a
-// null tier) take the merge.
-//
-// Like every persona, the result has no extends and no $schema; when src
-// has neither, the result is src itself.
+// o, makes on its own, with nothing below it: what mergeSpec gives over an
+// empty spec, without extends or $schema. Most personas of a large catalog
+// are such files, so it shares src's maps and lists instead of copying them
+// (mergeSpec never writes into shared values), and returns src itself when
+// it has no extends and no $schema to drop. The rare files where merging
+// over nothing changes something (a permission listed twice, a null tier)
+// take the merge.
 func standalone(src *Spec, o Origin) *Spec {
 	plain := src.Permissions == nil || (!hasRepeats(src.Permissions.Allow) && !hasRepeats(src.Permissions.Deny))
 	for _, rt := range src.Tiers {
