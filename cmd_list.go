@@ -93,12 +93,12 @@ func listAction(c *cli.Context) error {
 
 // writeJSON prints v as indented JSON followed by a newline: the bytes an
 // encoding/json Encoder with SetIndent("", "  ") and SetEscapeHTML(false)
-// prints (TestWriteJSON compares them; the one difference is that invalid
-// UTF-8 in a string becomes the character U+FFFD, where encoding/json
-// writes the escape \ufffd for the same character), but streamed to w as they are
-// encoded instead of built whole in memory, then indented in a second
-// copy. For `list --json` over a thousand personas that is a quarter of the
-// time and no garbage.
+// prints (TestWriteJSON compares them), except that invalid UTF-8 in a
+// string becomes the character U+FFFD where encoding/json writes the escape
+// \ufffd, the same JSON string. It streams the output as it is encoded,
+// where encoding/json builds it whole, then indents it in a second copy:
+// for `list --json` over a thousand personas, a quarter of the time and no
+// garbage.
 func writeJSON(w io.Writer, v any) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := jsonv2.MarshalWrite(bw, v, jsonOptions); err != nil {
