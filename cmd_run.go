@@ -347,24 +347,14 @@ func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, 
 }
 
 func printReport(w, stderr io.Writer, r *mount.Report) {
-	for _, f := range r.Created {
-		fmt.Fprintf(w, "created: %s\n", f)
-	}
-	for _, f := range r.Updated {
-		fmt.Fprintf(w, "updated: %s\n", f)
-	}
-	for _, f := range r.Deleted {
-		fmt.Fprintf(w, "deleted: %s\n", f)
-	}
-	for _, f := range r.Unapplied {
-		fmt.Fprintf(w, "deleted in the sandbox, kept: %s\n", f)
-	}
+	printEach(w, "created", r.Created)
+	printEach(w, "updated", r.Updated)
+	printEach(w, "deleted", r.Deleted)
+	printEach(w, "deleted in the sandbox, kept", r.Unapplied)
 	if len(r.Unapplied) > 0 {
 		hintf(stderr, "run with --sync-deletes to apply deletions")
 	}
-	for _, f := range r.NotSynced {
-		fmt.Fprintf(w, "not synced: %s\n", f)
-	}
+	printEach(w, "not synced", r.NotSynced)
 	for _, cf := range r.Conflicts {
 		if cf.Saved == "" {
 			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", cf.Path, cf.Real)
@@ -374,6 +364,13 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 	}
 	if r.Interrupted {
 		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
+	}
+}
+
+// printEach prints a "label: item" line for each item.
+func printEach(w io.Writer, label string, items []string) {
+	for _, it := range items {
+		fmt.Fprintf(w, "%s: %s\n", label, it)
 	}
 }
 
@@ -388,31 +385,19 @@ func printPlan(w io.Writer, p *runPlan) error {
 	} else {
 		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", p.Sandbox, p.Workdir)
 	}
-	for _, h := range p.Hidden {
-		fmt.Fprintf(w, "hidden: %s\n", h)
-	}
-	for _, h := range p.Ignored {
-		fmt.Fprintf(w, "ignored: %s\n", h)
-	}
-	for _, h := range p.Readonly {
-		fmt.Fprintf(w, "read-only: %s\n", h)
-	}
+	printEach(w, "hidden", p.Hidden)
+	printEach(w, "ignored", p.Ignored)
+	printEach(w, "read-only", p.Readonly)
 	if e := p.Extend; e != nil {
-		for _, f := range e.Folded {
-			fmt.Fprintf(w, "folded: %s\n", f)
-		}
-		for _, f := range e.LoadedAnyway {
-			fmt.Fprintf(w, "loaded by the harness itself: %s\n", f)
-		}
+		printEach(w, "folded", e.Folded)
+		printEach(w, "loaded by the harness itself", e.LoadedAnyway)
 	}
 	if m := p.Materialized; m != nil {
 		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", m.Path, m.Mode, m.Text)
 	} else {
 		fmt.Fprintln(w, "materialized: none")
 	}
-	for _, e := range p.Env {
-		fmt.Fprintf(w, "env: %s\n", e)
-	}
+	printEach(w, "env", p.Env)
 	for path := range p.ConfigFiles {
 		fmt.Fprintf(w, "config file: %s\n", path)
 	}
