@@ -80,6 +80,7 @@ type runPlan struct {
 	Readonly     []string          `json:"readonly"`
 	Argv         []string          `json:"argv"`
 	Env          []string          `json:"env"`
+	Sealed       []mount.SealedVar `json:"sealedEnv"`
 	ConfigFiles  map[string]string `json:"configFiles,omitempty"`
 	Notes        []string          `json:"notes,omitempty"`
 	InRepo       bool              `json:"installInRepo"`
@@ -209,13 +210,23 @@ func runAction(c *cli.Context) error {
 		plan.Materialized = &materialized{Path: filepath.Join(plan.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}
 
-	inv, err := harness.Plan(r, harness.Options{Extra: extra, ConfigDir: filepath.Join(sessionDir, mount.ConfigDir), Env: os.Environ()})
+	hopts := harness.Options{Extra: extra, ConfigDir: filepath.Join(sessionDir, mount.ConfigDir), Env: os.Environ()}
+	if !plan.InRepo {
+		// No path of the real project reaches the harness.
+		hopts.Seal = func(env []string) []string {
+			env, plan.Sealed = mount.SealEnv(env, root, filepath.Join(sessionDir, mount.TreeDir))
+			return env
+		}
+	}
+	inv, err := harness.Plan(r, hopts)
 	if err != nil {
 		return err
 	}
-	plan.Argv, plan.Env, plan.ConfigFiles, plan.Notes = inv.Argv(), inv.SetEnv, inv.Files, inv.Notes
-	if plan.Env == nil {
-		plan.Env = []string{}
+	plan.Argv, plan.ConfigFiles, plan.Notes = inv.Argv(), inv.Files, inv.Notes
+	// The harness starts with PWD naming its directory (harness.Run).
+	plan.Env = append(append([]string{}, inv.SetEnv...), "PWD="+plan.Workdir)
+	if plan.Sealed == nil {
+		plan.Sealed = []mount.SealedVar{}
 	}
 
 	if c.Bool("dry-run") {
@@ -398,6 +409,13 @@ func printPlan(w io.Writer, p *runPlan) error {
 		fmt.Fprintln(w, "materialized: none")
 	}
 	printEach(w, "env", p.Env)
+	for _, v := range p.Sealed {
+		if v.Dropped {
+			fmt.Fprintf(w, "env dropped: %s\n", v.Name)
+		} else {
+			fmt.Fprintf(w, "env rewritten: %s=%s\n", v.Name, v.Value)
+		}
+	}
 	for path := range p.ConfigFiles {
 		fmt.Fprintf(w, "config file: %s\n", path)
 	}

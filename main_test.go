@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,10 +20,14 @@ func TestMain(m *testing.M) {
 // TestScript runs the command-line scripts in testdata/script. Set
 // TESTSCRIPT_UPDATE=1 to rewrite the expected output in place.
 func TestScript(t *testing.T) {
+	standin := buildStandin(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"extendcheck": extendCheck},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"extendcheck": extendCheck,
+			"standin":     standinCmd(standin),
+		},
 		Setup: func(env *testscript.Env) error {
 			// Keep every script away from the real home directory.
 			env.Setenv("HOME", env.WorkDir+"/home")
@@ -85,5 +90,41 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 	ok := got == want && strings.Join(realGlobal, "\x00") == strings.Join(boxGlobal, "\x00")
 	if ok == neg {
 		ts.Fatalf("sandbox text:\n%q\nwant:\n%q\nglobals %q vs %q", got, want, boxGlobal, realGlobal)
+	}
+}
+
+// buildStandin compiles internal/standin, the stand-in harness, once for
+// the scripts.
+func buildStandin(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "standin")
+	cmd := exec.Command("go", "build", "-o", out, "./internal/standin")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./internal/standin: %v\n%s", err, b)
+	}
+	return out
+}
+
+// standinCmd implements the script command
+//
+//	standin DIR [NAME...]
+//
+// which links the compiled stand-in into DIR under each NAME (default:
+// claude, codex, opencode), so that workforce starts it as that harness,
+// directly, with no shell in between.
+func standinCmd(bin string) func(*testscript.TestScript, bool, []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 1 {
+			ts.Fatalf("usage: standin DIR [NAME...]")
+		}
+		dir := ts.MkAbs(args[0])
+		names := args[1:]
+		if len(names) == 0 {
+			names = []string{"claude", "codex", "opencode"}
+		}
+		ts.Check(os.MkdirAll(dir, 0o755))
+		for _, n := range names {
+			ts.Check(os.Symlink(bin, filepath.Join(dir, n)))
+		}
 	}
 }

@@ -57,6 +57,10 @@ type Options struct {
 	ConfigDir string
 	// Env is the caller's environment, as os.Environ returns it.
 	Env []string
+	// Seal, when set, rewrites the harness's final environment (the caller's
+	// with the persona's variables applied); a sandbox uses it so that no
+	// variable names a path of the real project.
+	Seal func(env []string) []string
 }
 
 // Invocation is how to start a harness.
@@ -119,6 +123,9 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		inv.Args = append(inv.Args, o.Extra...)
 	}
 	inv.env = mergeEnv(o.Env, inv.SetEnv)
+	if o.Seal != nil {
+		inv.env = o.Seal(inv.env)
+	}
 	return inv, nil
 }
 
@@ -420,10 +427,31 @@ func (inv *Invocation) WriteFiles() error {
 	return nil
 }
 
+// ProcessEnv returns env for a process started in dir: PWD names dir and
+// OLDPWD is dropped. Go's exec passes an explicit environment as it is, so
+// without this the harness would inherit the caller's PWD, and opencode,
+// which takes its directory from $PWD rather than from getcwd, would work in
+// the caller's directory instead of dir. A relative dir is made absolute.
+func ProcessEnv(env []string, dir string) []string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PWD" || k == "OLDPWD" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PWD="+dir)
+}
+
 // Run starts the harness in dir with the terminal's standard streams and
-// waits for it. The exit code is the harness's, or 128+signal when a signal
-// killed it. While the harness runs, interrupts are left to it: the
-// terminal delivers Ctrl-C to the whole process group.
+// waits for it. Its environment is inv.Env() with PWD set to dir and OLDPWD
+// dropped (ProcessEnv). The exit code is the harness's, or 128+signal when
+// a signal killed it. While the harness runs, interrupts are left to it:
+// the terminal delivers Ctrl-C to the whole process group.
 func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	bin, err := LookPath(inv.Binary, inv.env)
 	if err != nil {
@@ -431,7 +459,7 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	}
 	cmd := exec.CommandContext(ctx, bin, inv.Args...)
 	cmd.Dir = dir
-	cmd.Env = inv.env
+	cmd.Env = ProcessEnv(inv.env, dir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
 	sig := make(chan os.Signal, 4)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -236,5 +238,71 @@ func TestCheck(t *testing.T) {
 				t.Errorf("%s: %+v", s.Harness, s)
 			}
 		}
+	}
+}
+
+// TestMain lets the test binary stand in for a harness: started as
+// claude, codex or opencode with HARNESS_TEST_STANDIN set, it prints its
+// getcwd, $PWD and $OLDPWD and exits. It is a compiled program started
+// without a shell, so it sees PWD exactly as Run passed it.
+func TestMain(m *testing.M) {
+	if os.Getenv("HARNESS_TEST_STANDIN") != "" {
+		cwd, err := syscall.Getwd()
+		if err != nil {
+			os.Exit(2)
+		}
+		pwd, ok := os.LookupEnv("PWD")
+		if !ok {
+			pwd = "<unset>"
+		}
+		old, ok := os.LookupEnv("OLDPWD")
+		if !ok {
+			old = "<unset>"
+		}
+		fmt.Printf("%s\n%s\n%s\n", cwd, pwd, old)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestRunSetsPWD starts each harness with a stale PWD and OLDPWD, as a
+// shell that cd'ed elsewhere leaves them: the harness must find PWD naming
+// the directory it starts in, and no OLDPWD.
+func TestRunSetsPWD(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for _, h := range persona.Harnesses {
+		if err := os.Symlink(self, filepath.Join(bin, h)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := t.TempDir()
+	for _, h := range persona.Harnesses {
+		t.Run(h, func(t *testing.T) {
+			env := []string{"PATH=" + bin, "HARNESS_TEST_STANDIN=1", "PWD=" + stale, "OLDPWD=" + stale}
+			inv, err := Plan(&persona.Resolved{ID: "p", Harness: h, Model: "m"}, Options{Env: env, ConfigDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			var out bytes.Buffer
+			if code, err := Run(context.Background(), inv, dir, nil, &out, os.Stderr); code != 0 || err != nil {
+				t.Fatalf("Run() = %d, %v", code, err)
+			}
+			if want := dir + "\n" + dir + "\n<unset>\n"; out.String() != want {
+				t.Errorf("the harness saw cwd, PWD, OLDPWD %q, want %q", out.String(), want)
+			}
+		})
+	}
+}
+
+func TestProcessEnv(t *testing.T) {
+	got := ProcessEnv([]string{"A=1", "PWD=/real", "OLDPWD=/before", "B=2"}, "/box/tree")
+	want := []string{"A=1", "B=2", "PWD=/box/tree"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("ProcessEnv() = %q, want %q", got, want)
 	}
 }

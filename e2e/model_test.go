@@ -1,0 +1,549 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// step is one scripted answer: either a tool call or final text.
+type step struct {
+	Tool string         // the harness's own tool name
+	Args map[string]any // the tool's input; for a freeform (custom) tool, Args["input"] is its raw text
+	Text string         // final assistant text when Tool == ""
+}
+
+// scripted is a loopback model that answers each main conversation request
+// with the next scripted step and records every request body.
+type scripted struct {
+	mu     sync.Mutex
+	steps  []step
+	next   int      // the next step to answer with
+	paths  []string // "METHOD /path" of each request
+	bodies [][]byte // each request body
+	main   []int    // the indices of the main conversation requests
+}
+
+func newScripted(steps ...step) *scripted { return &scripted{steps: steps} }
+
+// requests returns the raw request bodies, in order.
+func (s *scripted) requests() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.bodies...)
+}
+
+// strings returns every string value in the recorded JSON bodies.
+func (s *scripted) strings() []string {
+	var out []string
+	for _, b := range s.requests() {
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			out = appendStrings(out, v)
+		}
+	}
+	return out
+}
+
+func appendStrings(out []string, v any) []string {
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, e := range x {
+			out = appendStrings(out, e)
+		}
+	case map[string]any:
+		for _, e := range x {
+			out = appendStrings(out, e)
+		}
+	}
+	return out
+}
+
+// toolNames returns the names of the tools offered in request i.
+func (s *scripted) toolNames(i int) []string {
+	reqs := s.requests()
+	if i < 0 || i >= len(reqs) {
+		return nil
+	}
+	var body struct{ Tools []map[string]any }
+	json.Unmarshal(reqs[i], &body)
+	var names []string
+	for _, t := range body.Tools {
+		names = append(names, toolName(t))
+	}
+	return names
+}
+
+// toolName is a tool's name in any of the three request formats: Anthropic
+// and Responses tools carry it at the top level, chat completions tools
+// under "function", and built-in Responses tools only have a type.
+func toolName(t map[string]any) string {
+	if n, ok := t["name"].(string); ok {
+		return n
+	}
+	if f, ok := t["function"].(map[string]any); ok {
+		if n, ok := f["name"].(string); ok {
+			return n
+		}
+	}
+	n, _ := t["type"].(string)
+	return n
+}
+
+// mainRequests returns the indices of the main conversation requests, the
+// ones answered with steps, in order.
+func (s *scripted) mainRequests() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.main...)
+}
+
+// ServeHTTP answers by URL path: /messages (Anthropic, claude),
+// /chat/completions (opencode), /responses (codex). Anything else, such
+// as count_tokens or a model list, gets a harmless JSON answer.
+func (s *scripted) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	var in struct {
+		Model  string
+		Stream bool
+		Tools  []map[string]any
+	}
+	json.Unmarshal(body, &in)
+	path := req.URL.Path
+	conversation := strings.HasSuffix(path, "/messages") || strings.HasSuffix(path, "/chat/completions") ||
+		strings.HasSuffix(path, "/responses")
+	n, st := s.record(req.Method+" "+path, body, conversation && len(in.Tools) > 0)
+	switch {
+	case strings.HasSuffix(path, "/messages/count_tokens"):
+		writeJSON(w, map[string]any{"input_tokens": 1})
+	case strings.HasSuffix(path, "/messages"):
+		writeAnthropic(w, in.Model, in.Stream, st, n)
+	case strings.HasSuffix(path, "/chat/completions"):
+		writeChat(w, in.Model, in.Stream, st, n)
+	case strings.HasSuffix(path, "/responses"):
+		writeResponses(w, in.Tools, st, n)
+	case strings.HasSuffix(path, "/models"):
+		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+	default:
+		writeJSON(w, map[string]any{})
+	}
+}
+
+// record keeps a request and returns its index and its answer: the next
+// step for a main conversation request (one that offers tools), "done"
+// once the steps have run out, and plain text for side requests such as
+// titles or quota checks.
+func (s *scripted) record(path string, body []byte, main bool) (int, step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.bodies)
+	s.paths = append(s.paths, path+" "+time.Now().Format("15:04:05.000"))
+	s.bodies = append(s.bodies, body)
+	if !main {
+		return n, step{Text: "ok"}
+	}
+	s.main = append(s.main, n)
+	if s.next >= len(s.steps) {
+		return n, step{Text: "done"}
+	}
+	st := s.steps[s.next]
+	s.next++
+	return n, st
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// sse writes server-sent events; an empty event name writes a bare data
+// line.
+type sse struct{ w http.ResponseWriter }
+
+func newSSE(w http.ResponseWriter) sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	return sse{w}
+}
+
+func (e sse) send(event string, data any) {
+	b, ok := data.([]byte)
+	if !ok {
+		b, _ = json.Marshal(data)
+	}
+	if event != "" {
+		fmt.Fprintf(e.w, "event: %s\n", event)
+	}
+	fmt.Fprintf(e.w, "data: %s\n\n", b)
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func argsJSON(st step) string {
+	b, _ := json.Marshal(st.Args)
+	if st.Args == nil {
+		b = []byte("{}")
+	}
+	return string(b)
+}
+
+// writeAnthropic answers a Messages API request.
+func writeAnthropic(w http.ResponseWriter, model string, stream bool, st step, n int) {
+	id := fmt.Sprintf("msg_e2e_%d", n)
+	usage := map[string]any{"input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	var block map[string]any
+	stop := "end_turn"
+	if st.Tool != "" {
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e_%d", n), "name": st.Tool, "input": st.Args}
+		if st.Args == nil {
+			block["input"] = map[string]any{}
+		}
+		stop = "tool_use"
+	} else {
+		block = map[string]any{"type": "text", "text": st.Text}
+	}
+	if !stream {
+		writeJSON(w, map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
+			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	e := newSSE(w)
+	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+	if st.Tool != "" {
+		start := map[string]any{"type": "tool_use", "id": block["id"], "name": st.Tool, "input": map[string]any{}}
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
+		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": argsJSON(st)}})
+	} else {
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": st.Text}})
+	}
+	e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	e.send("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 1}})
+	e.send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// writeChat answers an OpenAI chat completions request.
+func writeChat(w http.ResponseWriter, model string, stream bool, st step, n int) {
+	id := fmt.Sprintf("chatcmpl-e2e-%d", n)
+	created := time.Now().Unix()
+	usage := map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+	msg := map[string]any{"role": "assistant", "content": st.Text}
+	finish := "stop"
+	if st.Tool != "" {
+		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+			"index": 0, "id": fmt.Sprintf("call_e2e_%d", n), "type": "function",
+			"function": map[string]any{"name": st.Tool, "arguments": argsJSON(st)}}}}
+		finish = "tool_calls"
+	}
+	if !stream {
+		writeJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
+		return
+	}
+	e := newSSE(w)
+	chunk := func(delta map[string]any, finish any, usage any) map[string]any {
+		c := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		if usage != nil {
+			c["usage"] = usage
+		}
+		return c
+	}
+	e.send("", chunk(msg, nil, nil))
+	e.send("", chunk(map[string]any{}, finish, usage))
+	e.send("", []byte("[DONE]"))
+}
+
+// writeResponses answers an OpenAI Responses API request. A call to a tool
+// the request offers as "custom" (freeform, such as codex's apply_patch)
+// becomes a custom_tool_call whose input is Args["input"].
+func writeResponses(w http.ResponseWriter, tools []map[string]any, st step, n int) {
+	id := fmt.Sprintf("resp_e2e_%d", n)
+	var item map[string]any
+	switch {
+	case st.Tool == "":
+		item = map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_e2e_%d", n), "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}}}
+	case isCustom(tools, st.Tool):
+		input, _ := st.Args["input"].(string)
+		item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_e2e_%d", n), "status": "completed",
+			"call_id": fmt.Sprintf("call_e2e_%d", n), "name": st.Tool, "input": input}
+	default:
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%d", n), "status": "completed",
+			"call_id": fmt.Sprintf("call_e2e_%d", n), "name": st.Tool, "arguments": argsJSON(st)}
+	}
+	e := newSSE(w)
+	e.send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
+	e.send("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	e.send("response.completed", map[string]any{"type": "response.completed", "response": map[string]any{
+		"id": id, "usage": map[string]any{"input_tokens": 1, "input_tokens_details": nil,
+			"output_tokens": 1, "output_tokens_details": nil, "total_tokens": 2}}})
+}
+
+func isCustom(tools []map[string]any, name string) bool {
+	for _, t := range tools {
+		if toolName(t) == name {
+			return t["type"] == "custom"
+		}
+	}
+	return false
+}
+
+// scriptedEnv is an isolated environment for one harness run against a
+// scripted model.
+type scriptedEnv struct {
+	home string
+	s    *scripted
+	vars []string
+}
+
+// newScriptedEnv mirrors newEnv with the scripted model as the server, and
+// lets each harness write files without asking (opencode through its
+// config, claude and codex through their arguments). Codex gets a model
+// name it knows, gpt-5.5: with an unknown one such as newEnv's mock-model it
+// falls back to metadata that offers no apply_patch tool.
+func newScriptedEnv(t *testing.T, s *scripted) *scriptedEnv {
+	t.Helper()
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	os.MkdirAll(codexHome, 0o755)
+	os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+`, srv.URL)), 0o644)
+	oc := filepath.Join(home, "opencode-e2e.json")
+	os.WriteFile(oc, []byte(fmt.Sprintf(`{
+  "$schema": "https://opencode.ai/config.json",
+  "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
+    "options": {"baseURL": "%s/v1", "apiKey": "e2e"}, "models": {"m": {"name": "m"}}}},
+  "model": "mock/m", "autoupdate": false, "share": "disabled",
+  "permission": {"edit": "allow", "bash": "allow"}
+}`, srv.URL)), 0o644)
+	return &scriptedEnv{home: home, s: s, vars: []string{
+		"HOME=" + home,
+		"PATH=" + binDir + ":" + os.Getenv("PATH"),
+		"CODEX_HOME=" + codexHome,
+		"OPENAI_API_KEY=e2e",
+		"OPENCODE_CONFIG=" + oc,
+		"XDG_CACHE_HOME=" + filepath.Join(cacheDir, "xdg-cache"),
+		"ANTHROPIC_BASE_URL=" + srv.URL,
+		"ANTHROPIC_API_KEY=e2e",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"TERM=dumb",
+	}}
+}
+
+// run runs a harness in dir and returns its combined output.
+func (e *scriptedEnv) run(t *testing.T, dir string, argv ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = e.vars
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("%s timed out:\n%s", strings.Join(argv, " "), out.String())
+	}
+	if err != nil {
+		t.Logf("%s: %v", strings.Join(argv, " "), err)
+	}
+	return out.String()
+}
+
+// found is where a JSON string holding some text sits in a request body.
+type found struct {
+	path, text string
+}
+
+// locate returns the JSON path and value of every string in body that
+// contains needle.
+func locate(body []byte, needle string) []found {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil
+	}
+	var out []found
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case string:
+			if strings.Contains(x, needle) {
+				out = append(out, found{path, x})
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(path+"."+k, e)
+			}
+		}
+	}
+	walk("", v)
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// excerpt returns s, or the part of it around needle when s is long.
+func excerpt(s, needle string) string {
+	const width = 700
+	if len(s) <= 2*width {
+		return s
+	}
+	i := strings.Index(s, needle)
+	lo, hi := max(0, i-width), min(len(s), i+len(needle)+width)
+	return "…" + s[lo:hi] + "…"
+}
+
+const (
+	invoiceMarker = "InvoiceTotal sums the e2e invoice lines"
+	written       = "written by the model\n"
+	readPrompt    = "Read src/billing/invoice.go, then write out.txt."
+)
+
+// scriptedCases drive each harness through a read, a write and a final
+// answer with its own tools. nested is the nested instruction file and its
+// text, whose lazy loading the test reports.
+var scriptedCases = []struct {
+	harness      string
+	args         []string
+	nested, text string
+	steps        func(dir string) []step
+}{
+	{
+		harness: "claude",
+		// As root, claude 2.1.330 refuses bypassPermissions and
+		// --dangerously-skip-permissions (unless IS_SANDBOX=1), so edits
+		// are accepted and the two tools allowed. --allowedTools takes
+		// several values: the prompt goes before it.
+		args:   []string{"-p", readPrompt, "--permission-mode", "acceptEdits", "--allowedTools", "Read,Write"},
+		nested: "src/billing/CLAUDE.md", text: "billing claude rules",
+		steps: func(dir string) []step {
+			return []step{
+				{Tool: "Read", Args: map[string]any{"file_path": filepath.Join(dir, "src/billing/invoice.go")}},
+				{Tool: "Write", Args: map[string]any{"file_path": filepath.Join(dir, "out.txt"), "content": written}},
+				{Text: "finished"},
+			}
+		},
+	},
+	{
+		harness: "opencode",
+		args:    []string{"run", readPrompt},
+		nested:  "src/billing/AGENTS.md", text: "billing agents rules",
+		steps: func(dir string) []step {
+			return []step{
+				{Tool: "read", Args: map[string]any{"filePath": filepath.Join(dir, "src/billing/invoice.go")}},
+				{Tool: "write", Args: map[string]any{"filePath": filepath.Join(dir, "out.txt"), "content": written}},
+				{Text: "finished"},
+			}
+		},
+	},
+	{
+		harness: "codex",
+		args:    []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", readPrompt},
+		nested:  "src/billing/AGENTS.md", text: "billing agents rules",
+		steps: func(dir string) []step {
+			return []step{
+				{Tool: "exec_command", Args: map[string]any{"cmd": "cat src/billing/invoice.go"}},
+				{Tool: "apply_patch", Args: map[string]any{"input": "*** Begin Patch\n*** Add File: out.txt\n+" + written + "*** End Patch\n"}},
+				{Text: "finished"},
+			}
+		},
+	},
+}
+
+// TestScriptedModel shows the scripted model drives each real harness: it
+// reads a file and writes another with the harness's own tools. It also
+// reports whether the harness sent the nested instruction file next to the
+// file it read, and where.
+func TestScriptedModel(t *testing.T) {
+	for _, c := range scriptedCases {
+		t.Run(c.harness, func(t *testing.T) {
+			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v: %s", err, out)
+			}
+			os.MkdirAll(filepath.Join(dir, "src/billing"), 0o755)
+			os.WriteFile(filepath.Join(dir, "src/billing/invoice.go"), []byte("package billing\n\n// "+invoiceMarker+".\nfunc InvoiceTotal(lines []int) (n int) {\n\tfor _, l := range lines {\n\t\tn += l\n\t}\n\treturn n\n}\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, c.nested), []byte(c.text+"\n"), 0o644)
+
+			s := newScripted(c.steps(dir)...)
+			e := newScriptedEnv(t, s)
+			if os.Getenv("PROBE_NONESSENTIAL") != "" {
+				e.vars = slices.DeleteFunc(e.vars, func(v string) bool { return strings.HasPrefix(v, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC") })
+			}
+			start := time.Now()
+			out := e.run(t, dir, append([]string{filepath.Join(binDir, c.harness)}, c.args...)...)
+			t.Logf("%s ran in %v", c.harness, time.Since(start).Round(time.Millisecond))
+			s.mu.Lock()
+			paths := append([]string(nil), s.paths...)
+			s.mu.Unlock()
+			main := s.mainRequests()
+			for i, p := range paths {
+				t.Logf("request %d: %s, main=%v, tools=%v", i, p, slices.Contains(main, i), s.toolNames(i))
+			}
+
+			got, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+			if err != nil || string(got) != written {
+				t.Errorf("out.txt = %q, %v; want %q\nharness output:\n%s", got, err, written, out)
+			}
+			if len(main) < 3 {
+				t.Fatalf("%d main requests, want at least 3 (read, write, final)\nharness output:\n%s", len(main), out)
+			}
+			reqs := s.requests()
+			for i, b := range reqs {
+				os.WriteFile(fmt.Sprintf("/tmp/probe/run-%s-%d.json", c.harness, i), b, 0o644)
+			}
+			if locate(reqs[main[1]], invoiceMarker) == nil {
+				t.Errorf("the request after the read (%d) does not carry invoice.go's text", main[1])
+			}
+			for k, i := range main {
+				fs := locate(reqs[i], c.text)
+				if len(fs) == 0 {
+					t.Logf("main request %d (request %d): no %q", k, i, c.text)
+				}
+				for _, f := range fs {
+					t.Logf("main request %d (request %d): %q at %s:\n%s", k, i, c.text, f.path, excerpt(f.text, c.text))
+				}
+			}
+		})
+	}
+}

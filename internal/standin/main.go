@@ -1,0 +1,181 @@
+// Command standin stands in for a harness (claude, opencode, codex) in the
+// command-line tests. It is a compiled program, started by workforce
+// without a shell in between, so it sees the environment exactly as
+// workforce built it: a shell would reset PWD at start-up and hide a stale
+// one. The tests build it once and link it under each harness's name.
+//
+// It behaves as the real harness it is named after where that matters to
+// a sandbox: as opencode it takes its directory from $PWD (falling back to
+// getcwd when PWD is unset), as claude and codex from getcwd. In that
+// directory it records, when $LOG names a directory:
+//
+//	argv      its arguments, joined by spaces
+//	cwd       getcwd
+//	pwd       $PWD ("<unset>" when unset)
+//	oldpwd    $OLDPWD ("<unset>" when unset)
+//	dir       the directory it works in
+//	env       its environment, sorted
+//	config    the file $OPENCODE_CONFIG names, when set
+//	context   `workforce context --harness NAME --no-globals` in dir
+//	box.json  `workforce context --harness NAME --json` in dir
+//
+// Then it carries out the actions of the file $STANDIN_DO, one per line,
+// with $VARIABLES expanded; relative paths are relative to dir:
+//
+//	append PATH TEXT...    append TEXT and a newline to PATH
+//	write PATH TEXT...     write TEXT and a newline to PATH
+//	rm PATH                remove PATH
+//	run OUT CMD ARGS...    run CMD in dir (no shell), its stdout to OUT
+//	exit N                 exit with status N
+//
+// A failing action is reported on stderr and the rest still run. The exit
+// status is 0 unless an exit action says otherwise.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	name := filepath.Base(os.Args[0])
+	cwd, err := syscall.Getwd() // the kernel's answer, never $PWD
+	if err != nil {
+		fail("getcwd: %v", err)
+	}
+	dir := cwd
+	if name == "opencode" {
+		if pwd := os.Getenv("PWD"); pwd != "" {
+			dir = pwd
+		}
+	}
+	if log := os.Getenv("LOG"); log != "" {
+		record(log, name, cwd, dir)
+	}
+	if do := os.Getenv("STANDIN_DO"); do != "" {
+		data, err := os.ReadFile(do)
+		if err != nil {
+			fail("%v", err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if code, exit := act(dir, os.ExpandEnv(strings.TrimSpace(line))); exit {
+				os.Exit(code)
+			}
+		}
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "standin: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func orUnset(name string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return "<unset>"
+}
+
+func record(log, name, cwd, dir string) {
+	put := func(file string, data []byte) {
+		if err := os.WriteFile(filepath.Join(log, file), data, 0o644); err != nil {
+			fail("%v", err)
+		}
+	}
+	line := func(file, s string) { put(file, []byte(s+"\n")) }
+	line("argv", strings.Join(os.Args[1:], " "))
+	line("cwd", cwd)
+	line("pwd", orUnset("PWD"))
+	line("oldpwd", orUnset("OLDPWD"))
+	line("dir", dir)
+	env := os.Environ()
+	sort.Strings(env)
+	line("env", strings.Join(env, "\n"))
+	if cfg := os.Getenv("OPENCODE_CONFIG"); cfg != "" {
+		data, err := os.ReadFile(cfg)
+		if err != nil {
+			fail("%v", err)
+		}
+		put("config", data)
+	}
+	switch name {
+	case "claude", "codex", "opencode":
+		put("context", workforce(dir, "context", "--harness", name, "--no-globals"))
+		put("box.json", workforce(dir, "context", "--harness", name, "--json"))
+	}
+}
+
+// workforce runs `workforce ARGS` in dir and returns its standard output.
+func workforce(dir string, args ...string) []byte {
+	cmd := exec.Command("workforce", args...)
+	cmd.Dir = dir // with Env nil, exec sets PWD to dir
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		fail("workforce %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// act carries out one action line; it reports whether the stand-in should
+// exit, and with which status.
+func act(dir, line string) (int, bool) {
+	verb, rest, _ := strings.Cut(line, " ")
+	arg, text, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	path := arg
+	if path != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	var err error
+	switch verb {
+	case "", "#":
+	case "append", "write":
+		flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		if verb == "write" {
+			flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		}
+		var f *os.File
+		if f, err = os.OpenFile(path, flag, 0o644); err == nil {
+			_, err = f.WriteString(text + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+	case "rm":
+		err = os.Remove(path)
+	case "run":
+		argv := strings.Fields(text)
+		if len(argv) == 0 {
+			err = fmt.Errorf("run needs a command")
+			break
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		if err = cmd.Run(); err == nil {
+			err = os.WriteFile(path, out.Bytes(), 0o644)
+		}
+	case "exit":
+		code, cerr := strconv.Atoi(arg)
+		if cerr != nil {
+			fmt.Fprintf(os.Stderr, "standin: %s: %v\n", line, cerr)
+			return 1, true
+		}
+		return code, true
+	default:
+		err = fmt.Errorf("unknown action")
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "standin: %s: %v\n", line, err)
+	}
+	return 0, false
+}
