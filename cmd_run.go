@@ -190,15 +190,17 @@ func runAction(c *cli.Context) error {
 		}
 	case sc.IsSet():
 		prof, _ := discover.ForHarness(r.Harness)
-		mopts.Hide = prof.HiddenNames()
 		name := sc.Channel.FileName()
 		if sc.Mode == persona.ModeExtend {
+			// Only what is folded is hidden; nested files stay for the
+			// harness to load on demand.
 			tree := filepath.Join(sessionDir, mount.TreeDir)
-			ext, err := mount.PlanExtend(prof, cwd, tree, mount.HasMarker(root, prof.Markers), name, text, discover.FromEnv(prof, os.Getenv))
+			ext, err := mount.PlanExtend(prof, mopts, tree, name, text, discover.FromEnv(prof, os.Getenv))
 			if err != nil {
 				return err
 			}
 			plan.Extend = ext
+			mopts.HidePaths = ext.Hide
 			text = ext.Text
 			for _, f := range ext.Extra {
 				warnf(c.App.ErrWriter, "extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv)
@@ -206,6 +208,10 @@ func runAction(c *cli.Context) error {
 			if prof.MaxBytes > 0 && len(text) > prof.MaxBytes {
 				warnf(c.App.ErrWriter, "extend: the instructions and the persona are %d bytes, over %s's budget of %d; the end of the persona's text will be cut", len(text), r.Harness, prof.MaxBytes)
 			}
+		} else {
+			// Overwrite: the harness sees none of the repository's
+			// instruction files of its convention.
+			mopts.Hide = prof.HiddenNames()
 		}
 		plan.Materialized = &materialized{Path: filepath.Join(plan.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}

@@ -26,6 +26,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"extendcheck": extendCheck,
+			"hidefolded":  hideFolded,
 			"standin":     standinCmd(standin),
 		},
 		Setup: func(env *testscript.Env) error {
@@ -126,5 +127,52 @@ func standinCmd(bin string) func(*testscript.TestScript, bool, []string) {
 		for _, n := range names {
 			ts.Check(os.Symlink(bin, filepath.Join(dir, n)))
 		}
+	}
+}
+
+// hideFolded implements the script command
+//
+//	hidefolded PLAN.json
+//
+// PLAN.json is the output of `workforce run --dry-run --json` in extend
+// mode: the files it hides must be exactly the folded files inside the
+// project root and the surfaced ones (files that would take a folded
+// file's place at start).
+func hideFolded(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: hidefolded PLAN.json")
+	}
+	var plan struct {
+		Root   string
+		Hidden []string
+		Extend *struct {
+			Folded, Surfaced []string
+		}
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &plan); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	if plan.Extend == nil {
+		ts.Fatalf("%s: not an extend-mode plan", args[0])
+	}
+	want := map[string]bool{}
+	for _, f := range plan.Extend.Folded {
+		if rel, err := filepath.Rel(plan.Root, f); err == nil && !strings.HasPrefix(rel, "..") {
+			want[filepath.ToSlash(rel)] = true
+		}
+	}
+	for _, f := range plan.Extend.Surfaced {
+		want[f] = true
+	}
+	got := map[string]bool{}
+	for _, f := range plan.Hidden {
+		got[f] = true
+	}
+	same := len(got) == len(want)
+	for f := range want {
+		same = same && got[f]
+	}
+	if same == neg {
+		ts.Fatalf("hidden %q; folded in the project and surfaced: %v", plan.Hidden, want)
 	}
 }

@@ -1,5 +1,62 @@
 //go:build e2e
 
+// A scripted loopback model: scripted answers each harness's model requests
+// with tool calls and text given in advance, so that the real harness acts
+// (reads, writes) and the requests it sends back can be inspected.
+//
+// What was measured with claude 2.1.330, opencode 1.18.33 and codex 0.169.0
+// (TestScriptedModel):
+//
+// Endpoints. claude: POST /v1/messages, streaming, every conversation
+// request offers tools; with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC unset
+// it first sends HEAD /api/hello. opencode: POST /v1/chat/completions,
+// streaming; the first request is the title request, without tools ("You
+// are a title generator..."), then the conversation requests with tools.
+// codex: POST /v1/responses, streaming, no other request.
+//
+// Tools. claude offers Agent Bash Edit ListAgents Read ReportFindings
+// ScheduleWakeup Skill ToolSearch Workflow DeferredToolPlaceholder Write;
+// Read takes file_path (absolute; offset, limit, pages optional), Write
+// file_path and content, Edit file_path, old_string, new_string
+// (replace_all). opencode offers bash edit glob grep read skill task
+// todowrite webfetch write; read takes filePath (absolute; offset, limit),
+// write filePath and content. codex with model gpt-5.5 offers exec_command
+// write_stdin request_user_input apply_patch view_image get_goal create_goal
+// update_goal tool_search web_search: exec_command is a function taking cmd
+// (a shell command line; workdir, tty, login... optional), apply_patch a
+// freeform ("custom", lark grammar) tool whose input is the patch text
+// ("*** Begin Patch\n*** Add File: out.txt\n+line\n*** End Patch\n").
+// With an unknown model name (newEnv's mock-model) codex falls back to
+// default metadata and offers no apply_patch: exec_command write_stdin
+// request_user_input view_image multi_agent_v1 get_goal create_goal
+// update_goal web_search.
+//
+// Permissions. claude -p as root refuses --permission-mode
+// bypassPermissions and --dangerously-skip-permissions ("cannot be used
+// with root/sudo privileges for security reasons") unless IS_SANDBOX=1;
+// --permission-mode acceptEdits --allowedTools Read,Write works.
+// opencode run writes with "permission": {"edit": "allow", "bash": "allow"}
+// in its config. codex exec writes with
+// --dangerously-bypass-approvals-and-sandbox.
+//
+// Lazy loading of nested instruction files, with the harness started at
+// the repository root and src/billing/invoice.go read in step 1:
+//   - claude loads src/billing/CLAUDE.md when its Read tool reads a file
+//     next to it: absent from the first request; in the request after the
+//     read (and every later one), the user message holding the
+//     tool_result (messages[3]) gets a second content block,
+//     messages[3].content[1].text =
+//     "<system-reminder>\nContents of <repo>/src/billing/CLAUDE.md:\n\nbilling claude rules\n\n</system-reminder>".
+//   - opencode loads src/billing/AGENTS.md when its read tool reads a file
+//     next to it: absent from the first conversation request (and from its
+//     system prompt); in the request after the read (and later), the tool
+//     message's content (messages[3].content, role "tool") ends, after the
+//     file's "<content>...</content>", with
+//     "\n\n<system-reminder>\nInstructions from: <repo>/src/billing/AGENTS.md\nbilling agents rules\n\n</system-reminder>".
+//   - codex never sends src/billing/AGENTS.md: neither at start nor after
+//     `cat src/billing/invoice.go` through exec_command (the
+//     function_call_output carries only the command's output).
+
 package e2e
 
 import (
@@ -107,6 +164,13 @@ func toolName(t map[string]any) string {
 	return n
 }
 
+// endpoints returns "METHOD /path" of each request, in order.
+func (s *scripted) endpoints() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
 // mainRequests returns the indices of the main conversation requests, the
 // ones answered with steps, in order.
 func (s *scripted) mainRequests() []int {
@@ -154,7 +218,7 @@ func (s *scripted) record(path string, body []byte, main bool) (int, step) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.bodies)
-	s.paths = append(s.paths, path+" "+time.Now().Format("15:04:05.000"))
+	s.paths = append(s.paths, path)
 	s.bodies = append(s.bodies, body)
 	if !main {
 		return n, step{Text: "ok"}
@@ -507,17 +571,11 @@ func TestScriptedModel(t *testing.T) {
 
 			s := newScripted(c.steps(dir)...)
 			e := newScriptedEnv(t, s)
-			if os.Getenv("PROBE_NONESSENTIAL") != "" {
-				e.vars = slices.DeleteFunc(e.vars, func(v string) bool { return strings.HasPrefix(v, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC") })
-			}
 			start := time.Now()
 			out := e.run(t, dir, append([]string{filepath.Join(binDir, c.harness)}, c.args...)...)
 			t.Logf("%s ran in %v", c.harness, time.Since(start).Round(time.Millisecond))
-			s.mu.Lock()
-			paths := append([]string(nil), s.paths...)
-			s.mu.Unlock()
 			main := s.mainRequests()
-			for i, p := range paths {
+			for i, p := range s.endpoints() {
 				t.Logf("request %d: %s, main=%v, tools=%v", i, p, slices.Contains(main, i), s.toolNames(i))
 			}
 
@@ -529,9 +587,6 @@ func TestScriptedModel(t *testing.T) {
 				t.Fatalf("%d main requests, want at least 3 (read, write, final)\nharness output:\n%s", len(main), out)
 			}
 			reqs := s.requests()
-			for i, b := range reqs {
-				os.WriteFile(fmt.Sprintf("/tmp/probe/run-%s-%d.json", c.harness, i), b, 0o644)
-			}
 			if locate(reqs[main[1]], invoiceMarker) == nil {
 				t.Errorf("the request after the read (%d) does not carry invoice.go's text", main[1])
 			}

@@ -1,9 +1,13 @@
 package mount
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 )
@@ -16,16 +20,26 @@ const Separator = "\n\n---\n\n"
 // instruction text it would have loaded in the user's real directory,
 // followed by the persona's.
 //
-// The repository's instruction files of the harness's convention are hidden
-// in the sandbox, as in overwrite mode, and their text, in the harness's own
-// load order and joining, is folded into the one file materialized in the
-// sandbox's working directory, before Separator and the persona text. Files
-// the harness reads anyway are not folded: global files (from the home
-// directory, which the harness reads itself) and files in the directories
-// above the sandbox that the harness walks into and that the real directory
-// would have given too. Files above the sandbox that the real directory
-// would not have given cannot be hidden without writing outside the sandbox;
-// they are reported in Extra.
+// The files the harness loads at start in the real directory are folded,
+// in the harness's own load order and joining, into the one file
+// materialized in the sandbox's working directory, before Separator and the
+// persona text, and only those files are hidden in the sandbox. Every other
+// instruction file stays visible, so that what a harness loads on demand
+// (Claude Code reads a nested CLAUDE.md when it reads a file in that
+// directory; opencode the instructions of a directory it reads in) works in
+// the sandbox as in the real tree. One exception keeps the start text
+// exact: a file that would take a hidden file's place at start (an
+// AGENTS.md beside a folded AGENTS.override.md, which codex would then
+// load) is hidden too; PlanExtend finds these by running the harness's
+// discovery in the sandbox as it will be, until nothing but the
+// materialized file and the files above the sandbox loads.
+//
+// Files the harness reads anyway are not folded: global files (from the
+// home directory, which the harness reads itself) and files in the
+// directories above the sandbox that the harness walks into and that the
+// real directory would have given too. Files above the sandbox that the
+// real directory would not have given cannot be hidden without writing
+// outside the sandbox; they are reported in Extra.
 type Extend struct {
 	// Real is what the harness loads in the real directory.
 	Real *discover.Result `json:"real"`
@@ -36,26 +50,39 @@ type Extend struct {
 	// Extra are files above the sandbox the harness would read there and
 	// the real directory would not give.
 	Extra []string `json:"extra"`
+	// Surfaced are the files, relative to the project root with slashes,
+	// that would take a folded file's place at start; they are hidden too.
+	Surfaced []string `json:"surfaced"`
+	// Hide are the paths, relative to the project root with slashes, to
+	// leave out of the sandbox: the folded files inside the project, and
+	// the surfaced ones.
+	Hide []string `json:"hide"`
 	// Text is the materialized file's content.
 	Text string `json:"text"`
 }
 
-// PlanExtend computes extend mode for profile p: realDir is the user's
-// working directory, tree the sandbox copy of the project root (it need not
-// exist yet), treeHasRoot whether the copy holds one of the profile's root
-// markers, name the materialized file's name, and text the persona's.
-func PlanExtend(p discover.Profile, realDir, tree string, treeHasRoot bool, name, text string, o discover.Options) (*Extend, error) {
-	real, err := discover.Chain(p, realDir, o)
+// PlanExtend computes extend mode for profile p and the sandbox of o
+// (o.Cwd is the user's real directory): tree is the sandbox copy of
+// o.Root (it need not exist yet), name the materialized file's name, text
+// the persona's, and do the harness's discovery options.
+func PlanExtend(p discover.Profile, o Options, tree, name, text string, do discover.Options) (*Extend, error) {
+	real, err := discover.Chain(p, o.Cwd, do)
 	if err != nil {
 		return nil, err
 	}
-	e := &Extend{Real: real, Folded: []string{}, LoadedAnyway: []string{}, Extra: []string{}}
+	markers := p.Markers
+	if do.Markers != nil {
+		markers = do.Markers
+	}
+	e := &Extend{Real: real, Folded: []string{}, LoadedAnyway: []string{}, Extra: []string{}, Hide: []string{}}
+	aboveFiles := aboveSandbox(p, tree, HasMarker(o.Root, markers), name)
 	above := map[string]bool{}
-	for _, f := range aboveSandbox(p, tree, treeHasRoot, name) {
+	for _, f := range aboveFiles {
 		above[f] = true
 	}
 	var texts []string
 	inReal := map[string]bool{}
+	hide := map[string]bool{}
 	for _, f := range real.Files {
 		inReal[f.Canonical] = true
 		switch {
@@ -64,9 +91,12 @@ func PlanExtend(p discover.Profile, realDir, tree string, treeHasRoot bool, name
 		default:
 			e.Folded = append(e.Folded, f.Path)
 			texts = append(texts, f.Text)
+			if rel, ok := within(o.Root, f.Path); ok {
+				hide[filepath.ToSlash(rel)] = true
+			}
 		}
 	}
-	for _, f := range aboveSandbox(p, tree, treeHasRoot, name) {
+	for _, f := range aboveFiles {
 		if !inReal[f] {
 			e.Extra = append(e.Extra, f)
 		}
@@ -75,8 +105,156 @@ func PlanExtend(p discover.Profile, realDir, tree string, treeHasRoot bool, name
 	if len(texts) > 0 {
 		e.Text = strings.Join(texts, "\n\n") + Separator + text
 	}
+	if e.Surfaced, err = surfacing(p, o, tree, name, e.Text, do, hide); err != nil {
+		return nil, err
+	}
+	for rel := range hide {
+		e.Hide = append(e.Hide, rel)
+	}
+	sort.Strings(e.Hide)
 	return e, nil
 }
+
+// surfacing adds to hide the files of the project that the harness would
+// load at start in the sandbox besides the materialized file: files that a
+// hidden one shadowed. It runs the harness's discovery on the sandbox as
+// it will be (the project's files, less the ignored and hidden ones, plus
+// the materialized file) until nothing new loads.
+func surfacing(p discover.Profile, o Options, tree, name, text string, do discover.Options, hide map[string]bool) ([]string, error) {
+	r, err := newRules(o)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(o.Root, o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	surfaced := []string{}
+	workdir := filepath.Join(tree, rel)
+	box := &sandboxFS{root: o.Root, tree: tree, rules: r, hide: hide,
+		mat: filepath.Join(workdir, name), text: []byte(text)}
+	do.FS, do.NoGlobals = box, true
+	// Each round hides at least one more file, so this ends; the bound is
+	// a guard.
+	for range 64 {
+		res, err := discover.Chain(p, workdir, do)
+		if err != nil {
+			return nil, err
+		}
+		more := false
+		for _, f := range res.Files {
+			if f.Path == box.mat {
+				continue
+			}
+			if rel, ok := within(tree, f.Path); ok && !hide[filepath.ToSlash(rel)] {
+				hide[filepath.ToSlash(rel)], more = true, true
+				surfaced = append(surfaced, filepath.ToSlash(rel))
+			}
+		}
+		if !more {
+			sort.Strings(surfaced)
+			return surfaced, nil
+		}
+	}
+	return nil, fmt.Errorf("extend: the files %s would load in the sandbox do not settle", p.Harness)
+}
+
+// sandboxFS is the file system as the harness will see it in a sandbox
+// that is not made yet: below tree, the project's files at root, less the
+// ignored and hidden ones, plus the materialized file; elsewhere, the real
+// file system.
+type sandboxFS struct {
+	root, tree string
+	rules      *rules
+	hide       map[string]bool
+	mat        string
+	text       []byte
+}
+
+// real maps a path below the tree to the project; ok is false for a path
+// the sandbox will not have.
+func (b *sandboxFS) real(name string) (path string, in, ok bool) {
+	rel, in := within(b.tree, name)
+	if !in {
+		return name, false, true
+	}
+	if rel == "." {
+		return b.root, true, true
+	}
+	slash := filepath.ToSlash(rel)
+	if b.hide[slash] {
+		return "", true, false
+	}
+	path = filepath.Join(b.root, rel)
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return path, true, true // absent anyway
+	}
+	if b.rules.ignored(slash, fi.IsDir()) {
+		return "", true, false
+	}
+	return path, true, true
+}
+
+func (b *sandboxFS) Stat(name string) (fs.FileInfo, error) {
+	if name == b.mat {
+		return matInfo{name: filepath.Base(name), size: int64(len(b.text))}, nil
+	}
+	path, _, ok := b.real(name)
+	if !ok {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return os.Stat(path)
+}
+
+func (b *sandboxFS) ReadFile(name string, limit int) ([]byte, int64, error) {
+	if name == b.mat {
+		data := b.text
+		if limit >= 0 && limit < len(data) {
+			data = data[:limit]
+		}
+		return data, int64(len(b.text)), nil
+	}
+	path, _, ok := b.real(name)
+	if !ok {
+		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return discover.OS.ReadFile(path, limit)
+}
+
+func (b *sandboxFS) EvalSymlinks(name string) (string, error) {
+	if name == b.mat {
+		return name, nil
+	}
+	path, in, ok := b.real(name)
+	if !ok {
+		return "", &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
+	}
+	if !in {
+		return filepath.EvalSymlinks(path)
+	}
+	c, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if rel, ok := within(b.root, c); ok {
+		return filepath.Join(b.tree, rel), nil
+	}
+	return c, nil
+}
+
+// matInfo describes the materialized file before it is written.
+type matInfo struct {
+	name string
+	size int64
+}
+
+func (m matInfo) Name() string       { return m.name }
+func (m matInfo) Size() int64        { return m.size }
+func (m matInfo) Mode() fs.FileMode  { return 0o644 }
+func (m matInfo) ModTime() time.Time { return time.Time{} }
+func (m matInfo) IsDir() bool        { return false }
+func (m matInfo) Sys() any           { return nil }
 
 // aboveSandbox lists, canonical, the instruction files the harness of p
 // would read in the directories above the sandbox tree: only profiles whose

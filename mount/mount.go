@@ -13,7 +13,7 @@
 // the patterns of .agentignore and .<persona>.agentignore at the project
 // root and the persona's mount.ignoredPatterns (gitignore syntax, with !
 // negation; a file inside an excluded directory cannot be re-included), and
-// the hidden instruction files. Files matching .agentreadonly or
+// the hidden instruction files (Options.Hide, Options.HidePaths). Files matching .agentreadonly or
 // mount.readonlyPatterns are copied without write permission and never
 // synced back. .git is copied so that git works in the sandbox; the files
 // left out that git tracks are marked skip-worktree in the sandbox's index
@@ -81,6 +81,9 @@ type Options struct {
 	// Hide are instruction file names hidden at every level: base names
 	// ("AGENTS.md") or slash paths (".claude/CLAUDE.md").
 	Hide []string
+	// HidePaths are files hidden by their path relative to Root, with
+	// slashes (extend mode hides only the files it folds).
+	HidePaths []string
 	// Workers is the number of concurrent copy workers; 0 means a default.
 	Workers int
 	// Dir is the session directory to create; empty means a new name from
@@ -137,6 +140,7 @@ type rules struct {
 	ignore   gitignore.Matcher
 	readonly gitignore.Matcher
 	hide     []string
+	hidePath map[string]bool
 }
 
 func parsePatterns(lines []string) []gitignore.Pattern {
@@ -182,10 +186,15 @@ func newRules(o Options) (*rules, error) {
 		return nil, err
 	}
 	ro = append(ro, o.Readonly...)
+	hidePaths := make(map[string]bool, len(o.HidePaths))
+	for _, p := range o.HidePaths {
+		hidePaths[p] = true
+	}
 	return &rules{
 		ignore:   gitignore.NewMatcher(parsePatterns(ign)),
 		readonly: gitignore.NewMatcher(parsePatterns(ro)),
 		hide:     o.Hide,
+		hidePath: hidePaths,
 	}, nil
 }
 
@@ -208,6 +217,9 @@ func (r *rules) ignored(rel string, isDir bool) bool {
 }
 
 func (r *rules) hidden(rel string) bool {
+	if r.hidePath[rel] {
+		return true
+	}
 	for _, h := range r.hide {
 		if rel == h || strings.HasSuffix(rel, "/"+h) {
 			return true
