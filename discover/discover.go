@@ -31,9 +31,11 @@
 //     are.
 //   - opencode asks git for the worktree root; the profile takes the nearest
 //     .git instead, which is the same for any repository git accepts.
-//   - opencode files are loaded as they are, blank ones included; blocks are
-//     joined by a single newline, project files (nearest first) before
-//     globals (checked against opencode 1.18 by make e2e).
+//   - opencode files are loaded as they are, blank ones included, but an
+//     empty file (no bytes at all) contributes no block, though its name
+//     still wins: an empty AGENTS.md beside a CLAUDE.md loads nothing at
+//     all; blocks are joined by a single newline, project files (nearest
+//     first) before globals (checked against opencode 1.18 by make e2e).
 //   - claude: the global file comes first, then root-most directories first;
 //     when no CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md is found on the
 //     whole walk, the AGENTS.md files are read instead (a blank CLAUDE.md
@@ -349,6 +351,12 @@ func unwrapPath(err error) error {
 
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
+// skip reports whether a file's text contributes nothing: blank, for
+// profiles that skip blank files, or empty, for those that skip empty ones.
+func (d *discovery) skip(text string) bool {
+	return d.p.SkipBlank && isBlank(text) || d.p.SkipEmpty && text == ""
+}
+
 func (d *discovery) project() {
 	p := d.p
 	switch p.Select {
@@ -367,7 +375,7 @@ func (d *discovery) project() {
 					}
 					limit = remaining
 				}
-				if n, ok := d.read(&f, limit); ok && !(p.SkipBlank && isBlank(f.Text)) {
+				if n, ok := d.read(&f, limit); ok && !d.skip(f.Text) {
 					d.res.Files = append(d.res.Files, f)
 					remaining -= n
 				}
@@ -426,7 +434,7 @@ func (d *discovery) walk() []string {
 func (d *discovery) takeWhole(found []File) {
 	if d.p.MaxFiles == 0 && d.p.MaxBytes == 0 {
 		for _, f := range found {
-			if _, ok := d.read(&f, -1); ok && !(d.p.SkipBlank && isBlank(f.Text)) {
+			if _, ok := d.read(&f, -1); ok && !d.skip(f.Text) {
 				d.res.Files = append(d.res.Files, f)
 			}
 		}
@@ -453,7 +461,7 @@ func (d *discovery) takeWhole(found []File) {
 		if !keep[i] {
 			continue
 		}
-		if _, ok := d.read(&f, -1); ok && !(d.p.SkipBlank && isBlank(f.Text)) {
+		if _, ok := d.read(&f, -1); ok && !d.skip(f.Text) {
 			d.res.Files = append(d.res.Files, f)
 		}
 	}
@@ -479,7 +487,7 @@ func (d *discovery) globals() {
 			continue
 		}
 		f := File{Path: path, Dir: filepath.Dir(path), Name: filepath.Base(path), Scope: ScopeGlobal, Bytes: fi.Size()}
-		if _, ok := d.read(&f, -1); !ok || (d.p.SkipBlank && isBlank(f.Text)) {
+		if _, ok := d.read(&f, -1); !ok || d.skip(f.Text) {
 			continue
 		}
 		g, found = f, true

@@ -126,6 +126,18 @@ above the root
 			want: []string{"project r/a/AGENTS.md"},
 		},
 		{
+			name: "opencode: an empty AGENTS.md wins the name and loads nothing", profile: "opencode", dir: "r/a",
+			tree: "-- r/.git/HEAD --\n-- r/AGENTS.md --\n-- r/CLAUDE.md --\nroot claude\n-- r/a/CLAUDE.md --\na claude\n",
+			want: nil,
+			text: "",
+		},
+		{
+			name: "opencode: a whitespace-only AGENTS.md is a block", profile: "opencode", dir: "r/a",
+			tree: "-- r/.git/HEAD --\n-- r/AGENTS.md --\n  \n-- r/a/CLAUDE.md --\na claude\n",
+			want: []string{"project r/AGENTS.md"},
+			text: "Instructions from: $ROOT/r/AGENTS.md\n  \n",
+		},
+		{
 			name: "codex budget cuts inside a multi-byte character", profile: "codex", dir: "r/a",
 			tree: "-- r/.git/HEAD --\n-- r/AGENTS.md --\n12345\n-- r/a/AGENTS.md --\nabé-rest\n-- r/a/b/AGENTS.md --\nnot read\n",
 			opts: func(string) Options { return Options{MaxBytes: 9} },

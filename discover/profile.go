@@ -93,6 +93,9 @@ type Profile struct {
 	// SkipBlank skips a file that is empty after trimming white space,
 	// without falling back to the next name of its directory.
 	SkipBlank bool
+	// SkipEmpty skips a file with no bytes at all, without falling back to
+	// the next name (opencode: the empty file's name still wins).
+	SkipEmpty bool
 	// Trim removes the white space around each file's text.
 	Trim bool
 	// Join goes between the rendered blocks of two files.
@@ -119,8 +122,11 @@ var Profiles = map[string]Profile{
 		Names:  []string{"AGENTS.md", "CLAUDE.md"},
 		Select: FirstNameWins, Walk: DirToRoot, Root: MarkerOrFilesystemRoot,
 		Markers: []string{".git"},
-		Globals: []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
-		Render:  RenderOpencode, Join: "\n",
+		// An empty AGENTS.md wins the name and adds nothing (opencode
+		// 1.18.33, make e2e).
+		SkipEmpty: true,
+		Globals:   []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
+		Render:    RenderOpencode, Join: "\n",
 	},
 	"opencode-nearest": {
 		Name: "opencode-nearest", Harness: "opencode",

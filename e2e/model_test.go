@@ -70,6 +70,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -80,9 +81,12 @@ import (
 
 // step is one scripted answer: either a tool call or final text.
 type step struct {
-	Tool string         // the harness's own tool name
-	Args map[string]any // the tool's input; for a freeform (custom) tool, Args["input"] is its raw text
-	Text string         // final assistant text when Tool == ""
+	Tool string // the harness's own tool name
+	// Args is the tool's input; for a freeform (custom) tool, Args["input"]
+	// is its raw text. "{{cwd}}" in a string value stands for the working
+	// directory the harness told the model.
+	Args map[string]any
+	Text string // final assistant text when Tool == ""
 }
 
 // scripted is a loopback model that answers each main conversation request
@@ -94,6 +98,7 @@ type scripted struct {
 	paths  []string // "METHOD /path" of each request
 	bodies [][]byte // each request body
 	main   []int    // the indices of the main conversation requests
+	cwd    string   // the working directory the harness told the model
 }
 
 func newScripted(steps ...step) *scripted { return &scripted{steps: steps} }
@@ -224,12 +229,52 @@ func (s *scripted) record(path string, body []byte, main bool) (int, step) {
 		return n, step{Text: "ok"}
 	}
 	s.main = append(s.main, n)
+	if s.cwd == "" {
+		s.cwd = cwdIn(body)
+	}
 	if s.next >= len(s.steps) {
 		return n, step{Text: "done"}
 	}
 	st := s.steps[s.next]
 	s.next++
+	if st.Args != nil {
+		args := make(map[string]any, len(st.Args))
+		for k, v := range st.Args {
+			if str, ok := v.(string); ok {
+				v = strings.ReplaceAll(str, "{{cwd}}", s.cwd)
+			}
+			args[k] = v
+		}
+		st.Args = args
+	}
 	return n, st
+}
+
+// cwdPattern finds the working directory each harness tells the model:
+// claude's "Primary working directory: D", opencode's "Working directory:
+// D", codex's "<cwd>D</cwd>".
+var cwdPattern = regexp.MustCompile(`(?:Primary working directory|Working directory): (\S+)|<cwd>([^<]+)</cwd>`)
+
+// cwdIn returns the working directory a request tells the model, or "".
+func cwdIn(body []byte) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	for _, str := range appendStrings(nil, v) {
+		if m := cwdPattern.FindStringSubmatch(str); m != nil {
+			return m[1] + m[2]
+		}
+	}
+	return ""
+}
+
+// workdir returns the working directory the harness told the model in its
+// first main request: "{{cwd}}" in a step's arguments stands for it.
+func (s *scripted) workdir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwd
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
