@@ -20,6 +20,12 @@
 // and materialized files are listed in its info/exclude, so that git status
 // there is clean before the agent starts. Nothing under .git flows back.
 //
+// The harness must reach no path of the real tree: a symlink whose
+// absolute target is inside the project is made again pointing to the same
+// place in the sandbox, and a relative one that leads out of the project
+// points to its target by an absolute path (sealLink); SealEnv rewrites
+// the environment the same way.
+//
 // Sync-back compares each file with the manifest taken at copy time (size,
 // modification time, mode): a file the agent changed flows back only when
 // the real file is still as it was; otherwise it is a conflict, the real
@@ -131,8 +137,9 @@ type Session struct {
 	rules       *rules
 	manifest    map[string]entry // rel path (slash) -> real file at copy time
 	readonly    map[string]bool
-	materialize map[string]bool // rel paths written by Materialize
-	skipped     []string        // rel paths left out (files and directories)
+	materialize map[string]bool   // rel paths written by Materialize
+	links       map[string]string // rel path -> target of symlinks made again by sealLink
+	skipped     []string          // rel paths left out (files and directories)
 }
 
 // rules decide, for a path relative to the root, whether it is copied.
@@ -299,6 +306,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	s = &Session{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: o.Root,
 		rules: r, manifest: map[string]entry{}, readonly: map[string]bool{}, materialize: map[string]bool{},
+		links: map[string]string{},
 	}
 	s.Workdir = filepath.Join(s.Tree, rel)
 	if err := os.MkdirAll(filepath.Join(dir, ConfigDir), 0o700); err != nil {
@@ -315,8 +323,23 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	var mu sync.Mutex
+	relinks := map[string]string{} // sandbox link path -> its target there
 	opt := copy.Options{
-		OnSymlink:         func(string) copy.SymlinkAction { return copy.Shallow },
+		OnSymlink: func(src string) copy.SymlinkAction {
+			// A link into the real tree would let the harness write there:
+			// it is made again pointing into the sandbox (sealLink).
+			target, err := os.Readlink(src)
+			if err != nil {
+				return copy.Shallow
+			}
+			if t, ok := sealLink(o.Root, s.Tree, src, target); ok {
+				mu.Lock()
+				relinks[filepath.Join(s.Tree, relSlash(o.Root, src))] = t
+				mu.Unlock()
+				return copy.Skip
+			}
+			return copy.Shallow
+		},
 		PreserveTimes:     true,
 		PermissionControl: copy.PerservePermission,
 		NumOfWorkers:      int64(workers),
@@ -354,6 +377,12 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for link, target := range relinks {
+		if err := os.Symlink(target, link); err != nil {
+			return nil, fmt.Errorf("cannot copy a symlink into the sandbox: %w", err)
+		}
+		s.links[relSlash(s.Tree, link)] = target
 	}
 	for rel := range s.readonly {
 		p := filepath.Join(s.Tree, filepath.FromSlash(rel))
@@ -454,6 +483,28 @@ func (s *Session) Materialize(name, text string) (string, error) {
 		}
 	}
 	return path, nil
+}
+
+// sealLink decides how the symlink src of the real tree (under root),
+// whose target is target, is made in the sandbox tree. A link that leads
+// into the real tree by an absolute target would let the harness write
+// there: it points to the same place in the sandbox instead. A relative
+// link that leads out of the project would dangle in the sandbox: it
+// points to its real target, outside the project, by an absolute path.
+// Other links are copied as they are (ok is false).
+func sealLink(root, tree, src, target string) (string, bool) {
+	if filepath.IsAbs(target) {
+		rel, in := within(root, filepath.Clean(target))
+		if !in {
+			return "", false
+		}
+		return filepath.Join(tree, rel), true
+	}
+	abs := filepath.Join(filepath.Dir(src), target)
+	if _, in := within(root, abs); in {
+		return "", false
+	}
+	return abs, true
 }
 
 // Remove deletes the session directory, read-only files included.

@@ -74,6 +74,12 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
+			if target, ok := s.links[rel]; ok {
+				if readlink(path) != target {
+					r.NotSynced = append(r.NotSynced, rel)
+				}
+				return nil
+			}
 			if _, known := s.manifest[rel]; !known && !s.skippedPath(rel) {
 				if target, err := os.Readlink(filepath.Join(s.Root, filepath.FromSlash(rel))); err != nil || target != readlink(path) {
 					r.NotSynced = append(r.NotSynced, rel)
