@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,7 +22,11 @@ directory by default: the project root, the instruction files loaded in
 order with their size, whether the byte budget cut them and whether they are
 global or project files, then the exact text the harness injects.
 
-Profiles: codex (the default), opencode, opencode-nearest, claude, agents.
+--harness claude, opencode or codex takes the profile of the installed
+version of that harness (workforce harness check shows which), with a
+warning when that version was not measured; --profile forces one. --harness
+may also name a profile: opencode-nearest, agents, or a version family such
+as claude-2.1.197.
 
 Example:
 
@@ -29,6 +34,7 @@ Example:
    workforce context services/api --harness codex --max-bytes 8192 --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Value: "codex", Usage: "harness or profile: " + strings.Join(discover.Names(), ", ")},
+			profileFlagDef,
 			markersFlag,
 			&cli.IntFlag{Name: "max-bytes", Usage: "byte budget across project files (default: the profile's)"},
 			&cli.StringSliceFlag{Name: "fallback", Usage: "extra instruction file name tried after the profile's own (codex)"},
@@ -91,7 +97,10 @@ type contextFile struct {
 
 // contextOutput is what `workforce context --json` prints.
 type contextOutput struct {
-	Harness  string        `json:"harness"`
+	Harness string `json:"harness"`
+	// Version is the installed harness's version, when the profile was
+	// chosen by it.
+	Version  string        `json:"version,omitempty"`
 	Profile  string        `json:"profile"`
 	Dir      string        `json:"dir"`
 	Root     string        `json:"root"`
@@ -101,13 +110,23 @@ type contextOutput struct {
 	Text     string        `json:"text"`
 }
 
-func profileFlag(c *cli.Context, name string) (discover.Profile, error) {
+// contextProfile is the profile of `context`: --harness names a harness,
+// whose installed version picks the profile (--profile forces one), or a
+// profile itself.
+func contextProfile(c *cli.Context) (discover.Profile, string, error) {
+	name := c.String("harness")
+	if persona.IsHarness(name) {
+		return harnessProfile(c, name)
+	}
 	p, ok := discover.Lookup(name)
 	if !ok {
-		return p, usageError(fmt.Errorf("unknown harness %q", name),
+		return p, "", usageError(fmt.Errorf("unknown harness %q", name),
 			"--harness takes one of "+strings.Join(discover.Names(), ", "))
 	}
-	return p, nil
+	if c.String("profile") != "" {
+		return p, "", usageError(fmt.Errorf("--profile goes with --harness claude, opencode or codex, not with the profile %s", name))
+	}
+	return p, "", nil
 }
 
 func discoverOptions(c *cli.Context, p discover.Profile) discover.Options {
@@ -133,7 +152,7 @@ func contextAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := profileFlag(c, c.String("harness"))
+	p, version, err := contextProfile(c)
 	if err != nil {
 		return err
 	}
@@ -149,7 +168,7 @@ func contextAction(c *cli.Context) error {
 	if harness == "" {
 		harness = p.Name
 	}
-	out := contextOutput{Harness: harness, Profile: p.Name, Dir: res.Dir, Root: res.Root, Files: []contextFile{}, Problems: res.Problems, Text: res.Text}
+	out := contextOutput{Harness: harness, Version: version, Profile: p.Name, Dir: res.Dir, Root: res.Root, Files: []contextFile{}, Problems: res.Problems, Text: res.Text}
 	for _, f := range res.Files {
 		out.Files = append(out.Files, contextFile{Path: f.Path, Bytes: f.Bytes, Truncated: f.Truncated, Scope: f.Scope, Content: f.Text})
 	}

@@ -50,6 +50,7 @@ Example:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without creating or starting anything"},
 			&cli.BoolFlag{Name: "json", Usage: "with --dry-run, print the plan as JSON"},
 			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
+			profileFlagDef,
 		},
 		Action: runAction,
 	})
@@ -64,26 +65,31 @@ type materialized struct {
 
 // runPlan is what `workforce run --dry-run` prints.
 type runPlan struct {
-	Persona      string            `json:"persona"`
-	Tier         string            `json:"tier"`
-	Harness      string            `json:"harness"`
-	Layers       []persona.Origin  `json:"layers"`
-	Resolved     *persona.Resolved `json:"resolved"`
-	Root         string            `json:"root"`
-	Cwd          string            `json:"cwd"`
-	Sandbox      string            `json:"sandbox"`
-	Workdir      string            `json:"workdir"`
-	Materialized *materialized     `json:"materialized"`
-	Extend       *mount.Extend     `json:"extend,omitempty"`
-	Hidden       []string          `json:"hidden"`
-	Ignored      []string          `json:"ignored"`
-	Readonly     []string          `json:"readonly"`
-	Argv         []string          `json:"argv"`
-	Env          []string          `json:"env"`
-	Sealed       []mount.SealedVar `json:"sealedEnv"`
-	ConfigFiles  map[string]string `json:"configFiles,omitempty"`
-	Notes        []string          `json:"notes,omitempty"`
-	InRepo       bool              `json:"installInRepo"`
+	Persona string `json:"persona"`
+	Tier    string `json:"tier"`
+	Harness string `json:"harness"`
+	// HarnessVersion is the installed harness's version, when known;
+	// Profile the discovery profile that decides which instruction files
+	// are hidden and folded.
+	HarnessVersion string            `json:"harnessVersion,omitempty"`
+	Profile        string            `json:"profile,omitempty"`
+	Layers         []persona.Origin  `json:"layers"`
+	Resolved       *persona.Resolved `json:"resolved"`
+	Root           string            `json:"root"`
+	Cwd            string            `json:"cwd"`
+	Sandbox        string            `json:"sandbox"`
+	Workdir        string            `json:"workdir"`
+	Materialized   *materialized     `json:"materialized"`
+	Extend         *mount.Extend     `json:"extend,omitempty"`
+	Hidden         []string          `json:"hidden"`
+	Ignored        []string          `json:"ignored"`
+	Readonly       []string          `json:"readonly"`
+	Argv           []string          `json:"argv"`
+	Env            []string          `json:"env"`
+	Sealed         []mount.SealedVar `json:"sealedEnv"`
+	ConfigFiles    map[string]string `json:"configFiles,omitempty"`
+	Notes          []string          `json:"notes,omitempty"`
+	InRepo         bool              `json:"installInRepo"`
 }
 
 func runAction(c *cli.Context) error {
@@ -189,7 +195,11 @@ func runAction(c *cli.Context) error {
 			warnf(c.App.ErrWriter, "--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileName())
 		}
 	case sc.IsSet():
-		prof, _ := discover.ForHarness(r.Harness)
+		prof, version, err := harnessProfile(c, r.Harness)
+		if err != nil {
+			return err
+		}
+		plan.Profile, plan.HarnessVersion = prof.Name, version
 		name := sc.Channel.FileName()
 		if sc.Mode == persona.ModeExtend {
 			// Only what is folded is hidden; nested files stay for the
@@ -397,6 +407,9 @@ func printPlan(w io.Writer, p *runPlan) error {
 		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, o.File)
 	}
 	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, p.Root)
+	if p.Profile != "" {
+		fmt.Fprintf(w, "profile: %s\n", p.Profile)
+	}
 	if p.InRepo {
 		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", p.Workdir)
 	} else {

@@ -331,3 +331,52 @@ func TestForHarness(t *testing.T) {
 		t.Error("agents is not a harness")
 	}
 }
+
+func TestForVersion(t *testing.T) {
+	tests := []struct {
+		harness, version string
+		want             string
+		note             string // substring; "" means no note
+	}{
+		{"claude", "2.1.330 (Claude Code)", "claude", ""},
+		{"claude", "2.1.197 (Claude Code)", "claude-2.1.197", ""},
+		{"claude", "2.1.250 (Claude Code)", "claude-2.1.197", "claude 2.1.250 was not measured; using profile claude-2.1.197, measured on 2.1.197"},
+		{"claude", "1.0.0", "claude-2.1.197", "was not measured"},
+		{"claude", "2.2.0 (Claude Code)", "claude", "claude 2.2.0 is newer than any measured version (2.1.330)"},
+		{"claude", "", "claude", ""},
+		{"claude", "unknown", "claude", ""},
+		{"codex", "codex-cli 0.169.0", "codex", ""},
+		{"codex", "codex-cli 0.200.1", "codex", "newer than any measured version (0.169.0)"},
+		{"opencode", "1.18.33", "opencode", ""},
+		{"opencode", "1.18.33-beta.1", "opencode", "was not measured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.harness+" "+tt.version, func(t *testing.T) {
+			p, note := ForVersion(tt.harness, tt.version)
+			if p.Name != tt.want {
+				t.Errorf("ForVersion(%q, %q) = %s, want %s", tt.harness, tt.version, p.Name, tt.want)
+			}
+			if tt.note == "" && note != "" || !strings.Contains(note, tt.note) {
+				t.Errorf("ForVersion(%q, %q) note = %q, want %q", tt.harness, tt.version, note, tt.note)
+			}
+		})
+	}
+}
+
+// TestProfilesHaveVersions: every profile of a harness, but the seed's
+// opencode-nearest variant, is a measured version family.
+func TestProfilesHaveVersions(t *testing.T) {
+	for name, p := range Profiles {
+		if p.Harness == "" || name == "opencode-nearest" {
+			continue
+		}
+		if len(p.Measured) == 0 {
+			t.Errorf("profile %s has no measured version", name)
+		}
+		for _, m := range p.Measured {
+			if ParseVersion(m) != m {
+				t.Errorf("profile %s: measured version %q is not x.y.z", name, m)
+			}
+		}
+	}
+}

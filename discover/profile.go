@@ -1,6 +1,13 @@
 package discover
 
-import "sort"
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"golang.org/x/mod/semver"
+)
 
 // Walk is the order directories are visited in.
 type Walk int
@@ -104,6 +111,14 @@ type Profile struct {
 	// SkipBlank, is not blank) loads.
 	Globals []Global
 	Render  Render
+	// Measured are the harness versions the profile was checked against
+	// with the real harness (make e2e); a profile without any is not a
+	// version family (opencode-nearest, agents) and ForVersion never picks
+	// it.
+	Measured []string
+	// From is the lowest harness version the family applies to; empty
+	// means every version below the next family's.
+	From string
 }
 
 // Profiles are the built-in profiles, by name.
@@ -116,6 +131,7 @@ var Profiles = map[string]Profile{
 		MaxBytes: 32 << 10, Truncate: true, SkipBlank: true,
 		Globals: []Global{{"codex-home", "AGENTS.override.md"}, {"codex-home", "AGENTS.md"}},
 		Render:  RenderCodex, Join: "\n\n",
+		Measured: []string{"0.169.0"},
 	},
 	"opencode": {
 		Name: "opencode", Harness: "opencode",
@@ -127,6 +143,7 @@ var Profiles = map[string]Profile{
 		SkipEmpty: true,
 		Globals:   []Global{{"home", ".config/opencode/AGENTS.md"}, {"home", ".claude/CLAUDE.md"}},
 		Render:    RenderOpencode, Join: "\n",
+		Measured: []string{"1.18.33"},
 	},
 	"opencode-nearest": {
 		Name: "opencode-nearest", Harness: "opencode",
@@ -138,14 +155,24 @@ var Profiles = map[string]Profile{
 	},
 	"claude": {
 		Name: "claude", Harness: "claude",
-		// Claude Code 2.1 reads the AGENTS.md files when there is no
-		// CLAUDE.md file at all (found by make e2e).
+		// Claude Code 2.1.330 reads the AGENTS.md files when there is no
+		// CLAUDE.md file at all (found by make e2e); 2.1.197 does not.
 		Names:     []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
 		Otherwise: []string{"AGENTS.md"},
 		Select:    AllInDir, Walk: RootToDir, Root: BelowFilesystemRoot,
 		Globals:   []Global{{"home", ".claude/CLAUDE.md"}},
 		SkipBlank: true, Trim: true,
 		Render: RenderClaude, Join: "\n\n",
+		Measured: []string{"2.1.330"}, From: "2.1.330",
+	},
+	"claude-2.1.197": {
+		Name: "claude-2.1.197", Harness: "claude",
+		Names:  []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"},
+		Select: AllInDir, Walk: RootToDir, Root: BelowFilesystemRoot,
+		Globals:   []Global{{"home", ".claude/CLAUDE.md"}},
+		SkipBlank: true, Trim: true,
+		Render: RenderClaude, Join: "\n\n",
+		Measured: []string{"2.1.197"},
 	},
 	"agents": {
 		Name:   "agents",
@@ -162,6 +189,74 @@ var Profiles = map[string]Profile{
 func ForHarness(harness string) (Profile, bool) {
 	p, ok := Profiles[harness]
 	return p, ok && p.Harness == harness
+}
+
+// ForVersion returns the profile of the version family that harness
+// version belongs to: among the profiles of harness with measured
+// versions, the one with the highest From at or below version. version is
+// what `HARNESS --version` prints ("2.1.330 (Claude Code)", "codex-cli
+// 0.169.0"); its first x.y.z is taken. When version is empty or has no
+// x.y.z, the default profile (ForHarness) is returned with no note. The
+// note is non-empty when version was not measured: newer than every
+// measured version of the harness, or between or below the families'.
+func ForVersion(harness, version string) (Profile, string) {
+	def, _ := ForHarness(harness)
+	v := ParseVersion(version)
+	if v == "" {
+		return def, ""
+	}
+	var fams []Profile
+	newest := ""
+	for _, p := range Profiles {
+		if p.Harness != harness || len(p.Measured) == 0 {
+			continue
+		}
+		fams = append(fams, p)
+		for _, m := range p.Measured {
+			if newest == "" || semver.Compare("v"+m, "v"+newest) > 0 {
+				newest = m
+			}
+		}
+	}
+	if len(fams) == 0 {
+		return def, ""
+	}
+	sort.Slice(fams, func(i, j int) bool { return semver.Compare(from(fams[i]), from(fams[j])) < 0 })
+	pick := fams[0]
+	for _, p := range fams {
+		if p.From == "" || semver.Compare(from(p), "v"+v) <= 0 {
+			pick = p
+		}
+	}
+	for _, m := range pick.Measured {
+		if semver.Compare("v"+m, "v"+v) == 0 {
+			return pick, ""
+		}
+	}
+	if semver.Compare("v"+v, "v"+newest) > 0 {
+		return pick, fmt.Sprintf("%s %s is newer than any measured version (%s); using profile %s: check it with make e2e (docs/e2e.md)", harness, v, newest, pick.Name)
+	}
+	return pick, fmt.Sprintf("%s %s was not measured; using profile %s, measured on %s", harness, v, pick.Name, strings.Join(pick.Measured, ", "))
+}
+
+// from is p.From as a semver string; an empty From sorts first.
+func from(p Profile) string {
+	if p.From == "" {
+		return "v0.0.0"
+	}
+	return "v" + p.From
+}
+
+// versionPattern finds a version number in a harness's --version output.
+var versionPattern = regexp.MustCompile(`\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?`)
+
+// ParseVersion returns the first x.y.z version in s, or "".
+func ParseVersion(s string) string {
+	v := versionPattern.FindString(s)
+	if v == "" || !semver.IsValid("v"+v) {
+		return ""
+	}
+	return v
 }
 
 // Lookup returns the profile with the given name.

@@ -488,32 +488,3 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	}
 	return 0, nil
 }
-
-// Status is what Check found about one harness.
-type Status struct {
-	Harness   string `json:"harness"`
-	Installed bool   `json:"installed"`
-	Path      string `json:"path,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Package   string `json:"package"`
-}
-
-// Check looks for every harness on the PATH of env and asks each found one
-// for its version.
-func Check(ctx context.Context, env []string) []Status {
-	var out []Status
-	for _, h := range persona.Harnesses {
-		st := Status{Harness: h, Package: Packages[h]}
-		if p, err := LookPath(h, env); err == nil {
-			st.Installed, st.Path = true, p
-			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			cmd := exec.CommandContext(cctx, p, "--version")
-			cmd.Env = env
-			b, _ := cmd.Output()
-			cancel()
-			st.Version, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
-		}
-		out = append(out, st)
-	}
-	return out
-}

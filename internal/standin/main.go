@@ -19,6 +19,10 @@
 //	context   `workforce context --harness NAME --no-globals` in dir
 //	box.json  `workforce context --harness NAME --json` in dir
 //
+// Asked for --version alone, it prints $STANDIN_VERSION_<NAME> (NAME in
+// capitals), else the measured version of the harness it is named after,
+// and records nothing.
+//
 // Then it carries out the actions of the file $STANDIN_DO, one per line,
 // with $VARIABLES expanded; relative paths are relative to dir:
 //
@@ -44,8 +48,24 @@ import (
 	"syscall"
 )
 
+// versions are what each stand-in answers to --version by default: the
+// measured versions, so that workforce picks the current profiles.
+var versions = map[string]string{
+	"claude":   "2.1.330 (Claude Code)",
+	"codex":    "codex-cli 0.169.0",
+	"opencode": "1.18.33",
+}
+
 func main() {
 	name := filepath.Base(os.Args[0])
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		v := os.Getenv("STANDIN_VERSION_" + strings.ToUpper(name))
+		if v == "" {
+			v = versions[name]
+		}
+		fmt.Println(v)
+		return
+	}
 	cwd, err := syscall.Getwd() // the kernel's answer, never $PWD
 	if err != nil {
 		fail("getcwd: %v", err)

@@ -1,0 +1,144 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// Status is what Check found about one harness.
+type Status struct {
+	Harness   string `json:"harness"`
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Package   string `json:"package"`
+}
+
+// VersionCache remembers what each harness binary said to --version, keyed
+// by the binary's resolved path, size and modification time, so that
+// commands that need a harness's version (context and run pick the
+// instruction discovery profile by it) ask each installed binary once.
+// The zero value, with no File, remembers nothing.
+type VersionCache struct {
+	// File is the cache file (JSON), written atomically.
+	File string
+}
+
+type versionEntry struct {
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtimeNs"`
+	Version string `json:"version"`
+}
+
+type versionFile struct {
+	Binaries map[string]versionEntry `json:"binaries"`
+}
+
+// Installed finds harness on the PATH of env and reports its version: the
+// first line of `HARNESS --version`, from the cache when the binary has not
+// changed since it was asked.
+func (vc VersionCache) Installed(ctx context.Context, harness string, env []string) Status {
+	st := Status{Harness: harness, Package: Packages[harness]}
+	p, err := LookPath(harness, env)
+	if err != nil {
+		return st
+	}
+	st.Installed, st.Path = true, p
+	key, entry, ok := identify(p)
+	cache := vc.load()
+	if ok {
+		if e, hit := cache.Binaries[key]; hit && e.Size == entry.Size && e.ModTime == entry.ModTime {
+			st.Version = e.Version
+			return st
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, p, "--version")
+	cmd.Env = env
+	b, err := cmd.Output()
+	st.Version, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if err != nil || st.Version == "" || !ok || vc.File == "" {
+		return st
+	}
+	entry.Version = st.Version
+	cache.Binaries[key] = entry
+	vc.save(cache)
+	return st
+}
+
+// identify returns the cache key of the binary at path and its size and
+// modification time.
+func identify(path string) (string, versionEntry, bool) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", versionEntry{}, false
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", versionEntry{}, false
+	}
+	return real, versionEntry{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+}
+
+func (vc VersionCache) load() *versionFile {
+	f := &versionFile{}
+	if vc.File != "" {
+		if data, err := os.ReadFile(vc.File); err == nil {
+			_ = json.Unmarshal(data, f) // a damaged cache is rebuilt
+		}
+	}
+	if f.Binaries == nil {
+		f.Binaries = map[string]versionEntry{}
+	}
+	return f
+}
+
+// save writes the cache; failing to is not an error, only a cost.
+func (vc VersionCache) save(f *versionFile) {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(vc.File), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return
+	}
+	_ = renameio.WriteFile(vc.File, append(data, '\n'), 0o644)
+}
+
+// Check looks for every harness on the PATH of env and asks each found one
+// for its version.
+func (vc VersionCache) Check(ctx context.Context, env []string) []Status {
+	var out []Status
+	for _, h := range persona.Harnesses {
+		out = append(out, vc.Installed(ctx, h, env))
+	}
+	return out
+}
+
+// Check looks for every harness on the PATH of env and asks each found one
+// for its version, without a cache.
+func Check(ctx context.Context, env []string) []Status {
+	return VersionCache{}.Check(ctx, env)
+}
+
+// Profile returns the instruction discovery profile of the installed
+// version of harness (discover.ForVersion), the harness's status, and a
+// note when that version was not measured. A harness that is not installed
+// gets its default profile.
+func (vc VersionCache) Profile(ctx context.Context, harness string, env []string) (discover.Profile, Status, string) {
+	st := vc.Installed(ctx, harness, env)
+	p, note := discover.ForVersion(harness, st.Version)
+	return p, st, note
+}

@@ -1,0 +1,72 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVersionCache: a binary is asked for its version once; a changed
+// binary (size or modification time) is asked again; a damaged cache is
+// rebuilt.
+func TestVersionCache(t *testing.T) {
+	bin := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "calls")
+	write := func(version string) {
+		script := "#!/bin/sh\necho x >> " + calls + "\necho '" + version + "'\n"
+		if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "x")
+	}
+	env := []string{"PATH=" + bin + ":/usr/bin:/bin"}
+	vc := VersionCache{File: filepath.Join(t.TempDir(), "cache", "versions.json")}
+	steps := []struct {
+		name      string
+		do        func()
+		want      string
+		wantCalls int
+	}{
+		{"first ask", func() { write("2.1.330 (Claude Code)") }, "2.1.330 (Claude Code)", 1},
+		{"cached", func() {}, "2.1.330 (Claude Code)", 1},
+		{"a new binary", func() {
+			write("2.1.400 (Claude Code) ")
+			os.Chtimes(filepath.Join(bin, "claude"), time.Now(), time.Now().Add(time.Hour))
+		}, "2.1.400 (Claude Code)", 2},
+		{"cached again", func() {}, "2.1.400 (Claude Code)", 2},
+		{"a damaged cache", func() { os.WriteFile(vc.File, []byte("{not json"), 0o644) }, "2.1.400 (Claude Code)", 3},
+		{"rebuilt", func() {}, "2.1.400 (Claude Code)", 3},
+	}
+	for _, s := range steps {
+		s.do()
+		st := vc.Installed(context.Background(), "claude", env)
+		if st.Version != s.want || count() != s.wantCalls {
+			t.Errorf("%s: Installed() = %q after %d calls, want %q after %d", s.name, st.Version, count(), s.want, s.wantCalls)
+		}
+	}
+	// Without a file, nothing is remembered.
+	before := count()
+	VersionCache{}.Installed(context.Background(), "claude", env)
+	VersionCache{}.Installed(context.Background(), "claude", env)
+	if count() != before+2 {
+		t.Errorf("the zero VersionCache remembered a version")
+	}
+}
+
+func TestProfileOfInstalledVersion(t *testing.T) {
+	env := standIn(t, "claude", `echo "2.1.197 (Claude Code)"`)
+	p, st, note := VersionCache{}.Profile(context.Background(), "claude", env)
+	if p.Name != "claude-2.1.197" || st.Version != "2.1.197 (Claude Code)" || note != "" {
+		t.Errorf("Profile() = %s, %+v, %q", p.Name, st, note)
+	}
+	p, st, _ = VersionCache{}.Profile(context.Background(), "opencode", env)
+	if p.Name != "opencode" || st.Installed {
+		t.Errorf("Profile() of a missing harness = %s, %+v; want the default profile", p.Name, st)
+	}
+}
