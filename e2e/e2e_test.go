@@ -89,6 +89,9 @@ func setup() (int, error) {
 			return 1, fmt.Errorf("npm install: %w", err)
 		}
 	}
+	if err := installOlder(); err != nil {
+		return 1, err
+	}
 	tmp, err := os.MkdirTemp("", "workforce-e2e-bin-")
 	if err != nil {
 		return 1, err
@@ -100,6 +103,59 @@ func setup() (int, error) {
 		return 1, fmt.Errorf("go build: %w", err)
 	}
 	return 0, nil
+}
+
+// harnessPackages are the npm packages of the harnesses.
+var harnessPackages = map[string]string{
+	"claude":   "@anthropic-ai/claude-code",
+	"codex":    "@openai/codex",
+	"opencode": "opencode-ai",
+}
+
+// harnessBinaries maps "HARNESS@VERSION" to an installed binary.
+var harnessBinaries = map[string]string{}
+
+// installOlder installs the older measured versions of older.json, each in
+// its own directory of the cache, and fills harnessBinaries with them and
+// the pinned versions.
+func installOlder() error {
+	data, err := os.ReadFile("versions.json")
+	if err != nil {
+		return err
+	}
+	var pinned map[string]string
+	if err := json.Unmarshal(data, &pinned); err != nil {
+		return fmt.Errorf("versions.json: %w", err)
+	}
+	data, err = os.ReadFile("older.json")
+	if err != nil {
+		return err
+	}
+	var older map[string][]string
+	if err := json.Unmarshal(data, &older); err != nil {
+		return fmt.Errorf("older.json: %w", err)
+	}
+	for h, pkg := range harnessPackages {
+		if v, ok := pinned[pkg]; ok {
+			harnessBinaries[h+"@"+v] = filepath.Join(binDir, h)
+		}
+		for _, v := range older[pkg] {
+			dir := filepath.Join(cacheDir, "older", h+"-"+v)
+			bin := filepath.Join(dir, "node_modules", ".bin", h)
+			if _, err := os.Stat(bin); err != nil {
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private": true}`), 0o644)
+				cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefix", dir, pkg+"@"+v)
+				cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+				fmt.Fprintln(os.Stderr, "e2e: installing", pkg+"@"+v, "into", dir)
+				if err := cmd.Run(); err != nil {
+					return fmt.Errorf("npm install %s@%s: %w", pkg, v, err)
+				}
+			}
+			harnessBinaries[h+"@"+v] = bin
+		}
+	}
+	return nil
 }
 
 // recorder is the loopback model server: it keeps every request body and
@@ -423,21 +479,21 @@ func makeTree(t *testing.T, archive string) string {
 // with its discover profile.
 func TestProfiles(t *testing.T) {
 	for _, tree := range trees {
-		for _, h := range []string{"codex", "opencode", "claude"} {
-			t.Run(tree.name+"/"+h, func(t *testing.T) {
+		for _, f := range families(t) {
+			h := f.profile.Harness
+			t.Run(tree.name+"/"+f.profile.Name+"@"+f.version, func(t *testing.T) {
 				root := makeTree(t, tree.archive)
 				dir := filepath.Join(root, tree.dir)
 				e := newEnv(t)
-				p, _ := discover.ForHarness(h)
 				o := discover.Options{Home: e.home, CodexHome: filepath.Join(e.home, ".codex"), Fallbacks: []string{"TEAM.md"}}
 				if h != "codex" {
 					o.Fallbacks = nil
 				}
-				want, err := discover.Chain(p, dir, o)
+				want, err := discover.Chain(f.profile, dir, o)
 				if err != nil {
 					t.Fatal(err)
 				}
-				e.run(t, dir, append([]string{filepath.Join(binDir, h)}, harnessArgs[h]...)...)
+				e.run(t, dir, append([]string{f.binary}, harnessArgs[h]...)...)
 				if err := checkSent(h, e.sent(h), want.Text); err != nil {
 					t.Error(err)
 				}
@@ -446,8 +502,53 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
+// family is one measured version of a profile and the binary to run.
+type family struct {
+	profile discover.Profile
+	version string
+	binary  string
+}
+
+// families returns every measured version of every profile, with its
+// installed binary: the pinned versions from binDir, the others from
+// older.json's installs. A measured version without a binary fails: a
+// profile's versions must all be checked.
+func families(t *testing.T) []family {
+	t.Helper()
+	var out []family
+	for _, name := range discover.Names() {
+		p := discover.Profiles[name]
+		for _, v := range p.Measured {
+			bin, ok := harnessBinaries[p.Harness+"@"+v]
+			if !ok {
+				t.Fatalf("profile %s is measured on %s %s, which make e2e does not install (e2e/versions.json, e2e/older.json)", name, p.Harness, v)
+			}
+			out = append(out, family{p, v, bin})
+		}
+	}
+	return out
+}
+
+// TestVersions checks that each installed binary is the version it was
+// installed as, and that ForVersion maps it to its profile.
+func TestVersions(t *testing.T) {
+	for _, f := range families(t) {
+		out, err := exec.Command(f.binary, "--version").Output()
+		if err != nil {
+			t.Fatalf("%s --version: %v", f.binary, err)
+		}
+		if got := discover.ParseVersion(string(out)); got != f.version {
+			t.Errorf("%s --version = %q, want %s", f.binary, out, f.version)
+		}
+		if p, note := discover.ForVersion(f.profile.Harness, string(out)); p.Name != f.profile.Name || note != "" {
+			t.Errorf("ForVersion(%s, %q) = %s %q, want %s", f.profile.Harness, out, p.Name, note, f.profile.Name)
+		}
+	}
+}
+
 // TestCheckCanFail shows that a wrong profile is caught: opencode's blocks
-// joined by a blank line instead of a newline, and claude's text untrimmed.
+// joined by a blank line instead of a newline, claude's text untrimmed, and
+// each claude version family checked against the other's profile.
 func TestCheckCanFail(t *testing.T) {
 	root := makeTree(t, trees[0].archive)
 	dir := filepath.Join(root, trees[0].dir)
@@ -462,6 +563,25 @@ func TestCheckCanFail(t *testing.T) {
 		e.run(t, dir, append([]string{filepath.Join(binDir, h)}, harnessArgs[h]...)...)
 		if checkSent(h, e.sent(h), want.Text) == nil {
 			t.Errorf("%s: a deliberately wrong profile passed the check", h)
+		}
+	}
+	// The two claude families differ where a tree has AGENTS.md files and
+	// no CLAUDE.md: each version fails the other's profile there.
+	root = makeTree(t, trees[1].archive) // override files
+	dir = filepath.Join(root, trees[1].dir)
+	for _, c := range []struct{ version, profile string }{{"2.1.197", "claude"}, {"2.1.330", "claude-2.1.197"}} {
+		e := newEnv(t)
+		want, err := discover.Chain(discover.Profiles[c.profile], dir, discover.Options{Home: e.home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin, ok := harnessBinaries["claude@"+c.version]
+		if !ok {
+			t.Fatalf("claude %s is not installed", c.version)
+		}
+		e.run(t, dir, append([]string{bin}, harnessArgs["claude"]...)...)
+		if checkSent("claude", e.sent("claude"), want.Text) == nil {
+			t.Errorf("claude %s passed the check of profile %s", c.version, c.profile)
 		}
 	}
 }
