@@ -15,6 +15,17 @@ var gitLocationVars = map[string]bool{
 	"GIT_CEILING_DIRECTORIES": true, "GIT_DISCOVERY_ACROSS_FILESYSTEM": true, "GIT_PREFIX": true,
 }
 
+// keptVars name the user's home and the harnesses' configuration, login
+// and cache directories: SealEnv keeps them as they are even when they lie
+// inside the project (a dotfiles repository at the home directory), since
+// they are the user's, not the project's, and a harness without them
+// loses its login and settings.
+var keptVars = map[string]bool{
+	"HOME": true, "TMPDIR": true, "XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true,
+	"XDG_STATE_HOME": true, "XDG_RUNTIME_DIR": true, "CODEX_HOME": true, "CLAUDE_CONFIG_DIR": true,
+	"OPENCODE_CONFIG_DIR": true, "AGENT_WORKFORCE_HOME": true,
+}
+
 // SealedVar is one variable SealEnv changed: its name, and its new value,
 // or Dropped.
 type SealedVar struct {
@@ -27,12 +38,15 @@ type SealedVar struct {
 // names a path of the real project. root is the real project root and tree
 // its sandbox copy, both canonical. In each value, every absolute path at
 // or below root (each element of a colon-separated list such as PATH, or
-// the whole value when it has no colon) is rewritten to the same path below tree; a path whose
-// symlinks lead below root counts too. PWD is left out without a report
-// (the harness package sets it to the directory the harness starts in);
-// OLDPWD is dropped, and so are git's location variables (GIT_DIR, GIT_WORK_TREE, ...), so that git in
-// the sandbox uses the sandbox's repository. The second result lists what
-// changed, in env's order.
+// the whole value when it has no colon) is rewritten to the same path below
+// tree; a path whose symlinks lead below root counts too. PWD is left out
+// without a report (the harness package sets it to the directory the
+// harness starts in); OLDPWD is dropped, and so are git's location
+// variables (GIT_DIR, GIT_WORK_TREE, ...), so that git in the sandbox uses
+// the sandbox's repository. The user's home and the harnesses'
+// configuration directories (keptVars: HOME, XDG_CONFIG_HOME, CODEX_HOME,
+// ...) are kept as they are. The second result lists what changed, in
+// env's order.
 func SealEnv(env []string, root, tree string) ([]string, []SealedVar) {
 	out := make([]string, 0, len(env))
 	var changed []SealedVar
@@ -46,6 +60,10 @@ func SealEnv(env []string, root, tree string) ([]string, []SealedVar) {
 		}
 		if k == "OLDPWD" || gitLocationVars[k] {
 			changed = append(changed, SealedVar{Name: k, Dropped: true})
+			continue
+		}
+		if keptVars[k] {
+			out = append(out, kv)
 			continue
 		}
 		if nv := sealValue(v, root, tree); nv != v {

@@ -36,6 +36,8 @@ func TestSealEnv(t *testing.T) {
 		{"GIT_DIR", "GIT_DIR=" + root + "/.git", "", true},
 		{"GIT_WORK_TREE", "GIT_WORK_TREE=/elsewhere", "", true},
 		{"an empty value", "EMPTY=", "EMPTY=", false},
+		{"the home inside the project is the user's", "HOME=" + root, "HOME=" + root, false},
+		{"a harness's configuration inside the project", "CODEX_HOME=" + root + "/.codex", "CODEX_HOME=" + root + "/.codex", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
