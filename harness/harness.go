@@ -450,8 +450,9 @@ func ProcessEnv(env []string, dir string) []string {
 // Run starts the harness in dir with the terminal's standard streams and
 // waits for it. Its environment is inv.Env() with PWD set to dir and OLDPWD
 // dropped (ProcessEnv). The exit code is the harness's, or 128+signal when
-// a signal killed it. While the harness runs, interrupts are left to it:
-// the terminal delivers Ctrl-C to the whole process group.
+// a signal killed it. While the harness runs, interrupts are left to it
+// (the terminal delivers Ctrl-C to the whole process group), and SIGTERM
+// and SIGHUP sent to workforce are passed on to it.
 func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	bin, err := LookPath(inv.Binary, inv.env)
 	if err != nil {
@@ -463,19 +464,29 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
 	sig := make(chan os.Signal, 4)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		for range sig { // the harness handles them
-		}
-	}()
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err = cmd.Start()
+	done := make(chan struct{})
 	if err == nil {
+		go func() {
+			defer close(done)
+			for s := range sig {
+				// Ctrl-C reaches the harness from the terminal, which
+				// signals the whole process group; SIGTERM and SIGHUP
+				// sent to workforce alone are passed on.
+				if s != os.Interrupt {
+					_ = cmd.Process.Signal(s)
+				}
+			}
+		}()
 		err = cmd.Wait()
 	} else {
+		close(done)
 		err = fmt.Errorf("cannot start %s: %w", bin, err)
 	}
 	signal.Stop(sig)
 	close(sig)
+	<-done
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -148,6 +148,8 @@ type rules struct {
 	readonly gitignore.Matcher
 	hide     []string
 	hidePath map[string]bool
+	// What the rules were made of, kept in the session's state.
+	ignLines, roLines, hidePaths []string
 }
 
 func parsePatterns(lines []string) []gitignore.Pattern {
@@ -193,16 +195,25 @@ func newRules(o Options) (*rules, error) {
 		return nil, err
 	}
 	ro = append(ro, o.Readonly...)
-	hidePaths := make(map[string]bool, len(o.HidePaths))
-	for _, p := range o.HidePaths {
-		hidePaths[p] = true
+	return rulesFrom(ign, ro, o.Hide, o.HidePaths), nil
+}
+
+// rulesFrom makes rules of gitignore-syntax ignore and read-only pattern
+// lines and hidden names and paths.
+func rulesFrom(ign, ro, hide, hidePaths []string) *rules {
+	hp := make(map[string]bool, len(hidePaths))
+	for _, p := range hidePaths {
+		hp[p] = true
 	}
 	return &rules{
-		ignore:   gitignore.NewMatcher(parsePatterns(ign)),
-		readonly: gitignore.NewMatcher(parsePatterns(ro)),
-		hide:     o.Hide,
-		hidePath: hidePaths,
-	}, nil
+		ignore:    gitignore.NewMatcher(parsePatterns(ign)),
+		readonly:  gitignore.NewMatcher(parsePatterns(ro)),
+		hide:      hide,
+		hidePath:  hp,
+		ignLines:  ign,
+		roLines:   ro,
+		hidePaths: hidePaths,
+	}
 }
 
 // match reports whether rel or one of its parent directories matches m.
@@ -285,8 +296,10 @@ func NewSessionDir(home, persona string) string {
 	return filepath.Join(home, "sessions", name)
 }
 
-// Create copies o.Root into a new session directory. On error or when ctx
-// is cancelled, the session directory is removed.
+// Create copies o.Root into the session directory o.Dir (a new one when
+// empty), which may exist but must not hold a sandbox yet. On error or
+// when ctx is cancelled, what Create made is removed, and the session
+// directory with it when nothing else is in it.
 func Create(ctx context.Context, o Options) (s *Session, err error) {
 	r, err := newRules(o)
 	if err != nil {
@@ -300,8 +313,8 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if dir == "" {
 		dir = NewSessionDir(o.Home, o.Persona)
 	}
-	if _, err := os.Stat(dir); err == nil {
-		return nil, fmt.Errorf("session directory %s already exists", dir)
+	if _, err := os.Stat(filepath.Join(dir, TreeDir)); err == nil {
+		return nil, fmt.Errorf("session directory %s already holds a sandbox", dir)
 	}
 	s = &Session{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: o.Root,
@@ -312,9 +325,12 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, ConfigDir), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session directory: %w", err)
 	}
+	tree := s.Tree
 	defer func() {
 		if err != nil {
-			os.RemoveAll(dir)
+			removeAll(tree)
+			os.RemoveAll(filepath.Join(dir, ConfigDir))
+			os.Remove(dir) // when nothing else is in it
 			s = nil
 		}
 	}()
@@ -508,12 +524,16 @@ func sealLink(root, tree, src, target string) (string, bool) {
 }
 
 // Remove deletes the session directory, read-only files included.
-func (s *Session) Remove() error {
-	_ = filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+func (s *Session) Remove() error { return removeAll(s.Dir) }
+
+// removeAll deletes dir and everything below it, read-only directories
+// included.
+func removeAll(dir string) error {
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			_ = os.Chmod(path, 0o755)
 		}
 		return nil
 	})
-	return os.RemoveAll(s.Dir)
+	return os.RemoveAll(dir)
 }

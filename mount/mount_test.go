@@ -89,6 +89,14 @@ func fixture(t *testing.T) (*Session, string) {
 }
 
 func TestSync(t *testing.T) {
+	t.Run("in memory", func(t *testing.T) { testSync(t, false) })
+	t.Run("reopened from its manifest", func(t *testing.T) { testSync(t, true) })
+}
+
+// testSync makes a sandbox, changes it and the real tree, and syncs; with
+// reopen, the sync runs on the session read back from its manifest, as
+// after a crash.
+func testSync(t *testing.T, reopen bool) {
 	s, root := fixture(t)
 	if s.Workdir != filepath.Join(s.Tree, "sub") {
 		t.Errorf("Workdir = %s", s.Workdir)
@@ -113,6 +121,13 @@ func TestSync(t *testing.T) {
 	must(t, os.Chmod(filepath.Join(s.Tree, "ro.txt"), 0o644))
 	box("ro.txt", "ro by agent") // read-only: never synced
 	must(t, os.WriteFile(filepath.Join(root, "b.txt"), []byte("b by user"), 0o644))
+	if reopen {
+		must(t, s.Save())
+		var err error
+		if s, err = Open(s.Dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	r, err := s.Sync(context.Background(), SyncOptions{})
 	if err != nil {

@@ -19,6 +19,8 @@ type SyncOptions struct {
 	Deletes bool
 	// Progress, when set, is called before each file is written back.
 	Progress func(rel string)
+	// DryRun reports what a sync would do without writing anything.
+	DryRun bool
 }
 
 // Conflict is a file changed both by the agent and in the real tree since
@@ -123,6 +125,12 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			continue
 		}
 		real := filepath.Join(s.Root, filepath.FromSlash(rel))
+		if _, err := os.Lstat(real); errors.Is(err, fs.ErrNotExist) {
+			// Gone on both sides: deleted by an earlier, interrupted
+			// sync, or by the user too.
+			r.Deleted = append(r.Deleted, rel)
+			continue
+		}
 		if !s.unchanged(rel, real) {
 			r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: real})
 			continue
@@ -130,8 +138,10 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		if o.Progress != nil {
 			o.Progress(rel)
 		}
-		if err := os.Remove(real); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return r, fmt.Errorf("cannot delete %s: %w", real, err)
+		if !o.DryRun {
+			if err := os.Remove(real); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return r, fmt.Errorf("cannot delete %s: %w", real, err)
+			}
 		}
 		r.Deleted = append(r.Deleted, rel)
 	}
@@ -191,9 +201,13 @@ func (s *Session) syncFile(rel string, r *Report, o SyncOptions) error {
 		return err
 	}
 	if same {
+		// Already there: the agent wrote the same bytes, or an earlier,
+		// interrupted sync wrote this file.
 		if ri, err := os.Stat(real); err == nil && ri.Mode() != bi.Mode() && s.unchanged(rel, real) {
-			if err := os.Chmod(real, bi.Mode().Perm()); err != nil {
-				return err
+			if !o.DryRun {
+				if err := os.Chmod(real, bi.Mode().Perm()); err != nil {
+					return err
+				}
 			}
 			r.Updated = append(r.Updated, rel)
 		}
@@ -201,8 +215,10 @@ func (s *Session) syncFile(rel string, r *Report, o SyncOptions) error {
 	}
 	if !s.unchanged(rel, real) {
 		saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
-		if err := copyFile(box, saved, bi.Mode().Perm()); err != nil {
-			return fmt.Errorf("cannot save the agent's version of %s: %w", rel, err)
+		if !o.DryRun {
+			if err := copyFile(box, saved, bi.Mode().Perm()); err != nil {
+				return fmt.Errorf("cannot save the agent's version of %s: %w", rel, err)
+			}
 		}
 		r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: real, Saved: saved})
 		return nil
@@ -210,8 +226,10 @@ func (s *Session) syncFile(rel string, r *Report, o SyncOptions) error {
 	if o.Progress != nil {
 		o.Progress(rel)
 	}
-	if err := copyFile(box, real, bi.Mode().Perm()); err != nil {
-		return fmt.Errorf("cannot write %s back: %w", real, err)
+	if !o.DryRun {
+		if err := copyFile(box, real, bi.Mode().Perm()); err != nil {
+			return fmt.Errorf("cannot write %s back: %w", real, err)
+		}
 	}
 	if known {
 		r.Updated = append(r.Updated, rel)

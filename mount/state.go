@@ -1,0 +1,218 @@
+package mount
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// ManifestFile is the name, in a session directory, of the sandbox's
+// durable state: the manifest of the real files at copy time, and what
+// sync-back needs besides (the copy rules, the materialized files, the
+// links made again, the paths left out), so that a session can be synced
+// after the process that made it is gone.
+const ManifestFile = "manifest.json"
+
+// manifestFormat is the version of the manifest file's format. A file of a
+// higher format was written by a newer workforce and is refused.
+const manifestFormat = 1
+
+// manifestHeader is the manifest file's first JSON value; the files follow,
+// one JSON value per line, so that reading and writing stream.
+type manifestHeader struct {
+	Format       int               `json:"format"`
+	Root         string            `json:"root"`
+	Workdir      string            `json:"workdir"`
+	Ignore       []string          `json:"ignore"`
+	Readonly     []string          `json:"readonly"`
+	Hide         []string          `json:"hide"`
+	HidePaths    []string          `json:"hidePaths"`
+	Materialized []string          `json:"materialized"`
+	Links        map[string]string `json:"links"`
+	Skipped      []string          `json:"skipped"`
+	Files        int               `json:"files"`
+}
+
+// manifestFile is one real file at copy time.
+type manifestFile struct {
+	Path     string      `json:"p"`
+	Size     int64       `json:"s"`
+	MTime    int64       `json:"t"` // nanoseconds since the epoch
+	Mode     fs.FileMode `json:"m"`
+	Readonly bool        `json:"r,omitempty"`
+}
+
+// Save writes the session's state to ManifestFile in its directory,
+// durably: a temporary file, synced, renamed into place, and the directory
+// synced.
+func (s *Session) Save() error {
+	path := filepath.Join(s.Dir, ManifestFile)
+	t, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600))
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	defer t.Cleanup()
+	w := bufio.NewWriterSize(t, 64<<10)
+	enc := json.NewEncoder(w)
+	wd, _ := filepath.Rel(s.Tree, s.Workdir)
+	h := manifestHeader{
+		Format: manifestFormat, Root: s.Root, Workdir: filepath.ToSlash(wd),
+		Ignore: s.rules.ignLines, Readonly: s.rules.roLines, Hide: s.rules.hide, HidePaths: s.rules.hidePaths,
+		Links: s.links, Skipped: s.skipped, Files: len(s.manifest),
+	}
+	for rel := range s.materialize {
+		h.Materialized = append(h.Materialized, rel)
+	}
+	sort.Strings(h.Materialized)
+	if err := enc.Encode(h); err != nil {
+		return err
+	}
+	rels := make([]string, 0, len(s.manifest))
+	for rel := range s.manifest {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		e := s.manifest[rel]
+		if err := enc.Encode(manifestFile{Path: rel, Size: e.size, MTime: e.mtime.UnixNano(), Mode: e.mode, Readonly: s.readonly[rel]}); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := t.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return syncDir(s.Dir)
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// ManifestError reports a manifest file that cannot be read.
+type ManifestError struct {
+	Path string
+	Err  error
+}
+
+func (e *ManifestError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e *ManifestError) Unwrap() error { return e.Err }
+
+// Open reads the session in dir from its ManifestFile, for a sync-back
+// after the process that made the sandbox is gone.
+func Open(dir string) (*Session, error) {
+	path := filepath.Join(dir, ManifestFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &ManifestError{path, err}
+	}
+	defer f.Close()
+	s, err := readManifest(dir, bufio.NewReaderSize(f, 64<<10))
+	if err != nil {
+		return nil, &ManifestError{path, err}
+	}
+	return s, nil
+}
+
+func readManifest(dir string, r *bufio.Reader) (*Session, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var h manifestHeader
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("not a session manifest: %v", err)
+	}
+	switch {
+	case h.Format > manifestFormat:
+		return nil, fmt.Errorf("written by a newer workforce (format %d; this one reads format %d)", h.Format, manifestFormat)
+	case h.Format < 1:
+		return nil, fmt.Errorf("not a session manifest: no format")
+	case !filepath.IsAbs(h.Root):
+		return nil, fmt.Errorf("the project root %q is not an absolute path", h.Root)
+	case !safeRel(h.Workdir):
+		return nil, fmt.Errorf("the working directory %q is not inside the sandbox", h.Workdir)
+	case h.Files < 0:
+		return nil, fmt.Errorf("a negative file count")
+	}
+	s := &Session{
+		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: h.Root,
+		rules:    rulesFrom(h.Ignore, h.Readonly, h.Hide, h.HidePaths),
+		manifest: make(map[string]entry, min(h.Files, 1<<20)), readonly: map[string]bool{},
+		materialize: map[string]bool{}, links: map[string]string{}, skipped: h.Skipped,
+	}
+	s.Workdir = filepath.Join(s.Tree, filepath.FromSlash(h.Workdir))
+	for _, rel := range h.Materialized {
+		if !safeRel(rel) {
+			return nil, fmt.Errorf("materialized file %q is not inside the sandbox", rel)
+		}
+		s.materialize[rel] = true
+	}
+	for rel, target := range h.Links {
+		if !safeRel(rel) {
+			return nil, fmt.Errorf("link %q is not inside the sandbox", rel)
+		}
+		s.links[rel] = target
+	}
+	if !sort.StringsAreSorted(s.skipped) {
+		return nil, fmt.Errorf("the skipped paths are not sorted")
+	}
+	for i := 0; i < h.Files; i++ {
+		var m manifestFile
+		if err := dec.Decode(&m); err != nil {
+			return nil, fmt.Errorf("file %d of %d: %v (truncated?)", i+1, h.Files, err)
+		}
+		if !safeRel(m.Path) || m.Path == "." {
+			return nil, fmt.Errorf("file %q is not inside the project", m.Path)
+		}
+		if _, dup := s.manifest[m.Path]; dup {
+			return nil, fmt.Errorf("file %q is listed twice", m.Path)
+		}
+		if m.Size < 0 || !m.Mode.IsRegular() {
+			return nil, fmt.Errorf("file %q: not a regular file's size and mode", m.Path)
+		}
+		s.manifest[m.Path] = entry{size: m.Size, mtime: time.Unix(0, m.MTime), mode: m.Mode}
+		if m.Readonly {
+			s.readonly[m.Path] = true
+		}
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more files than the %d announced", h.Files)
+	}
+	return s, nil
+}
+
+// safeRel reports whether rel is a clean relative slash path that stays
+// inside its base.
+func safeRel(rel string) bool {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || strings.ContainsRune(rel, 0) {
+		return false
+	}
+	if rel == "." {
+		return true
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	return true
+}

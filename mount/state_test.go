@@ -1,0 +1,100 @@
+package mount
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestManifestRoundTrip: what Save writes, Open reads back the same.
+func TestManifestRoundTrip(t *testing.T) {
+	s, _ := fixture(t)
+	if _, err := s.Materialize("AGENTS.md", "persona"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Save())
+	got, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"root", got.Root, s.Root},
+		{"tree", got.Tree, s.Tree},
+		{"workdir", got.Workdir, s.Workdir},
+		{"manifest", len(got.manifest), len(s.manifest)},
+		{"readonly", got.readonly, s.readonly},
+		{"materialized", got.materialize, s.materialize},
+		{"skipped", got.skipped, s.skipped},
+		{"ignore patterns", got.rules.ignLines, s.rules.ignLines},
+		{"hidden names", got.rules.hide, s.rules.hide},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	for rel, e := range s.manifest {
+		g := got.manifest[rel]
+		if g.size != e.size || !g.mtime.Equal(e.mtime) || g.mode != e.mode {
+			t.Errorf("manifest[%s] = %+v, want %+v", rel, g, e)
+		}
+	}
+}
+
+func TestManifestErrors(t *testing.T) {
+	s, _ := fixture(t)
+	must(t, s.Save())
+	good, err := os.ReadFile(filepath.Join(s.Dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(good), "\n")
+	tests := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "not a session manifest"},
+		{"not JSON", "hello", "not a session manifest"},
+		{"truncated", string(good[:len(good)-10]), "truncated?"},
+		{"a newer format", strings.Replace(header, `"format":1`, `"format":2`, 1) + "\n", "written by a newer workforce (format 2; this one reads format 1)"},
+		{"an unknown field", strings.Replace(header, `"format":1`, `"format":1,"x":1`, 1), "unknown field"},
+		{"a path escaping", strings.Replace(string(good), `"p":"a.txt"`, `"p":"../a.txt"`, 1), `file "../a.txt" is not inside the project`},
+		{"more files than announced", string(good) + `{"p":"z","s":1,"t":1,"m":420}` + "\n", "more files than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			must(t, os.WriteFile(filepath.Join(s.Dir, ManifestFile), []byte(tt.data), 0o600))
+			_, err := Open(s.Dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), ManifestFile) {
+				t.Errorf("Open() = %v, want an error naming %s and saying %q", err, ManifestFile, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzManifest: a manifest reader never panics, and what it accepts
+// stays inside the sandbox.
+func FuzzManifest(f *testing.F) {
+	f.Add([]byte(`{"format":1,"root":"/r","workdir":".","files":1}` + "\n" + `{"p":"a","s":1,"t":5,"m":420}` + "\n"))
+	f.Add([]byte(`{"format":1,"root":"/r","workdir":"a/b","materialized":["a/b/AGENTS.md"],"links":{"l":"/x"},"files":0}`))
+	f.Add([]byte(`{"format":1,"root":"/r","workdir":"../x","files":0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := readManifest("/sessions/s", bufio.NewReader(bytes.NewReader(data)))
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(s.Workdir+"/", s.Tree+"/") {
+			t.Fatalf("workdir %s outside the tree %s", s.Workdir, s.Tree)
+		}
+		for rel := range s.manifest {
+			if !safeRel(rel) {
+				t.Fatalf("unsafe path %q accepted", rel)
+			}
+		}
+	})
+}
