@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
 
@@ -294,83 +293,63 @@ func runInRepo(c *cli.Context, inv *harness.Invocation, cwd, sessionDir string) 
 
 func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, plan *runPlan) error {
 	stderr := c.App.ErrWriter
-	// Ctrl-C while the sandbox is made removes it.
-	setup, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	warnStale(stderr, mopts.Home, plan.Root)
+	o := session.Options{
+		Dir: plan.Sandbox, Persona: plan.Persona, Tier: plan.Tier, Harness: plan.Harness,
+		Mount: mopts, Invocation: inv,
+		Stdin: os.Stdin, Stdout: c.App.Writer, Stderr: stderr,
+		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"),
+		Warn: func(msg string) { warnf(stderr, "%s", msg) },
+	}
+	if m := plan.Materialized; m != nil {
+		o.Materialize = &session.File{Name: filepath.Base(m.Path), Text: m.Text}
+	}
+	syncing := false
 	if isTerminal(stderr) {
 		// Progress, on terminals only.
-		fmt.Fprintf(stderr, "workforce: copying %s into %s\n", mopts.Root, mopts.Dir)
-	}
-	s, err := mount.Create(setup, mopts)
-	interrupted := setup.Err() != nil
-	stop()
-	if err != nil {
-		if interrupted {
-			return silentExit(130)
-		}
-		return err
-	}
-	if plan.Materialized != nil {
-		if _, err := s.Materialize(filepath.Base(plan.Materialized.Path), plan.Materialized.Text); err != nil {
-			s.Remove()
-			return err
-		}
-	}
-	if err := inv.WriteFiles(); err != nil {
-		s.Remove()
-		return err
-	}
-	code, err := harness.Run(context.Background(), inv, s.Workdir, os.Stdin, c.App.Writer, stderr)
-	if err != nil {
-		s.Remove()
-		return harnessMissing(err)
-	}
-
-	// Sync-back: a first Ctrl-C stops after the current file, a second
-	// exits 130.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	var hits atomic.Int32
-	go func() {
-		for range sig {
-			if hits.Add(1) == 1 {
-				warnf(stderr, "stopping sync-back after the current file; Ctrl-C again to quit now")
-				cancel()
-			} else {
-				os.Exit(130)
+		o.Progress = func(event, detail string) {
+			switch event {
+			case "copy":
+				fmt.Fprintf(stderr, "workforce: copying %s into %s\n", detail, plan.Sandbox)
+			case "sync":
+				syncing = true
+				fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", detail)
 			}
 		}
-	}()
-	var progress func(string)
-	if isTerminal(stderr) {
-		progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", rel) }
 	}
-	rep, err := s.Sync(ctx, mount.SyncOptions{Deletes: c.Bool("sync-deletes"), Progress: progress})
-	if progress != nil {
+	res, err := session.Run(o)
+	if syncing {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
-		warnf(stderr, "the sandbox is kept at %s", s.Dir)
-		return err
+		if res != nil && res.Kept {
+			warnf(stderr, "the session is kept at %s; workforce sessions sync %s finishes it", res.Session.Dir, res.Session.Record.ID)
+		}
+		return harnessMissing(err)
 	}
-	printReport(c.App.Writer, stderr, rep)
-	keep := c.Bool("keep") || len(rep.Conflicts) > 0 || rep.Interrupted
-	if keep {
-		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
-	} else if err := s.Remove(); err != nil {
-		warnf(stderr, "cannot remove the sandbox %s: %v", s.Dir, err)
+	if res.Report != nil {
+		printReport(c.App.Writer, stderr, res.Report)
+		if res.Report.Interrupted {
+			hintf(stderr, "workforce sessions sync %s finishes it", res.Session.Record.ID)
+		}
 	}
-	switch {
-	case code != 0:
-		return silentExit(code)
-	case rep.Interrupted:
-		return silentExit(130)
-	case len(rep.Conflicts) > 0:
-		return silentExit(exitConflict)
+	if res.Kept {
+		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", res.Session.Dir)
 	}
-	return nil
+	return silentExit(res.ExitCode)
+}
+
+// warnStale warns of the sessions of root left by a process that died.
+func warnStale(stderr io.Writer, home, root string) {
+	infos, err := session.List(home)
+	if err != nil {
+		return
+	}
+	for _, in := range infos {
+		if in.Stale && in.Session.Record.Root == root {
+			warnf(stderr, "session %s of this project was left %s by a process that is gone; workforce sessions sync %s brings its work back", in.ID(), in.Session.Record.Phase, in.ID())
+		}
+	}
 }
 
 func printReport(w, stderr io.Writer, r *mount.Report) {

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -27,6 +30,8 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"extendcheck": extendCheck,
 			"hidefolded":  hideFolded,
+			"waitfile":    waitFile,
+			"signal":      signalCmd,
 			"standin":     standinCmd(standin),
 		},
 		Setup: func(env *testscript.Env) error {
@@ -175,4 +180,42 @@ func hideFolded(ts *testscript.TestScript, neg bool, args []string) {
 	if same == neg {
 		ts.Fatalf("hidden %q; folded in the project and surfaced: %v", plan.Hidden, want)
 	}
+}
+
+// waitFile implements the script command
+//
+//	waitfile PATH
+//
+// which waits, at most 30 s, until PATH exists and is not empty.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within 30 s", args[0])
+}
+
+// signalCmd implements the script command
+//
+//	signal TERM|HUP|INT PIDFILE
+//
+// which sends the signal to the process whose id PIDFILE holds.
+func signalCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: signal TERM|HUP|INT PIDFILE")
+	}
+	sig, ok := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "INT": syscall.SIGINT}[args[0]]
+	if !ok {
+		ts.Fatalf("unknown signal %s", args[0])
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[1])))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, sig))
 }

@@ -74,6 +74,9 @@ type Invocation struct {
 	Files map[string]string `json:"files,omitempty"`
 	// Notes tell what was not applied and why.
 	Notes []string `json:"notes,omitempty"`
+	// Started, when set, is called with the harness's process id once it
+	// started.
+	Started func(pid int) `json:"-"`
 
 	env []string
 }
@@ -463,11 +466,15 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	cmd.Env = ProcessEnv(inv.env, dir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.WaitDelay = 5 * time.Second
+	cmd.SysProcAttr = sysProcAttr()
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err = cmd.Start()
 	done := make(chan struct{})
 	if err == nil {
+		if inv.Started != nil {
+			inv.Started(cmd.Process.Pid)
+		}
 		go func() {
 			defer close(done)
 			for s := range sig {

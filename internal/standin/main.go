@@ -18,6 +18,7 @@
 //	config    the file $OPENCODE_CONFIG names, when set
 //	context   `workforce context --harness NAME --no-globals` in dir
 //	box.json  `workforce context --harness NAME --json` in dir
+//	ppid      its parent's process id (workforce), written last
 //
 // Asked for --version alone, it prints $STANDIN_VERSION_<NAME> (NAME in
 // capitals), else the measured version of the harness it is named after,
@@ -30,6 +31,10 @@
 //	write PATH TEXT...     write TEXT and a newline to PATH
 //	rm PATH                remove PATH
 //	run OUT CMD ARGS...    run CMD in dir (no shell), its stdout to OUT
+//	trap                   record SIGTERM and SIGHUP in $LOG/signals, one
+//	                       name a line, instead of dying of them
+//	awaitsignals N         wait (at most 20 s) until N signals were trapped
+//	sleep SECONDS          sleep
 //	exit N                 exit with status N
 //
 // A failing action is reported on stderr and the rest still run. The exit
@@ -41,12 +46,18 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
+
+// trapped counts the signals the trap action caught.
+var trapped atomic.Int32
 
 // versions are what each stand-in answers to --version by default: the
 // measured versions, so that workforce picks the current profiles.
@@ -78,6 +89,10 @@ func main() {
 	}
 	if log := os.Getenv("LOG"); log != "" {
 		record(log, name, cwd, dir)
+		// Last, so that a test waiting for it finds the rest written.
+		if err := os.WriteFile(filepath.Join(log, "ppid"), []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644); err != nil {
+			fail("%v", err)
+		}
 	}
 	if do := os.Getenv("STANDIN_DO"); do != "" {
 		data, err := os.ReadFile(do)
@@ -183,6 +198,33 @@ func act(dir, line string) (int, bool) {
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err = cmd.Run(); err == nil {
 			err = os.WriteFile(path, out.Bytes(), 0o644)
+		}
+	case "trap":
+		ch := make(chan os.Signal, 4)
+		signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
+		go func() {
+			for sig := range ch {
+				f, err := os.OpenFile(filepath.Join(os.Getenv("LOG"), "signals"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+				if err == nil {
+					fmt.Fprintln(f, sig)
+					f.Close()
+				}
+				trapped.Add(1)
+			}
+		}()
+	case "awaitsignals":
+		n, _ := strconv.Atoi(arg)
+		deadline := time.Now().Add(20 * time.Second)
+		for trapped.Load() < int32(n) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if trapped.Load() < int32(n) {
+			err = fmt.Errorf("%d signals trapped, want %d", trapped.Load(), n)
+		}
+	case "sleep":
+		var d float64
+		if d, err = strconv.ParseFloat(arg, 64); err == nil {
+			time.Sleep(time.Duration(d * float64(time.Second)))
 		}
 	case "exit":
 		code, cerr := strconv.Atoi(arg)

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	listCmd := &cli.Command{
+		Name:  "list",
+		Usage: "list the sessions, with their phase and the files the agent changed",
+		Description: `Lists the sessions of <home>/sessions, oldest first: id, persona, phase, age,
+the number of files a sync-back would bring back, and the project root. A
+session whose process is gone before its work was synced back is marked
+stale: workforce sessions sync ID finishes it.
+
+Example:
+
+   workforce sessions
+   workforce sessions list --json`,
+		Flags:  []cli.Flag{jsonFlag},
+		Action: sessionsListAction,
+	}
+	register(&cli.Command{
+		Name:  "sessions",
+		Usage: "list, show, sync and remove run sessions, those left by a crash included",
+		Description: `A session is one workforce run: its sandbox, record and manifest under
+<home>/sessions/<id>/. Sessions left by a process that died (closed terminal,
+kill -9, reboot) are stale; their work is still in the sandbox.
+
+Example:
+
+   workforce sessions
+   workforce sessions sync code-reviewer-20261123-101500-1a2b3c4d`,
+		Flags:  []cli.Flag{jsonFlag},
+		Action: sessionsListAction,
+		Subcommands: []*cli.Command{
+			listCmd,
+			{
+				Name:      "show",
+				Usage:     "show a session's record and the changes a sync-back would apply",
+				ArgsUsage: "ID",
+				Description: `Shows the session's record and what a sync-back would do now: files created,
+updated and deleted, deletions left unapplied without --sync-deletes, files
+that are not synced, and conflicts (files changed in the real tree too).
+Nothing is written.
+
+Example:
+
+   workforce sessions show code-reviewer-20261123-101500-1a2b3c4d --json`,
+				Flags:  []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "sync-deletes", Usage: "show deletions as a sync with --sync-deletes would apply them"}},
+				Action: sessionsShowAction,
+			},
+			{
+				Name:      "sync",
+				Usage:     "bring a session's work back into the real tree",
+				ArgsUsage: "ID",
+				Description: `Runs the sync-back of the run that made the session: new and changed files flow
+back, a file changed in the real tree too is a conflict (yours stays, the
+agent's is saved under the session's conflicts/), deletions apply only with
+--sync-deletes. A sync killed half-way and run again finishes the job.
+Syncs of one session wait for each other; a session whose run is still
+going is refused. The session is removed once synced without conflicts,
+unless --keep.
+
+Exit status: 0, or 3 when there were conflicts.
+
+Example:
+
+   workforce sessions sync code-reviewer-20261123-101500-1a2b3c4d --sync-deletes`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
+					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the sync"},
+				},
+				Action: sessionsSyncAction,
+			},
+			{
+				Name:      "rm",
+				Usage:     "remove sessions and their sandboxes",
+				ArgsUsage: "ID... | --stale",
+				Description: `Removes the named sessions, or with --stale every stale session, with the
+agent's work that was not synced back. It asks first on a terminal; --yes
+answers for you, and is needed when there is no terminal. A running session
+is refused.
+
+Example:
+
+   workforce sessions rm --stale --yes`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "stale", Usage: "remove every stale session"},
+					&cli.BoolFlag{Name: "yes", Usage: "do not ask"},
+				},
+				Action: sessionsRmAction,
+			},
+		},
+	})
+}
+
+// sessionRow is one session of `sessions list --json`.
+type sessionRow struct {
+	ID      string `json:"id"`
+	Persona string `json:"persona,omitempty"`
+	Tier    string `json:"tier,omitempty"`
+	Harness string `json:"harness,omitempty"`
+	Root    string `json:"root,omitempty"`
+	Phase   string `json:"phase,omitempty"`
+	Stale   bool   `json:"stale"`
+	Live    bool   `json:"live"`
+	// Started is when the session started; Age the seconds since.
+	Started time.Time `json:"started"`
+	Age     int64     `json:"ageSeconds"`
+	// Changed is the number of files a sync-back would bring back
+	// (created, updated, deleted, conflicts); -1 when the sandbox cannot
+	// be read.
+	Changed int    `json:"changed"`
+	Error   string `json:"error,omitempty"`
+}
+
+func sessionsHome() (string, error) { return persona.Home() }
+
+func sessionsListAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("sessions list takes no arguments; to see one session: workforce sessions show ID")
+	}
+	home, err := sessionsHome()
+	if err != nil {
+		return err
+	}
+	infos, err := session.List(home)
+	if err != nil {
+		return err
+	}
+	rows := []sessionRow{}
+	now := time.Now()
+	for _, in := range infos {
+		row := sessionRow{ID: in.ID(), Changed: -1}
+		if in.Err != nil {
+			row.Error = in.Err.Error()
+			rows = append(rows, row)
+			continue
+		}
+		r := in.Session.Record
+		row.Persona, row.Tier, row.Harness, row.Root, row.Phase = r.Persona, r.Tier, r.Harness, r.Root, string(r.Phase)
+		row.Stale, row.Live, row.Started = in.Stale, in.Live, r.Started
+		row.Age = int64(now.Sub(r.Started).Seconds())
+		if r.Phase != session.Creating && r.Phase != session.Failed {
+			if rep, err := in.Session.Changes(true); err == nil {
+				row.Changed = changedCount(rep)
+			}
+		}
+		rows = append(rows, row)
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, map[string]any{"sessions": rows})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(c.App.Writer, "no sessions")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPERSONA\tPHASE\tAGE\tCHANGED\tROOT")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t\tunreadable\t\t\t%s\n", r.ID, r.Error)
+			continue
+		}
+		phase := r.Phase
+		if r.Stale {
+			phase += " (stale)"
+		}
+		changed := "?"
+		if r.Changed >= 0 {
+			changed = fmt.Sprint(r.Changed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Persona, phase, age(time.Duration(r.Age)*time.Second), changed, r.Root)
+	}
+	return tw.Flush()
+}
+
+func changedCount(r *mount.Report) int {
+	return len(r.Created) + len(r.Updated) + len(r.Deleted) + len(r.Unapplied) + len(r.Conflicts)
+}
+
+// age prints a duration as people read an age.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// oneSession opens the session named by the only argument.
+func oneSession(c *cli.Context) (*session.Session, error) {
+	if c.NArg() != 1 {
+		return nil, usagef("%s takes one session id (workforce sessions lists them)", c.Command.Name)
+	}
+	home, err := sessionsHome()
+	if err != nil {
+		return nil, err
+	}
+	return session.Open(home, c.Args().First())
+}
+
+// sessionShow is what `sessions show --json` prints.
+type sessionShow struct {
+	Record  session.Record `json:"record"`
+	Changes *mount.Report  `json:"changes"`
+}
+
+func sessionsShowAction(c *cli.Context) error {
+	s, err := oneSession(c)
+	if err != nil {
+		return err
+	}
+	rep, err := s.Changes(c.Bool("sync-deletes"))
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, sessionShow{Record: s.Record, Changes: rep})
+	}
+	w := c.App.Writer
+	r := s.Record
+	fmt.Fprintf(w, "session: %s\npersona: %s@%s on %s\nroot: %s\ncwd: %s\nphase: %s\nstarted: %s by process %d\n",
+		r.ID, r.Persona, r.Tier, r.Harness, r.Root, r.Cwd, r.Phase, r.Started.Local().Format(time.RFC3339), r.PID)
+	if r.ExitCode != nil {
+		fmt.Fprintf(w, "harness exit status: %d\n", *r.ExitCode)
+	}
+	printReport(w, io.Discard, rep)
+	return nil
+}
+
+func sessionsSyncAction(c *cli.Context) error {
+	s, err := oneSession(c)
+	if err != nil {
+		return err
+	}
+	stderr := c.App.ErrWriter
+	// The first signal stops after the current file, leaving the session
+	// resumable; a second exits at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+	go func() {
+		n := 0
+		for sg := range sig {
+			if n++; n > 1 {
+				os.Exit(128 + int(sg.(syscall.Signal)))
+			}
+			cancel()
+		}
+	}()
+	o := mount.SyncOptions{Deletes: c.Bool("sync-deletes")}
+	if isTerminal(stderr) {
+		o.Progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", rel) }
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+	o.Progress = crashAfter(o.Progress)
+	rep, kept, err := s.Sync(ctx, o, c.Bool("keep"))
+	if err != nil {
+		return err
+	}
+	printReport(c.App.Writer, stderr, rep)
+	if kept {
+		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
+	}
+	switch {
+	case rep.Interrupted:
+		hintf(stderr, "workforce sessions sync %s finishes it", s.Record.ID)
+		return silentExit(130)
+	case len(rep.Conflicts) > 0:
+		return silentExit(exitConflict)
+	}
+	return nil
+}
+
+// crashAfterEnv names a fault injection for the tests: the sync process
+// kills itself (SIGKILL) before writing the file after the first N, to
+// show that a sync killed half-way and run again finishes the job.
+const crashAfterEnv = "WORKFORCE_TEST_CRASH_AFTER"
+
+func crashAfter(progress func(string)) func(string) {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv(crashAfterEnv), &n); err != nil || n <= 0 {
+		return progress
+	}
+	written := 0
+	return func(rel string) {
+		if written == n {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+		written++
+		if progress != nil {
+			progress(rel)
+		}
+	}
+}
+
+func sessionsRmAction(c *cli.Context) error {
+	ids := c.Args().Slice()
+	if c.Bool("stale") == (len(ids) > 0) {
+		return usagef("sessions rm takes session ids or --stale")
+	}
+	home, err := sessionsHome()
+	if err != nil {
+		return err
+	}
+	var targets []*session.Session
+	if c.Bool("stale") {
+		infos, err := session.List(home)
+		if err != nil {
+			return err
+		}
+		for _, in := range infos {
+			if in.Stale {
+				targets = append(targets, in.Session)
+			}
+		}
+	} else {
+		for _, id := range ids {
+			s, err := session.Open(home, id)
+			if err != nil {
+				return err
+			}
+			targets = append(targets, s)
+		}
+	}
+	if len(targets) == 0 {
+		fmt.Fprintln(c.App.Writer, "no stale sessions")
+		return nil
+	}
+	if !c.Bool("yes") {
+		if !isTerminal(c.App.ErrWriter) || !isTerminal(os.Stdin) {
+			return usageError(errors.New("sessions rm removes the agent's work that was not synced back"), "add --yes to remove without asking")
+		}
+		var names []string
+		for _, s := range targets {
+			names = append(names, s.Record.ID)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "workforce: remove %s and the work in them? [y/N] ", strings.Join(names, ", "))
+		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return errors.New("nothing removed")
+		}
+	}
+	var failed error
+	for _, s := range targets {
+		if err := s.RemoveIdle(); err != nil {
+			errorf(c.App.ErrWriter, "%v", err)
+			failed = silentExit(exitFailure)
+			continue
+		}
+		fmt.Fprintf(c.App.Writer, "removed: %s\n", s.Record.ID)
+	}
+	return failed
+}

@@ -1,0 +1,148 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/mount"
+)
+
+// RecordFile is the name of a session's record in its directory.
+const RecordFile = "session.json"
+
+// recordFormat is the version of the record's format; a record of a higher
+// format was written by a newer workforce and is refused.
+const recordFormat = 1
+
+// Phase is where a session is in its life.
+type Phase string
+
+// The phases, in order. A session whose process is gone before it reached
+// Synced is stale: `workforce sessions sync` finishes it.
+const (
+	// Creating: the sandbox is being made; nothing of the agent's yet.
+	Creating Phase = "creating"
+	// Running: the harness runs in the sandbox.
+	Running Phase = "running"
+	// Syncing: the harness has exited; sync-back is under way, or was
+	// interrupted.
+	Syncing Phase = "syncing"
+	// Synced: the agent's work is back in the real tree (conflicts
+	// aside); the sandbox is kept only when asked or for conflicts.
+	Synced Phase = "synced"
+	// Failed: the session could not be made or the harness not started.
+	Failed Phase = "failed"
+)
+
+// Record is a session's durable record, written atomically to RecordFile
+// at each change of phase.
+type Record struct {
+	Format  int    `json:"format"`
+	ID      string `json:"id"`
+	Persona string `json:"persona"`
+	Tier    string `json:"tier"`
+	Harness string `json:"harness"`
+	// Root is the real project root, Cwd the real working directory.
+	Root string `json:"root"`
+	Cwd  string `json:"cwd"`
+	// PID and Started are the workforce process that owns the session
+	// and when the session started.
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	// HarnessPID is the harness's process, once started.
+	HarnessPID int   `json:"harnessPid,omitempty"`
+	Phase      Phase `json:"phase"`
+	// ExitCode is the harness's exit status, once it exited.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Error says why a Failed session failed.
+	Error string `json:"error,omitempty"`
+	// Report is what the last sync-back did.
+	Report  *mount.Report `json:"report,omitempty"`
+	Updated time.Time     `json:"updated"`
+}
+
+// RecordError reports a record that cannot be read.
+type RecordError struct {
+	Path string
+	Err  error
+}
+
+func (e *RecordError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// readRecord reads and checks the record of the session directory dir.
+func readRecord(dir string) (*Record, error) {
+	path := filepath.Join(dir, RecordFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &RecordError{path, err}
+	}
+	r, err := parseRecord(data)
+	if err != nil {
+		return nil, &RecordError{path, err}
+	}
+	if r.ID != filepath.Base(dir) {
+		return nil, &RecordError{path, fmt.Errorf("the record is of session %q, not of its directory %q", r.ID, filepath.Base(dir))}
+	}
+	return r, nil
+}
+
+// parseRecord decodes a record and checks what the rest relies on.
+func parseRecord(data []byte) (*Record, error) {
+	var probe struct {
+		Format int `json:"format"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a session record (truncated or corrupt?): %v", err)
+	}
+	if probe.Format > recordFormat {
+		return nil, fmt.Errorf("written by a newer workforce (format %d; this one reads format %d)", probe.Format, recordFormat)
+	}
+	if probe.Format < 1 {
+		return nil, errors.New("not a session record: no format")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	r := &Record{}
+	if err := dec.Decode(r); err != nil {
+		return nil, fmt.Errorf("not a session record: %v", err)
+	}
+	switch {
+	case r.ID == "" || r.ID != filepath.Base(r.ID) || r.ID == "." || r.ID == "..":
+		return nil, fmt.Errorf("the session id %q is not a directory name", r.ID)
+	case !filepath.IsAbs(r.Root) || !filepath.IsAbs(r.Cwd):
+		return nil, fmt.Errorf("the project root %q or working directory %q is not absolute", r.Root, r.Cwd)
+	}
+	switch r.Phase {
+	case Creating, Running, Syncing, Synced, Failed:
+	default:
+		return nil, fmt.Errorf("unknown phase %q", r.Phase)
+	}
+	return r, nil
+}
+
+// writeRecord writes r to the session directory dir durably.
+func writeRecord(dir string, r *Record) error {
+	r.Format = recordFormat
+	r.Updated = time.Now().UTC()
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, RecordFile)
+	if err := renameio.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("cannot write the session record %s: %w", path, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

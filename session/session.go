@@ -1,0 +1,568 @@
+// Package session owns one run of a persona's harness in a sandbox, from
+// plan to cleanup: it makes the session directory and its durable record,
+// copies the project (package mount), materializes the instruction file,
+// starts the harness (package harness) with the signals it should get,
+// syncs the agent's work back, and removes what is no longer needed. It
+// also finds sessions left behind by a crash and finishes them: List,
+// Open, Sync, Remove.
+//
+// A session directory, <home>/sessions/<id>/, holds:
+//
+//	session.json   the record (Record): persona, tier, harness, real root
+//	               and working directory, owner process, phase, exit
+//	               status, last sync report; rewritten atomically
+//	manifest.json  the sandbox's state (mount.ManifestFile): the real files
+//	               at copy time, to tell the agent's changes from the user's
+//	lock           held (flock) by the process working on the session
+//	tree/          the sandbox
+//	config/        the harness's configuration files
+//	conflicts/     the agent's versions of conflicting files
+//
+// Both files are on disk, synced, before the harness starts. A session
+// whose lock is free and whose phase is creating, running or syncing was
+// left by a process that died: it is stale, and Sync finishes it exactly
+// as the uninterrupted run would have (each file is written by an atomic
+// rename; a file already written is recognised by its content and not
+// written again; a deletion already applied counts as applied).
+//
+// Signals. While the sandbox is made, SIGINT, SIGTERM and SIGHUP stop and
+// remove it. While the harness runs, SIGINT is the harness's (the terminal
+// sends it to the whole process group), and SIGTERM and SIGHUP sent to
+// workforce are passed on to the harness; sync-back still runs when it
+// exits (after SIGHUP without progress output: there is no terminal any
+// more). During sync-back a first SIGINT, or a second SIGTERM or SIGHUP,
+// stops it after the current file, leaving the session resumable; a second
+// SIGINT exits at once (130), leaving it resumable too.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/mount"
+)
+
+// lockFile is the name of the lock in a session directory.
+const lockFile = "lock"
+
+// Dir returns the sessions directory of a workforce home.
+func Dir(home string) string { return filepath.Join(home, "sessions") }
+
+// Session is one session directory, with its record.
+type Session struct {
+	Dir    string
+	Record Record
+
+	lock *os.File // held while this process works on the session
+}
+
+// Options are a run: what to copy, what to materialize, what to start.
+type Options struct {
+	// Dir is the session directory to create (mount.NewSessionDir).
+	Dir                    string
+	Persona, Tier, Harness string
+	Mount                  mount.Options
+	Materialize            *File
+	Invocation             *harness.Invocation
+	Stdin                  io.Reader
+	Stdout, Stderr         io.Writer
+	SyncDeletes, Keep      bool
+	// Progress, when set, reports progress (the copy, each file synced);
+	// it is not called after SIGHUP.
+	Progress func(event, detail string)
+	// Warn reports what the user should know at once.
+	Warn func(msg string)
+}
+
+// File is an instruction file to materialize in the sandbox's working
+// directory.
+type File struct {
+	Name, Text string
+}
+
+// Result is how a run ended.
+type Result struct {
+	// Session is the session, its directory gone unless Kept.
+	Session *Session
+	// Code is the harness's exit status (128+signal when a signal killed
+	// it); ExitCode is the status workforce should exit with.
+	Code, ExitCode int
+	Report         *mount.Report
+	// Kept says the session directory was kept: asked for, conflicts, or
+	// an interrupted sync-back.
+	Kept bool
+}
+
+// signals tracks the signals of a run.
+type signals struct {
+	ch     chan os.Signal
+	phase  atomic.Int32 // 0 creating, 1 harness, 2 syncing
+	stops  atomic.Int32 // SIGTERM and SIGHUP received
+	ints   atomic.Int32 // SIGINT received while syncing
+	hup    atomic.Bool
+	last   atomic.Value // os.Signal
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the current phase, when it can stop
+	done   chan struct{}
+}
+
+func watchSignals() *signals {
+	s := &signals{ch: make(chan os.Signal, 8), done: make(chan struct{})}
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		defer close(s.done)
+		for sig := range s.ch {
+			s.last.Store(sig)
+			stop := false
+			switch sig {
+			case syscall.SIGHUP:
+				s.hup.Store(true)
+				stop = s.stops.Add(1) >= 2
+			case syscall.SIGTERM:
+				stop = s.stops.Add(1) >= 2
+			case os.Interrupt:
+				if s.phase.Load() == 2 {
+					if s.ints.Add(1) >= 2 {
+						os.Exit(130)
+					}
+					stop = true
+				}
+			}
+			switch s.phase.Load() {
+			case 0:
+				stop = true // any signal stops the copy
+			case 1:
+				stop = false // the harness's to handle
+			}
+			if stop {
+				s.mu.Lock()
+				if s.cancel != nil {
+					s.cancel()
+				}
+				s.mu.Unlock()
+			}
+		}
+	}()
+	return s
+}
+
+// enter starts phase p and returns its context, cancelled by the signals
+// that stop it.
+func (s *signals) enter(p int32) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	s.phase.Store(p)
+	if p == 2 && s.stops.Load() >= 2 {
+		cancel()
+	}
+	return ctx, cancel
+}
+
+func (s *signals) stop() {
+	signal.Stop(s.ch)
+	close(s.ch)
+	<-s.done
+}
+
+// exitFor is the exit status for a run stopped by sig.
+func exitFor(sig any) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// Run runs a session from start to end: create the session directory and
+// its record, copy the project, materialize the instruction file, write
+// the harness's configuration, start the harness, sync back, clean up.
+// Signals are handled as the package documentation says.
+func Run(o Options) (*Result, error) {
+	sigs := watchSignals()
+	defer sigs.stop()
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	progress := func(event, detail string) {
+		if o.Progress != nil && !sigs.hup.Load() {
+			o.Progress(event, detail)
+		}
+	}
+
+	s, err := create(o.Dir, Record{
+		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
+		Root: o.Mount.Root, Cwd: o.Mount.Cwd, PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	ctx, cancel := sigs.enter(0)
+	mo := o.Mount
+	mo.Dir = o.Dir
+	progress("copy", mo.Root)
+	box, err := mount.Create(ctx, mo)
+	cancel()
+	if err == nil {
+		err = prepare(box, o)
+	}
+	if err != nil {
+		if box != nil {
+			box.Remove()
+		}
+		os.RemoveAll(s.Dir)
+		if ctx.Err() != nil {
+			return &Result{Session: s, ExitCode: exitFor(sigs.last.Load())}, nil
+		}
+		return nil, err
+	}
+
+	s.Record.Phase = Running
+	if err := s.save(); err != nil {
+		box.Remove()
+		return nil, err
+	}
+	sigs.enter(1)
+	inv := *o.Invocation
+	inv.Started = func(pid int) {
+		s.Record.HarnessPID = pid
+		_ = s.save()
+	}
+	code, err := harness.Run(context.Background(), &inv, box.Workdir, o.Stdin, o.Stdout, o.Stderr)
+	if err != nil {
+		s.Record.Phase, s.Record.Error = Failed, err.Error()
+		_ = s.save()
+		box.Remove()
+		return nil, err
+	}
+	s.Record.ExitCode = &code
+
+	ctx, cancel = sigs.enter(2)
+	defer cancel()
+	rep, err := s.sync(ctx, box, mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }})
+	res := &Result{Session: s, Code: code, ExitCode: code, Report: rep}
+	if err != nil {
+		res.Kept = true
+		return res, err
+	}
+	res.Kept = o.Keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	if !res.Kept {
+		if err := s.Remove(); err != nil {
+			warn(fmt.Sprintf("cannot remove the session %s: %v", s.Dir, err))
+			res.Kept = true
+		}
+	}
+	switch {
+	case code != 0:
+	case rep.Interrupted:
+		res.ExitCode = exitFor(sigs.last.Load())
+	case len(rep.Conflicts) > 0:
+		res.ExitCode = 3
+	}
+	return res, nil
+}
+
+// prepare materializes the instruction file, saves the manifest and writes
+// the harness's configuration files: everything before the harness
+// starts.
+func prepare(box *mount.Session, o Options) error {
+	if o.Materialize != nil {
+		if _, err := box.Materialize(o.Materialize.Name, o.Materialize.Text); err != nil {
+			return err
+		}
+	}
+	if err := box.Save(); err != nil {
+		return err
+	}
+	return o.Invocation.WriteFiles()
+}
+
+// create makes the session directory dir, takes its lock and writes its
+// first record.
+func create(dir string, r Record) (*Session, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the sessions directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the session directory: %w", err)
+	}
+	s := &Session{Dir: dir, Record: r}
+	ok, err := s.TryLock()
+	if err != nil || !ok {
+		os.RemoveAll(dir)
+		if err == nil {
+			err = errors.New("it is locked")
+		}
+		return nil, fmt.Errorf("cannot lock the session %s: %w", dir, err)
+	}
+	if err := s.save(); err != nil {
+		s.Close()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) save() error { return writeRecord(s.Dir, &s.Record) }
+
+// TryLock takes the session's lock if it is free, and reports whether it
+// did.
+func (s *Session) TryLock() (bool, error) {
+	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return false, nil
+		}
+		return false, err
+	}
+	s.lock = f
+	return true, nil
+}
+
+// Lock waits for the session's lock.
+func (s *Session) Lock() error {
+	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return err
+	}
+	s.lock = f
+	return nil
+}
+
+// Close releases the session's lock, if held.
+func (s *Session) Close() {
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
+}
+
+// sync syncs box back, recording the phase before and after; the report is
+// kept in the record. The real tree's file system is flushed before the
+// session is recorded as synced.
+func (s *Session) sync(ctx context.Context, box *mount.Session, o mount.SyncOptions) (*mount.Report, error) {
+	s.Record.Phase = Syncing
+	if err := s.save(); err != nil {
+		return nil, err
+	}
+	rep, err := box.Sync(ctx, o)
+	s.Record.Report = rep
+	if err != nil {
+		s.Record.Error = err.Error()
+		_ = s.save()
+		return rep, err
+	}
+	if !rep.Interrupted {
+		if err := flush(s.Record.Root); err != nil {
+			return rep, err
+		}
+		s.Record.Phase, s.Record.Error = Synced, ""
+	}
+	if err := s.save(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// flush makes what was written to the file system of dir durable.
+func flush(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return syncfs(f)
+}
+
+// Remove deletes the session directory.
+func (s *Session) Remove() error {
+	box := &mount.Session{Dir: s.Dir}
+	return box.Remove()
+}
+
+// Info is a session as List finds it.
+type Info struct {
+	Session *Session
+	// Live says a process holds the session; Stale that none does and the
+	// session never reached Synced.
+	Live, Stale bool
+	// Err is why the session's record could not be read.
+	Err error
+}
+
+// ID returns the session's id (its directory's name).
+func (i Info) ID() string { return filepath.Base(i.Session.Dir) }
+
+// List returns the sessions of a workforce home, oldest first.
+func List(home string) ([]Info, error) {
+	entries, err := os.ReadDir(Dir(home))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(Dir(home), e.Name())
+		info := Info{Session: &Session{Dir: dir}}
+		r, err := readRecord(dir)
+		if err != nil {
+			info.Err = err
+			out = append(out, info)
+			continue
+		}
+		info.Session.Record = *r
+		info.Live, info.Stale = liveness(info.Session)
+		out = append(out, info)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Session.Record.Started.Before(out[j].Session.Record.Started)
+	})
+	return out, nil
+}
+
+// liveness reports whether a process holds s, and whether s is stale.
+func liveness(s *Session) (live, stale bool) {
+	probe := &Session{Dir: s.Dir}
+	ok, err := probe.TryLock()
+	if err != nil {
+		return false, false
+	}
+	if !ok {
+		return true, false
+	}
+	probe.Close()
+	switch s.Record.Phase {
+	case Creating, Running, Syncing, Failed:
+		return false, true
+	}
+	return false, false
+}
+
+// Open returns the session id of a workforce home; id may be the start of
+// one session's id (the persona's name, say), as long as it names only
+// one.
+func Open(home, id string) (*Session, error) {
+	if id == "" || id != filepath.Base(id) || id == "." || id == ".." {
+		return nil, fmt.Errorf("%q is not a session id", id)
+	}
+	dir := filepath.Join(Dir(home), id)
+	if _, err := os.Stat(dir); err != nil {
+		entries, _ := os.ReadDir(Dir(home))
+		var matches []string
+		for _, e := range entries {
+			if e.IsDir() && strings.HasPrefix(e.Name(), id) {
+				matches = append(matches, e.Name())
+			}
+		}
+		switch len(matches) {
+		case 0:
+			return nil, fmt.Errorf("no session %s in %s", id, Dir(home))
+		case 1:
+			dir = filepath.Join(Dir(home), matches[0])
+		default:
+			return nil, fmt.Errorf("%s names %d sessions: %s", id, len(matches), strings.Join(matches, ", "))
+		}
+	}
+	r, err := readRecord(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{Dir: dir, Record: *r}, nil
+}
+
+// ErrLive is returned for a session that a running process holds.
+var ErrLive = errors.New("the session is still running")
+
+// Changes returns what a sync-back of s would do now, without doing it.
+func (s *Session) Changes(deletes bool) (*mount.Report, error) {
+	box, err := mount.Open(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return box.Sync(context.Background(), mount.SyncOptions{Deletes: deletes, DryRun: true})
+}
+
+// Sync brings the agent's work of a session back into the real tree, as
+// the run that made it would have: the session is locked for the time
+// (a second Sync waits), and a session a running process holds is refused
+// with ErrLive. Unless keep, the session directory is removed when the
+// sync is complete without conflicts.
+func (s *Session) Sync(ctx context.Context, o mount.SyncOptions, keep bool) (rep *mount.Report, kept bool, err error) {
+	ok, err := s.TryLock()
+	if err != nil {
+		return nil, true, err
+	}
+	if !ok {
+		r, rerr := readRecord(s.Dir)
+		if rerr == nil && (r.Phase == Creating || r.Phase == Running) {
+			return nil, true, fmt.Errorf("%w (process %d)", ErrLive, r.PID)
+		}
+		if err := s.Lock(); err != nil {
+			return nil, true, err
+		}
+	}
+	defer s.Close()
+	// Read again under the lock: another sync may have finished it.
+	r, err := readRecord(s.Dir)
+	if err != nil {
+		return nil, true, err
+	}
+	s.Record = *r
+	box, err := mount.Open(s.Dir)
+	if err != nil {
+		return nil, true, err
+	}
+	rep, err = s.sync(ctx, box, o)
+	if err != nil {
+		return rep, true, err
+	}
+	kept = keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	if !kept {
+		if err := s.Remove(); err != nil {
+			return rep, true, err
+		}
+	}
+	return rep, kept, nil
+}
+
+// RemoveIdle removes a session no process holds; a live one is refused
+// with ErrLive.
+func (s *Session) RemoveIdle() error {
+	ok, err := s.TryLock()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s: %w (process %d)", filepath.Base(s.Dir), ErrLive, s.Record.PID)
+	}
+	defer s.Close()
+	return s.Remove()
+}
