@@ -15,7 +15,8 @@
 // negation; a file inside an excluded directory cannot be re-included), and
 // the hidden instruction files (Options.Hide, Options.HidePaths). Files matching .agentreadonly or
 // mount.readonlyPatterns are copied without write permission and never
-// synced back. .git is copied so that git works in the sandbox; the files
+// synced back. .git is copied, but for the repository's objects, which the
+// sandbox's git shares (see git.go), so that git works in the sandbox; the files
 // left out that git tracks are marked skip-worktree in the sandbox's index
 // and materialized files are listed in its info/exclude, so that git status
 // there is clean before the agent starts. Nothing under .git flows back.
@@ -340,6 +341,8 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	var mu sync.Mutex
 	relinks := map[string]string{} // sandbox link path -> its target there
+	stores := map[string]string{}  // sandbox object store -> the real one
+	dotgit := ""                   // the project's .git, when it is a file
 	opt := copy.Options{
 		OnSymlink: func(src string) copy.SymlinkAction {
 			// A link into the real tree would let the harness write there:
@@ -369,9 +372,19 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 				return false, nil
 			}
 			isDir := info.IsDir()
-			skip := r.ignored(rel, isDir) || (!isDir && r.hidden(rel))
 			mu.Lock()
 			defer mu.Unlock()
+			if rel == ".git" && info.Mode().IsRegular() {
+				dotgit = src
+				return true, nil
+			}
+			if skip, store := gitSkip(rel, src, isDir); skip {
+				if store {
+					stores[filepath.Join(s.Tree, filepath.FromSlash(rel))] = src
+				}
+				return true, nil
+			}
+			skip := r.ignored(rel, isDir) || (!isDir && r.hidden(rel))
 			if skip {
 				s.skipped = append(s.skipped, rel)
 				return true, nil
@@ -393,6 +406,14 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if err := shareObjects(stores); err != nil {
+		return nil, err
+	}
+	if dotgit != "" {
+		if err := ownGitDir(dotgit, s.Tree); err != nil {
+			return nil, err
+		}
 	}
 	for link, target := range relinks {
 		if err := os.Symlink(target, link); err != nil {
