@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -53,42 +52,6 @@ Example:
 		},
 		Action: runAction,
 	})
-}
-
-// materialized is the instruction file written into the sandbox.
-type materialized struct {
-	Path string `json:"path"`
-	Mode string `json:"mode"`
-	Text string `json:"text"`
-}
-
-// runPlan is what `workforce run --dry-run` prints.
-type runPlan struct {
-	Persona string `json:"persona"`
-	Tier    string `json:"tier"`
-	Harness string `json:"harness"`
-	// HarnessVersion is the installed harness's version, when known;
-	// Profile the discovery profile that decides which instruction files
-	// are hidden and folded.
-	HarnessVersion string            `json:"harnessVersion,omitempty"`
-	Profile        string            `json:"profile,omitempty"`
-	Layers         []persona.Origin  `json:"layers"`
-	Resolved       *persona.Resolved `json:"resolved"`
-	Root           string            `json:"root"`
-	Cwd            string            `json:"cwd"`
-	Sandbox        string            `json:"sandbox"`
-	Workdir        string            `json:"workdir"`
-	Materialized   *materialized     `json:"materialized"`
-	Extend         *mount.Extend     `json:"extend,omitempty"`
-	Hidden         []string          `json:"hidden"`
-	Ignored        []string          `json:"ignored"`
-	Readonly       []string          `json:"readonly"`
-	Argv           []string          `json:"argv"`
-	Env            []string          `json:"env"`
-	Sealed         []mount.SealedVar `json:"sealedEnv"`
-	ConfigFiles    map[string]string `json:"configFiles,omitempty"`
-	Notes          []string          `json:"notes,omitempty"`
-	InRepo         bool              `json:"installInRepo"`
 }
 
 func runAction(c *cli.Context) error {
@@ -169,104 +132,30 @@ func runAction(c *cli.Context) error {
 			return usageError(fmt.Errorf("--root %s does not contain the working directory %s", dir, cwd))
 		}
 	}
-	plan := &runPlan{Persona: p.ID, Tier: r.Tier, Harness: r.Harness, Layers: p.Chain, Resolved: r,
-		Root: root, Cwd: cwd, InRepo: c.Bool("install-in-repo"),
-		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}}
-	sessionDir := mount.NewSessionDir(home, p.ID)
-	plan.Sandbox = sessionDir
-
-	sc := r.Sidecar(persona.ChannelFor(r.Harness))
-	var text string
-	if sc.IsSet() {
-		if text, err = sc.Text(); err != nil {
-			return err
-		}
-		text = persona.Substitute(text, values)
-	}
-	mopts := mount.Options{Home: home, Persona: p.ID, Root: root, Cwd: cwd, Dir: sessionDir,
-		Ignore: r.Mount.IgnoredPatterns, Readonly: r.Mount.ReadonlyPatterns}
-	workRel, _ := filepath.Rel(root, cwd)
-	plan.Workdir = filepath.Join(sessionDir, mount.TreeDir, workRel)
-	switch {
-	case plan.InRepo:
-		plan.Workdir = cwd
-		if sc.IsSet() {
-			warnf(c.App.ErrWriter, "--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileName())
-		}
-	case sc.IsSet():
-		prof, version, err := harnessProfile(c, r.Harness)
-		if err != nil {
-			return err
-		}
-		plan.Profile, plan.HarnessVersion = prof.Name, version
-		name := sc.Channel.FileName()
-		if sc.Mode == persona.ModeExtend {
-			// Only what is folded is hidden; nested files stay for the
-			// harness to load on demand.
-			tree := filepath.Join(sessionDir, mount.TreeDir)
-			ext, err := mount.PlanExtend(prof, mopts, tree, name, text, discover.FromEnv(prof, os.Getenv))
-			if err != nil {
-				return err
-			}
-			plan.Extend = ext
-			mopts.HidePaths = ext.Hide
-			text = ext.Text
-			for _, f := range ext.Extra {
-				warnf(c.App.ErrWriter, "extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv)
-			}
-			if prof.MaxBytes > 0 && len(text) > prof.MaxBytes {
-				warnf(c.App.ErrWriter, "extend: the instructions and the persona are %d bytes, over %s's budget of %d; the end of the persona's text will be cut", len(text), r.Harness, prof.MaxBytes)
-			}
-		} else {
-			// Overwrite: the harness sees none of the repository's
-			// instruction files of its convention.
-			mopts.Hide = prof.HiddenNames()
-		}
-		plan.Materialized = &materialized{Path: filepath.Join(plan.Workdir, name), Mode: string(sc.Mode), Text: text}
-	}
-
-	hopts := harness.Options{Extra: extra, ConfigDir: filepath.Join(sessionDir, mount.ConfigDir), Env: os.Environ()}
-	if !plan.InRepo {
-		// No path of the real project reaches the harness.
-		hopts.Seal = func(env []string) []string {
-			env, plan.Sealed = mount.SealEnv(env, root, filepath.Join(sessionDir, mount.TreeDir))
-			return env
-		}
-	}
-	inv, err := harness.Plan(r, hopts)
+	plan, err := session.NewPlan(session.PlanOptions{
+		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values,
+		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: c.Bool("install-in-repo"),
+		Profile: func(h string) (discover.Profile, string, error) { return harnessProfile(c, h) },
+	})
 	if err != nil {
 		return err
 	}
-	plan.Argv, plan.ConfigFiles, plan.Notes = inv.Argv(), inv.Files, inv.Notes
-	// The harness starts with PWD naming its directory (harness.Run).
-	plan.Env = append(append([]string{}, inv.SetEnv...), "PWD="+plan.Workdir)
-	if plan.Sealed == nil {
-		plan.Sealed = []mount.SealedVar{}
+	for _, w := range plan.Warnings {
+		warnf(c.App.ErrWriter, "%s", w)
 	}
-
 	if c.Bool("dry-run") {
-		if !plan.InRepo {
-			mp, err := mount.PlanFor(mopts)
-			if err != nil {
-				return err
-			}
-			plan.Hidden, plan.Ignored, plan.Readonly = mp.Hidden, mp.Ignored, mp.Readonly
+		if err := plan.Preview(); err != nil {
+			return err
 		}
 		if c.Bool("json") {
 			return writeJSON(c.App.Writer, plan)
 		}
 		return printPlan(c.App.Writer, plan)
 	}
-	for _, n := range inv.Notes {
+	for _, n := range plan.Notes {
 		warnf(c.App.ErrWriter, "%s", n)
 	}
-	if _, err := harness.LookPath(inv.Binary, inv.Env()); err != nil {
-		return harnessMissing(err)
-	}
-	if plan.InRepo {
-		return runInRepo(c, inv, cwd, sessionDir)
-	}
-	return runSandboxed(c, inv, mopts, plan)
+	return runPlanned(c, plan)
 }
 
 func harnessMissing(err error) error {
@@ -277,32 +166,16 @@ func harnessMissing(err error) error {
 	return err
 }
 
-func runInRepo(c *cli.Context, inv *harness.Invocation, cwd, sessionDir string) error {
-	if len(inv.Files) > 0 {
-		if err := inv.WriteFiles(); err != nil {
-			return err
-		}
-		defer os.RemoveAll(sessionDir)
-	}
-	code, err := harness.Run(context.Background(), inv, cwd, os.Stdin, c.App.Writer, c.App.ErrWriter)
-	if err != nil {
-		return harnessMissing(err)
-	}
-	return silentExit(code)
-}
-
-func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, plan *runPlan) error {
+func runPlanned(c *cli.Context, plan *session.Plan) error {
 	stderr := c.App.ErrWriter
-	warnStale(stderr, mopts.Home, plan.Root)
-	o := session.Options{
-		Dir: plan.Sandbox, Persona: plan.Persona, Tier: plan.Tier, Harness: plan.Harness,
-		Mount: mopts, Invocation: inv,
+	if !plan.InRepo {
+		home, _ := persona.Home()
+		warnStale(stderr, home, plan.Root)
+	}
+	o := session.RunOptions{
 		Stdin: os.Stdin, Stdout: c.App.Writer, Stderr: stderr,
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"),
 		Warn: func(msg string) { warnf(stderr, "%s", msg) },
-	}
-	if m := plan.Materialized; m != nil {
-		o.Materialize = &session.File{Name: filepath.Base(m.Path), Text: m.Text}
 	}
 	syncing := false
 	if isTerminal(stderr) {
@@ -317,7 +190,7 @@ func runSandboxed(c *cli.Context, inv *harness.Invocation, mopts mount.Options, 
 			}
 		}
 	}
-	res, err := session.Run(o)
+	res, err := plan.Run(o)
 	if syncing {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -380,7 +253,7 @@ func printEach(w io.Writer, label string, items []string) {
 	}
 }
 
-func printPlan(w io.Writer, p *runPlan) error {
+func printPlan(w io.Writer, p *session.Plan) error {
 	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
 	for _, o := range p.Layers {
 		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, o.File)

@@ -1,0 +1,238 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// PlanOptions say what to run: a persona resolved for a tier, in a project.
+type PlanOptions struct {
+	// Home is the workforce home (sessions go to Home/sessions).
+	Home string
+	// Persona is the persona's id and Layers the files it was merged from.
+	Persona string
+	Layers  []persona.Origin
+	// Resolved is the persona resolved for the tier, with the harness to
+	// run set; Inputs are the input values, substituted into the
+	// instruction text (the system prompt is expected substituted).
+	Resolved *persona.Resolved
+	Inputs   map[string]string
+	// Root is the real project root and Cwd the real working directory,
+	// both canonical, Cwd at or below Root.
+	Root, Cwd string
+	// Extra are arguments passed through to the harness; Env is the
+	// caller's environment.
+	Extra []string
+	Env   []string
+	// InRepo runs the harness in the real directory, without a sandbox.
+	InRepo bool
+	// Profile returns the discovery profile of a harness and its
+	// installed version (the caller picks it by version and warns).
+	Profile func(harness string) (discover.Profile, string, error)
+}
+
+// Materialized is the instruction file written into the sandbox.
+type Materialized struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Text string `json:"text"`
+}
+
+// Plan is a run before it starts: what `workforce run --dry-run` prints.
+type Plan struct {
+	Persona string `json:"persona"`
+	Tier    string `json:"tier"`
+	Harness string `json:"harness"`
+	// HarnessVersion is the installed harness's version, when known;
+	// Profile the discovery profile that decides which instruction files
+	// are hidden and folded.
+	HarnessVersion string            `json:"harnessVersion,omitempty"`
+	Profile        string            `json:"profile,omitempty"`
+	Layers         []persona.Origin  `json:"layers"`
+	Resolved       *persona.Resolved `json:"resolved"`
+	Root           string            `json:"root"`
+	Cwd            string            `json:"cwd"`
+	Sandbox        string            `json:"sandbox"`
+	Workdir        string            `json:"workdir"`
+	Materialized   *Materialized     `json:"materialized"`
+	Extend         *mount.Extend     `json:"extend,omitempty"`
+	Hidden         []string          `json:"hidden"`
+	Ignored        []string          `json:"ignored"`
+	Readonly       []string          `json:"readonly"`
+	Argv           []string          `json:"argv"`
+	Env            []string          `json:"env"`
+	Sealed         []mount.SealedVar `json:"sealedEnv"`
+	ConfigFiles    map[string]string `json:"configFiles,omitempty"`
+	Notes          []string          `json:"notes,omitempty"`
+	InRepo         bool              `json:"installInRepo"`
+	// Warnings are what the user should read before the run.
+	Warnings []string `json:"-"`
+
+	mount mount.Options
+	inv   *harness.Invocation
+}
+
+// NewPlan plans a run: the session directory, what the sandbox hides and
+// materializes (by the harness's discovery profile, in overwrite or extend
+// mode), and the harness's command line, environment (sealed: no path of
+// the real project) and configuration files.
+func NewPlan(o PlanOptions) (*Plan, error) {
+	r := o.Resolved
+	p := &Plan{Persona: o.Persona, Tier: r.Tier, Harness: r.Harness, Layers: o.Layers, Resolved: r,
+		Root: o.Root, Cwd: o.Cwd, InRepo: o.InRepo,
+		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}, Sealed: []mount.SealedVar{}}
+	p.Sandbox = mount.NewSessionDir(o.Home, o.Persona)
+	tree := filepath.Join(p.Sandbox, mount.TreeDir)
+	sc := r.Sidecar(persona.ChannelFor(r.Harness))
+	var text string
+	if sc.IsSet() {
+		var err error
+		if text, err = sc.Text(); err != nil {
+			return nil, err
+		}
+		text = persona.Substitute(text, o.Inputs)
+	}
+	p.mount = mount.Options{Home: o.Home, Persona: o.Persona, Root: o.Root, Cwd: o.Cwd, Dir: p.Sandbox,
+		Ignore: r.Mount.IgnoredPatterns, Readonly: r.Mount.ReadonlyPatterns}
+	workRel, err := filepath.Rel(o.Root, o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	p.Workdir = filepath.Join(tree, workRel)
+	switch {
+	case o.InRepo:
+		p.Workdir = o.Cwd
+		if sc.IsSet() {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileName()))
+		}
+	case sc.IsSet():
+		prof, version, err := o.Profile(r.Harness)
+		if err != nil {
+			return nil, err
+		}
+		p.Profile, p.HarnessVersion = prof.Name, version
+		name := sc.Channel.FileName()
+		if sc.Mode == persona.ModeExtend {
+			// Only what is folded is hidden; nested files stay for the
+			// harness to load on demand.
+			getenv := envLookup(o.Env)
+			ext, err := mount.PlanExtend(prof, p.mount, tree, name, text, discover.FromEnv(prof, getenv))
+			if err != nil {
+				return nil, err
+			}
+			p.Extend = ext
+			p.mount.HidePaths = ext.Hide
+			text = ext.Text
+			for _, f := range ext.Extra {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv))
+			}
+			if prof.MaxBytes > 0 && len(text) > prof.MaxBytes {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: the instructions and the persona are %d bytes, over %s's budget of %d; the end of the persona's text will be cut", len(text), r.Harness, prof.MaxBytes))
+			}
+		} else {
+			// Overwrite: the harness sees none of the repository's
+			// instruction files of its convention.
+			p.mount.Hide = prof.HiddenNames()
+		}
+		p.Materialized = &Materialized{Path: filepath.Join(p.Workdir, name), Mode: string(sc.Mode), Text: text}
+	}
+
+	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, mount.ConfigDir), Env: o.Env}
+	if !o.InRepo {
+		// No path of the real project reaches the harness.
+		hopts.Seal = func(env []string) []string {
+			env, p.Sealed = mount.SealEnv(env, o.Root, tree)
+			return env
+		}
+	}
+	inv, err := harness.Plan(r, hopts)
+	if err != nil {
+		return nil, err
+	}
+	p.inv = inv
+	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), inv.Files, inv.Notes
+	// The harness starts with PWD naming its directory (harness.Run).
+	p.Env = append(append([]string{}, inv.SetEnv...), "PWD="+p.Workdir)
+	if p.Sealed == nil {
+		p.Sealed = []mount.SealedVar{}
+	}
+	return p, nil
+}
+
+func envLookup(env []string) func(string) string {
+	m := map[string]string{}
+	for _, kv := range env {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				m[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	return func(k string) string { return m[k] }
+}
+
+// Preview fills in what the sandbox would leave out, hide and protect,
+// without copying anything (for dry runs).
+func (p *Plan) Preview() error {
+	if p.InRepo {
+		return nil
+	}
+	mp, err := mount.PlanFor(p.mount)
+	if err != nil {
+		return err
+	}
+	p.Hidden, p.Ignored, p.Readonly = mp.Hidden, mp.Ignored, mp.Readonly
+	return nil
+}
+
+// Invocation is how the harness will be started.
+func (p *Plan) Invocation() *harness.Invocation { return p.inv }
+
+// RunOptions are the parts of a run that are not its plan.
+type RunOptions struct {
+	Stdin             io.Reader
+	Stdout, Stderr    io.Writer
+	SyncDeletes, Keep bool
+	Progress          func(event, detail string)
+	Warn              func(msg string)
+}
+
+// Run runs the plan: in a session (Run), or with InRepo in the real
+// directory, where nothing is written but the harness's configuration
+// files, kept in the session directory and removed afterwards.
+func (p *Plan) Run(o RunOptions) (*Result, error) {
+	if _, err := harness.LookPath(p.inv.Binary, p.inv.Env()); err != nil {
+		return nil, err
+	}
+	if p.InRepo {
+		if len(p.inv.Files) > 0 {
+			if err := p.inv.WriteFiles(); err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(p.Sandbox)
+		}
+		code, err := harness.Run(context.Background(), p.inv, p.Cwd, o.Stdin, o.Stdout, o.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Code: code, ExitCode: code}, nil
+	}
+	ro := Options{
+		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
+		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
+		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Progress: o.Progress, Warn: o.Warn,
+	}
+	if m := p.Materialized; m != nil {
+		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}
+	}
+	return Run(ro)
+}
