@@ -102,6 +102,11 @@ func runAction(c *cli.Context) error {
 	if h := c.String("harness"); h != "" {
 		r.Harness = h
 	}
+	if name := c.String("profile"); name != "" {
+		if p, ok := discover.Lookup(name); !ok || p.Harness != r.Harness {
+			return usageError(fmt.Errorf("--profile %s is not a discovery profile of %s", name, r.Harness), "profiles: "+strings.Join(discover.Names(), ", "))
+		}
+	}
 	values, err := r.ResolveInputs(explicit, os.Getenv)
 	if err != nil {
 		return err

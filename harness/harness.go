@@ -61,6 +61,13 @@ type Options struct {
 	// with the persona's variables applied); a sandbox uses it so that no
 	// variable names a path of the real project.
 	Seal func(env []string) []string
+	// SealText, when set, rewrites every argument, configuration file and
+	// persona variable the same way.
+	SealText func(string) string
+	// ExpandEnv, when set, is the environment persona values ($VAR in env,
+	// MCP servers) are expanded with, instead of Env: in a sandbox, the
+	// sealed one, with PWD the harness's directory.
+	ExpandEnv []string
 }
 
 // Invocation is how to start a harness.
@@ -77,6 +84,10 @@ type Invocation struct {
 	// Started, when set, is called with the harness's process id once it
 	// started.
 	Started func(pid int) `json:"-"`
+	// Path is the binary found on the caller's PATH when planned; the
+	// harness is started from there even when the sealed PATH has no copy
+	// of it (a harness installed in the project's node_modules).
+	Path string `json:"-"`
 
 	env []string
 }
@@ -91,7 +102,13 @@ func (inv *Invocation) Env() []string { return inv.env }
 // final (inputs substituted).
 func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}}
+	if p, err := LookPath(r.Harness, o.Env); err == nil {
+		inv.Path = p
+	}
 	lookup := envLookup(o.Env)
+	if o.ExpandEnv != nil {
+		lookup = envLookup(o.ExpandEnv)
+	}
 	var keys []string
 	for k := range r.Env {
 		keys = append(keys, k)
@@ -124,6 +141,17 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		}
 	} else {
 		inv.Args = append(inv.Args, o.Extra...)
+	}
+	if o.SealText != nil {
+		for i, a := range inv.Args {
+			inv.Args[i] = o.SealText(a)
+		}
+		for path, content := range inv.Files {
+			inv.Files[path] = o.SealText(content)
+		}
+		for i, kv := range inv.SetEnv {
+			inv.SetEnv[i] = o.SealText(kv)
+		}
 	}
 	inv.env = mergeEnv(o.Env, inv.SetEnv)
 	if o.Seal != nil {
@@ -277,7 +305,7 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, lookup func(s
 		return errors.New("opencode needs a session configuration directory")
 	}
 	cfg := map[string]any{}
-	if user := lookup("OPENCODE_CONFIG"); user != "" {
+	if user := envLookup(o.Env)("OPENCODE_CONFIG"); user != "" {
 		data, err := os.ReadFile(user)
 		if err != nil {
 			return fmt.Errorf("cannot read your OPENCODE_CONFIG %s to merge the persona's agent into it: %w", user, err)
@@ -457,9 +485,12 @@ func ProcessEnv(env []string, dir string) []string {
 // (the terminal delivers Ctrl-C to the whole process group), and SIGTERM
 // and SIGHUP sent to workforce are passed on to it.
 func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	bin, err := LookPath(inv.Binary, inv.env)
-	if err != nil {
-		return 127, err
+	bin := inv.Path
+	var err error
+	if bin == "" {
+		if bin, err = LookPath(inv.Binary, inv.env); err != nil {
+			return 127, err
+		}
 	}
 	cmd := exec.CommandContext(ctx, bin, inv.Args...)
 	cmd.Dir = dir

@@ -26,7 +26,8 @@ type Status struct {
 }
 
 // VersionCache remembers what each harness binary said to --version, keyed
-// by the binary's resolved path, size and modification time, so that
+// by the binary's resolved path, size, modification and change times and
+// inode, so that
 // commands that need a harness's version (context and run pick the
 // instruction discovery profile by it) ask each installed binary once.
 // The zero value, with no File, remembers nothing.
@@ -36,8 +37,13 @@ type VersionCache struct {
 }
 
 type versionEntry struct {
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtimeNs"`
+	Size    int64 `json:"size"`
+	ModTime int64 `json:"mtimeNs"`
+	// Change and Inode tell a reinstalled binary from the old one when
+	// size and modification time are the same (npm gives every file it
+	// installs the same fixed time).
+	Change  int64  `json:"ctimeNs"`
+	Inode   uint64 `json:"inode"`
 	Version string `json:"version"`
 }
 
@@ -58,7 +64,7 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 	key, entry, ok := identify(p)
 	cache := vc.load()
 	if ok {
-		if e, hit := cache.Binaries[key]; hit && e.Size == entry.Size && e.ModTime == entry.ModTime {
+		if e, hit := cache.Binaries[key]; hit && e.Size == entry.Size && e.ModTime == entry.ModTime && e.Change == entry.Change && e.Inode == entry.Inode {
 			st.Version = e.Version
 			return st
 		}
@@ -89,7 +95,9 @@ func identify(path string) (string, versionEntry, bool) {
 	if err != nil {
 		return "", versionEntry{}, false
 	}
-	return real, versionEntry{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, true
+	e := versionEntry{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	e.Change, e.Inode = changeAndInode(fi)
+	return real, e, true
 }
 
 func (vc VersionCache) load() *versionFile {

@@ -42,6 +42,13 @@ func TestVersionCache(t *testing.T) {
 		{"cached again", func() {}, "2.1.400 (Claude Code)", 2},
 		{"a damaged cache", func() { os.WriteFile(vc.File, []byte("{not json"), 0o644) }, "2.1.400 (Claude Code)", 3},
 		{"rebuilt", func() {}, "2.1.400 (Claude Code)", 3},
+		{"a reinstall of the same size with npm's fixed time", func() {
+			path := filepath.Join(bin, "claude")
+			fi, _ := os.Stat(path)
+			os.Remove(path)
+			write("2.1.401 (Claude Code) ") // the same size as before
+			os.Chtimes(path, fi.ModTime(), fi.ModTime())
+		}, "2.1.401 (Claude Code)", 4},
 	}
 	for _, s := range steps {
 		s.do()

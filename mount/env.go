@@ -1,7 +1,6 @@
 package mount
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -15,17 +14,6 @@ var gitLocationVars = map[string]bool{
 	"GIT_CEILING_DIRECTORIES": true, "GIT_DISCOVERY_ACROSS_FILESYSTEM": true, "GIT_PREFIX": true,
 }
 
-// keptVars name the user's home and the harnesses' configuration, login
-// and cache directories: SealEnv keeps them as they are even when they lie
-// inside the project (a dotfiles repository at the home directory), since
-// they are the user's, not the project's, and a harness without them
-// loses its login and settings.
-var keptVars = map[string]bool{
-	"HOME": true, "TMPDIR": true, "XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true,
-	"XDG_STATE_HOME": true, "XDG_RUNTIME_DIR": true, "CODEX_HOME": true, "CLAUDE_CONFIG_DIR": true,
-	"OPENCODE_CONFIG_DIR": true, "AGENT_WORKFORCE_HOME": true,
-}
-
 // SealedVar is one variable SealEnv changed: its name, and its new value,
 // or Dropped.
 type SealedVar struct {
@@ -34,20 +22,67 @@ type SealedVar struct {
 	Dropped bool   `json:"dropped,omitempty"`
 }
 
-// SealEnv returns env as the harness of a sandbox sees it: no variable
-// names a path of the real project. root is the real project root and tree
-// its sandbox copy, both canonical. In each value, every absolute path at
-// or below root (each element of a colon-separated list such as PATH, or
-// the whole value when it has no colon) is rewritten to the same path below
-// tree; a path whose symlinks lead below root counts too. PWD is left out
-// without a report (the harness package sets it to the directory the
-// harness starts in); OLDPWD is dropped, and so are git's location
-// variables (GIT_DIR, GIT_WORK_TREE, ...), so that git in the sandbox uses
-// the sandbox's repository. The user's home and the harnesses'
-// configuration directories (keptVars: HOME, XDG_CONFIG_HOME, CODEX_HOME,
-// ...) are kept as they are. The second result lists what changed, in
-// env's order.
+// SealEnv returns env as the harness of a sandbox sees it:
+// NewSealer(root, tree, env).Env(env).
 func SealEnv(env []string, root, tree string) ([]string, []SealedVar) {
+	return NewSealer(root, tree, env).Env(env)
+}
+
+// Sealer rewrites text so that it names no path of the real project: the
+// environment, the arguments and the configuration files of a harness.
+type Sealer struct {
+	root, tree string
+	// aliases are other names of root: the shell's logical directory
+	// when it goes through a symlink.
+	aliases []string
+}
+
+// NewSealer returns a Sealer for the project root and its sandbox copy
+// tree, both canonical; env's PWD, when it names a directory of the
+// project by another path (through a symlink), gives root's alias.
+func NewSealer(root, tree string, env []string) *Sealer {
+	s := &Sealer{root: root, tree: tree}
+	for _, kv := range env {
+		pwd, ok := strings.CutPrefix(kv, "PWD=")
+		if !ok || !filepath.IsAbs(pwd) {
+			continue
+		}
+		pwd = filepath.Clean(pwd)
+		real, err := resolvePrefix(pwd)
+		if err != nil {
+			continue
+		}
+		rel, in := within(root, real)
+		if !in {
+			continue
+		}
+		alias := pwd
+		if rel != "." {
+			trimmed, ok := strings.CutSuffix(pwd, string(filepath.Separator)+rel)
+			if !ok {
+				continue
+			}
+			alias = trimmed
+		}
+		if alias != root && alias != "" {
+			s.aliases = append(s.aliases, alias)
+		}
+	}
+	return s
+}
+
+// Env returns env with no variable naming a path of the real project. In
+// each value, every absolute path at or below root is rewritten to the
+// same path below tree: each element of a colon-separated list such as
+// PATH, or the whole value when it has no colon, also when it reaches the
+// project through a symlink or does not exist yet; and, anywhere in the
+// value, root and its aliases where they start a path (--flag=ROOT/x,
+// a;ROOT, JSON). PWD is left out without a report (the harness package
+// sets it to the directory the harness starts in); OLDPWD is dropped, and
+// so are git's location variables (GIT_DIR, GIT_WORK_TREE, ...), so that
+// git in the sandbox uses the sandbox's repository. The second result
+// lists what changed, in env's order.
+func (s *Sealer) Env(env []string) ([]string, []SealedVar) {
 	out := make([]string, 0, len(env))
 	var changed []SealedVar
 	for _, kv := range env {
@@ -62,11 +97,7 @@ func SealEnv(env []string, root, tree string) ([]string, []SealedVar) {
 			changed = append(changed, SealedVar{Name: k, Dropped: true})
 			continue
 		}
-		if keptVars[k] {
-			out = append(out, kv)
-			continue
-		}
-		if nv := sealValue(v, root, tree); nv != v {
+		if nv := s.Text(v); nv != v {
 			changed = append(changed, SealedVar{Name: k, Value: nv})
 			kv = k + "=" + nv
 		}
@@ -75,23 +106,76 @@ func SealEnv(env []string, root, tree string) ([]string, []SealedVar) {
 	return out, changed
 }
 
-// sealValue rewrites the absolute paths below root in v, an element of a
-// colon-separated list (a value without a colon is a list of one).
-func sealValue(v, root, tree string) string {
+// Text returns v with its paths of the real project rewritten to the
+// sandbox, as Env does for a value.
+func (s *Sealer) Text(v string) string {
 	if !strings.Contains(v, "/") {
 		return v
 	}
 	parts := strings.Split(v, ":")
 	changed := false
 	for i, p := range parts {
-		if np, ok := sealPath(p, root, tree); ok {
+		if strings.HasPrefix(p, "//") {
+			continue // a URL's path ("file:///..."), left to the text rule
+		}
+		if np, ok := sealPath(p, s.root, s.tree); ok {
 			parts[i], changed = np, true
 		}
 	}
-	if !changed {
+	if changed {
+		v = strings.Join(parts, ":")
+	}
+	for _, r := range append([]string{s.root}, s.aliases...) {
+		v = replacePathPrefix(v, r, s.tree)
+	}
+	return v
+}
+
+// replacePathPrefix replaces, in v, each occurrence of the path root that
+// starts a path (not preceded by a path character, slashes aside: a URL's
+// "file://" counts) and ends at a path boundary (the end, "/", or a character that
+// is not a path character), with tree; occurrences that are already tree
+// are left.
+func replacePathPrefix(v, root, tree string) string {
+	if root == "/" || !strings.Contains(v, root) {
 		return v
 	}
-	return strings.Join(parts, ":")
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(v[i:], root)
+		if j < 0 {
+			b.WriteString(v[i:])
+			return b.String()
+		}
+		j += i
+		end := j + len(root)
+		// The path starts here, after any run of slashes ("file:///r").
+		k := j
+		for k > 0 && v[k-1] == '/' {
+			k--
+		}
+		startOK := k == 0 || !pathChar(v[k-1])
+		endOK := end == len(v) || v[end] == '/' || !pathChar(v[end])
+		isTree := strings.HasPrefix(v[j:], tree) && (j+len(tree) == len(v) || v[j+len(tree)] == '/' || !pathChar(v[j+len(tree)]))
+		b.WriteString(v[i:j])
+		switch {
+		case isTree:
+			b.WriteString(tree)
+			i = j + len(tree)
+		case startOK && endOK:
+			b.WriteString(tree)
+			i = end
+		default:
+			b.WriteString(root)
+			i = end
+		}
+	}
+}
+
+// pathChar reports whether c can be part of a path segment's name.
+func pathChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c >= 0x80
 }
 
 // sealPath maps p, when it is an absolute path at or below root (textually,
@@ -105,11 +189,9 @@ func sealPath(p, root, tree string) (string, bool) {
 		return filepath.Join(tree, rel), true
 	}
 	// A path reaching the root through a symlink (the shell's logical
-	// directory, say): resolve the longest existing prefix.
-	if _, err := os.Lstat(clean); err != nil {
-		return "", false
-	}
-	real, err := filepath.EvalSymlinks(clean)
+	// directory, say), existing or not yet: resolve the longest existing
+	// prefix.
+	real, err := resolvePrefix(clean)
 	if err != nil || real == clean {
 		return "", false
 	}

@@ -51,7 +51,10 @@ type Extend struct {
 	// the real directory would not give.
 	Extra []string `json:"extra"`
 	// Surfaced are the files, relative to the project root with slashes,
-	// that would take a folded file's place at start; they are hidden too.
+	// hidden besides the folded ones: those of the convention in the
+	// working directory that are not folded (the materialized file takes
+	// their place; blank or empty, they add nothing, and one could shadow
+	// it), and those that would take a folded file's place at start.
 	Surfaced []string `json:"surfaced"`
 	// Hide are the paths, relative to the project root with slashes, to
 	// leave out of the sandbox: the folded files inside the project, and
@@ -91,8 +94,13 @@ func PlanExtend(p discover.Profile, o Options, tree, name, text string, do disco
 		default:
 			e.Folded = append(e.Folded, f.Path)
 			texts = append(texts, f.Text)
-			if rel, ok := within(o.Root, f.Path); ok {
-				hide[filepath.ToSlash(rel)] = true
+			// The file, and its target when it is reached through a
+			// symlink (a symlinked .claude directory): the sandbox keeps
+			// links, so the target would show it again.
+			for _, path := range []string{f.Path, f.Canonical} {
+				if rel, ok := within(o.Root, path); ok {
+					hide[filepath.ToSlash(rel)] = true
+				}
 			}
 		}
 	}
@@ -105,14 +113,51 @@ func PlanExtend(p discover.Profile, o Options, tree, name, text string, do disco
 	if len(texts) > 0 {
 		e.Text = strings.Join(texts, "\n\n") + Separator + text
 	}
-	if e.Surfaced, err = surfacing(p, o, tree, name, e.Text, do, hide); err != nil {
+	// In the working directory, the file of the materialized name and
+	// those that could shadow it are hidden too when they are not folded
+	// (blank or empty ones, a symlink): the materialized file replaces the
+	// one of its name, and no other may shadow it (codex takes a blank
+	// AGENTS.override.md over AGENTS.md, and loads nothing from it).
+	var replaced []string
+	wdRel, err := filepath.Rel(o.Root, o.Cwd)
+	if err != nil {
 		return nil, err
 	}
+	for _, n := range shadowing(p, name) {
+		rel := filepath.ToSlash(filepath.Join(wdRel, filepath.FromSlash(n)))
+		if fi, err := os.Lstat(filepath.Join(o.Cwd, filepath.FromSlash(n))); err == nil && !fi.IsDir() && !hide[rel] {
+			hide[rel] = true
+			replaced = append(replaced, rel)
+		}
+	}
+	surfaced, err := surfacing(p, o, tree, name, e.Text, do, hide)
+	if err != nil {
+		return nil, err
+	}
+	e.Surfaced = append(replaced, surfaced...)
+	sort.Strings(e.Surfaced)
 	for rel := range hide {
 		e.Hide = append(e.Hide, rel)
 	}
 	sort.Strings(e.Hide)
 	return e, nil
+}
+
+// shadowing returns name and the candidate names of p that, present in
+// the same directory, would be taken instead of it: the names before it
+// when a directory or the walk gives one name only.
+func shadowing(p discover.Profile, name string) []string {
+	out := []string{name}
+	if p.Select == discover.AllInDir {
+		return out
+	}
+	for _, n := range p.Names {
+		if n == name {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // surfacing adds to hide the files of the project that the harness would
@@ -132,7 +177,7 @@ func surfacing(p discover.Profile, o Options, tree, name, text string, do discov
 	surfaced := []string{}
 	workdir := filepath.Join(tree, rel)
 	box := &sandboxFS{root: o.Root, tree: tree, rules: r, hide: hide,
-		mat: filepath.Join(workdir, name), text: []byte(text)}
+		mat: filepath.Join(workdir, name), text: []byte(text), workdir: workdir}
 	do.FS, do.NoGlobals = box, true
 	// Each round hides at least one more file, so this ends; the bound is
 	// a guard.
@@ -141,9 +186,10 @@ func surfacing(p discover.Profile, o Options, tree, name, text string, do discov
 		if err != nil {
 			return nil, err
 		}
-		more := false
+		more, loaded := false, false
 		for _, f := range res.Files {
 			if f.Path == box.mat {
+				loaded = true
 				continue
 			}
 			if rel, ok := within(tree, f.Path); ok && !hide[filepath.ToSlash(rel)] {
@@ -152,6 +198,9 @@ func surfacing(p discover.Profile, o Options, tree, name, text string, do discov
 			}
 		}
 		if !more {
+			if !loaded && strings.TrimSpace(text) != "" {
+				return nil, fmt.Errorf("extend: %s would not load the materialized %s in the sandbox", p.Harness, name)
+			}
 			sort.Strings(surfaced)
 			return surfaced, nil
 		}
@@ -169,6 +218,9 @@ type sandboxFS struct {
 	hide       map[string]bool
 	mat        string
 	text       []byte
+	// workdir is the sandbox's working directory, made even when the copy
+	// leaves it out (a working directory below node_modules).
+	workdir string
 }
 
 // real maps a path below the tree to the project; ok is false for a path
@@ -189,6 +241,9 @@ func (b *sandboxFS) real(name string) (path string, in, ok bool) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return path, true, true // absent anyway
+	}
+	if _, up := within(name, b.workdir); up && fi.IsDir() {
+		return path, true, true
 	}
 	if b.rules.ignored(slash, fi.IsDir()) {
 		return "", true, false

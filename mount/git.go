@@ -19,9 +19,9 @@ import (
 // git log, diff and commit work, and the objects the agent writes stay in
 // the sandbox. Large per-clone caches that git can do without are left out
 // too (.git/lfs, the admin directories of linked worktrees). When the
-// project's .git is a file (a linked worktree or a submodule checkout),
-// which would point git in the sandbox at the real repository's index and
-// refs, the sandbox gets a .git directory of its own instead: HEAD and
+// project's .git is a file (a linked worktree or a submodule checkout) or a
+// symlink, which would point git in the sandbox at the real repository's
+// index and refs, the sandbox gets a .git directory of its own instead: HEAD and
 // index of the worktree, config, refs and info of the repository, and the
 // repository's objects as alternates.
 
@@ -87,10 +87,40 @@ func gitdirOf(dotgit string) (gitdir, common string, err error) {
 	return filepath.Clean(gitdir), filepath.Clean(common), nil
 }
 
+// gitdirOfLink returns the git directory a .git symlink leads to, and the
+// repository's common directory.
+func gitdirOfLink(dotgit string) (gitdir, common string, err error) {
+	gitdir, err = filepath.EvalSymlinks(dotgit)
+	if err != nil {
+		return "", "", err
+	}
+	if fi, err := os.Stat(gitdir); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("%s does not lead to a git directory", dotgit)
+	}
+	common = gitdir
+	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+	}
+	return gitdir, filepath.Clean(common), nil
+}
+
 // ownGitDir gives the sandbox tree a .git directory of its own for the
-// project's .git file dotgit: see the comment at the top of this file.
+// project's .git file or symlink dotgit: see the comment at the top of
+// this file.
 func ownGitDir(dotgit, tree string) error {
-	gitdir, common, err := gitdirOf(dotgit)
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return err
+	}
+	var gitdir, common string
+	if fi.Mode()&os.ModeSymlink != 0 {
+		gitdir, common, err = gitdirOfLink(dotgit)
+	} else {
+		gitdir, common, err = gitdirOf(dotgit)
+	}
 	if err != nil {
 		return err
 	}

@@ -191,6 +191,13 @@ func newRules(o Options) (*rules, error) {
 		ign = append(ign, lines...)
 	}
 	ign = append(ign, o.Ignore...)
+	if o.Home != "" {
+		// A workforce home inside the project (a dotfiles repository at
+		// the home directory) is never copied into its own sessions.
+		if rel, in := within(o.Root, filepath.Clean(o.Home)); in && rel != "." {
+			ign = append(ign, "/"+filepath.ToSlash(rel)+"/")
+		}
+	}
 	ro, err := readPatterns(filepath.Join(o.Root, ".agentreadonly"))
 	if err != nil {
 		return nil, err
@@ -347,6 +354,12 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		OnSymlink: func(src string) copy.SymlinkAction {
 			// A link into the real tree would let the harness write there:
 			// it is made again pointing into the sandbox (sealLink).
+			if src == filepath.Join(o.Root, ".git") {
+				mu.Lock()
+				dotgit = src // the sandbox gets a git directory of its own
+				mu.Unlock()
+				return copy.Skip
+			}
 			target, err := os.Readlink(src)
 			if err != nil {
 				return copy.Shallow
@@ -503,7 +516,21 @@ func (s *Session) git(stdin []byte, args ...string) ([]byte, error) {
 // directory. It never syncs back, and git in the sandbox does not see it.
 func (s *Session) Materialize(name, text string) (string, error) {
 	path := filepath.Join(s.Workdir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	// Never write through what is there: a symlink at that name could
+	// lead out of the sandbox.
+	if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
+		if err := os.Remove(path); err != nil {
+			return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
 	}
 	rel := relSlash(s.Tree, path)
@@ -523,25 +550,64 @@ func (s *Session) Materialize(name, text string) (string, error) {
 }
 
 // sealLink decides how the symlink src of the real tree (under root),
-// whose target is target, is made in the sandbox tree. A link that leads
-// into the real tree by an absolute target would let the harness write
-// there: it points to the same place in the sandbox instead. A relative
-// link that leads out of the project would dangle in the sandbox: it
-// points to its real target, outside the project, by an absolute path.
-// Other links are copied as they are (ok is false).
+// whose target is target, is made in the sandbox tree, so that no link in
+// the sandbox leads into the real tree:
+//   - a relative target that stays inside the project, read as text, is
+//     copied as it is: it leads to the sandbox's copy (a link it goes
+//     through is sealed in its turn);
+//   - a link that otherwise leads into the project (an absolute target
+//     inside it, or one through another name of it: a symlinked alias, a
+//     relative path out and back in) points to the same place in the
+//     sandbox, by an absolute path;
+//   - a link that leads out of the project points to its real target by
+//     an absolute path, so that it works from the sandbox as from the
+//     real tree (a relative one would dangle).
+//
+// ok is false when the link is copied as it is.
 func sealLink(root, tree, src, target string) (string, bool) {
-	if filepath.IsAbs(target) {
-		rel, in := within(root, filepath.Clean(target))
-		if !in {
+	lexical := target
+	if !filepath.IsAbs(lexical) {
+		lexical = filepath.Join(filepath.Dir(src), target)
+		if _, in := within(root, lexical); in {
 			return "", false
 		}
+	}
+	lexical = filepath.Clean(lexical)
+	if rel, in := within(root, lexical); in {
 		return filepath.Join(tree, rel), true
 	}
-	abs := filepath.Join(filepath.Dir(src), target)
-	if _, in := within(root, abs); in {
+	// Where it leads, through every link on the way.
+	if real, err := resolvePrefix(lexical); err == nil {
+		if rel, in := within(root, real); in {
+			return filepath.Join(tree, rel), true
+		}
+	}
+	if filepath.IsAbs(target) {
 		return "", false
 	}
-	return abs, true
+	return lexical, true
+}
+
+// resolvePrefix resolves the symlinks of path's longest existing prefix and
+// joins the rest, so that a path that does not exist yet (a build output
+// below a symlinked directory) is resolved too.
+func resolvePrefix(path string) (string, error) {
+	var rest []string
+	p := filepath.Clean(path)
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				real = filepath.Join(real, rest[i])
+			}
+			return real, nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("%s: no part of it exists", path)
+		}
+		rest = append(rest, filepath.Base(p))
+		p = parent
+	}
 }
 
 // Remove deletes the session directory, read-only files included.

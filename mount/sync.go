@@ -66,7 +66,10 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			return nil
 		}
 		if rel == ".git" {
-			return filepath.SkipDir
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // a .git file or link: never synced, and not the end of the walk
 		}
 		if d.IsDir() {
 			return nil

@@ -147,11 +147,18 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 
 	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, mount.ConfigDir), Env: o.Env}
 	if !o.InRepo {
-		// No path of the real project reaches the harness.
+		// No path of the real project reaches the harness: not in its
+		// environment, its arguments, its configuration files, nor in the
+		// persona's values expanded from the environment ($PWD is the
+		// harness's directory).
+		sealer := mount.NewSealer(o.Root, tree, o.Env)
 		hopts.Seal = func(env []string) []string {
-			env, p.Sealed = mount.SealEnv(env, o.Root, tree)
+			env, p.Sealed = sealer.Env(env)
 			return env
 		}
+		hopts.SealText = sealer.Text
+		expand, _ := sealer.Env(o.Env)
+		hopts.ExpandEnv = append(expand, "PWD="+p.Workdir)
 	}
 	inv, err := harness.Plan(r, hopts)
 	if err != nil {
@@ -210,8 +217,10 @@ type RunOptions struct {
 // directory, where nothing is written but the harness's configuration
 // files, kept in the session directory and removed afterwards.
 func (p *Plan) Run(o RunOptions) (*Result, error) {
-	if _, err := harness.LookPath(p.inv.Binary, p.inv.Env()); err != nil {
-		return nil, err
+	if p.inv.Path == "" {
+		if _, err := harness.LookPath(p.inv.Binary, p.inv.Env()); err != nil {
+			return nil, err
+		}
 	}
 	if p.InRepo {
 		if len(p.inv.Files) > 0 {
