@@ -55,7 +55,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-	"github.com/otiai10/copy"
+	"golang.org/x/sys/unix"
 )
 
 // DefaultExcludes are directory and file names never copied into a
@@ -346,80 +346,14 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	var mu sync.Mutex
-	relinks := map[string]string{} // sandbox link path -> its target there
-	stores := map[string]string{}  // sandbox object store -> the real one
-	dotgit := ""                   // the project's .git, when it is a file
-	opt := copy.Options{
-		OnSymlink: func(src string) copy.SymlinkAction {
-			// A link into the real tree would let the harness write there:
-			// it is made again pointing into the sandbox (sealLink).
-			if src == filepath.Join(o.Root, ".git") {
-				mu.Lock()
-				dotgit = src // the sandbox gets a git directory of its own
-				mu.Unlock()
-				return copy.Skip
-			}
-			target, err := os.Readlink(src)
-			if err != nil {
-				return copy.Shallow
-			}
-			if t, ok := sealLink(o.Root, s.Tree, src, target); ok {
-				mu.Lock()
-				relinks[filepath.Join(s.Tree, relSlash(o.Root, src))] = t
-				mu.Unlock()
-				return copy.Skip
-			}
-			return copy.Shallow
-		},
-		PreserveTimes:     true,
-		PermissionControl: copy.PerservePermission,
-		NumOfWorkers:      int64(workers),
-		PreferConcurrent:  func(string, string) (bool, error) { return true, nil },
-		Skip: func(info os.FileInfo, src, _ string) (bool, error) {
-			if err := ctx.Err(); err != nil {
-				return true, err
-			}
-			rel := relSlash(o.Root, src)
-			if rel == "." {
-				return false, nil
-			}
-			isDir := info.IsDir()
-			mu.Lock()
-			defer mu.Unlock()
-			if rel == ".git" && info.Mode().IsRegular() {
-				dotgit = src
-				return true, nil
-			}
-			if skip, store := gitSkip(rel, src, isDir); skip {
-				if store {
-					stores[filepath.Join(s.Tree, filepath.FromSlash(rel))] = src
-				}
-				return true, nil
-			}
-			skip := r.ignored(rel, isDir) || (!isDir && r.hidden(rel))
-			if skip {
-				s.skipped = append(s.skipped, rel)
-				return true, nil
-			}
-			if info.Mode().IsRegular() && rel != ".git" && !strings.HasPrefix(rel, ".git/") {
-				s.manifest[rel] = entry{size: info.Size(), mtime: info.ModTime(), mode: info.Mode()}
-				if r.isReadonly(rel) {
-					s.readonly[rel] = true
-				}
-			}
-			return false, nil
-		},
-	}
-	if err := copy.Copy(o.Root, s.Tree, opt); err != nil {
+	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
+	if err := copyTree(ctx, o.Root, s.Tree, workers, v); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	stores, dotgit := v.stores, v.dotgit
 	if err := shareObjects(stores); err != nil {
 		return nil, err
 	}
@@ -427,12 +361,6 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		if err := ownGitDir(dotgit, s.Tree); err != nil {
 			return nil, err
 		}
-	}
-	for link, target := range relinks {
-		if err := os.Symlink(target, link); err != nil {
-			return nil, fmt.Errorf("cannot copy a symlink into the sandbox: %w", err)
-		}
-		s.links[relSlash(s.Tree, link)] = target
 	}
 	for rel := range s.readonly {
 		p := filepath.Join(s.Tree, filepath.FromSlash(rel))
@@ -448,6 +376,68 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// createVisitor decides, for Create, what the copy of each entry of the
+// project is, and records the manifest.
+type createVisitor struct {
+	o      Options
+	r      *rules
+	s      *Session
+	mu     sync.Mutex
+	stores map[string]string // sandbox object store -> the real one
+	dotgit string            // the project's .git, when it is a file or a link
+}
+
+func (v *createVisitor) entry(rel, src string, st *unix.Stat_t) bool {
+	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	regular := st.Mode&unix.S_IFMT == unix.S_IFREG
+	if rel == ".git" && !isDir {
+		// A .git file or link names the real repository: the sandbox gets
+		// a git directory of its own instead (ownGitDir).
+		v.mu.Lock()
+		v.dotgit = src
+		v.mu.Unlock()
+		return true
+	}
+	if skip, store := gitSkip(rel, src, isDir); skip {
+		if store {
+			v.mu.Lock()
+			v.stores[filepath.Join(v.s.Tree, filepath.FromSlash(rel))] = src
+			v.mu.Unlock()
+		}
+		return true
+	}
+	if v.r.ignored(rel, isDir) || (!isDir && v.r.hidden(rel)) {
+		v.mu.Lock()
+		v.s.skipped = append(v.s.skipped, rel)
+		v.mu.Unlock()
+		return true
+	}
+	if regular && !strings.HasPrefix(rel, ".git/") {
+		info := fileInfo{name: filepath.Base(rel), st: st}
+		ro := v.r.isReadonly(rel)
+		v.mu.Lock()
+		v.s.manifest[rel] = entry{size: st.Size, mtime: info.ModTime(), mode: info.Mode()}
+		if ro {
+			v.s.readonly[rel] = true
+		}
+		v.mu.Unlock()
+	}
+	return false
+}
+
+func (v *createVisitor) link(rel, src, target string) (string, bool) {
+	// A link into the real tree would let the harness write there: it is
+	// made again pointing into the sandbox (sealLink).
+	t, sealed := sealLink(v.o.Root, v.s.Tree, src, target)
+	if !sealed {
+		return target, true
+	}
+	v.mu.Lock()
+	v.s.links[rel] = t
+	v.mu.Unlock()
+	return t, true
 }
 
 // Skipped returns the paths, relative to the root, left out of the copy.
@@ -616,6 +606,10 @@ func (s *Session) Remove() error { return removeAll(s.Dir) }
 // removeAll deletes dir and everything below it, read-only directories
 // included.
 func removeAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	// A read-only directory: make every directory writable, then again.
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			_ = os.Chmod(path, 0o755)

@@ -282,8 +282,8 @@ func sameContent(a, b string) (bool, error) {
 	}
 }
 
-// copyFile writes src to dst atomically: a temporary file in dst's
-// directory, renamed into place.
+// copyFile writes src to dst atomically and durably: a temporary file in
+// dst's directory, synced, renamed into place, and the directory synced.
 func copyFile(src, dst string, perm fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
@@ -306,8 +306,17 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		tmp.Close()
 		return err
 	}
+	// Durable before it is in place, and in place durably: the session's
+	// record says synced only after every file is on disk.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), dst)
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(dst))
 }

@@ -361,8 +361,7 @@ func (s *Session) Close() {
 }
 
 // sync syncs box back, recording the phase before and after; the report is
-// kept in the record. The real tree's file system is flushed before the
-// session is recorded as synced.
+// kept in the record.
 func (s *Session) sync(ctx context.Context, box *mount.Session, o mount.SyncOptions) (*mount.Report, error) {
 	s.Record.Phase = Syncing
 	if err := s.save(); err != nil {
@@ -376,25 +375,13 @@ func (s *Session) sync(ctx context.Context, box *mount.Session, o mount.SyncOpti
 		return rep, err
 	}
 	if !rep.Interrupted {
-		if err := flush(s.Record.Root); err != nil {
-			return rep, err
-		}
+		// Each file written back is on disk already (mount syncs them).
 		s.Record.Phase, s.Record.Error = Synced, ""
 	}
 	if err := s.save(); err != nil {
 		return rep, err
 	}
 	return rep, nil
-}
-
-// flush makes what was written to the file system of dir durable.
-func flush(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return syncfs(f)
 }
 
 // Remove deletes the session directory.

@@ -1,0 +1,371 @@
+package mount
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox copy. otiai10/copy, which the specification names for tree
+// copies, was measured at 1.6 times `cp -a` on a 20,000-file tree (each
+// file costs it a MkdirAll, a chmod and a Chtimes by path, and the Go
+// runtime's poller registration of every file it opens); the sandbox must
+// cost no more than `cp -a` + `rm -rf`. So the copy is done here, with the
+// system calls cp itself makes, relative to open directory descriptors,
+// and on several workers: each file is opened, created with its mode,
+// copied with copy_file_range (which clones on file systems that can:
+// btrfs, XFS; the kernel falls back to copying elsewhere, and so does this
+// code when the call is refused), and given its modification time. otiai10/copy still
+// copies the small parts of a git directory (git.go).
+
+// visit decides, for each entry of the project, what the copy does. It is
+// called concurrently.
+type visitor interface {
+	// entry is called for every entry but the root, with its path relative
+	// to the root (slashes) and what lstat said; it returns whether to
+	// leave the entry out. src is the entry's real path.
+	entry(rel, src string, st *unix.Stat_t) (skip bool)
+	// link returns the target to give the sandbox's copy of the symlink
+	// src (rel), or ok false to leave it out.
+	link(rel, src, target string) (newTarget string, ok bool)
+}
+
+// copyTree copies the directory src to dst, which must not exist, on
+// workers goroutines.
+func copyTree(ctx context.Context, src, dst string, workers int, v visitor) error {
+	var st unix.Stat_t
+	if err := unix.Stat(src, &st); err != nil {
+		return &fs.PathError{Op: "stat", Path: src, Err: err}
+	}
+	if err := os.Mkdir(dst, 0o700); err != nil {
+		return err
+	}
+	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024)}
+	c.dirs = append(c.dirs, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
+	c.pending.Add(1)
+	c.jobs <- dirJob{src: src, dst: dst, rel: ""}
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range c.jobs {
+				c.dir(j)
+				c.pending.Done()
+			}
+		}()
+	}
+	go func() {
+		c.pending.Wait()
+		close(c.jobs)
+	}()
+	wg.Wait()
+	if c.err != nil {
+		return c.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Directory modes and times last: a read-only directory must take its
+	// files first, and every file written into a directory changes its
+	// modification time.
+	for i := len(c.dirs) - 1; i >= 0; i-- {
+		d := c.dirs[i]
+		if err := unix.Chmod(d.path, d.mode); err != nil {
+			return &fs.PathError{Op: "chmod", Path: d.path, Err: err}
+		}
+		ts := []unix.Timespec{d.mtime, d.mtime}
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, d.path, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return &fs.PathError{Op: "utimes", Path: d.path, Err: err}
+		}
+	}
+	return nil
+}
+
+type dirJob struct {
+	src, dst, rel string
+}
+
+type dirMode struct {
+	path  string
+	mode  uint32
+	mtime unix.Timespec
+}
+
+type copier struct {
+	ctx     context.Context
+	v       visitor
+	jobs    chan dirJob
+	pending sync.WaitGroup
+
+	mu   sync.Mutex
+	err  error
+	dirs []dirMode
+}
+
+func (c *copier) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+func (c *copier) failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err != nil || c.ctx.Err() != nil
+}
+
+// dir copies the entries of one directory; its subdirectories become jobs
+// of their own.
+func (c *copier) dir(j dirJob) {
+	if c.failed() {
+		return
+	}
+	sfd, err := unix.Open(j.src, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		c.fail(&fs.PathError{Op: "open", Path: j.src, Err: err})
+		return
+	}
+	defer unix.Close(sfd)
+	dfd, err := unix.Open(j.dst, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		c.fail(&fs.PathError{Op: "open", Path: j.dst, Err: err})
+		return
+	}
+	defer unix.Close(dfd)
+	names, err := readNames(sfd, j.src)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	var subdirs []dirJob
+	var modes []dirMode
+	for _, name := range names {
+		if c.ctx.Err() != nil {
+			return
+		}
+		rel := name
+		if j.rel != "" {
+			rel = j.rel + "/" + name
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(sfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // gone meanwhile
+			}
+			c.fail(&fs.PathError{Op: "lstat", Path: filepath.Join(j.src, name), Err: err})
+			return
+		}
+		src := filepath.Join(j.src, name)
+		if c.v.entry(rel, src, &st) {
+			continue
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
+				c.fail(&fs.PathError{Op: "mkdir", Path: filepath.Join(j.dst, name), Err: err})
+				return
+			}
+			dst := filepath.Join(j.dst, name)
+			modes = append(modes, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
+			subdirs = append(subdirs, dirJob{src: src, dst: dst, rel: rel})
+		case unix.S_IFREG:
+			if err := copyFileAt(sfd, dfd, name, &st); err != nil {
+				c.fail(&fs.PathError{Op: "copy", Path: src, Err: err})
+				return
+			}
+		case unix.S_IFLNK:
+			target, err := readlinkAt(sfd, name)
+			if err != nil {
+				c.fail(&fs.PathError{Op: "readlink", Path: src, Err: err})
+				return
+			}
+			if t, ok := c.v.link(rel, src, target); ok {
+				if err := unix.Symlinkat(t, dfd, name); err != nil {
+					c.fail(&fs.PathError{Op: "symlink", Path: filepath.Join(j.dst, name), Err: err})
+					return
+				}
+			}
+		default:
+			// Devices, FIFOs and sockets are not copied.
+		}
+	}
+	if len(modes) > 0 {
+		c.mu.Lock()
+		c.dirs = append(c.dirs, modes...)
+		c.mu.Unlock()
+	}
+	for _, sd := range subdirs {
+		c.pending.Add(1)
+		select {
+		case c.jobs <- sd:
+		default:
+			// The queue is full: do it here rather than wait.
+			c.dir(sd)
+			c.pending.Done()
+		}
+	}
+}
+
+// readNames lists the directory open as fd.
+func readNames(fd int, path string) ([]string, error) {
+	buf := make([]byte, 32<<10)
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
+
+func readlinkAt(dirfd int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// copyFileAt copies the regular file name of directory sfd into directory
+// dfd, with st's mode and modification time.
+func copyFileAt(sfd, dfd int, name string, st *unix.Stat_t) error {
+	in, err := unix.Openat(sfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(in)
+	mode := uint32(st.Mode) & 0o7777
+	out, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, mode|0o600)
+	if err != nil {
+		return err
+	}
+	err = copyData(in, out, st.Size)
+	if err == nil && mode != (mode|0o600)&^umask {
+		err = unix.Fchmod(out, mode)
+	}
+	if err == nil {
+		err = unix.UtimesNanoAt(dfd, name, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if cerr := unix.Close(out); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// umask is the process's file mode creation mask.
+var umask = func() uint32 {
+	m := unix.Umask(0)
+	unix.Umask(m)
+	return uint32(m)
+}()
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
+
+// copyData copies size bytes from in to out: copy_file_range (a clone on
+// file systems that share blocks), or read and write when refused.
+func copyData(in, out int, size int64) error {
+	var done int64
+	for done < size {
+		n, err := unix.CopyFileRange(in, nil, out, nil, int(min(size-done, 1<<30)), 0)
+		if err != nil {
+			if done == 0 && (errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP)) {
+				break
+			}
+			return err
+		}
+		if n == 0 {
+			return nil // the file shrank meanwhile
+		}
+		done += int64(n)
+	}
+	if done >= size {
+		return nil
+	}
+	return copyRest(in, out)
+}
+
+// copyRest copies in from its offset to its end with read and write.
+func copyRest(in, out int) error {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for {
+		n, err := unix.Read(in, buf)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		for w := 0; w < n; {
+			m, err := unix.Write(out, buf[w:n])
+			if err != nil {
+				if errors.Is(err, unix.EINTR) {
+					continue
+				}
+				return err
+			}
+			w += m
+		}
+	}
+}
+
+// fileInfo is what the copy knows of an entry, as fs.FileInfo.
+type fileInfo struct {
+	name string
+	st   *unix.Stat_t
+}
+
+func (f fileInfo) Name() string { return f.name }
+func (f fileInfo) Size() int64  { return f.st.Size }
+func (f fileInfo) Mode() fs.FileMode {
+	m := fs.FileMode(f.st.Mode & 0o777)
+	switch f.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	if f.st.Mode&unix.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if f.st.Mode&unix.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if f.st.Mode&unix.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+func (f fileInfo) ModTime() time.Time { return time.Unix(f.st.Mtim.Sec, f.st.Mtim.Nsec) }
+func (f fileInfo) IsDir() bool        { return f.st.Mode&unix.S_IFMT == unix.S_IFDIR }
+func (f fileInfo) Sys() any           { return f.st }
