@@ -39,14 +39,32 @@ type visitor interface {
 // copyTree copies the directory src to dst, which must not exist, on
 // workers goroutines.
 func copyTree(ctx context.Context, src, dst string, workers int, v visitor) error {
+	return walkCopy(ctx, src, dst, workers, v, false)
+}
+
+// refreshTree makes dst, a copy of src made earlier (a warm sandbox), the
+// copy copyTree would make now: it compares each entry of both with lstat
+// and copies only what differs (a file whose size, modification time or
+// mode is not the one in src, a link whose target is not the one it should
+// have), removes what src no longer has or v leaves out, and leaves the
+// rest alone. v sees every entry of src, as for copyTree.
+func refreshTree(ctx context.Context, src, dst string, workers int, v visitor) error {
+	return walkCopy(ctx, src, dst, workers, v, true)
+}
+
+func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refresh bool) error {
 	var st unix.Stat_t
 	if err := unix.Stat(src, &st); err != nil {
 		return &fs.PathError{Op: "stat", Path: src, Err: err}
 	}
-	if err := os.Mkdir(dst, 0o700); err != nil {
-		return err
+	if !refresh {
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+	} else if err := unix.Chmod(dst, 0o700); err != nil {
+		return &fs.PathError{Op: "chmod", Path: dst, Err: err}
 	}
-	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024)}
+	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024), refresh: refresh}
 	c.dirs = append(c.dirs, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
 	c.pending.Add(1)
 	c.jobs <- dirJob{src: src, dst: dst, rel: ""}
@@ -103,6 +121,7 @@ type copier struct {
 	v       visitor
 	jobs    chan dirJob
 	pending sync.WaitGroup
+	refresh bool
 
 	mu   sync.Mutex
 	err  error
@@ -146,6 +165,28 @@ func (c *copier) dir(j dirJob) {
 		c.fail(err)
 		return
 	}
+	// In a refresh, what dst has and src does not is removed.
+	var stale map[string]bool
+	if c.refresh {
+		have, err := readNames(dfd, j.dst)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		stale = make(map[string]bool, len(have))
+		for _, n := range have {
+			stale[n] = true
+		}
+		for _, n := range names {
+			delete(stale, n)
+		}
+		for n := range stale {
+			if err := removeAt(dfd, j.dst, n); err != nil {
+				c.fail(err)
+				return
+			}
+		}
+	}
 	var subdirs []dirJob
 	var modes []dirMode
 	for _, name := range names {
@@ -165,19 +206,42 @@ func (c *copier) dir(j dirJob) {
 			return
 		}
 		src := filepath.Join(j.src, name)
-		if c.v.entry(rel, src, &st) {
+		skip := c.v.entry(rel, src, &st)
+		var have unix.Stat_t
+		exists := false
+		if c.refresh {
+			if err := unix.Fstatat(dfd, name, &have, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+				exists = true
+				if skip || !sameEntry(&st, &have) {
+					if err := removeAt(dfd, j.dst, name); err != nil {
+						c.fail(err)
+						return
+					}
+					exists = false
+				}
+			}
+		}
+		if skip {
 			continue
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
-			if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
-				c.fail(&fs.PathError{Op: "mkdir", Path: filepath.Join(j.dst, name), Err: err})
+			if !exists {
+				if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
+					c.fail(&fs.PathError{Op: "mkdir", Path: filepath.Join(j.dst, name), Err: err})
+					return
+				}
+			} else if err := unix.Fchmodat(dfd, name, 0o700, 0); err != nil {
+				c.fail(&fs.PathError{Op: "chmod", Path: filepath.Join(j.dst, name), Err: err})
 				return
 			}
 			dst := filepath.Join(j.dst, name)
 			modes = append(modes, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
 			subdirs = append(subdirs, dirJob{src: src, dst: dst, rel: rel})
 		case unix.S_IFREG:
+			if exists {
+				continue // the same size, time and mode: kept
+			}
 			if err := copyFileAt(sfd, dfd, name, &st); err != nil {
 				c.fail(&fs.PathError{Op: "copy", Path: src, Err: err})
 				return
@@ -189,6 +253,15 @@ func (c *copier) dir(j dirJob) {
 				return
 			}
 			if t, ok := c.v.link(rel, src, target); ok {
+				if exists {
+					if cur, err := readlinkAt(dfd, name); err == nil && cur == t {
+						continue
+					}
+					if err := removeAt(dfd, j.dst, name); err != nil {
+						c.fail(err)
+						return
+					}
+				}
 				if err := unix.Symlinkat(t, dfd, name); err != nil {
 					c.fail(&fs.PathError{Op: "symlink", Path: filepath.Join(j.dst, name), Err: err})
 					return
@@ -213,6 +286,31 @@ func (c *copier) dir(j dirJob) {
 			c.pending.Done()
 		}
 	}
+}
+
+// sameEntry reports whether, in a refresh, the entry have of dst can stay
+// as the copy of st: the same type, and for a regular file the same size,
+// modification time and mode. Links are compared by target later.
+func sameEntry(st, have *unix.Stat_t) bool {
+	if st.Mode&unix.S_IFMT != have.Mode&unix.S_IFMT {
+		return false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return true
+	}
+	return have.Size == st.Size && have.Mtim == st.Mtim && have.Mode&0o7777 == st.Mode&0o7777
+}
+
+// removeAt removes name from the directory dfd (path), and all below it.
+func removeAt(dfd int, path, name string) error {
+	err := unix.Unlinkat(dfd, name, 0)
+	if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EPERM) {
+		return removeAll(filepath.Join(path, name))
+	}
+	if err != nil && !errors.Is(err, unix.ENOENT) {
+		return &fs.PathError{Op: "remove", Path: filepath.Join(path, name), Err: err}
+	}
+	return nil
 }
 
 // readNames lists the directory open as fd.

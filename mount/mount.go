@@ -96,6 +96,10 @@ type Options struct {
 	// Dir is the session directory to create; empty means a new name from
 	// NewSessionDir.
 	Dir string
+	// Warm, when it names a tree a Park left, is moved into the session
+	// and refreshed to what a fresh copy would be, instead of copying
+	// everything (run --reuse).
+	Warm string
 }
 
 // ProjectRoot returns the nearest ancestor of dir (itself included) that
@@ -134,6 +138,8 @@ type Session struct {
 	Dir, Tree, Workdir string
 	// Root is the real project root.
 	Root string
+	// Reused says the tree is a warm sandbox, refreshed.
+	Reused bool
 
 	rules       *rules
 	manifest    map[string]entry // rel path (slash) -> real file at copy time
@@ -347,7 +353,14 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
-	if err := copyTree(ctx, o.Root, s.Tree, workers, v); err != nil {
+	copyFn := copyTree
+	if o.Warm != "" {
+		if err := os.Rename(o.Warm, s.Tree); err == nil {
+			s.Reused = true
+			copyFn = refreshTree
+		}
+	}
+	if err := copyFn(ctx, o.Root, s.Tree, workers, v); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -598,6 +611,25 @@ func resolvePrefix(path string) (string, error) {
 		rest = append(rest, filepath.Base(p))
 		p = parent
 	}
+}
+
+// Park moves the sandbox tree to warm, for a later Create with
+// Options.Warm to refresh instead of copying; a tree already there is
+// replaced. The rest of the session directory stays for Remove.
+func (s *Session) Park(warm string) error {
+	if err := os.MkdirAll(filepath.Dir(warm), 0o700); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(warm); err == nil {
+		old := warm + ".old-" + filepath.Base(s.Dir)
+		if err := os.Rename(warm, old); err != nil {
+			return err
+		}
+		if err := removeAll(old); err != nil {
+			return err
+		}
+	}
+	return os.Rename(s.Tree, warm)
 }
 
 // Remove deletes the session directory, read-only files included.

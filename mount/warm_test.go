@@ -1,0 +1,185 @@
+package mount
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// describe lists every entry below root, as "path type mode size mtime
+// content-or-target", with root's own path replaced by "<tree>", so that
+// two trees can be compared file by file.
+func describe(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%s %v", rel, fi.Mode())
+		// What making the sandbox writes itself (git's index, after
+		// marking hidden files, and the shared object store) has the time
+		// it was made; everything else has the project's times.
+		made := rel == ".git" || rel == ".git/index" || rel == ".git/objects" || strings.HasPrefix(rel, ".git/objects/")
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(path)
+			line += " -> " + strings.ReplaceAll(target, root, "<tree>")
+		case fi.Mode().IsRegular():
+			data, _ := os.ReadFile(path)
+			data = bytes.ReplaceAll(data, []byte(root), []byte("<tree>"))
+			line += fmt.Sprintf(" %d %q", fi.Size(), data)
+			if !made {
+				line += fmt.Sprint(" ", fi.ModTime().UnixNano())
+			}
+		case fi.IsDir() && rel != "." && !made:
+			line += fmt.Sprintf(" %d", fi.ModTime().UnixNano())
+		}
+		out = append(out, line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestWarmSandboxIsFresh: a sandbox parked after a run and refreshed for
+// the next is indistinguishable from a fresh copy, file by file (bytes,
+// modes, times, links, directories, git), and so is its manifest.
+func TestWarmSandboxIsFresh(t *testing.T) {
+	root := t.TempDir()
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	write := func(rel, content string) {
+		p := filepath.Join(root, rel)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+		must(t, os.Chtimes(p, old, old))
+	}
+	for rel, content := range map[string]string{
+		"a.txt": "a", "b.txt": "b", "c.txt": "c", "e.txt": "e", "f.sh": "#!/bin/sh\n", "sub/g.go": "package sub\n",
+		"AGENTS.md": "real agents", "sub/AGENTS.md": "sub agents", ".agentignore": "build/\n*.log\n",
+		"build/out.bin": "old build", "debug.log": "log", "ro.txt": "read-only", ".agentreadonly": "ro.txt\n",
+	} {
+		write(rel, content)
+	}
+	must(t, os.Symlink("a.txt", filepath.Join(root, "rel-link")))
+	must(t, os.Symlink(filepath.Join(root, "sub"), filepath.Join(root, "abs-link")))
+	hasGit := exec.Command("git", "--version").Run() == nil
+	if hasGit {
+		gitIn(t, root, "init", "-q")
+		gitIn(t, root, "add", "-A")
+		gitIn(t, root, "commit", "-q", "-m", "init")
+	}
+	home := t.TempDir()
+	opts := func() Options {
+		return Options{Home: home, Persona: "p", Root: root, Cwd: filepath.Join(root, "sub"), Hide: []string{"AGENTS.md"}}
+	}
+
+	// A first run: the agent works, sync-back, the sandbox is parked.
+	s1, err := Create(context.Background(), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.Materialize("AGENTS.md", "persona"); err != nil {
+		t.Fatal(err)
+	}
+	box := func(rel, content string) {
+		p := filepath.Join(s1.Tree, rel)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	box("a.txt", "a by the agent")
+	box("new.txt", "new")
+	box("build/out.bin", "agent's build")
+	box("newdir/x.txt", "x")
+	must(t, os.Remove(filepath.Join(s1.Tree, "b.txt")))
+	if hasGit {
+		gitIn(t, s1.Tree, "add", "new.txt")
+		gitIn(t, s1.Tree, "commit", "-q", "-m", "agent")
+	}
+	if _, err := s1.Sync(context.Background(), SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	warm := filepath.Join(home, "warm", "tree")
+	must(t, s1.Park(warm))
+	must(t, s1.Remove())
+
+	// The user works meanwhile.
+	write("c.txt", "c by the user")
+	write("d.txt", "d")
+	must(t, os.Remove(filepath.Join(root, "e.txt")))
+	must(t, os.Chmod(filepath.Join(root, "f.sh"), 0o755))
+	must(t, os.Remove(filepath.Join(root, "rel-link")))
+	must(t, os.Symlink("c.txt", filepath.Join(root, "rel-link")))
+	if hasGit {
+		gitIn(t, root, "add", "-A")
+		gitIn(t, root, "commit", "-q", "-m", "user")
+	}
+
+	o := opts()
+	o.Warm = warm
+	refreshed, err := Create(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !refreshed.Reused {
+		t.Fatal("the warm sandbox was not used")
+	}
+	fresh, err := Create(context.Background(), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := describe(t, refreshed.Tree), describe(t, fresh.Tree)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the refreshed sandbox differs from a fresh one:\n%s", diffLines(got, want))
+	}
+	if len(refreshed.manifest) != len(fresh.manifest) {
+		t.Errorf("the manifests have %d and %d files", len(refreshed.manifest), len(fresh.manifest))
+	}
+	for rel, e := range fresh.manifest {
+		r, ok := refreshed.manifest[rel]
+		if !ok || r.size != e.size || !r.mtime.Equal(e.mtime) || r.mode != e.mode {
+			t.Errorf("manifest[%s] = %+v, want %+v", rel, r, e)
+		}
+	}
+	if !reflect.DeepEqual(refreshed.skipped, fresh.skipped) || !reflect.DeepEqual(refreshed.readonly, fresh.readonly) {
+		t.Errorf("skipped %v and read-only %v, want %v and %v", refreshed.skipped, refreshed.readonly, fresh.skipped, fresh.readonly)
+	}
+}
+
+// diffLines shows the lines only one of got and want has.
+func diffLines(got, want []string) string {
+	in := map[string]int{}
+	for _, l := range got {
+		in[l]++
+	}
+	for _, l := range want {
+		in[l]--
+	}
+	var b strings.Builder
+	for _, l := range got {
+		if in[l] > 0 {
+			fmt.Fprintf(&b, "+ %s\n", l)
+		}
+	}
+	for _, l := range want {
+		if in[l] < 0 {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	return b.String()
+}
