@@ -49,6 +49,7 @@ Example:
 			&cli.BoolFlag{Name: "json", Usage: "with --dry-run, print the plan as JSON"},
 			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
 			profileFlagDef,
+			&cli.BoolFlag{Name: "reuse", Usage: "start from the project's warm sandbox, refreshed by what changed since, and keep the sandbox warm for the next run"},
 		},
 		Action: runAction,
 	})
@@ -71,6 +72,9 @@ func runAction(c *cli.Context) error {
 	}
 	if c.Bool("install-in-repo") && c.Bool("keep") {
 		return usageError(errors.New("--install-in-repo and --keep conflict: there is no sandbox to keep"))
+	}
+	if c.Bool("install-in-repo") && c.Bool("reuse") {
+		return usageError(errors.New("--install-in-repo and --reuse conflict: there is no sandbox to reuse"))
 	}
 	if c.Bool("install-in-repo") && c.Bool("sync-deletes") {
 		return usageError(errors.New("--install-in-repo and --sync-deletes conflict: nothing is synced without a sandbox"))
@@ -179,7 +183,7 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 	}
 	o := session.RunOptions{
 		Stdin: os.Stdin, Stdout: c.App.Writer, Stderr: stderr,
-		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"),
+		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"),
 		Warn: func(msg string) { warnf(stderr, "%s", msg) },
 	}
 	syncing := false
@@ -189,6 +193,8 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 			switch event {
 			case "copy":
 				fmt.Fprintf(stderr, "workforce: copying %s into %s\n", detail, plan.Sandbox)
+			case "refresh":
+				fmt.Fprintf(stderr, "workforce: refreshing the warm sandbox of %s into %s\n", detail, plan.Sandbox)
 			case "sync":
 				syncing = true
 				fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", detail)

@@ -91,9 +91,10 @@ Example:
 			{
 				Name:      "rm",
 				Usage:     "remove sessions and their sandboxes",
-				ArgsUsage: "ID... | --stale",
+				ArgsUsage: "ID... | --stale | --warm",
 				Description: `Removes the named sessions, or with --stale every stale session, with the
-agent's work that was not synced back. It asks first on a terminal; --yes
+agent's work that was not synced back; --warm removes the warm sandboxes
+that run --reuse keeps. It asks first on a terminal; --yes
 answers for you, and is needed when there is no terminal. A running session
 is refused.
 
@@ -102,6 +103,7 @@ Example:
    workforce sessions rm --stale --yes`,
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "stale", Usage: "remove every stale session"},
+					&cli.BoolFlag{Name: "warm", Usage: "remove the warm sandboxes kept by run --reuse"},
 					&cli.BoolFlag{Name: "yes", Usage: "do not ask"},
 				},
 				Action: sessionsRmAction,
@@ -164,8 +166,15 @@ func sessionsListAction(c *cli.Context) error {
 		}
 		rows = append(rows, row)
 	}
+	warm := session.WarmList(home)
 	if c.Bool("json") {
-		return writeJSON(c.App.Writer, map[string]any{"sessions": rows})
+		if warm == nil {
+			warm = []session.Warm{}
+		}
+		return writeJSON(c.App.Writer, map[string]any{"sessions": rows, "warm": warm})
+	}
+	for _, w := range warm {
+		defer fmt.Fprintf(c.App.Writer, "warm sandbox of %s: %s (%s old)\n", w.Root, w.Dir, age(now.Sub(w.Time)))
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(c.App.Writer, "no sessions")
@@ -320,12 +329,25 @@ func crashAfter(progress func(string)) func(string) {
 
 func sessionsRmAction(c *cli.Context) error {
 	ids := c.Args().Slice()
-	if c.Bool("stale") == (len(ids) > 0) {
-		return usagef("sessions rm takes session ids or --stale")
-	}
 	home, err := sessionsHome()
 	if err != nil {
 		return err
+	}
+	if c.Bool("warm") {
+		if c.Bool("stale") || len(ids) > 0 {
+			return usagef("sessions rm takes session ids, --stale or --warm")
+		}
+		// Warm sandboxes hold no work of an agent: no question asked.
+		for _, w := range session.WarmList(home) {
+			if err := session.RemoveWarm(w); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "removed the warm sandbox of %s\n", w.Root)
+		}
+		return nil
+	}
+	if c.Bool("stale") == (len(ids) > 0) {
+		return usagef("sessions rm takes session ids, --stale or --warm")
 	}
 	var targets []*session.Session
 	if c.Bool("stale") {

@@ -209,8 +209,11 @@ type RunOptions struct {
 	Stdin             io.Reader
 	Stdout, Stderr    io.Writer
 	SyncDeletes, Keep bool
-	Progress          func(event, detail string)
-	Warn              func(msg string)
+	// Reuse refreshes the project's warm sandbox instead of copying, and
+	// keeps the sandbox warm afterwards.
+	Reuse    bool
+	Progress func(event, detail string)
+	Warn     func(msg string)
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -238,7 +241,7 @@ func (p *Plan) Run(o RunOptions) (*Result, error) {
 	ro := Options{
 		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
-		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Progress: o.Progress, Warn: o.Warn,
+		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn,
 	}
 	if m := p.Materialized; m != nil {
 		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}

@@ -37,6 +37,8 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +82,9 @@ type Options struct {
 	Stdin                  io.Reader
 	Stdout, Stderr         io.Writer
 	SyncDeletes, Keep      bool
+	// Reuse starts from the project's warm sandbox, when there is one,
+	// refreshed instead of copied, and parks the sandbox there afterwards.
+	Reuse bool
 	// Progress, when set, reports progress (the copy, each file synced);
 	// it is not called after SIGHUP.
 	Progress func(event, detail string)
@@ -104,6 +109,8 @@ type Result struct {
 	// Kept says the session directory was kept: asked for, conflicts, or
 	// an interrupted sync-back.
 	Kept bool
+	// Reused says the sandbox was the project's warm one, refreshed.
+	Reused bool
 }
 
 // signals tracks the signals of a run.
@@ -215,7 +222,18 @@ func Run(o Options) (*Result, error) {
 	ctx, cancel := sigs.enter(0)
 	mo := o.Mount
 	mo.Dir = o.Dir
-	progress("copy", mo.Root)
+	var warm string
+	if o.Reuse {
+		warm = WarmTree(mo.Home, mo.Root)
+		if _, err := os.Lstat(warm); err == nil {
+			mo.Warm = warm
+		}
+	}
+	if mo.Warm != "" {
+		progress("refresh", mo.Root)
+	} else {
+		progress("copy", mo.Root)
+	}
 	box, err := mount.Create(ctx, mo)
 	cancel()
 	if err == nil {
@@ -261,6 +279,12 @@ func Run(o Options) (*Result, error) {
 		return res, err
 	}
 	res.Kept = o.Keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	res.Reused = box.Reused
+	if !res.Kept && warm != "" {
+		if err := park(box, warm, mo.Root); err != nil {
+			warn(fmt.Sprintf("cannot keep the sandbox warm: %v", err))
+		}
+	}
 	if !res.Kept {
 		if err := s.Remove(); err != nil {
 			warn(fmt.Sprintf("cannot remove the session %s: %v", s.Dir, err))
@@ -552,4 +576,48 @@ func (s *Session) RemoveIdle() error {
 	}
 	defer s.Close()
 	return s.Remove()
+}
+
+// WarmTree returns where the warm sandbox of the project root is kept in
+// a workforce home: <home>/warm/<hash of root>/tree.
+func WarmTree(home, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(home, "warm", hex.EncodeToString(sum[:8]), mount.TreeDir)
+}
+
+// park keeps the sandbox of box warm for the next run of root, with a note
+// of the root beside it.
+func park(box *mount.Session, warm, root string) error {
+	if err := box.Park(warm); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(filepath.Dir(warm), "root"), []byte(root+"\n"), 0o600)
+}
+
+// Warm is a warm sandbox of a project.
+type Warm struct {
+	Root string    `json:"root"`
+	Dir  string    `json:"dir"`
+	Time time.Time `json:"time"`
+}
+
+// WarmList returns the warm sandboxes of a workforce home.
+func WarmList(home string) []Warm {
+	entries, _ := os.ReadDir(filepath.Join(home, "warm"))
+	var out []Warm
+	for _, e := range entries {
+		dir := filepath.Join(home, "warm", e.Name())
+		root, err := os.ReadFile(filepath.Join(dir, "root"))
+		fi, serr := os.Stat(filepath.Join(dir, mount.TreeDir))
+		if err != nil || serr != nil {
+			continue
+		}
+		out = append(out, Warm{Root: strings.TrimSpace(string(root)), Dir: dir, Time: fi.ModTime()})
+	}
+	return out
+}
+
+// RemoveWarm removes a warm sandbox.
+func RemoveWarm(w Warm) error {
+	return (&mount.Session{Dir: w.Dir}).Remove()
 }
