@@ -532,8 +532,11 @@ func (s *Session) Sync(ctx context.Context, o mount.SyncOptions, keep bool) (rep
 		return nil, true, err
 	}
 	if !ok {
+		// Held: by the run itself (refused), or by another sync, which
+		// this one waits for. The record says which until the other sync
+		// has rewritten it: a run's process is alive.
 		r, rerr := readRecord(s.Dir)
-		if rerr == nil && (r.Phase == Creating || r.Phase == Running) {
+		if rerr == nil && (r.Phase == Creating || r.Phase == Running) && alive(r.PID) {
 			return nil, true, fmt.Errorf("%w (process %d)", ErrLive, r.PID)
 		}
 		if err := s.Lock(); err != nil {
@@ -562,6 +565,15 @@ func (s *Session) Sync(ctx context.Context, o mount.SyncOptions, keep bool) (rep
 		}
 	}
 	return rep, kept, nil
+}
+
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // RemoveIdle removes a session no process holds; a live one is refused

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Whole run lifecycle against cp -a + rm -rf of the same tree, in one run:
 # create the sandbox of a FILES-file, SIZE_MB MB tree, a stand-in harness
-# that edits 10 files, sync-back, cleanup. Reports wall time and peak RSS.
+# that edits 10 files, sync-back, cleanup; then the same with --reuse, warm
+# (the sandbox kept from the run before and refreshed). Reports wall time
+# and peak RSS. The tree is made under $TMPDIR (default /tmp): set
+# TMPDIR=/dev/shm to measure on tmpfs.
 # Usage: testdata/bench/run.sh [FILES] [SIZE_MB] [RUNS]
 set -euo pipefail
 files=${1:-20000}
@@ -40,4 +43,11 @@ for r in $(seq "$runs"); do
   (cd "$repo" && /usr/bin/time -f "%M" -o "$tmp/rss" "$tmp/workforce" run test-writer@best-value >/dev/null)
   e=$(date +%s%N)
   echo "run $r: workforce run: $(( (e - s) / 1000000 )) ms, peak RSS $(cat "$tmp/rss") KB"
+  (cd "$repo" && "$tmp/workforce" run test-writer@best-value --reuse >/dev/null) # warms it
+  sync
+  s=$(date +%s%N)
+  (cd "$repo" && /usr/bin/time -f "%M" -o "$tmp/rss" "$tmp/workforce" run test-writer@best-value --reuse >/dev/null)
+  e=$(date +%s%N)
+  echo "run $r: workforce run --reuse, warm: $(( (e - s) / 1000000 )) ms, peak RSS $(cat "$tmp/rss") KB"
+  rm -rf "$tmp/home/warm"
 done

@@ -1,0 +1,62 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRecordErrors(t *testing.T) {
+	good := `{"format": 1, "id": "s-1", "persona": "p", "tier": "best", "harness": "codex", "root": "/r", "cwd": "/r/a",
+ "pid": 7, "started": "2026-11-23T10:00:00Z", "phase": "running", "updated": "2026-11-23T10:00:00Z"}`
+	tests := []struct {
+		name, data, want string
+	}{
+		{"good", good, ""},
+		{"empty", "", "not a session record (truncated or corrupt?)"},
+		{"truncated", good[:40], "not a session record (truncated or corrupt?)"},
+		{"a newer format", strings.Replace(good, `"format": 1`, `"format": 3`, 1), "written by a newer workforce (format 3; this one reads format 1)"},
+		{"no format", strings.Replace(good, `"format": 1,`, ``, 1), "no format"},
+		{"an unknown field", strings.Replace(good, `"tier"`, `"flavour": 1, "tier"`, 1), "unknown field"},
+		{"an unknown phase", strings.Replace(good, `"running"`, `"dancing"`, 1), `unknown phase "dancing"`},
+		{"a relative root", strings.Replace(good, `"root": "/r"`, `"root": "r"`, 1), "not absolute"},
+		{"an id with a slash", strings.Replace(good, `"s-1"`, `"../s-1"`, 1), "not a directory name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "s-1")
+			os.Mkdir(dir, 0o700)
+			os.WriteFile(filepath.Join(dir, RecordFile), []byte(tt.data), 0o600)
+			r, err := readRecord(dir)
+			switch {
+			case tt.want == "" && (err != nil || r.Phase != Running || r.PID != 7):
+				t.Errorf("readRecord() = %+v, %v", r, err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), RecordFile)):
+				t.Errorf("readRecord() = %v, want an error naming %s and saying %q", err, RecordFile, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzRecord: the record reader never panics, and what it accepts has an
+// id that is a directory name, absolute paths and a known phase.
+func FuzzRecord(f *testing.F) {
+	f.Add([]byte(`{"format":1,"id":"s","root":"/r","cwd":"/r","phase":"synced"}`))
+	f.Add([]byte(`{"format":2}`))
+	f.Add([]byte(`{"format":1,"id":"..","root":"/r","cwd":"/r","phase":"running"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := parseRecord(data)
+		if err != nil {
+			return
+		}
+		if r.ID == "" || r.ID != filepath.Base(r.ID) || r.ID == ".." || !filepath.IsAbs(r.Root) || !filepath.IsAbs(r.Cwd) {
+			t.Fatalf("accepted %+v", r)
+		}
+		switch r.Phase {
+		case Creating, Running, Syncing, Synced, Failed:
+		default:
+			t.Fatalf("accepted phase %q", r.Phase)
+		}
+	})
+}
