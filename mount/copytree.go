@@ -467,3 +467,102 @@ func (f fileInfo) Mode() fs.FileMode {
 func (f fileInfo) ModTime() time.Time { return time.Unix(f.st.Mtim.Sec, f.st.Mtim.Nsec) }
 func (f fileInfo) IsDir() bool        { return f.st.Mode&unix.S_IFMT == unix.S_IFDIR }
 func (f fileInfo) Sys() any           { return f.st }
+
+// statEntry is an entry of a tree, with what lstat said of it.
+type statEntry struct {
+	rel string
+	st  unix.Stat_t
+}
+
+// statTree lstats every entry below root but directories, on workers
+// goroutines, and hands them to visit one directory at a time
+// (concurrently); directories for which skip is true are not entered.
+func statTree(ctx context.Context, root string, workers int, skip func(rel string) bool, visit func([]statEntry)) error {
+	jobs := make(chan string, 1024)
+	var pending sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	var dir func(rel string)
+	dir = func(rel string) {
+		if ctx.Err() != nil {
+			fail(ctx.Err())
+			return
+		}
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			fail(&fs.PathError{Op: "open", Path: path, Err: err})
+			return
+		}
+		defer unix.Close(fd)
+		names, err := readNames(fd, path)
+		if err != nil {
+			fail(err)
+			return
+		}
+		batch := make([]statEntry, 0, len(names))
+		var subdirs []string
+		for _, name := range names {
+			r := name
+			if rel != "" {
+				r = rel + "/" + name
+			}
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue
+				}
+				fail(&fs.PathError{Op: "lstat", Path: filepath.Join(path, name), Err: err})
+				return
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				if !skip(r) {
+					subdirs = append(subdirs, r)
+				}
+				continue
+			}
+			if rel == "" && name == ".git" {
+				continue // a .git file or link: never synced
+			}
+			batch = append(batch, statEntry{rel: r, st: st})
+		}
+		if len(batch) > 0 {
+			visit(batch)
+		}
+		for _, sd := range subdirs {
+			pending.Add(1)
+			select {
+			case jobs <- sd:
+			default:
+				dir(sd)
+				pending.Done()
+			}
+		}
+	}
+	pending.Add(1)
+	jobs <- ""
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rel := range jobs {
+				dir(rel)
+				pending.Done()
+			}
+		}()
+	}
+	go func() {
+		pending.Wait()
+		close(jobs)
+	}()
+	wg.Wait()
+	return firstErr
+}

@@ -3,11 +3,14 @@ package mount
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestManifestRoundTrip: what Save writes, Open reads back the same.
@@ -95,6 +98,29 @@ func FuzzManifest(f *testing.F) {
 			if !safeRel(rel) {
 				t.Fatalf("unsafe path %q accepted", rel)
 			}
+		}
+	})
+}
+
+// FuzzManifestLine: a manifest line decodes to the file it was written
+// from, whatever bytes its path holds.
+func FuzzManifestLine(f *testing.F) {
+	f.Add("a.txt", int64(3), int64(1700000000123456789), uint32(0o644), false)
+	f.Add("dir/\"quoted\"\\back\tslash\n", int64(0), int64(-1), uint32(0o755), true)
+	f.Add("\xff\xfe not utf-8", int64(1<<40), int64(0), uint32(0o600), false)
+	f.Add("<html>&\u2028", int64(7), int64(7), uint32(0o444), true)
+	f.Fuzz(func(t *testing.T, rel string, size, mtime int64, mode uint32, ro bool) {
+		e := entry{size: size, mtime: time.Unix(0, mtime), mode: fs.FileMode(mode)}
+		line := appendManifestFile(nil, rel, e, ro)
+		var m manifestFile
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("%q does not decode: %v", line, err)
+		}
+		if m.Path == "" && len(m.PathBytes) > 0 {
+			m.Path = string(m.PathBytes)
+		}
+		if m.Path != rel || m.Size != size || m.MTime != mtime || m.Mode != fs.FileMode(mode) || m.Readonly != ro {
+			t.Fatalf("%q decodes to %+v", line, m)
 		}
 	})
 }

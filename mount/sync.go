@@ -2,9 +2,13 @@ package mount
 
 import (
 	"bytes"
+	"runtime"
+	"sync"
+
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"io/fs"
 	"os"
@@ -55,51 +59,58 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // current file when ctx is done.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}}
-	seen := map[string]bool{}
-	var files []string
-	err := filepath.WalkDir(s.Tree, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := relSlash(s.Tree, path)
-		if rel == "." {
-			return nil
-		}
-		if rel == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil // a .git file or link: never synced, and not the end of the walk
-		}
-		if d.IsDir() {
-			return nil
-		}
-		seen[rel] = true
-		if s.materialize[rel] {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if target, ok := s.links[rel]; ok {
-				if readlink(path) != target {
-					r.NotSynced = append(r.NotSynced, rel)
-				}
-				return nil
-			}
-			if _, known := s.manifest[rel]; !known && !s.skippedPath(rel) {
-				if target, err := os.Readlink(filepath.Join(s.Root, filepath.FromSlash(rel))); err != nil || target != readlink(path) {
-					r.NotSynced = append(r.NotSynced, rel)
+	seen := make(map[string]bool, len(s.manifest))
+	var files, links []string
+	var mu sync.Mutex
+	// A stat of every entry, on several workers: most files are as the
+	// copy left them and are settled here; the others are synced below,
+	// in order.
+	err := statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), func(rel string) bool { return rel == ".git" },
+		func(batch []statEntry) {
+			var changed, lnk []string
+			for i := range batch {
+				e := &batch[i]
+				switch e.st.Mode & unix.S_IFMT {
+				case unix.S_IFLNK:
+					lnk = append(lnk, e.rel)
+				case unix.S_IFREG:
+					if !s.untouched(e.rel, &e.st) && !s.materialize[e.rel] {
+						changed = append(changed, e.rel)
+					}
 				}
 			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		files = append(files, rel)
-		return nil
-	})
+			mu.Lock()
+			for i := range batch {
+				seen[batch[i].rel] = true
+			}
+			files = append(files, changed...)
+			links = append(links, lnk...)
+			mu.Unlock()
+		})
 	if err != nil {
+		if ctx.Err() != nil {
+			r.Interrupted = true
+			return r, nil
+		}
 		return r, fmt.Errorf("cannot read the sandbox: %w", err)
+	}
+	sort.Strings(links)
+	for _, rel := range links {
+		if s.materialize[rel] {
+			continue
+		}
+		path := filepath.Join(s.Tree, filepath.FromSlash(rel))
+		if target, ok := s.links[rel]; ok {
+			if readlink(path) != target {
+				r.NotSynced = append(r.NotSynced, rel)
+			}
+			continue
+		}
+		if _, known := s.manifest[rel]; !known && !s.skippedPath(rel) {
+			if target, err := os.Readlink(filepath.Join(s.Root, filepath.FromSlash(rel))); err != nil || target != readlink(path) {
+				r.NotSynced = append(r.NotSynced, rel)
+			}
+		}
 	}
 	sort.Strings(files)
 	for _, rel := range files {
@@ -154,6 +165,21 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 func readlink(path string) string {
 	t, _ := os.Readlink(path)
 	return t
+}
+
+// untouched reports whether the sandbox's file rel, of stat st, is as the
+// copy left it: known to the manifest, with its size, time and mode.
+func (s *Session) untouched(rel string, st *unix.Stat_t) bool {
+	e, known := s.manifest[rel]
+	if !known {
+		return false
+	}
+	mode := fileInfo{st: st}.Mode()
+	want := e.mode
+	if s.readonly[rel] {
+		want &^= 0o222 // as Create left it
+	}
+	return st.Size == e.size && st.Mtim.Nano() == e.mtime.UnixNano() && mode == want
 }
 
 // skippedPath reports whether rel was left out of the copy, or is below a
