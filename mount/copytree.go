@@ -39,7 +39,7 @@ type visitor interface {
 // copyTree copies the directory src to dst, which must not exist, on
 // workers goroutines.
 func copyTree(ctx context.Context, src, dst string, workers int, v visitor) error {
-	return walkCopy(ctx, src, dst, workers, v, false)
+	return walkCopy(ctx, src, dst, workers, v, false, nil)
 }
 
 // refreshTree makes dst, a copy of src made earlier (a warm sandbox), the
@@ -48,11 +48,11 @@ func copyTree(ctx context.Context, src, dst string, workers int, v visitor) erro
 // mode is not the one in src, a link whose target is not the one it should
 // have), removes what src no longer has or v leaves out, and leaves the
 // rest alone. v sees every entry of src, as for copyTree.
-func refreshTree(ctx context.Context, src, dst string, workers int, v visitor) error {
-	return walkCopy(ctx, src, dst, workers, v, true)
+func refreshTree(ctx context.Context, src, dst string, workers int, v visitor, warm *warmState) error {
+	return walkCopy(ctx, src, dst, workers, v, true, warm)
 }
 
-func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refresh bool) error {
+func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refresh bool, warm *warmState) error {
 	var st unix.Stat_t
 	if err := unix.Stat(src, &st); err != nil {
 		return &fs.PathError{Op: "stat", Path: src, Err: err}
@@ -64,7 +64,7 @@ func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refr
 	} else if err := unix.Chmod(dst, 0o700); err != nil {
 		return &fs.PathError{Op: "chmod", Path: dst, Err: err}
 	}
-	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024), refresh: refresh}
+	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024), refresh: refresh, warm: warm}
 	c.dirs = append(c.dirs, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
 	c.pending.Add(1)
 	c.jobs <- dirJob{src: src, dst: dst, rel: ""}
@@ -122,6 +122,10 @@ type copier struct {
 	jobs    chan dirJob
 	pending sync.WaitGroup
 	refresh bool
+	// warm, in a refresh, is what the destination holds as the last sync
+	// saw it, so that it need not be listed and stat'ed again; a
+	// directory it does not list (.git) is.
+	warm *warmState
 
 	mu   sync.Mutex
 	err  error
@@ -167,9 +171,12 @@ func (c *copier) dir(j dirJob) {
 	}
 	// In a refresh, what dst has and src does not is removed.
 	var stale map[string]bool
+	known := false // this directory's entries are in the warm state
 	if c.refresh {
-		have, err := readNames(dfd, j.dst)
-		if err != nil {
+		var have []string
+		if kids, ok := c.warm.kids(j.rel); ok {
+			known, have = true, kids
+		} else if have, err = readNames(dfd, j.dst); err != nil {
 			c.fail(err)
 			return
 		}
@@ -210,7 +217,15 @@ func (c *copier) dir(j dirJob) {
 		var have unix.Stat_t
 		exists := false
 		if c.refresh {
-			if err := unix.Fstatat(dfd, name, &have, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+			var err error
+			if ws, ok := c.warm.stat(rel); known && ok {
+				have = unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}
+			} else {
+				// Not in the state (new in src, or not walked by the
+				// last sync: .git): ask.
+				err = unix.Fstatat(dfd, name, &have, unix.AT_SYMLINK_NOFOLLOW)
+			}
+			if err == nil {
 				exists = true
 				if skip || !sameEntry(&st, &have) {
 					if err := removeAt(dfd, j.dst, name); err != nil {
@@ -474,9 +489,10 @@ type statEntry struct {
 	st  unix.Stat_t
 }
 
-// statTree lstats every entry below root but directories, on workers
-// goroutines, and hands them to visit one directory at a time
-// (concurrently); directories for which skip is true are not entered.
+// statTree lstats every entry below root on workers goroutines, and hands
+// them to visit one directory at a time (concurrently); directories for
+// which skip is true are neither entered nor handed over, and a .git file
+// or link at the root is not handed over either.
 func statTree(ctx context.Context, root string, workers int, skip func(rel string) bool, visit func([]statEntry)) error {
 	jobs := make(chan string, 1024)
 	var pending sync.WaitGroup
@@ -525,6 +541,7 @@ func statTree(ctx context.Context, root string, workers int, skip func(rel strin
 			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 				if !skip(r) {
 					subdirs = append(subdirs, r)
+					batch = append(batch, statEntry{rel: r, st: st})
 				}
 				continue
 			}

@@ -141,6 +141,8 @@ type Session struct {
 	// Reused says the tree is a warm sandbox, refreshed.
 	Reused bool
 
+	after map[string]warmStat // the sandbox as Sync saw it, with SyncOptions.Remember
+
 	rules       *rules
 	manifest    map[string]entry // rel path (slash) -> real file at copy time
 	readonly    map[string]bool
@@ -151,8 +153,8 @@ type Session struct {
 
 // rules decide, for a path relative to the root, whether it is copied.
 type rules struct {
-	ignore   gitignore.Matcher
-	readonly gitignore.Matcher
+	ignore   *patternSet
+	readonly *patternSet
 	hide     []string
 	hidePath map[string]bool
 	// What the rules were made of, kept in the session's state.
@@ -220,8 +222,8 @@ func rulesFrom(ign, ro, hide, hidePaths []string) *rules {
 		hp[p] = true
 	}
 	return &rules{
-		ignore:    gitignore.NewMatcher(parsePatterns(ign)),
-		readonly:  gitignore.NewMatcher(parsePatterns(ro)),
+		ignore:    newPatternSet(ign),
+		readonly:  newPatternSet(ro),
 		hide:      hide,
 		hidePath:  hp,
 		ignLines:  ign,
@@ -231,7 +233,7 @@ func rulesFrom(ign, ro, hide, hidePaths []string) *rules {
 }
 
 // match reports whether rel or one of its parent directories matches m.
-func match(m gitignore.Matcher, rel string, isDir bool) bool {
+func match(m *patternSet, rel string, isDir bool) bool {
 	parts := strings.Split(rel, "/")
 	for i := 1; i < len(parts); i++ {
 		if m.Match(parts[:i], true) {
@@ -246,6 +248,15 @@ func (r *rules) ignored(rel string, isDir bool) bool {
 		return false
 	}
 	return match(r.ignore, rel, isDir)
+}
+
+// ignoredLeaf is ignored for a walk that never enters an ignored
+// directory: only rel itself is matched, its parents were admitted.
+func (r *rules) ignoredLeaf(rel string, isDir bool) bool {
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return false
+	}
+	return r.ignore.Match(strings.Split(rel, "/"), isDir)
 }
 
 func (r *rules) hidden(rel string) bool {
@@ -353,14 +364,21 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
-	copyFn := copyTree
+	var copyErr error
 	if o.Warm != "" {
+		state := loadWarmState(o.Warm)
+		if state != nil {
+			s.manifest = make(map[string]entry, len(state.byPath))
+		}
 		if err := os.Rename(o.Warm, s.Tree); err == nil {
 			s.Reused = true
-			copyFn = refreshTree
+			copyErr = refreshTree(ctx, o.Root, s.Tree, workers, v, state)
 		}
 	}
-	if err := copyFn(ctx, o.Root, s.Tree, workers, v); err != nil {
+	if !s.Reused {
+		copyErr = copyTree(ctx, o.Root, s.Tree, workers, v)
+	}
+	if err := copyErr; err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -421,7 +439,7 @@ func (v *createVisitor) entry(rel, src string, st *unix.Stat_t) bool {
 		}
 		return true
 	}
-	if v.r.ignored(rel, isDir) || (!isDir && v.r.hidden(rel)) {
+	if v.r.ignoredLeaf(rel, isDir) || (!isDir && v.r.hidden(rel)) {
 		v.mu.Lock()
 		v.s.skipped = append(v.s.skipped, rel)
 		v.mu.Unlock()
@@ -620,6 +638,7 @@ func (s *Session) Park(warm string) error {
 	if err := os.MkdirAll(filepath.Dir(warm), 0o700); err != nil {
 		return err
 	}
+	os.Remove(stateFile(warm))
 	if _, err := os.Lstat(warm); err == nil {
 		old := warm + ".old-" + filepath.Base(s.Dir)
 		if err := os.Rename(warm, old); err != nil {
@@ -629,7 +648,14 @@ func (s *Session) Park(warm string) error {
 			return err
 		}
 	}
-	return os.Rename(s.Tree, warm)
+	if err := os.Rename(s.Tree, warm); err != nil {
+		return err
+	}
+	if s.after != nil {
+		// A cache: without it the next refresh stats the sandbox.
+		_ = saveWarmState(warm, s.after)
+	}
+	return nil
 }
 
 // Remove deletes the session directory, read-only files included.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 func TestRules(t *testing.T) {
@@ -218,4 +220,22 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzPatternSet: the fast pattern set answers as go-git's gitignore
+// matcher does.
+func FuzzPatternSet(f *testing.F) {
+	f.Add("node_modules\nbuild/\n*.log\n", "a/node_modules", true)
+	f.Add("dist\n!dist/keep\n", "dist/keep", false)
+	f.Add("/root-only\nsub/x\n", "root-only", false)
+	f.Add("a[bc]\n\\#hash\n", "x/ab", false)
+	f.Add("build/\n", "build", false)
+	f.Fuzz(func(t *testing.T, patterns, path string, isDir bool) {
+		lines := strings.Split(patterns, "\n")
+		parts := strings.Split(path, "/")
+		want := gitignore.NewMatcher(parsePatterns(lines)).Match(parts, isDir)
+		if got := newPatternSet(lines).Match(parts, isDir); got != want {
+			t.Fatalf("patterns %q, path %q (dir %v): %v, go-git says %v", lines, path, isDir, got, want)
+		}
+	})
 }

@@ -25,6 +25,8 @@ type SyncOptions struct {
 	Progress func(rel string)
 	// DryRun reports what a sync would do without writing anything.
 	DryRun bool
+	// Remember keeps what the sync saw of the sandbox, for Park.
+	Remember bool
 }
 
 // Conflict is a file changed both by the agent and in the real tree since
@@ -62,6 +64,9 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	seen := make(map[string]bool, len(s.manifest))
 	var files, links []string
 	var mu sync.Mutex
+	if o.Remember {
+		s.after = make(map[string]warmStat, len(s.manifest))
+	}
 	// A stat of every entry, on several workers: most files are as the
 	// copy left them and are settled here; the others are synced below,
 	// in order.
@@ -81,7 +86,13 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			}
 			mu.Lock()
 			for i := range batch {
-				seen[batch[i].rel] = true
+				e := &batch[i]
+				if s.after != nil {
+					s.after[e.rel] = warmStat{mode: e.st.Mode, size: e.st.Size, mtime: e.st.Mtim}
+				}
+				if e.st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					seen[e.rel] = true
+				}
 			}
 			files = append(files, changed...)
 			links = append(links, lnk...)

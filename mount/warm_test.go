@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // describe lists every entry below root, as "path type mode size mtime
@@ -61,6 +63,11 @@ func describe(t *testing.T, root string) []string {
 // the next is indistinguishable from a fresh copy, file by file (bytes,
 // modes, times, links, directories, git), and so is its manifest.
 func TestWarmSandboxIsFresh(t *testing.T) {
+	t.Run("the sandbox stat'ed", func(t *testing.T) { testWarmSandboxIsFresh(t, false) })
+	t.Run("the state the sync saw", func(t *testing.T) { testWarmSandboxIsFresh(t, true) })
+}
+
+func testWarmSandboxIsFresh(t *testing.T, remember bool) {
 	root := t.TempDir()
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	write := func(rel, content string) {
@@ -111,11 +118,14 @@ func TestWarmSandboxIsFresh(t *testing.T) {
 		gitIn(t, s1.Tree, "add", "new.txt")
 		gitIn(t, s1.Tree, "commit", "-q", "-m", "agent")
 	}
-	if _, err := s1.Sync(context.Background(), SyncOptions{}); err != nil {
+	if _, err := s1.Sync(context.Background(), SyncOptions{Remember: remember}); err != nil {
 		t.Fatal(err)
 	}
 	warm := filepath.Join(home, "warm", "tree")
 	must(t, s1.Park(warm))
+	if _, err := os.Stat(stateFile(warm)); (err == nil) != remember {
+		t.Fatalf("a warm state: %v, want one: %v", err, remember)
+	}
 	must(t, s1.Remove())
 
 	// The user works meanwhile.
@@ -182,4 +192,54 @@ func diffLines(got, want []string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestWarmStateRoundTrip: the state Park saves is the state the next
+// refresh reads (a damaged one is ignored, not trusted).
+func TestWarmStateRoundTrip(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tree")
+	after := map[string]warmStat{
+		"a.txt":         {mode: unix.S_IFREG | 0o644, size: 3, mtime: unix.Timespec{Sec: 5, Nsec: 6}},
+		"d":             {mode: unix.S_IFDIR | 0o755},
+		"d/b\nodd name": {mode: unix.S_IFREG | 0o600, size: 1 << 40},
+		"d/e":           {mode: unix.S_IFDIR | 0o700},
+		"l":             {mode: unix.S_IFLNK | 0o777},
+	}
+	must(t, saveWarmState(tree, after))
+	w := loadWarmState(tree)
+	if w == nil {
+		t.Fatal("the saved warm state does not load")
+	}
+	if _, err := os.Stat(stateFile(tree)); err == nil {
+		t.Error("the warm state was not consumed")
+	}
+	for rel, want := range after {
+		if got, ok := w.stat(rel); !ok || got != want {
+			t.Errorf("stat(%q) = %+v, %v; want %+v", rel, got, ok, want)
+		}
+	}
+	for dir, want := range map[string]int{"": 3, "d": 2, "d/e": 0} {
+		if kids, ok := w.kids(dir); !ok || len(kids) != want {
+			t.Errorf("kids(%q) = %q, %v; want %d names", dir, kids, ok, want)
+		}
+	}
+	if _, ok := w.kids(".git"); ok {
+		t.Error("kids of a directory the state does not list")
+	}
+	must(t, saveWarmState(tree, after))
+	data, _ := os.ReadFile(stateFile(tree))
+	os.WriteFile(stateFile(tree), data[:len(data)-3], 0o600)
+	if loadWarmState(tree) != nil {
+		t.Error("a truncated warm state was trusted")
+	}
+	// Cut at an entry's end: the count tells.
+	one := map[string]warmStat{"x": {mode: unix.S_IFREG}}
+	must(t, saveWarmState(tree, one))
+	single, _ := os.ReadFile(stateFile(tree))
+	must(t, saveWarmState(tree, map[string]warmStat{"x": {mode: unix.S_IFREG}, "y": {mode: unix.S_IFREG}}))
+	double, _ := os.ReadFile(stateFile(tree))
+	os.WriteFile(stateFile(tree), double[:len(single)], 0o600)
+	if loadWarmState(tree) != nil {
+		t.Error("a warm state cut at an entry's end was trusted")
+	}
 }

@@ -272,7 +272,7 @@ func Run(o Options) (*Result, error) {
 
 	ctx, cancel = sigs.enter(2)
 	defer cancel()
-	rep, err := s.sync(ctx, box, mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }})
+	rep, err := s.sync(ctx, box, mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""})
 	res := &Result{Session: s, Code: code, ExitCode: code, Report: rep}
 	if err != nil {
 		res.Kept = true

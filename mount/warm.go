@@ -1,0 +1,151 @@
+package mount
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+
+	"github.com/google/renameio/v2"
+	"golang.org/x/sys/unix"
+)
+
+// A warm sandbox (Park) keeps beside its tree the state of every entry as
+// the last sync-back saw it (sync-back stats them all anyway), so that the
+// next refresh compares the real tree with that state instead of listing
+// and stat'ing the sandbox again: half the system calls. The state is a
+// cache: missing, damaged or of another format, it is ignored and the
+// sandbox is stat'ed. It is consumed by the refresh that reads it.
+
+// warmStateMagic starts a warm state file; the digit is its format.
+const warmStateMagic = "workforce warm state 1\n"
+
+// warmStat is an entry of the sandbox as sync-back saw it.
+type warmStat struct {
+	mode  uint32 // st_mode: type and permissions
+	size  int64
+	mtime unix.Timespec
+}
+
+// warmState is the entries of a sandbox by path (slashes), and the names
+// in each directory.
+type warmState struct {
+	byPath map[string]warmStat
+	names  map[string][]string // by directory, "" the root
+}
+
+// kids returns the names in directory rel; ok is false when the state
+// does not list that directory (it was not walked: .git).
+func (w *warmState) kids(rel string) ([]string, bool) {
+	if w == nil {
+		return nil, false
+	}
+	k, ok := w.names[rel]
+	return k, ok
+}
+
+// stat returns the entry rel.
+func (w *warmState) stat(rel string) (warmStat, bool) {
+	if w == nil {
+		return warmStat{}, false
+	}
+	st, ok := w.byPath[rel]
+	return st, ok
+}
+
+// stateFile is where the state of the warm tree tree is kept.
+func stateFile(tree string) string { return tree + ".state" }
+
+// saveWarmState writes the entries after (rel to stat) for tree.
+func saveWarmState(tree string, after map[string]warmStat) error {
+	t, err := renameio.NewPendingFile(stateFile(tree), renameio.WithPermissions(0o600))
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	w := bufio.NewWriterSize(t, 64<<10)
+	w.WriteString(warmStateMagic)
+	buf := binary.AppendUvarint(nil, uint64(len(after)))
+	w.Write(buf)
+	for rel, st := range after {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(rel)))
+		buf = append(buf, rel...)
+		buf = binary.AppendUvarint(buf, uint64(st.mode))
+		buf = binary.AppendVarint(buf, st.size)
+		buf = binary.AppendVarint(buf, st.mtime.Sec)
+		buf = binary.AppendVarint(buf, st.mtime.Nsec)
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return t.CloseAtomicallyReplace()
+}
+
+// loadWarmState reads and removes the state of the warm tree tree; nil
+// when there is none or it cannot be trusted.
+func loadWarmState(tree string) *warmState {
+	name := stateFile(tree)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer os.Remove(name)
+	defer f.Close()
+	st, err := readWarmState(bufio.NewReaderSize(f, 64<<10))
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+func readWarmState(r *bufio.Reader) (*warmState, error) {
+	magic := make([]byte, len(warmStateMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != warmStateMagic {
+		return nil, errors.New("not a warm state")
+	}
+	count, err := binary.ReadUvarint(r)
+	if err != nil || count > 1<<26 {
+		return nil, errors.New("damaged warm state")
+	}
+	w := &warmState{byPath: make(map[string]warmStat, count), names: map[string][]string{"": nil}}
+	for {
+		n, err := binary.ReadUvarint(r)
+		if errors.Is(err, io.EOF) {
+			if uint64(len(w.byPath)) != count {
+				return nil, errors.New("truncated warm state")
+			}
+			return w, nil
+		}
+		if err != nil || n == 0 || n > 1<<16 {
+			return nil, fmt.Errorf("damaged warm state")
+		}
+		rel := make([]byte, n)
+		if _, err := io.ReadFull(r, rel); err != nil {
+			return nil, err
+		}
+		mode, err1 := binary.ReadUvarint(r)
+		size, err2 := binary.ReadVarint(r)
+		sec, err3 := binary.ReadVarint(r)
+		nsec, err4 := binary.ReadVarint(r)
+		if err := errors.Join(err1, err2, err3, err4); err != nil || !safeRel(string(rel)) || rel[0] == '.' && len(rel) == 1 {
+			return nil, fmt.Errorf("damaged warm state")
+		}
+		ws := warmStat{mode: uint32(mode), size: size, mtime: unix.Timespec{Sec: sec, Nsec: nsec}}
+		p := string(rel)
+		w.byPath[p] = ws
+		dir, base := path.Split(p)
+		if dir != "" {
+			dir = dir[:len(dir)-1]
+		}
+		w.names[dir] = append(w.names[dir], base)
+		if ws.mode&unix.S_IFMT == unix.S_IFDIR {
+			if _, ok := w.names[p]; !ok {
+				w.names[p] = nil
+			}
+		}
+	}
+}
