@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -155,6 +156,9 @@ func TestPlanKeepsUserOpencodeConfig(t *testing.T) {
 
 // standIn writes an executable shell script named name into a new
 // directory and returns an environment whose PATH holds only it.
+// standIn writes a shell script as harness name: for the tests of what a
+// harness answers to --version, where a shell changes nothing; the run
+// tests use compiledStandIn.
 func standIn(t *testing.T, name, script string) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -166,17 +170,17 @@ func standIn(t *testing.T, name, script string) []string {
 
 func TestRunExitStatus(t *testing.T) {
 	tests := []struct {
-		name   string
-		script string
-		want   int
+		name string
+		env  []string
+		want int
 	}{
-		{"success", "exit 0", 0},
-		{"the harness's code", "exit 7", 7},
-		{"killed by a signal", "kill -TERM $$", 128 + 15},
+		{"success", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=0"}, 0},
+		{"the harness's code", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=7"}, 7},
+		{"killed by a signal", []string{"HARNESS_TEST_STANDIN=kill"}, 128 + 15},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := standIn(t, "claude", tt.script)
+			env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
 			inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
 			if err != nil {
 				t.Fatal(err)
@@ -190,7 +194,7 @@ func TestRunExitStatus(t *testing.T) {
 }
 
 func TestRunPassesArgvDirAndEnv(t *testing.T) {
-	env := standIn(t, "codex", `pwd; echo "$@"; echo "$TEAM"`)
+	env := compiledStandIn(t, "codex", "args")
 	inv, err := Plan(&persona.Resolved{ID: "p", Harness: "codex", Model: "openai/o3", SystemPrompt: "do it", Env: map[string]string{"TEAM": "core"}}, Options{Env: env, Extra: []string{"--x"}})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +250,20 @@ func TestCheck(t *testing.T) {
 // getcwd, $PWD and $OLDPWD and exits. It is a compiled program started
 // without a shell, so it sees PWD exactly as Run passed it.
 func TestMain(m *testing.M) {
-	if os.Getenv("HARNESS_TEST_STANDIN") != "" {
+	switch os.Getenv("HARNESS_TEST_STANDIN") {
+	case "":
+	case "args":
+		// Its working directory, arguments and $TEAM, a line each.
+		cwd, _ := syscall.Getwd()
+		fmt.Printf("%s\n%s\n%s\n", cwd, strings.Join(os.Args[1:], " "), os.Getenv("TEAM"))
+		os.Exit(0)
+	case "exit":
+		code, _ := strconv.Atoi(os.Getenv("HARNESS_TEST_EXIT"))
+		os.Exit(code)
+	case "kill":
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		select {}
+	default:
 		cwd, err := syscall.Getwd()
 		if err != nil {
 			os.Exit(2)
@@ -263,6 +280,22 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// compiledStandIn links the test binary as harness name into a new
+// directory and returns an environment whose PATH holds it, with the
+// stand-in mode set: a compiled program, started without a shell.
+func compiledStandIn(t *testing.T, name, mode string, env ...string) []string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"PATH=" + dir, "HARNESS_TEST_STANDIN=" + mode}, env...)
 }
 
 // TestRunSetsPWD starts each harness with a stale PWD and OLDPWD, as a

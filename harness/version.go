@@ -72,7 +72,10 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, p, "--version")
-	cmd.Env = env
+	// Not in the project: a harness started there may read, or write,
+	// what it finds.
+	cmd.Dir = os.TempDir()
+	cmd.Env = ProcessEnv(env, cmd.Dir)
 	b, err := cmd.Output()
 	st.Version, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
 	if err != nil || st.Version == "" || !ok || vc.File == "" {
