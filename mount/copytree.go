@@ -28,9 +28,12 @@ import (
 // called concurrently.
 type visitor interface {
 	// entry is called for every entry but the root, with its path relative
-	// to the root (slashes) and what lstat said; it returns whether to
-	// leave the entry out. src is the entry's real path.
-	entry(rel, src string, st *unix.Stat_t) (skip bool)
+	// to the root (slashes), the real directory holding it and its name,
+	// and what lstat said; it returns whether to leave the entry out.
+	entry(rel, dir, name string, st *unix.Stat_t) (skip bool)
+	// files is called, once per directory, with the regular files copied
+	// (or kept, in a refresh) from it.
+	files(batch []statEntry)
 	// link returns the target to give the sandbox's copy of the symlink
 	// src (rel), or ok false to leave it out.
 	link(rel, src, target string) (newTarget string, ok bool)
@@ -196,6 +199,12 @@ func (c *copier) dir(j dirJob) {
 	}
 	var subdirs []dirJob
 	var modes []dirMode
+	var regular []statEntry
+	defer func() {
+		if len(regular) > 0 {
+			c.v.files(regular)
+		}
+	}()
 	for _, name := range names {
 		if c.ctx.Err() != nil {
 			return
@@ -212,8 +221,7 @@ func (c *copier) dir(j dirJob) {
 			c.fail(&fs.PathError{Op: "lstat", Path: filepath.Join(j.src, name), Err: err})
 			return
 		}
-		src := filepath.Join(j.src, name)
-		skip := c.v.entry(rel, src, &st)
+		skip := c.v.entry(rel, j.src, name, &st)
 		var have unix.Stat_t
 		exists := false
 		if c.refresh {
@@ -252,22 +260,23 @@ func (c *copier) dir(j dirJob) {
 			}
 			dst := filepath.Join(j.dst, name)
 			modes = append(modes, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
-			subdirs = append(subdirs, dirJob{src: src, dst: dst, rel: rel})
+			subdirs = append(subdirs, dirJob{src: filepath.Join(j.src, name), dst: dst, rel: rel})
 		case unix.S_IFREG:
+			regular = append(regular, statEntry{rel: rel, st: st})
 			if exists {
 				continue // the same size, time and mode: kept
 			}
 			if err := copyFileAt(sfd, dfd, name, &st); err != nil {
-				c.fail(&fs.PathError{Op: "copy", Path: src, Err: err})
+				c.fail(&fs.PathError{Op: "copy", Path: filepath.Join(j.src, name), Err: err})
 				return
 			}
 		case unix.S_IFLNK:
 			target, err := readlinkAt(sfd, name)
 			if err != nil {
-				c.fail(&fs.PathError{Op: "readlink", Path: src, Err: err})
+				c.fail(&fs.PathError{Op: "readlink", Path: filepath.Join(j.src, name), Err: err})
 				return
 			}
-			if t, ok := c.v.link(rel, src, target); ok {
+			if t, ok := c.v.link(rel, filepath.Join(j.src, name), target); ok {
 				if exists {
 					if cur, err := readlinkAt(dfd, name); err == nil && cur == t {
 						continue

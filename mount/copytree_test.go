@@ -17,8 +17,9 @@ import (
 // copyAll is a visitor that copies everything as it is.
 type copyAll struct{}
 
-func (copyAll) entry(string, string, *unix.Stat_t) bool { return false }
-func (copyAll) link(_, _, target string) (string, bool) { return target, true }
+func (copyAll) entry(string, string, string, *unix.Stat_t) bool { return false }
+func (copyAll) files([]statEntry)                               {}
+func (copyAll) link(_, _, target string) (string, bool)         { return target, true }
 
 // TestCopyTree: the copy has every regular file's bytes, mode and
 // modification time, every directory's mode and time, every symlink's

@@ -141,7 +141,7 @@ type Session struct {
 	// Reused says the tree is a warm sandbox, refreshed.
 	Reused bool
 
-	after map[string]warmStat // the sandbox as Sync saw it, with SyncOptions.Remember
+	after []statEntry // the sandbox as Sync saw it, with SyncOptions.Remember
 
 	rules       *rules
 	manifest    map[string]entry // rel path (slash) -> real file at copy time
@@ -420,24 +420,27 @@ type createVisitor struct {
 	dotgit string            // the project's .git, when it is a file or a link
 }
 
-func (v *createVisitor) entry(rel, src string, st *unix.Stat_t) bool {
+func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
 	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
-	regular := st.Mode&unix.S_IFMT == unix.S_IFREG
 	if rel == ".git" && !isDir {
 		// A .git file or link names the real repository: the sandbox gets
 		// a git directory of its own instead (ownGitDir).
 		v.mu.Lock()
-		v.dotgit = src
+		v.dotgit = filepath.Join(dir, name)
 		v.mu.Unlock()
 		return true
 	}
-	if skip, store := gitSkip(rel, src, isDir); skip {
-		if store {
-			v.mu.Lock()
-			v.stores[filepath.Join(v.s.Tree, filepath.FromSlash(rel))] = src
-			v.mu.Unlock()
+	if strings.HasPrefix(rel, ".git/") {
+		src := filepath.Join(dir, name)
+		if skip, store := gitSkip(rel, src, isDir); skip {
+			if store {
+				v.mu.Lock()
+				v.stores[filepath.Join(v.s.Tree, filepath.FromSlash(rel))] = src
+				v.mu.Unlock()
+			}
+			return true
 		}
-		return true
+		return false
 	}
 	if v.r.ignoredLeaf(rel, isDir) || (!isDir && v.r.hidden(rel)) {
 		v.mu.Lock()
@@ -445,17 +448,28 @@ func (v *createVisitor) entry(rel, src string, st *unix.Stat_t) bool {
 		v.mu.Unlock()
 		return true
 	}
-	if regular && !strings.HasPrefix(rel, ".git/") {
-		info := fileInfo{name: filepath.Base(rel), st: st}
-		ro := v.r.isReadonly(rel)
-		v.mu.Lock()
-		v.s.manifest[rel] = entry{size: st.Size, mtime: info.ModTime(), mode: info.Mode()}
-		if ro {
-			v.s.readonly[rel] = true
-		}
-		v.mu.Unlock()
-	}
 	return false
+}
+
+// files records the regular files of one directory in the manifest.
+func (v *createVisitor) files(batch []statEntry) {
+	if strings.HasPrefix(batch[0].rel, ".git/") {
+		return // git's own files are never synced
+	}
+	ro := make([]bool, len(batch))
+	for i := range batch {
+		ro[i] = v.r.isReadonly(batch[i].rel)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i := range batch {
+		e := &batch[i]
+		info := fileInfo{st: &e.st}
+		v.s.manifest[e.rel] = entry{size: e.st.Size, mtime: info.ModTime(), mode: info.Mode()}
+		if ro[i] {
+			v.s.readonly[e.rel] = true
+		}
+	}
 }
 
 func (v *createVisitor) link(rel, src, target string) (string, bool) {

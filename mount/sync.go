@@ -61,11 +61,11 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // current file when ctx is done.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}}
-	seen := make(map[string]bool, len(s.manifest))
+	known := 0 // entries the manifest has, seen in the sandbox
 	var files, links []string
 	var mu sync.Mutex
 	if o.Remember {
-		s.after = make(map[string]warmStat, len(s.manifest))
+		s.after = make([]statEntry, 0, len(s.manifest))
 	}
 	// A stat of every entry, on several workers: most files are as the
 	// copy left them and are settled here; the others are synced below,
@@ -73,26 +73,27 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	err := statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), func(rel string) bool { return rel == ".git" },
 		func(batch []statEntry) {
 			var changed, lnk []string
+			n := 0
 			for i := range batch {
 				e := &batch[i]
 				switch e.st.Mode & unix.S_IFMT {
+				case unix.S_IFDIR:
+					continue
 				case unix.S_IFLNK:
 					lnk = append(lnk, e.rel)
-				case unix.S_IFREG:
-					if !s.untouched(e.rel, &e.st) && !s.materialize[e.rel] {
-						changed = append(changed, e.rel)
-					}
+				}
+				me, ok := s.manifest[e.rel]
+				if ok {
+					n++
+				}
+				if e.st.Mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.untouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
+					changed = append(changed, e.rel)
 				}
 			}
 			mu.Lock()
-			for i := range batch {
-				e := &batch[i]
-				if s.after != nil {
-					s.after[e.rel] = warmStat{mode: e.st.Mode, size: e.st.Size, mtime: e.st.Mtim}
-				}
-				if e.st.Mode&unix.S_IFMT != unix.S_IFDIR {
-					seen[e.rel] = true
-				}
+			known += n
+			if o.Remember {
+				s.after = append(s.after, batch...)
 			}
 			files = append(files, changed...)
 			links = append(links, lnk...)
@@ -133,10 +134,16 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			return r, err
 		}
 	}
+	// Deletions: only when the sandbox has fewer of the manifest's files
+	// than the manifest, which are they.
 	var gone []string
-	for rel := range s.manifest {
-		if !seen[rel] && !s.readonly[rel] {
-			gone = append(gone, rel)
+	if known < len(s.manifest) {
+		for rel := range s.manifest {
+			var st unix.Stat_t
+			err := unix.Lstat(filepath.Join(s.Tree, filepath.FromSlash(rel)), &st)
+			if (err != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR) && !s.readonly[rel] {
+				gone = append(gone, rel)
+			}
 		}
 	}
 	sort.Strings(gone)
@@ -179,18 +186,13 @@ func readlink(path string) string {
 }
 
 // untouched reports whether the sandbox's file rel, of stat st, is as the
-// copy left it: known to the manifest, with its size, time and mode.
-func (s *Session) untouched(rel string, st *unix.Stat_t) bool {
-	e, known := s.manifest[rel]
-	if !known {
+// copy left it: its manifest entry e's size, time and mode.
+func (s *Session) untouched(rel string, e entry, st *unix.Stat_t) bool {
+	if st.Size != e.size || st.Mtim.Nano() != e.mtime.UnixNano() {
 		return false
 	}
 	mode := fileInfo{st: st}.Mode()
-	want := e.mode
-	if s.readonly[rel] {
-		want &^= 0o222 // as Create left it
-	}
-	return st.Size == e.size && st.Mtim.Nano() == e.mtime.UnixNano() && mode == want
+	return mode == e.mode && !s.readonly[rel] || mode == e.mode&^0o222 && s.readonly[rel] // as Create left it
 }
 
 // skippedPath reports whether rel was left out of the copy, or is below a

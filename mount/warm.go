@@ -59,8 +59,8 @@ func (w *warmState) stat(rel string) (warmStat, bool) {
 // stateFile is where the state of the warm tree tree is kept.
 func stateFile(tree string) string { return tree + ".state" }
 
-// saveWarmState writes the entries after (rel to stat) for tree.
-func saveWarmState(tree string, after map[string]warmStat) error {
+// saveWarmState writes the entries after for tree.
+func saveWarmState(tree string, after []statEntry) error {
 	t, err := renameio.NewPendingFile(stateFile(tree), renameio.WithPermissions(0o600))
 	if err != nil {
 		return err
@@ -70,13 +70,14 @@ func saveWarmState(tree string, after map[string]warmStat) error {
 	w.WriteString(warmStateMagic)
 	buf := binary.AppendUvarint(nil, uint64(len(after)))
 	w.Write(buf)
-	for rel, st := range after {
-		buf = binary.AppendUvarint(buf[:0], uint64(len(rel)))
-		buf = append(buf, rel...)
-		buf = binary.AppendUvarint(buf, uint64(st.mode))
-		buf = binary.AppendVarint(buf, st.size)
-		buf = binary.AppendVarint(buf, st.mtime.Sec)
-		buf = binary.AppendVarint(buf, st.mtime.Nsec)
+	for i := range after {
+		e := &after[i]
+		buf = binary.AppendUvarint(buf[:0], uint64(len(e.rel)))
+		buf = append(buf, e.rel...)
+		buf = binary.AppendUvarint(buf, uint64(e.st.Mode))
+		buf = binary.AppendVarint(buf, e.st.Size)
+		buf = binary.AppendVarint(buf, e.st.Mtim.Sec)
+		buf = binary.AppendVarint(buf, e.st.Mtim.Nsec)
 		w.Write(buf)
 	}
 	if err := w.Flush(); err != nil {

@@ -198,12 +198,16 @@ func diffLines(got, want []string) string {
 // refresh reads (a damaged one is ignored, not trusted).
 func TestWarmStateRoundTrip(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "tree")
-	after := map[string]warmStat{
+	want := map[string]warmStat{
 		"a.txt":         {mode: unix.S_IFREG | 0o644, size: 3, mtime: unix.Timespec{Sec: 5, Nsec: 6}},
 		"d":             {mode: unix.S_IFDIR | 0o755},
 		"d/b\nodd name": {mode: unix.S_IFREG | 0o600, size: 1 << 40},
 		"d/e":           {mode: unix.S_IFDIR | 0o700},
 		"l":             {mode: unix.S_IFLNK | 0o777},
+	}
+	var after []statEntry
+	for rel, ws := range want {
+		after = append(after, statEntry{rel: rel, st: unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}})
 	}
 	must(t, saveWarmState(tree, after))
 	w := loadWarmState(tree)
@@ -213,7 +217,7 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	if _, err := os.Stat(stateFile(tree)); err == nil {
 		t.Error("the warm state was not consumed")
 	}
-	for rel, want := range after {
+	for rel, want := range want {
 		if got, ok := w.stat(rel); !ok || got != want {
 			t.Errorf("stat(%q) = %+v, %v; want %+v", rel, got, ok, want)
 		}
@@ -233,10 +237,11 @@ func TestWarmStateRoundTrip(t *testing.T) {
 		t.Error("a truncated warm state was trusted")
 	}
 	// Cut at an entry's end: the count tells.
-	one := map[string]warmStat{"x": {mode: unix.S_IFREG}}
-	must(t, saveWarmState(tree, one))
+	x := statEntry{rel: "x", st: unix.Stat_t{Mode: unix.S_IFREG}}
+	y := statEntry{rel: "y", st: unix.Stat_t{Mode: unix.S_IFREG}}
+	must(t, saveWarmState(tree, []statEntry{x}))
 	single, _ := os.ReadFile(stateFile(tree))
-	must(t, saveWarmState(tree, map[string]warmStat{"x": {mode: unix.S_IFREG}, "y": {mode: unix.S_IFREG}}))
+	must(t, saveWarmState(tree, []statEntry{x, y}))
 	double, _ := os.ReadFile(stateFile(tree))
 	os.WriteFile(stateFile(tree), double[:len(single)], 0o600)
 	if loadWarmState(tree) != nil {
