@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -172,29 +171,17 @@ func (c *copier) dir(j dirJob) {
 		c.fail(err)
 		return
 	}
-	// In a refresh, what dst has and src does not is removed.
-	var stale map[string]bool
+	// In a refresh, what dst has and src does not is removed (after the
+	// loop below).
+	var have []string
 	known := false // this directory's entries are in the warm state
+	matched := 0   // names of src found in the warm state
 	if c.refresh {
-		var have []string
 		if kids, ok := c.warm.kids(j.rel); ok {
 			known, have = true, kids
 		} else if have, err = readNames(dfd, j.dst); err != nil {
 			c.fail(err)
 			return
-		}
-		stale = make(map[string]bool, len(have))
-		for _, n := range have {
-			stale[n] = true
-		}
-		for _, n := range names {
-			delete(stale, n)
-		}
-		for n := range stale {
-			if err := removeAt(dfd, j.dst, n); err != nil {
-				c.fail(err)
-				return
-			}
 		}
 	}
 	var subdirs []dirJob
@@ -222,20 +209,21 @@ func (c *copier) dir(j dirJob) {
 			return
 		}
 		skip := c.v.entry(rel, j.src, name, &st)
-		var have unix.Stat_t
+		var cur unix.Stat_t
 		exists := false
 		if c.refresh {
 			var err error
 			if ws, ok := c.warm.stat(rel); known && ok {
-				have = unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}
+				matched++
+				cur = unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}
 			} else {
 				// Not in the state (new in src, or not walked by the
 				// last sync: .git): ask.
-				err = unix.Fstatat(dfd, name, &have, unix.AT_SYMLINK_NOFOLLOW)
+				err = unix.Fstatat(dfd, name, &cur, unix.AT_SYMLINK_NOFOLLOW)
 			}
 			if err == nil {
 				exists = true
-				if skip || !sameEntry(&st, &have) {
+				if skip || !sameEntry(&st, &cur) {
 					if err := removeAt(dfd, j.dst, name); err != nil {
 						c.fail(err)
 						return
@@ -262,7 +250,7 @@ func (c *copier) dir(j dirJob) {
 			modes = append(modes, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
 			subdirs = append(subdirs, dirJob{src: filepath.Join(j.src, name), dst: dst, rel: rel})
 		case unix.S_IFREG:
-			regular = append(regular, statEntry{rel: rel, st: st})
+			regular = append(regular, statEntry{rel: rel, st: toWarm(&st)})
 			if exists {
 				continue // the same size, time and mode: kept
 			}
@@ -293,6 +281,20 @@ func (c *copier) dir(j dirJob) {
 			}
 		default:
 			// Devices, FIFOs and sockets are not copied.
+		}
+	}
+	if c.refresh && !(known && matched == len(have)) {
+		in := make(map[string]bool, len(names))
+		for _, n := range names {
+			in[n] = true
+		}
+		for _, n := range have {
+			if !in[n] {
+				if err := removeAt(dfd, j.dst, n); err != nil {
+					c.fail(err)
+					return
+				}
+			}
 		}
 	}
 	if len(modes) > 0 {
@@ -453,17 +455,10 @@ func copyRest(in, out int) error {
 	}
 }
 
-// fileInfo is what the copy knows of an entry, as fs.FileInfo.
-type fileInfo struct {
-	name string
-	st   *unix.Stat_t
-}
-
-func (f fileInfo) Name() string { return f.name }
-func (f fileInfo) Size() int64  { return f.st.Size }
-func (f fileInfo) Mode() fs.FileMode {
-	m := fs.FileMode(f.st.Mode & 0o777)
-	switch f.st.Mode & unix.S_IFMT {
+// fileMode is os's FileMode of an st_mode.
+func fileMode(mode uint32) fs.FileMode {
+	m := fs.FileMode(mode & 0o777)
+	switch mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		m |= fs.ModeDir
 	case unix.S_IFLNK:
@@ -477,25 +472,28 @@ func (f fileInfo) Mode() fs.FileMode {
 	case unix.S_IFBLK:
 		m |= fs.ModeDevice
 	}
-	if f.st.Mode&unix.S_ISUID != 0 {
+	if mode&unix.S_ISUID != 0 {
 		m |= fs.ModeSetuid
 	}
-	if f.st.Mode&unix.S_ISGID != 0 {
+	if mode&unix.S_ISGID != 0 {
 		m |= fs.ModeSetgid
 	}
-	if f.st.Mode&unix.S_ISVTX != 0 {
+	if mode&unix.S_ISVTX != 0 {
 		m |= fs.ModeSticky
 	}
 	return m
 }
-func (f fileInfo) ModTime() time.Time { return time.Unix(f.st.Mtim.Sec, f.st.Mtim.Nsec) }
-func (f fileInfo) IsDir() bool        { return f.st.Mode&unix.S_IFMT == unix.S_IFDIR }
-func (f fileInfo) Sys() any           { return f.st }
 
-// statEntry is an entry of a tree, with what lstat said of it.
+// statEntry is an entry of a tree, with what lstat said of it that
+// matters here.
 type statEntry struct {
 	rel string
-	st  unix.Stat_t
+	st  warmStat
+}
+
+// toWarm keeps of st its mode, size and modification time.
+func toWarm(st *unix.Stat_t) warmStat {
+	return warmStat{mode: st.Mode, size: st.Size, mtime: st.Mtim}
 }
 
 // statTree lstats every entry below root on workers goroutines, and hands
@@ -550,14 +548,14 @@ func statTree(ctx context.Context, root string, workers int, skip func(rel strin
 			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 				if !skip(r) {
 					subdirs = append(subdirs, r)
-					batch = append(batch, statEntry{rel: r, st: st})
+					batch = append(batch, statEntry{rel: r, st: toWarm(&st)})
 				}
 				continue
 			}
 			if rel == "" && name == ".git" {
 				continue // a .git file or link: never synced
 			}
-			batch = append(batch, statEntry{rel: r, st: st})
+			batch = append(batch, statEntry{rel: r, st: toWarm(&st)})
 		}
 		if len(batch) > 0 {
 			visit(batch)

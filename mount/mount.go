@@ -256,6 +256,9 @@ func (r *rules) ignoredLeaf(rel string, isDir bool) bool {
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return false
 	}
+	if !r.ignore.anyRest {
+		return r.ignore.MatchRel(rel, isDir)
+	}
 	return r.ignore.Match(strings.Split(rel, "/"), isDir)
 }
 
@@ -271,7 +274,7 @@ func (r *rules) hidden(rel string) bool {
 	return false
 }
 
-func (r *rules) isReadonly(rel string) bool { return match(r.readonly, rel, false) }
+func (r *rules) isReadonly(rel string) bool { return r.readonly.MatchRel(rel, false) }
 
 // PlanFor computes what a session of o would leave out, without copying.
 func PlanFor(o Options) (*Plan, error) {
@@ -464,8 +467,7 @@ func (v *createVisitor) files(batch []statEntry) {
 	defer v.mu.Unlock()
 	for i := range batch {
 		e := &batch[i]
-		info := fileInfo{st: &e.st}
-		v.s.manifest[e.rel] = entry{size: e.st.Size, mtime: info.ModTime(), mode: info.Mode()}
+		v.s.manifest[e.rel] = entry{size: e.st.size, mtime: time.Unix(e.st.mtime.Sec, e.st.mtime.Nsec), mode: fileMode(e.st.mode)}
 		if ro[i] {
 			v.s.readonly[e.rel] = true
 		}

@@ -233,9 +233,19 @@ func FuzzPatternSet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, patterns, path string, isDir bool) {
 		lines := strings.Split(patterns, "\n")
 		parts := strings.Split(path, "/")
-		want := gitignore.NewMatcher(parsePatterns(lines)).Match(parts, isDir)
-		if got := newPatternSet(lines).Match(parts, isDir); got != want {
+		m := gitignore.NewMatcher(parsePatterns(lines))
+		want := m.Match(parts, isDir)
+		ps := newPatternSet(lines)
+		if got := ps.Match(parts, isDir); got != want {
 			t.Fatalf("patterns %q, path %q (dir %v): %v, go-git says %v", lines, path, isDir, got, want)
+		}
+		// With its parents, as the copy and the read-only rules ask.
+		wantRel := want
+		for i := 1; i < len(parts) && !wantRel; i++ {
+			wantRel = m.Match(parts[:i], true)
+		}
+		if got := ps.MatchRel(path, isDir); got != wantRel && path != "" {
+			t.Fatalf("patterns %q, path %q (dir %v) with parents: %v, go-git says %v", lines, path, isDir, got, wantRel)
 		}
 	})
 }

@@ -65,3 +65,20 @@ func (ps *patternSet) Match(path []string, isDir bool) bool {
 	}
 	return ps.anyRest && ps.rest.Match(path, isDir)
 }
+
+// MatchRel reports whether rel (a slash path) or one of its parent
+// directories matches. Without other than plain-name patterns it looks at
+// each element in place, without splitting rel.
+func (ps *patternSet) MatchRel(rel string, isDir bool) bool {
+	if ps.anyRest {
+		return match(ps, rel, isDir)
+	}
+	for rel != "" {
+		el, rest, more := strings.Cut(rel, "/")
+		if ps.names[el] || ps.dirNames[el] && (more || isDir) {
+			return true
+		}
+		rel = rest
+	}
+	return false
+}

@@ -76,7 +76,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			n := 0
 			for i := range batch {
 				e := &batch[i]
-				switch e.st.Mode & unix.S_IFMT {
+				switch e.st.mode & unix.S_IFMT {
 				case unix.S_IFDIR:
 					continue
 				case unix.S_IFLNK:
@@ -86,7 +86,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 				if ok {
 					n++
 				}
-				if e.st.Mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.untouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
+				if e.st.mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.untouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
 					changed = append(changed, e.rel)
 				}
 			}
@@ -187,11 +187,11 @@ func readlink(path string) string {
 
 // untouched reports whether the sandbox's file rel, of stat st, is as the
 // copy left it: its manifest entry e's size, time and mode.
-func (s *Session) untouched(rel string, e entry, st *unix.Stat_t) bool {
-	if st.Size != e.size || st.Mtim.Nano() != e.mtime.UnixNano() {
+func (s *Session) untouched(rel string, e entry, st *warmStat) bool {
+	if st.size != e.size || st.mtime.Nano() != e.mtime.UnixNano() {
 		return false
 	}
-	mode := fileInfo{st: st}.Mode()
+	mode := fileMode(st.mode)
 	return mode == e.mode && !s.readonly[rel] || mode == e.mode&^0o222 && s.readonly[rel] // as Create left it
 }
 

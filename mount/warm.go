@@ -2,10 +2,9 @@ package mount
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path"
 
@@ -74,10 +73,10 @@ func saveWarmState(tree string, after []statEntry) error {
 		e := &after[i]
 		buf = binary.AppendUvarint(buf[:0], uint64(len(e.rel)))
 		buf = append(buf, e.rel...)
-		buf = binary.AppendUvarint(buf, uint64(e.st.Mode))
-		buf = binary.AppendVarint(buf, e.st.Size)
-		buf = binary.AppendVarint(buf, e.st.Mtim.Sec)
-		buf = binary.AppendVarint(buf, e.st.Mtim.Nsec)
+		buf = binary.AppendUvarint(buf, uint64(e.st.mode))
+		buf = binary.AppendVarint(buf, e.st.size)
+		buf = binary.AppendVarint(buf, e.st.mtime.Sec)
+		buf = binary.AppendVarint(buf, e.st.mtime.Nsec)
 		w.Write(buf)
 	}
 	if err := w.Flush(); err != nil {
@@ -90,53 +89,61 @@ func saveWarmState(tree string, after []statEntry) error {
 // when there is none or it cannot be trusted.
 func loadWarmState(tree string) *warmState {
 	name := stateFile(tree)
-	f, err := os.Open(name)
+	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil
 	}
-	defer os.Remove(name)
-	defer f.Close()
-	st, err := readWarmState(bufio.NewReaderSize(f, 64<<10))
+	os.Remove(name)
+	st, err := readWarmState(data)
 	if err != nil {
 		return nil
 	}
 	return st
 }
 
-func readWarmState(r *bufio.Reader) (*warmState, error) {
-	magic := make([]byte, len(warmStateMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != warmStateMagic {
+var errDamaged = errors.New("damaged warm state")
+
+func readWarmState(data []byte) (*warmState, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(warmStateMagic))
+	if !ok {
 		return nil, errors.New("not a warm state")
 	}
-	count, err := binary.ReadUvarint(r)
-	if err != nil || count > 1<<26 {
-		return nil, errors.New("damaged warm state")
+	uvarint := func() (uint64, bool) {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return 0, false
+		}
+		rest = rest[n:]
+		return v, true
+	}
+	varint := func() (int64, bool) {
+		v, n := binary.Varint(rest)
+		if n <= 0 {
+			return 0, false
+		}
+		rest = rest[n:]
+		return v, true
+	}
+	count, ok := uvarint()
+	if !ok || count > uint64(len(rest)) {
+		return nil, errDamaged
 	}
 	w := &warmState{byPath: make(map[string]warmStat, count), names: map[string][]string{"": nil}}
-	for {
-		n, err := binary.ReadUvarint(r)
-		if errors.Is(err, io.EOF) {
-			if uint64(len(w.byPath)) != count {
-				return nil, errors.New("truncated warm state")
-			}
-			return w, nil
+	for range count {
+		n, ok := uvarint()
+		if !ok || n == 0 || n > uint64(len(rest)) {
+			return nil, errDamaged
 		}
-		if err != nil || n == 0 || n > 1<<16 {
-			return nil, fmt.Errorf("damaged warm state")
-		}
-		rel := make([]byte, n)
-		if _, err := io.ReadFull(r, rel); err != nil {
-			return nil, err
-		}
-		mode, err1 := binary.ReadUvarint(r)
-		size, err2 := binary.ReadVarint(r)
-		sec, err3 := binary.ReadVarint(r)
-		nsec, err4 := binary.ReadVarint(r)
-		if err := errors.Join(err1, err2, err3, err4); err != nil || !safeRel(string(rel)) || rel[0] == '.' && len(rel) == 1 {
-			return nil, fmt.Errorf("damaged warm state")
+		p := string(rest[:n])
+		rest = rest[n:]
+		mode, ok1 := uvarint()
+		size, ok2 := varint()
+		sec, ok3 := varint()
+		nsec, ok4 := varint()
+		if !ok1 || !ok2 || !ok3 || !ok4 || !safeRel(p) || p == "." {
+			return nil, errDamaged
 		}
 		ws := warmStat{mode: uint32(mode), size: size, mtime: unix.Timespec{Sec: sec, Nsec: nsec}}
-		p := string(rel)
 		w.byPath[p] = ws
 		dir, base := path.Split(p)
 		if dir != "" {
@@ -149,4 +156,8 @@ func readWarmState(r *bufio.Reader) (*warmState, error) {
 			}
 		}
 	}
+	if len(rest) != 0 || len(w.byPath) != int(count) {
+		return nil, errDamaged
+	}
+	return w, nil
 }

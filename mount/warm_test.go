@@ -207,7 +207,7 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	}
 	var after []statEntry
 	for rel, ws := range want {
-		after = append(after, statEntry{rel: rel, st: unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}})
+		after = append(after, statEntry{rel: rel, st: ws})
 	}
 	must(t, saveWarmState(tree, after))
 	w := loadWarmState(tree)
@@ -237,8 +237,8 @@ func TestWarmStateRoundTrip(t *testing.T) {
 		t.Error("a truncated warm state was trusted")
 	}
 	// Cut at an entry's end: the count tells.
-	x := statEntry{rel: "x", st: unix.Stat_t{Mode: unix.S_IFREG}}
-	y := statEntry{rel: "y", st: unix.Stat_t{Mode: unix.S_IFREG}}
+	x := statEntry{rel: "x", st: warmStat{mode: unix.S_IFREG}}
+	y := statEntry{rel: "y", st: warmStat{mode: unix.S_IFREG}}
 	must(t, saveWarmState(tree, []statEntry{x}))
 	single, _ := os.ReadFile(stateFile(tree))
 	must(t, saveWarmState(tree, []statEntry{x, y}))
@@ -247,4 +247,23 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	if loadWarmState(tree) != nil {
 		t.Error("a warm state cut at an entry's end was trusted")
 	}
+}
+
+// FuzzWarmState: the warm state reader never panics, and what it accepts
+// stays inside the sandbox.
+func FuzzWarmState(f *testing.F) {
+	f.Add([]byte(warmStateMagic + "\x01\x01a\x80\x80\x02\x02\x02\x02"))
+	f.Add([]byte(warmStateMagic))
+	f.Add([]byte("not a state"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := readWarmState(data)
+		if err != nil {
+			return
+		}
+		for rel := range w.byPath {
+			if !safeRel(rel) || rel == "." {
+				t.Fatalf("accepted %q", rel)
+			}
+		}
+	})
 }
