@@ -35,6 +35,10 @@ func TestScript(t *testing.T) {
 			"standin":     standinCmd(standin),
 		},
 		Setup: func(env *testscript.Env) error {
+			// Under -race, every process would sleep a second at exit
+			// (the race runtime's default atexit_sleep_ms), and the
+			// scripts start hundreds.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			// Keep every script away from the real home directory.
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("AGENT_WORKFORCE_HOME", env.WorkDir+"/home/.agentworkforce/workforce")

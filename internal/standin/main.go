@@ -18,6 +18,9 @@
 //	config    the file $OPENCODE_CONFIG names, when set
 //	context   `workforce context --harness NAME --no-globals` in dir
 //	box.json  `workforce context --harness NAME --json` in dir
+//
+// ($STANDIN_CONTEXT: "text" records only context, "json" only box.json,
+// "none" neither; each is a run of workforce, which the tests pay for.)
 //	ppid      its parent's process id (workforce), written last
 //
 // Asked for --version alone, it prints $STANDIN_VERSION_<NAME> (NAME in
@@ -143,8 +146,13 @@ func record(log, name, cwd, dir string) {
 	}
 	switch name {
 	case "claude", "codex", "opencode":
-		put("context", workforce(dir, "context", "--harness", name, "--no-globals"))
-		put("box.json", workforce(dir, "context", "--harness", name, "--json"))
+		what := os.Getenv("STANDIN_CONTEXT")
+		if what == "" || what == "text" {
+			put("context", workforce(dir, "context", "--harness", name, "--no-globals"))
+		}
+		if what == "" || what == "json" {
+			put("box.json", workforce(dir, "context", "--harness", name, "--json"))
+		}
 	}
 }
 
