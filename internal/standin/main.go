@@ -21,6 +21,7 @@
 //
 // ($STANDIN_CONTEXT: "text" records only context, "json" only box.json,
 // "none" neither; each is a run of workforce, which the tests pay for.)
+//
 //	ppid      its parent's process id (workforce), written last
 //
 // Asked for --version alone, it prints $STANDIN_VERSION_<NAME> (NAME in
