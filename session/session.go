@@ -235,6 +235,7 @@ func Run(o Options) (*Result, error) {
 		progress("copy", mo.Root)
 	}
 	box, err := mount.Create(ctx, mo)
+	stopped := ctx.Err() != nil // a signal stopped the copy
 	cancel()
 	if err == nil {
 		err = prepare(box, o)
@@ -244,7 +245,7 @@ func Run(o Options) (*Result, error) {
 			box.Remove()
 		}
 		os.RemoveAll(s.Dir)
-		if ctx.Err() != nil {
+		if stopped {
 			return &Result{Session: s, ExitCode: exitFor(sigs.last.Load())}, nil
 		}
 		return nil, err
