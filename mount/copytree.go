@@ -499,7 +499,7 @@ func toWarm(st *unix.Stat_t) warmStat {
 // statTree lstats every entry below root on workers goroutines, and hands
 // them to visit one directory at a time (concurrently); directories for
 // which skip is true are neither entered nor handed over, and a .git file
-// or link at the root is not handed over either.
+// or link is not handed over either.
 func statTree(ctx context.Context, root string, workers int, skip func(rel string) bool, visit func([]statEntry)) error {
 	jobs := make(chan string, 1024)
 	var pending sync.WaitGroup
@@ -552,7 +552,7 @@ func statTree(ctx context.Context, root string, workers int, skip func(rel strin
 				}
 				continue
 			}
-			if rel == "" && name == ".git" {
+			if name == ".git" {
 				continue // a .git file or link: never synced
 			}
 			batch = append(batch, statEntry{rel: r, st: toWarm(&st)})

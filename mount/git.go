@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/otiai10/copy"
@@ -13,30 +14,64 @@ import (
 
 // The sandbox's git shares the real repository's objects instead of
 // copying them, so that a sandbox costs the same whatever the length of
-// the history: the object stores of the repository (.git/objects, and
-// .git/modules/*/objects of submodules) are not copied; the sandbox's
-// stores are empty and name the real ones in objects/info/alternates, so
-// git log, diff and commit work, and the objects the agent writes stay in
-// the sandbox. Large per-clone caches that git can do without are left out
-// too (.git/lfs, the admin directories of linked worktrees). When the
-// project's .git is a file (a linked worktree or a submodule checkout) or a
-// symlink, which would point git in the sandbox at the real repository's
-// index and refs, the sandbox gets a .git directory of its own instead: HEAD and
-// index of the worktree, config, refs and info of the repository, and the
-// repository's objects as alternates.
+// the history: the object stores of every git directory in the project
+// (.git/objects, .git/modules/*/objects of submodules, sub/.git/objects
+// of nested repositories) are not copied; the sandbox's stores are empty
+// and name the real ones in objects/info/alternates, so git log, diff and
+// commit work, and the objects the agent writes stay in the sandbox. Large
+// per-clone caches that git can do without are left out too (lfs, the
+// admin directories of linked worktrees).
+//
+// No git directory in the sandbox may lead git to the real repository. A
+// .git file ("gitdir: PATH": a linked worktree, a submodule checkout) or a
+// .git symlink, at any depth, would point git in the sandbox at the real
+// repository's index and refs, unless it names, by a relative path, a git
+// directory that the copy brought into the sandbox (a submodule's
+// .git/modules/NAME): that one is kept as it is. Any other gets a .git
+// directory of its own instead (ownGitDir): HEAD and index of the
+// worktree, config, refs and info of the repository, and the repository's
+// objects as alternates. A copied git directory whose config names its
+// work tree (core.worktree) by an absolute path inside the project is
+// pointed at the same place in the sandbox. Nothing below a .git, at any
+// depth, is in the manifest or flows back.
 
-// gitSkip reports whether the copy leaves out src (rel to the project
-// root) because it is a git object store or cache; objects are remembered
-// in alternates, as sandbox path to real path.
-func gitSkip(rel, src string, isDir bool) (skip, store bool) {
-	if !isDir || !strings.HasPrefix(rel, ".git/") {
+// gitInner reports whether rel (slashes, relative to the project root)
+// lies below a directory named .git, at any depth, and returns its path
+// relative to the first such directory.
+func gitInner(rel string) (string, bool) {
+	for {
+		i := strings.Index(rel, ".git/")
+		if i < 0 {
+			return "", false
+		}
+		if i == 0 || rel[i-1] == '/' {
+			return rel[i+len(".git/"):], true
+		}
+		rel = rel[i+len(".git/"):]
+	}
+}
+
+// isDotGit reports whether rel names an entry called .git, at any depth.
+func isDotGit(rel string) bool { return rel == ".git" || strings.HasSuffix(rel, "/.git") }
+
+// inGit reports whether rel is a .git entry or lies below one.
+func inGit(rel string) bool {
+	_, in := gitInner(rel)
+	return in || isDotGit(rel)
+}
+
+// gitSkip reports whether the copy leaves out src, whose path relative
+// to the git directory holding it is inner, because it is a git object
+// store or cache; a store is remembered in alternates.
+func gitSkip(inner, src string, isDir bool) (skip, store bool) {
+	if !isDir {
 		return false, false
 	}
-	switch rel {
-	case ".git/lfs", ".git/worktrees":
+	switch inner {
+	case "lfs", "worktrees":
 		return true, false
 	}
-	if filepath.Base(rel) == "objects" {
+	if filepath.Base(inner) == "objects" {
 		if fi, err := os.Stat(filepath.Join(filepath.Dir(src), "HEAD")); err == nil && fi.Mode().IsRegular() {
 			return true, true
 		}
@@ -107,10 +142,123 @@ func gitdirOfLink(dotgit string) (gitdir, common string, err error) {
 	return gitdir, filepath.Clean(common), nil
 }
 
-// ownGitDir gives the sandbox tree a .git directory of its own for the
+// sealGitFiles gives each .git file or link of the project (dotgits:
+// paths relative to root, with slashes) its place in the sandbox tree: see
+// the comment at the top of this file. A nested one whose git directory
+// cannot be made (a dangling gitdir) is left out, and returned, so that
+// git there finds the enclosing sandbox repository; the root's is an
+// error.
+func sealGitFiles(root, tree string, dotgits []string) (left []string, err error) {
+	sort.Strings(dotgits)
+	for _, rel := range dotgits {
+		real := filepath.Join(root, filepath.FromSlash(rel))
+		box := filepath.Join(tree, filepath.FromSlash(rel))
+		if data, ok := innerGitFile(real, tree, box); ok {
+			if err := os.WriteFile(box, data, 0o644); err != nil {
+				return left, fmt.Errorf("cannot give the sandbox a git directory: %w", err)
+			}
+			continue
+		}
+		if err := ownGitDir(real, box); err != nil {
+			if rel == ".git" {
+				return left, err
+			}
+			if err := removeAll(box); err != nil {
+				return left, err
+			}
+			left = append(left, rel)
+		}
+	}
+	return left, nil
+}
+
+// innerGitFile returns the bytes of the .git file real when it names, by
+// a relative path, a git directory that the copy brought into the sandbox
+// tree (box being the file's place there), whose common directory is in
+// the tree too: such a file leads git to the sandbox only.
+func innerGitFile(real, tree, box string) ([]byte, bool) {
+	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, false
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	path, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	path = strings.TrimSpace(path)
+	if !ok || path == "" || filepath.IsAbs(path) {
+		return nil, false
+	}
+	inTree := func(p string) (string, bool) {
+		if _, in := within(tree, filepath.Clean(p)); !in {
+			return "", false
+		}
+		resolved, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return "", false
+		}
+		_, in := within(tree, resolved)
+		return resolved, in
+	}
+	gitdir, ok := inTree(filepath.Join(filepath.Dir(box), path))
+	if !ok {
+		return nil, false
+	}
+	if fi, err := os.Lstat(filepath.Join(gitdir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if filepath.IsAbs(common) {
+			return nil, false
+		}
+		if _, ok := inTree(filepath.Join(gitdir, common)); !ok {
+			return nil, false
+		}
+	}
+	return data, true
+}
+
+// sealWorktrees points each copied git directory (gitdirs, in the sandbox)
+// whose config names its work tree by an absolute path inside the project
+// at the same place in the sandbox.
+func sealWorktrees(root, tree string, gitdirs []string) error {
+	for _, dir := range gitdirs {
+		cfg := filepath.Join(dir, "config")
+		data, err := os.ReadFile(cfg)
+		if err != nil || !bytes.Contains(bytes.ToLower(data), []byte("worktree")) {
+			continue
+		}
+		out, err := exec.Command("git", "config", "--file", cfg, "--get", "core.worktree").Output()
+		if err != nil {
+			continue // not set, or no git: nothing git would follow here
+		}
+		wt := strings.TrimSpace(string(out))
+		if !filepath.IsAbs(wt) {
+			continue // relative to the git directory: the same place in the sandbox
+		}
+		rel, in := within(root, filepath.Clean(wt))
+		if !in {
+			if real, err := resolvePrefix(wt); err == nil {
+				rel, in = within(root, real)
+			}
+		}
+		if !in {
+			continue
+		}
+		cmd := exec.Command("git", "config", "--file", cfg, "core.worktree", filepath.Join(tree, rel))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("cannot point the sandbox's git at the sandbox (%s): %v: %s", cfg, err, bytes.TrimSpace(out))
+		}
+	}
+	return nil
+}
+
+// ownGitDir makes box, in the sandbox, a git directory of its own for the
 // project's .git file or symlink dotgit: see the comment at the top of
 // this file.
-func ownGitDir(dotgit, tree string) error {
+func ownGitDir(dotgit, box string) error {
 	fi, err := os.Lstat(dotgit)
 	if err != nil {
 		return err
@@ -124,7 +272,6 @@ func ownGitDir(dotgit, tree string) error {
 	if err != nil {
 		return err
 	}
-	box := filepath.Join(tree, ".git")
 	if err := os.MkdirAll(box, 0o755); err != nil {
 		return err
 	}
@@ -162,4 +309,32 @@ func ownGitDir(dotgit, tree string) error {
 		}
 	}
 	return nil
+}
+
+// nearestGitDir returns the git directory of the repository that holds
+// dir in the sandbox tree, and that repository's top directory; empty
+// when there is none inside the tree.
+func nearestGitDir(tree, dir string) (gitdir, top string) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, in := within(tree, d); !in {
+			return "", ""
+		}
+		dotgit := filepath.Join(d, ".git")
+		if fi, err := os.Lstat(dotgit); err == nil {
+			switch {
+			case fi.IsDir():
+				return dotgit, d
+			case fi.Mode().IsRegular():
+				if g, _, err := gitdirOf(dotgit); err == nil {
+					if _, in := within(tree, g); in {
+						return g, d
+					}
+				}
+				return "", ""
+			}
+		}
+		if d == tree {
+			return "", ""
+		}
+	}
 }

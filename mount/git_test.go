@@ -3,6 +3,7 @@ package mount
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -137,5 +138,138 @@ func TestSandboxOfLinkedWorktree(t *testing.T) {
 	}
 	if got := gitIn(t, main, "branch", "--list"); strings.Count(got, "\n") != 2 {
 		t.Errorf("the real repository's branches changed:\n%s", got)
+	}
+}
+
+// gitState hashes every file below the git directories dirs, objects
+// included: what git in the sandbox must never change.
+func gitState(t *testing.T, dirs ...string) map[string]string {
+	t.Helper()
+	state := map[string]string{}
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			state[path] = fmt.Sprintf("%x", sha256.Sum256(data))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return state
+}
+
+// TestNestedGitIsSealed: every git directory below the project root, by
+// any kind of .git (a nested repository, a submodule, a linked worktree of
+// a repository outside the project, a .git file naming a git directory of
+// the project by an absolute path, a .git symlink, a config naming its
+// work tree absolutely), leads git in the sandbox to the sandbox only:
+// commits there leave every real git directory byte-identical, and
+// nothing below a .git flows back.
+func TestNestedGitIsSealed(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	outside := repoWithHistory(t, 1)
+	root := repoWithHistory(t, 1)
+	gitIn(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", outside, "sub")
+	gitIn(t, root, "commit", "-q", "-m", "submodule")
+	gitIn(t, outside, "worktree", "add", "-q", "-b", "feature", filepath.Join(root, "wt"))
+	inner := filepath.Join(root, "inner")
+	must(t, os.MkdirAll(inner, 0o755))
+	gitIn(t, inner, "init", "-q")
+	must(t, os.WriteFile(filepath.Join(inner, "a.txt"), []byte("a\n"), 0o644))
+	gitIn(t, inner, "add", "-A")
+	gitIn(t, inner, "commit", "-q", "-m", "inner")
+	gitIn(t, inner, "config", "core.worktree", inner) // absolute
+	// A .git file naming the submodule's git directory absolutely, as
+	// older git wrote them.
+	abs := filepath.Join(root, "abs")
+	must(t, os.MkdirAll(abs, 0o755))
+	must(t, os.WriteFile(filepath.Join(abs, "b.txt"), []byte("b\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(abs, ".git"), []byte("gitdir: "+filepath.Join(root, ".git", "modules", "sub")+"\n"), 0o644))
+	lnk := filepath.Join(root, "lnk")
+	must(t, os.MkdirAll(lnk, 0o755))
+	must(t, os.Symlink(filepath.Join(inner, ".git"), filepath.Join(lnk, ".git")))
+
+	realGit := []string{filepath.Join(root, ".git"), filepath.Join(inner, ".git"), filepath.Join(outside, ".git")}
+	before := gitState(t, realGit...)
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(s.Tree, "sub", ".git")); !strings.Contains(string(got), "gitdir: ../.git/modules/sub") {
+		t.Errorf("the submodule's relative .git file was not kept: %q", got)
+	}
+	if got := strings.TrimSpace(gitIn(t, filepath.Join(s.Tree, "inner"), "config", "core.worktree")); got != filepath.Join(s.Tree, "inner") {
+		t.Errorf("inner's core.worktree in the sandbox = %q, want the sandbox's inner", got)
+	}
+	for _, dir := range []string{"", "sub", "wt", "inner", "abs", "lnk"} {
+		d := filepath.Join(s.Tree, dir)
+		top := strings.TrimSpace(gitIn(t, d, "rev-parse", "--show-toplevel"))
+		if real, _ := filepath.EvalSymlinks(top); !strings.HasPrefix(real+"/", s.Tree+"/") {
+			t.Errorf("git in the sandbox's %q works on %s", dir, top)
+		}
+		gd := strings.TrimSpace(gitIn(t, d, "rev-parse", "--absolute-git-dir"))
+		if !strings.HasPrefix(gd+"/", s.Tree+"/") {
+			t.Errorf("git in the sandbox's %q uses the git directory %s", dir, gd)
+		}
+		must(t, os.WriteFile(filepath.Join(d, "agent-"+filepath.Base(d)+".txt"), []byte("agent\n"), 0o644))
+		gitIn(t, d, "add", "-A")
+		gitIn(t, d, "commit", "-q", "--allow-empty", "-m", "agent in "+dir)
+	}
+	after := gitState(t, realGit...)
+	for path, sum := range before {
+		if after[path] != sum {
+			t.Errorf("git in the sandbox changed the real %s", path)
+		}
+	}
+	for path := range after {
+		if _, ok := before[path]; !ok {
+			t.Errorf("git in the sandbox created the real %s", path)
+		}
+	}
+	rep, err := s.Sync(context.Background(), SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range append(rep.Created, rep.Updated...) {
+		if inGit(rel) {
+			t.Errorf("sync-back wrote %s, below a .git", rel)
+		}
+	}
+	if len(rep.Created) != 6 {
+		t.Errorf("sync-back created %v, want the agent's 6 files", rep.Created)
+	}
+	if got := gitState(t, realGit...); len(got) != len(after) {
+		t.Errorf("sync-back changed the real git directories: %d files, want %d", len(got), len(after))
+	}
+}
+
+func TestGitInner(t *testing.T) {
+	for _, tc := range []struct {
+		rel, inner string
+		in, dotgit bool
+	}{
+		{".git", "", false, true},
+		{".git/config", "config", true, false},
+		{"sub/.git", "", false, true},
+		{"sub/.git/objects", "objects", true, false},
+		{"a.git/b", "", false, false},
+		{"x/foo.git/.git/HEAD", "HEAD", true, false},
+		{".github/workflows", "", false, false},
+		{"sub/.gitignore", "", false, false},
+		{".git/modules/m/.git/x", ".git/modules/m/.git/x"[5:], true, false},
+	} {
+		inner, in := gitInner(tc.rel)
+		if inner != tc.inner || in != tc.in || isDotGit(tc.rel) != tc.dotgit {
+			t.Errorf("gitInner(%q) = %q, %v; isDotGit %v; want %q, %v, %v", tc.rel, inner, in, isDotGit(tc.rel), tc.inner, tc.in, tc.dotgit)
+		}
 	}
 }

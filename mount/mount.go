@@ -47,6 +47,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -244,7 +245,7 @@ func match(m *patternSet, rel string, isDir bool) bool {
 }
 
 func (r *rules) ignored(rel string, isDir bool) bool {
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+	if inGit(rel) {
 		return false
 	}
 	return match(r.ignore, rel, isDir)
@@ -253,7 +254,7 @@ func (r *rules) ignored(rel string, isDir bool) bool {
 // ignoredLeaf is ignored for a walk that never enters an ignored
 // directory: only rel itself is matched, its parents were admitted.
 func (r *rules) ignoredLeaf(rel string, isDir bool) bool {
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+	if inGit(rel) {
 		return false
 	}
 	if !r.ignore.anyRest {
@@ -291,8 +292,10 @@ func PlanFor(o Options) (*Plan, error) {
 		switch {
 		case rel == ".":
 			return nil
-		case rel == ".git":
-			return filepath.SkipDir
+		case d.Name() == ".git":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
 		case r.ignored(rel, d.IsDir()):
 			p.Ignored = append(p.Ignored, rel)
 			if d.IsDir() {
@@ -387,14 +390,16 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		}
 		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
 	}
-	stores, dotgit := v.stores, v.dotgit
-	if err := shareObjects(stores); err != nil {
+	if err := shareObjects(v.stores); err != nil {
 		return nil, err
 	}
-	if dotgit != "" {
-		if err := ownGitDir(dotgit, s.Tree); err != nil {
-			return nil, err
-		}
+	left, err := sealGitFiles(o.Root, s.Tree, v.dotgits)
+	if err != nil {
+		return nil, err
+	}
+	s.skipped = append(s.skipped, left...)
+	if err := sealWorktrees(o.Root, s.Tree, v.gitdirs); err != nil {
+		return nil, err
 	}
 	for rel := range s.readonly {
 		p := filepath.Join(s.Tree, filepath.FromSlash(rel))
@@ -419,23 +424,24 @@ type createVisitor struct {
 	r      *rules
 	s      *Session
 	mu     sync.Mutex
-	stores map[string]string // sandbox object store -> the real one
-	dotgit string            // the project's .git, when it is a file or a link
+	stores  map[string]string // sandbox object store -> the real one
+	dotgits []string          // .git files and links, relative to the root
+	gitdirs []string          // copied git directories holding a config, in the sandbox
 }
 
 func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
 	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
-	if rel == ".git" && !isDir {
-		// A .git file or link names the real repository: the sandbox gets
-		// a git directory of its own instead (ownGitDir).
+	if name == ".git" && !isDir {
+		// A .git file or link names a git directory, maybe the real
+		// repository's: sealGitFiles decides what the sandbox gets.
 		v.mu.Lock()
-		v.dotgit = filepath.Join(dir, name)
+		v.dotgits = append(v.dotgits, rel)
 		v.mu.Unlock()
 		return true
 	}
-	if strings.HasPrefix(rel, ".git/") {
+	if inner, in := gitInner(rel); in {
 		src := filepath.Join(dir, name)
-		if skip, store := gitSkip(rel, src, isDir); skip {
+		if skip, store := gitSkip(inner, src, isDir); skip {
 			if store {
 				v.mu.Lock()
 				v.stores[filepath.Join(v.s.Tree, filepath.FromSlash(rel))] = src
@@ -444,6 +450,9 @@ func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
 			return true
 		}
 		return false
+	}
+	if name == ".git" {
+		return false // a git directory: copied, but for its objects
 	}
 	if v.r.ignoredLeaf(rel, isDir) || (!isDir && v.r.hidden(rel)) {
 		v.mu.Lock()
@@ -456,8 +465,22 @@ func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
 
 // files records the regular files of one directory in the manifest.
 func (v *createVisitor) files(batch []statEntry) {
-	if strings.HasPrefix(batch[0].rel, ".git/") {
-		return // git's own files are never synced
+	if _, in := gitInner(batch[0].rel); in {
+		// git's own files are never synced; a git directory's config may
+		// name its work tree (sealWorktrees).
+		has := 0
+		for i := range batch {
+			switch path.Base(batch[i].rel) {
+			case "config", "HEAD":
+				has++
+			}
+		}
+		if has == 2 {
+			v.mu.Lock()
+			v.gitdirs = append(v.gitdirs, filepath.Join(v.s.Tree, filepath.FromSlash(path.Dir(batch[0].rel))))
+			v.mu.Unlock()
+		}
+		return
 	}
 	ro := make([]bool, len(batch))
 	for i := range batch {
@@ -572,15 +595,14 @@ func (s *Session) Materialize(name, text string) (string, error) {
 	}
 	rel := relSlash(s.Tree, path)
 	s.materialize[rel] = true
-	if fi, err := os.Stat(filepath.Join(s.Tree, ".git", "info")); err == nil && fi.IsDir() {
-		f, err := os.OpenFile(filepath.Join(s.Tree, ".git", "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			fmt.Fprintf(f, "\n/%s\n", rel)
-			f.Close()
-		}
-	} else if fi, err := os.Stat(filepath.Join(s.Tree, ".git")); err == nil && fi.IsDir() {
-		if err := os.MkdirAll(filepath.Join(s.Tree, ".git", "info"), 0o755); err == nil {
-			_ = os.WriteFile(filepath.Join(s.Tree, ".git", "info", "exclude"), []byte("/"+rel+"\n"), 0o644)
+	// git in the sandbox does not see it: the nearest repository excludes it.
+	if gitdir, top := nearestGitDir(s.Tree, s.Workdir); gitdir != "" {
+		if err := os.MkdirAll(filepath.Join(gitdir, "info"), 0o755); err == nil {
+			f, err := os.OpenFile(filepath.Join(gitdir, "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err == nil {
+				fmt.Fprintf(f, "\n/%s\n", relSlash(top, path))
+				f.Close()
+			}
 		}
 	}
 	return path, nil

@@ -70,7 +70,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	// A stat of every entry, on several workers: most files are as the
 	// copy left them and are settled here; the others are synced below,
 	// in order.
-	err := statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), func(rel string) bool { return rel == ".git" },
+	err := statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), func(rel string) bool { return isDotGit(rel) },
 		func(batch []statEntry) {
 			var changed, lnk []string
 			n := 0
