@@ -420,10 +420,10 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 // createVisitor decides, for Create, what the copy of each entry of the
 // project is, and records the manifest.
 type createVisitor struct {
-	o      Options
-	r      *rules
-	s      *Session
-	mu     sync.Mutex
+	o       Options
+	r       *rules
+	s       *Session
+	mu      sync.Mutex
 	stores  map[string]string // sandbox object store -> the real one
 	dotgits []string          // .git files and links, relative to the root
 	gitdirs []string          // copied git directories holding a config, in the sandbox
