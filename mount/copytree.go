@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,13 +65,25 @@ func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refr
 		if err := os.Mkdir(dst, 0o700); err != nil {
 			return err
 		}
-	} else if err := unix.Chmod(dst, 0o700); err != nil {
-		return &fs.PathError{Op: "chmod", Path: dst, Err: err}
 	}
-	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024), refresh: refresh, warm: warm}
-	c.dirs = append(c.dirs, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
+	// Every directory of dst is reached from this descriptor by a path
+	// that may not go through a symlink: in a refresh, a directory of the
+	// warm tree that became a link (by a process the harness left behind)
+	// is never followed out of the sandbox.
+	rootfd, err := unix.Open(dst, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: dst, Err: err}
+	}
+	defer unix.Close(rootfd)
+	if refresh {
+		if err := unix.Fchmod(rootfd, 0o700); err != nil {
+			return &fs.PathError{Op: "chmod", Path: dst, Err: err}
+		}
+	}
+	c := &copier{ctx: ctx, v: v, jobs: make(chan dirJob, 1024), refresh: refresh, warm: warm, rootfd: rootfd}
+	c.dirs = append(c.dirs, dirMode{"", uint32(st.Mode) & 0o7777, st.Mtim})
 	c.pending.Add(1)
-	c.jobs <- dirJob{src: src, dst: dst, rel: ""}
+	c.jobs <- dirJob{src: src, dst: dst, rel: "", trusted: true}
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Add(1)
@@ -97,12 +111,18 @@ func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refr
 	// modification time.
 	for i := len(c.dirs) - 1; i >= 0; i-- {
 		d := c.dirs[i]
-		if err := unix.Chmod(d.path, d.mode); err != nil {
-			return &fs.PathError{Op: "chmod", Path: d.path, Err: err}
+		path := filepath.Join(dst, filepath.FromSlash(d.rel))
+		fd, err := openBeneath(rootfd, d.rel)
+		if err != nil {
+			return &fs.PathError{Op: "open", Path: path, Err: err}
 		}
-		ts := []unix.Timespec{d.mtime, d.mtime}
-		if err := unix.UtimesNanoAt(unix.AT_FDCWD, d.path, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return &fs.PathError{Op: "utimes", Path: d.path, Err: err}
+		err = unix.Fchmod(fd, d.mode)
+		if err == nil {
+			err = futimens(fd, d.mtime)
+		}
+		unix.Close(fd)
+		if err != nil {
+			return &fs.PathError{Op: "chmod", Path: path, Err: err}
 		}
 	}
 	return nil
@@ -110,10 +130,14 @@ func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refr
 
 type dirJob struct {
 	src, dst, rel string
+	// trusted is false in a refresh when the warm state cannot be
+	// believed below this directory (it was not the directory the state
+	// says): its entries are listed and stat'ed.
+	trusted bool
 }
 
 type dirMode struct {
-	path  string
+	rel   string // relative to the destination root, slashes; "" the root
 	mode  uint32
 	mtime unix.Timespec
 }
@@ -128,6 +152,8 @@ type copier struct {
 	// saw it, so that it need not be listed and stat'ed again; a
 	// directory it does not list (.git) is.
 	warm *warmState
+	// rootfd is the destination root, open.
+	rootfd int
 
 	mu   sync.Mutex
 	err  error
@@ -160,7 +186,7 @@ func (c *copier) dir(j dirJob) {
 		return
 	}
 	defer unix.Close(sfd)
-	dfd, err := unix.Open(j.dst, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dfd, err := openBeneath(c.rootfd, j.rel)
 	if err != nil {
 		c.fail(&fs.PathError{Op: "open", Path: j.dst, Err: err})
 		return
@@ -177,7 +203,7 @@ func (c *copier) dir(j dirJob) {
 	known := false // this directory's entries are in the warm state
 	matched := 0   // names of src found in the warm state
 	if c.refresh {
-		if kids, ok := c.warm.kids(j.rel); ok {
+		if kids, ok := c.warm.kids(j.rel); ok && j.trusted {
 			known, have = true, kids
 		} else if have, err = readNames(dfd, j.dst); err != nil {
 			c.fail(err)
@@ -210,7 +236,7 @@ func (c *copier) dir(j dirJob) {
 		}
 		skip := c.v.entry(rel, j.src, name, &st)
 		var cur unix.Stat_t
-		exists := false
+		exists, trusted := false, true
 		if c.refresh {
 			var err error
 			if ws, ok := c.warm.stat(rel); known && ok {
@@ -237,18 +263,26 @@ func (c *copier) dir(j dirJob) {
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
+			if exists {
+				// The state may be stale: what is there must be a
+				// directory, not a link to one.
+				if err := chmodDirAt(dfd, name); err != nil {
+					if err := removeAt(dfd, j.dst, name); err != nil {
+						c.fail(err)
+						return
+					}
+					exists, trusted = false, false
+				}
+			}
 			if !exists {
 				if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
 					c.fail(&fs.PathError{Op: "mkdir", Path: filepath.Join(j.dst, name), Err: err})
 					return
 				}
-			} else if err := unix.Fchmodat(dfd, name, 0o700, 0); err != nil {
-				c.fail(&fs.PathError{Op: "chmod", Path: filepath.Join(j.dst, name), Err: err})
-				return
 			}
 			dst := filepath.Join(j.dst, name)
-			modes = append(modes, dirMode{dst, uint32(st.Mode) & 0o7777, st.Mtim})
-			subdirs = append(subdirs, dirJob{src: filepath.Join(j.src, name), dst: dst, rel: rel})
+			modes = append(modes, dirMode{rel, uint32(st.Mode) & 0o7777, st.Mtim})
+			subdirs = append(subdirs, dirJob{src: filepath.Join(j.src, name), dst: dst, rel: rel, trusted: j.trusted && trusted})
 		case unix.S_IFREG:
 			regular = append(regular, statEntry{rel: rel, st: toWarm(&st)})
 			if exists {
@@ -589,4 +623,72 @@ func statTree(ctx context.Context, root string, workers int, skip func(rel strin
 	}()
 	wg.Wait()
 	return firstErr
+}
+
+// openBeneath opens the directory rel (slashes; "" for the root) below
+// the directory rootfd, through no symlink.
+func openBeneath(rootfd int, rel string) (int, error) {
+	if rel == "" {
+		rel = "."
+	}
+	how := unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	for {
+		fd, err := unix.Openat2(rootfd, rel, &how)
+		switch {
+		case err == nil:
+			return fd, nil
+		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
+			continue // a rename elsewhere meanwhile: try again
+		case errors.Is(err, unix.ENOSYS):
+			return openComponents(rootfd, rel)
+		}
+		return -1, err
+	}
+}
+
+// openComponents is openBeneath for kernels without openat2: one openat
+// per component, none of them followed if it is a link.
+func openComponents(rootfd int, rel string) (int, error) {
+	fd, err := unix.Openat(rootfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil || rel == "." {
+		return fd, err
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".." {
+			unix.Close(fd)
+			return -1, unix.EXDEV
+		}
+		next, err := unix.Openat(fd, part, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// chmodDirAt makes the directory name of dfd writable for the copy; it
+// fails, changing nothing, when name is not a directory (a link to one
+// included).
+func chmodDirAt(dfd int, name string) error {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Fchmod(fd, 0o700)
+}
+
+// futimens sets the access and modification times of the open file fd.
+func futimens(fd int, t unix.Timespec) error {
+	ts := [2]unix.Timespec{t, t}
+	_, _, errno := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -380,6 +380,16 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 			s.Reused = true
 			copyErr = refreshTree(ctx, o.Root, s.Tree, workers, v, state)
 		}
+		if copyErr != nil && ctx.Err() == nil {
+			// A warm tree that cannot be made fresh is dropped for a
+			// fresh copy.
+			if err := removeAll(s.Tree); err != nil {
+				return nil, fmt.Errorf("cannot remove the warm sandbox %s: %w", s.Tree, err)
+			}
+			s.Reused, copyErr = false, nil
+			s.manifest, s.readonly, s.links, s.skipped = map[string]entry{}, map[string]bool{}, map[string]string{}, nil
+			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
+		}
 	}
 	if !s.Reused {
 		copyErr = copyTree(ctx, o.Root, s.Tree, workers, v)

@@ -267,3 +267,63 @@ func FuzzWarmState(f *testing.F) {
 		}
 	})
 }
+
+// TestWarmRefreshFollowsNoLink: a directory of the parked tree that became
+// a link (a process the harness left behind can do that after sync-back
+// saw the tree) is neither followed nor trusted by the refresh: what it
+// leads to stays as it was, and the refreshed sandbox is a fresh copy.
+func TestWarmRefreshFollowsNoLink(t *testing.T) {
+	for _, remember := range []bool{false, true} {
+		t.Run(fmt.Sprint("remember=", remember), func(t *testing.T) {
+			root := t.TempDir()
+			must(t, os.MkdirAll(filepath.Join(root, "sub", "deep"), 0o755))
+			must(t, os.WriteFile(filepath.Join(root, "sub", "g.go"), []byte("package sub\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(root, "sub", "deep", "h.txt"), []byte("h\n"), 0o644))
+			must(t, os.Chmod(filepath.Join(root, "sub"), 0o750))
+			home := t.TempDir()
+			opts := Options{Home: home, Persona: "p", Root: root, Cwd: root}
+			s1, err := Create(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s1.Sync(context.Background(), SyncOptions{Remember: remember}); err != nil {
+				t.Fatal(err)
+			}
+			warm := filepath.Join(home, "warm", "tree")
+			must(t, s1.Park(warm))
+			must(t, s1.Remove())
+
+			// Behind the state's back: sub becomes a link to a directory
+			// outside, with the same names in it and one more.
+			victim := t.TempDir()
+			must(t, os.MkdirAll(filepath.Join(victim, "deep"), 0o755))
+			must(t, os.WriteFile(filepath.Join(victim, "g.go"), []byte("victim\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(victim, "deep", "h.txt"), []byte("victim h\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(victim, "other.txt"), []byte("other\n"), 0o644))
+			must(t, os.Chmod(victim, 0o755))
+			before := describe(t, victim)
+			must(t, os.RemoveAll(filepath.Join(warm, "sub")))
+			must(t, os.Symlink(victim, filepath.Join(warm, "sub")))
+
+			o := opts
+			o.Warm = warm
+			refreshed, err := Create(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after := describe(t, victim); !reflect.DeepEqual(after, before) {
+				t.Errorf("the refresh changed what the link led to:\n%s", diffLines(after, before))
+			}
+			if fi, _ := os.Stat(victim); fi.Mode().Perm() != 0o755 {
+				t.Errorf("the refresh changed the mode of what the link led to: %v", fi.Mode())
+			}
+			fresh, err := Create(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := describe(t, refreshed.Tree), describe(t, fresh.Tree); !reflect.DeepEqual(got, want) {
+				t.Errorf("the refreshed sandbox differs from a fresh one:\n%s", diffLines(got, want))
+			}
+		})
+	}
+}

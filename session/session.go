@@ -257,6 +257,9 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	sigs.enter(1)
+	if warm != "" {
+		adoptOrphans() // to know, before parking, that nothing runs in the sandbox
+	}
 	inv := *o.Invocation
 	inv.Started = func(pid int) {
 		s.Record.HarnessPID = pid
@@ -282,7 +285,12 @@ func Run(o Options) (*Result, error) {
 	res.Kept = o.Keep || len(rep.Conflicts) > 0 || rep.Interrupted
 	res.Reused = box.Reused
 	if !res.Kept && warm != "" {
-		if err := park(box, warm, mo.Root); err != nil {
+		// A process the harness left running could change the parked
+		// tree after sync-back saw it, and the next run trusts what
+		// sync-back saw: such a sandbox is not kept.
+		if pids := leftovers(); len(pids) > 0 {
+			warn(fmt.Sprintf("the harness left processes running in the sandbox (pid %s): it is not kept warm for the next run", strings.Trim(fmt.Sprint(pids), "[]")))
+		} else if err := park(box, warm, mo.Root); err != nil {
 			warn(fmt.Sprintf("cannot keep the sandbox warm: %v", err))
 		}
 	}

@@ -35,6 +35,9 @@
 //	write PATH TEXT...     write TEXT and a newline to PATH
 //	rm PATH                remove PATH
 //	run OUT CMD ARGS...    run CMD in dir (no shell), its stdout to OUT
+//	spawn CMD ARGS...      start CMD in dir in a session of its own and
+//	                       leave it running (a process the harness leaves
+//	                       behind)
 //	trap                   record SIGTERM and SIGHUP in $LOG/signals, one
 //	                       name a line, instead of dying of them
 //	awaitsignals N         wait (at most 20 s) until N signals were trapped
@@ -207,6 +210,18 @@ func act(dir, line string) (int, bool) {
 		cmd.Stdout, cmd.Stderr = &out, os.Stderr
 		if err = cmd.Run(); err == nil {
 			err = os.WriteFile(path, out.Bytes(), 0o644)
+		}
+	case "spawn":
+		argv := strings.Fields(rest)
+		if len(argv) == 0 {
+			err = fmt.Errorf("spawn needs a command")
+			break
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err = cmd.Start(); err == nil {
+			err = cmd.Process.Release()
 		}
 	case "trap":
 		ch := make(chan os.Signal, 4)

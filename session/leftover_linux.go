@@ -1,0 +1,51 @@
+package session
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// adoptOrphans makes this process the reaper of its descendants' orphans
+// (PR_SET_CHILD_SUBREAPER), so that a process the harness leaves running,
+// however it detached itself, stays a child of workforce that leftovers
+// finds.
+func adoptOrphans() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// leftovers returns the process ids of this process's children that are
+// still running (zombies do not count): after the harness exited, the
+// processes it left behind.
+func leftovers() []int {
+	self := []byte(" " + strconv.Itoa(os.Getpid()) + " ")
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold anything, so read
+		// after its last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 || len(stat) < i+4 {
+			continue
+		}
+		rest := stat[i+1:] // " S PPID ..."
+		if rest[1] == 'Z' || rest[1] == 'X' {
+			continue
+		}
+		if bytes.HasPrefix(rest[2:], self) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
