@@ -236,20 +236,23 @@ func (c *copier) dir(j dirJob) {
 		}
 		skip := c.v.entry(rel, j.src, name, &st)
 		var cur unix.Stat_t
+		var links uint64
 		exists, trusted := false, true
 		if c.refresh {
 			var err error
 			if ws, ok := c.warm.stat(rel); known && ok {
 				matched++
 				cur = unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}
+				links = uint64(ws.nlink)
 			} else {
 				// Not in the state (new in src, or not walked by the
 				// last sync: .git): ask.
 				err = unix.Fstatat(dfd, name, &cur, unix.AT_SYMLINK_NOFOLLOW)
+				links = uint64(cur.Nlink)
 			}
 			if err == nil {
 				exists = true
-				if skip || !sameEntry(&st, &cur) {
+				if skip || !sameEntry(&st, &cur, links) {
 					if err := removeAt(dfd, j.dst, name); err != nil {
 						c.fail(err)
 						return
@@ -351,14 +354,16 @@ func (c *copier) dir(j dirJob) {
 // sameEntry reports whether, in a refresh, the entry have of dst can stay
 // as the copy of st: the same type, and for a regular file the same size,
 // modification time and mode. Links are compared by target later.
-func sameEntry(st, have *unix.Stat_t) bool {
+func sameEntry(st, have *unix.Stat_t, links uint64) bool {
 	if st.Mode&unix.S_IFMT != have.Mode&unix.S_IFMT {
 		return false
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return true
 	}
-	return have.Size == st.Size && have.Mtim == st.Mtim && have.Mode&0o7777 == st.Mode&0o7777
+	// A file with another link (the agent made it) is copied again: a
+	// write through the other name would change it.
+	return have.Size == st.Size && have.Mtim == st.Mtim && have.Mode&0o7777 == st.Mode&0o7777 && links <= 1
 }
 
 // removeAt removes name from the directory dfd (path), and all below it.
@@ -527,7 +532,7 @@ type statEntry struct {
 
 // toWarm keeps of st its mode, size and modification time.
 func toWarm(st *unix.Stat_t) warmStat {
-	return warmStat{mode: st.Mode, size: st.Size, mtime: st.Mtim}
+	return warmStat{mode: st.Mode, nlink: uint32(st.Nlink), size: st.Size, mtime: st.Mtim}
 }
 
 // statTree lstats every entry below root on workers goroutines, and hands
@@ -535,6 +540,12 @@ func toWarm(st *unix.Stat_t) warmStat {
 // which skip is true are neither entered nor handed over, and a .git file
 // or link is not handed over either.
 func statTree(ctx context.Context, root string, workers int, skip func(rel string) bool, visit func([]statEntry)) error {
+	return statTreeFrom(ctx, root, "", workers, skip, visit)
+}
+
+// statTreeFrom is statTree for the entries below the directory start
+// (relative to root, slashes); their paths are relative to root.
+func statTreeFrom(ctx context.Context, root, start string, workers int, skip func(rel string) bool, visit func([]statEntry)) error {
 	jobs := make(chan string, 1024)
 	var pending sync.WaitGroup
 	var mu sync.Mutex
@@ -605,7 +616,7 @@ func statTree(ctx context.Context, root string, workers int, skip func(rel strin
 		}
 	}
 	pending.Add(1)
-	jobs <- ""
+	jobs <- start
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Add(1)

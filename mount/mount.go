@@ -144,6 +144,12 @@ type Session struct {
 
 	after []statEntry // the sandbox as Sync saw it, with SyncOptions.Remember
 
+	// base is every entry the copy made, as it made it, and dirs its
+	// directories; journal records what changes after (journal.go).
+	base    []statEntry
+	dirs    []string
+	journal *journal
+
 	rules       *rules
 	manifest    map[string]entry // rel path (slash) -> real file at copy time
 	readonly    map[string]bool
@@ -356,9 +362,10 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, ConfigDir), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session directory: %w", err)
 	}
-	tree := s.Tree
+	tree, made := s.Tree, s
 	defer func() {
 		if err != nil {
+			made.journal.close()
 			removeAll(tree)
 			os.RemoveAll(filepath.Join(dir, ConfigDir))
 			os.Remove(dir) // when nothing else is in it
@@ -388,6 +395,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 			}
 			s.Reused, copyErr = false, nil
 			s.manifest, s.readonly, s.links, s.skipped = map[string]entry{}, map[string]bool{}, map[string]string{}, nil
+			s.base, s.dirs = nil, nil
 			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
 		}
 	}
@@ -400,6 +408,9 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		}
 		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
 	}
+	// From here on, what changes in the tree is in the journal: what
+	// Create still does, Materialize, and the harness.
+	s.journal = startJournal(s.Tree, append(s.dirs, ""))
 	if err := shareObjects(v.stores); err != nil {
 		return nil, err
 	}
@@ -470,6 +481,14 @@ func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
 		v.mu.Unlock()
 		return true
 	}
+	if t := st.Mode & unix.S_IFMT; t == unix.S_IFDIR || t == unix.S_IFLNK {
+		v.mu.Lock()
+		v.s.base = append(v.s.base, statEntry{rel: rel, st: toWarm(st)})
+		if isDir {
+			v.s.dirs = append(v.s.dirs, rel)
+		}
+		v.mu.Unlock()
+	}
 	return false
 }
 
@@ -498,6 +517,7 @@ func (v *createVisitor) files(batch []statEntry) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.s.base = append(v.s.base, batch...)
 	for i := range batch {
 		e := &batch[i]
 		v.s.manifest[e.rel] = entry{size: e.st.size, mtime: time.Unix(e.st.mtime.Sec, e.st.mtime.Nsec), mode: fileMode(e.st.mode)}
@@ -707,7 +727,11 @@ func (s *Session) Park(warm string) error {
 }
 
 // Remove deletes the session directory, read-only files included.
-func (s *Session) Remove() error { return removeAll(s.Dir) }
+func (s *Session) Remove() error {
+	s.journal.close()
+	s.journal = nil
+	return removeAll(s.Dir)
+}
 
 // removeAll deletes dir and everything below it, read-only directories
 // included.

@@ -1,20 +1,20 @@
 package mount
 
 import (
-	"bytes"
-	"runtime"
-	"sync"
-
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
-	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // SyncOptions change what Sync does.
@@ -48,10 +48,47 @@ type Report struct {
 	Unapplied []string   `json:"unappliedDeletions"`
 	Conflicts []Conflict `json:"conflicts"`
 	// NotSynced are files the agent changed that never cross: read-only,
-	// ignored or hidden files, and symlinks.
+	// ignored or hidden files, and what is not a regular file: symlinks,
+	// FIFOs, sockets and devices, made by the agent or put in the place
+	// of a regular file (the real file stays as it is).
 	NotSynced []string `json:"notSynced"`
+	// Failed are the paths sync-back could not read or write; the other
+	// files were synced, and Sync returns a *SyncError (but for a dry
+	// run). Left out of the JSON when empty, so that a report without
+	// failures reads as before.
+	Failed []Failure `json:"failed,omitempty"`
 	// Interrupted is set when Sync stopped early because ctx was done.
 	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Failure is a path sync-back could not sync, and why.
+type Failure struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// SyncError is the error of a Sync that could not sync some paths (its
+// Report's Failed): the agent's version of those is still in the sandbox
+// only, so the session must be kept.
+type SyncError struct {
+	Failed []Failure
+}
+
+func (e *SyncError) Error() string {
+	const shown = 3
+	var names []string
+	for i, f := range e.Failed {
+		if i == shown {
+			names = append(names, fmt.Sprintf("and %d more", len(e.Failed)-shown))
+			break
+		}
+		names = append(names, f.Path)
+	}
+	files := "files"
+	if len(e.Failed) == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("cannot sync back %d %s: %s", len(e.Failed), files, strings.Join(names, ", "))
 }
 
 // Changes counts the files written to the real tree.
@@ -59,67 +96,142 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 
 // Sync writes the agent's work back to the real tree. It stops after the
 // current file when ctx is done.
+//
+// Sync never writes outside the project root nor through a symbolic link:
+// it reads the sandbox and writes the real tree by directory descriptors,
+// following no link below either root (syncat.go). Where the real tree
+// changed type since the sandbox was made (a file that became a
+// directory, a link, a FIFO, a socket; a directory on the way that became
+// a link or a file), the path is a conflict: the real side stays as it
+// is and the agent's version is saved under conflicts/. Deletions follow
+// no link either, and remove only a regular file as the manifest has it.
+//
+// A path Sync cannot read or write (an unreadable sandbox directory or
+// file, a real directory it may not write) is recorded in the Report's
+// Failed, and Sync carries on with the others; it then returns the
+// report with a *SyncError, so that the caller keeps the session and
+// reports the sync unfinished. A sync run again retries those paths. A
+// dry run, which puts nothing at stake, returns its failures in the
+// report only.
+//
+// A file is written whole or not at all: into an unnamed file of its
+// directory (Linux), or a temporary file named after the session and the
+// file, removed by the next sync that reaches the file when a killed
+// process left it; then put in place by a rename, durably. Holes of a
+// sparse file stay holes; a set-user-ID or set-group-ID bit never
+// crosses; a real file that has other hard links is replaced, never
+// written or chmod'ed in place, so that the other names keep their
+// content and mode. A FIFO in the real tree is never opened for its
+// content (it would block): only regular files are compared.
+//
+// What the agent made that is not a regular file (a symlink, a FIFO, a
+// socket, a device), made anew or in the place of a regular file, is
+// reported in NotSynced and never crosses.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
-	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}}
+	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}, Failed: []Failure{}}
 	known := 0 // entries the manifest has, seen in the sandbox
-	var files, links []string
+	var files, links, special []string
 	var mu sync.Mutex
 	if o.Remember {
 		s.after = make([]statEntry, 0, len(s.manifest))
 	}
 	// A stat of every entry, on several workers: most files are as the
 	// copy left them and are settled here; the others are synced below,
-	// in order.
-	err := statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), func(rel string) bool { return isDotGit(rel) },
-		func(batch []statEntry) {
-			var changed, lnk []string
-			n := 0
-			for i := range batch {
-				e := &batch[i]
-				switch e.st.mode & unix.S_IFMT {
-				case unix.S_IFDIR:
-					continue
-				case unix.S_IFLNK:
-					lnk = append(lnk, e.rel)
-				}
-				me, ok := s.manifest[e.rel]
-				if ok {
-					n++
-				}
-				if e.st.mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.untouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
-					changed = append(changed, e.rel)
-				}
+	// in order. When the journal kept while the harness ran can be
+	// trusted, only the entries it names are stat'ed (journal_linux.go).
+	skip := func(rel string) bool { return isDotGit(rel) }
+	visit := func(batch []statEntry) {
+		var changed, lnk, spc []string
+		n := 0
+		for i := range batch {
+			e := &batch[i]
+			switch e.st.mode & unix.S_IFMT {
+			case unix.S_IFDIR:
+				continue
+			case unix.S_IFREG:
+			case unix.S_IFLNK:
+				lnk = append(lnk, e.rel)
+			default: // a FIFO, a socket, a device
+				spc = append(spc, e.rel)
 			}
-			mu.Lock()
-			known += n
-			if o.Remember {
-				s.after = append(s.after, batch...)
+			me, ok := s.manifest[e.rel]
+			if ok {
+				n++
 			}
-			files = append(files, changed...)
-			links = append(links, lnk...)
-			mu.Unlock()
-		})
+			if e.st.mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.untouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
+				changed = append(changed, e.rel)
+			}
+		}
+		mu.Lock()
+		known += n
+		if o.Remember {
+			s.after = append(s.after, batch...)
+		}
+		files = append(files, changed...)
+		links = append(links, lnk...)
+		special = append(special, spc...)
+		mu.Unlock()
+	}
+	var err error
+	dirty, maybeGone, narrowed := s.narrow(ctx, skip, visit)
+	if narrowed {
+		if o.Remember {
+			s.after = s.unchangedBase(s.after, dirty)
+		}
+	} else {
+		files, links, special, known = nil, nil, nil, 0
+		if o.Remember {
+			s.after = s.after[:0]
+		}
+		err = statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), skip, visit)
+	}
+	var unread []string // sandbox directories that could not be read
 	if err != nil {
 		if ctx.Err() != nil {
 			r.Interrupted = true
 			return r, nil
 		}
-		return r, fmt.Errorf("cannot read the sandbox: %w", err)
+		// The walk went on past what it could not read: those paths
+		// fail, the others sync.
+		r.Failed = unreadable(s.Tree)
+		if len(r.Failed) == 0 {
+			return r, fmt.Errorf("cannot read the sandbox: %w", err)
+		}
+		for _, f := range r.Failed {
+			unread = append(unread, f.Path)
+		}
 	}
-	sort.Strings(links)
+	box, real := newFdTree(s.Tree), newFdTree(s.Root)
+	defer box.close()
+	defer real.close()
+	fail := func(rel string, err error) { r.Failed = append(r.Failed, Failure{Path: rel, Error: err.Error()}) }
+	link := make(map[string]bool, len(links))
 	for _, rel := range links {
+		link[rel] = true
+	}
+	odd := append(links, special...)
+	sort.Strings(odd)
+	for _, rel := range odd {
 		if s.materialize[rel] {
 			continue
 		}
-		path := filepath.Join(s.Tree, filepath.FromSlash(rel))
-		if target, ok := s.links[rel]; ok {
-			if readlink(path) != target {
+		_, known := s.manifest[rel]
+		switch {
+		case known:
+			// A regular file the agent replaced by a link, a FIFO, a
+			// socket: the real file stays.
+			r.NotSynced = append(r.NotSynced, rel)
+		case !link[rel]:
+			if !s.skippedPath(rel) {
 				r.NotSynced = append(r.NotSynced, rel)
 			}
-			continue
-		}
-		if _, known := s.manifest[rel]; !known && !s.skippedPath(rel) {
-			if target, err := os.Readlink(filepath.Join(s.Root, filepath.FromSlash(rel))); err != nil || target != readlink(path) {
+		case s.links[rel] != "":
+			if t, _ := box.readlink(rel); t != s.links[rel] {
+				r.NotSynced = append(r.NotSynced, rel)
+			}
+		case !s.skippedPath(rel):
+			t, _ := box.readlink(rel)
+			if target, err := real.readlink(rel); err != nil || target != t {
 				r.NotSynced = append(r.NotSynced, rel)
 			}
 		}
@@ -130,19 +242,38 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			r.Interrupted = true
 			return r, nil
 		}
-		if err := s.syncFile(rel, r, o); err != nil {
-			return r, err
+		if err := s.syncFile(rel, r, o, box, real); err != nil {
+			fail(rel, err)
 		}
 	}
 	// Deletions: only when the sandbox has fewer of the manifest's files
-	// than the manifest, which are they.
+	// than the manifest, which are they (with the journal: which of those
+	// it names are).
 	var gone []string
-	if known < len(s.manifest) {
+	if !narrowed && known < len(s.manifest) {
+		maybeGone = make([]string, 0, len(s.manifest))
 		for rel := range s.manifest {
+			maybeGone = append(maybeGone, rel)
+		}
+	}
+	if len(maybeGone) > 0 {
+		for _, rel := range maybeGone {
+			if s.readonly[rel] || below(rel, unread) {
+				continue
+			}
 			var st unix.Stat_t
-			err := unix.Lstat(filepath.Join(s.Tree, filepath.FromSlash(rel)), &st)
-			if (err != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR) && !s.readonly[rel] {
+			if unix.Lstat(box.path(rel), &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				continue // there: through a link on the way at worst, which is reported
+			}
+			err := box.lstat(rel, &st)
+			switch {
+			case errors.Is(err, fs.ErrNotExist) || err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
 				gone = append(gone, rel)
+			case errors.Is(err, errLinkOnPath):
+				// Below a link the agent put in the place of a
+				// directory: the link is reported, the real file stays.
+			case err != nil:
+				fail(rel, err)
 			}
 		}
 	}
@@ -156,33 +287,74 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			r.Unapplied = append(r.Unapplied, rel)
 			continue
 		}
-		real := filepath.Join(s.Root, filepath.FromSlash(rel))
-		if _, err := os.Lstat(real); errors.Is(err, fs.ErrNotExist) {
-			// Gone on both sides: deleted by an earlier, interrupted
-			// sync, or by the user too.
-			r.Deleted = append(r.Deleted, rel)
-			continue
+		if err := s.deleteFile(rel, r, o, real); err != nil {
+			fail(rel, err)
 		}
-		if !s.unchanged(rel, real) {
-			r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: real})
-			continue
-		}
-		if o.Progress != nil {
-			o.Progress(rel)
-		}
-		if !o.DryRun {
-			if err := os.Remove(real); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return r, fmt.Errorf("cannot delete %s: %w", real, err)
-			}
-		}
-		r.Deleted = append(r.Deleted, rel)
+	}
+	sort.Slice(r.Failed, func(i, j int) bool { return r.Failed[i].Path < r.Failed[j].Path })
+	if len(r.Failed) > 0 && !o.DryRun {
+		return r, &SyncError{Failed: r.Failed}
 	}
 	return r, nil
 }
 
-func readlink(path string) string {
-	t, _ := os.Readlink(path)
-	return t
+// below reports whether rel is one of dirs or below one.
+func below(rel string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// unreadable returns the directories and entries of the sandbox tree that
+// cannot be read (.git directories aside, which sync-back does not
+// read), each with its error. The walk of the sandbox stops at the first
+// of them but reads the rest; this finds them all.
+func unreadable(tree string) []Failure {
+	var out []Failure
+	var walk func(fd int, rel string)
+	walk = func(fd int, rel string) {
+		dir := filepath.Join(tree, filepath.FromSlash(rel))
+		names, err := readNames(fd, dir)
+		if err != nil {
+			if rel != "" { // the root unreadable: nothing syncs
+				out = append(out, Failure{Path: rel, Error: err.Error()})
+			}
+			return
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			sub := path.Join(rel, name)
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if !errors.Is(err, unix.ENOENT) {
+					out = append(out, Failure{Path: sub, Error: (&fs.PathError{Op: "lstat", Path: filepath.Join(dir, name), Err: err}).Error()})
+				}
+				continue
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR || name == ".git" {
+				continue
+			}
+			cfd, err := openDirAt(fd, name)
+			if err != nil {
+				if !errors.Is(err, unix.ENOENT) {
+					out = append(out, Failure{Path: sub, Error: (&fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: err}).Error()})
+				}
+				continue
+			}
+			walk(cfd, sub)
+			unix.Close(cfd)
+		}
+	}
+	fd, err := unix.Open(tree, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	walk(fd, "")
+	return out
 }
 
 // untouched reports whether the sandbox's file rel, of stat st, is as the
@@ -206,71 +378,104 @@ func (s *Session) skippedPath(rel string) bool {
 	return false
 }
 
-// unchanged reports whether the real file is as it was when the sandbox
-// was made (or still absent, for a file that was not there).
-func (s *Session) unchanged(rel, real string) bool {
-	fi, err := os.Lstat(real)
+// unchanged reports whether the real entry rel, of stat st (nil when
+// there is none), is as it was when the sandbox was made: the regular file
+// of the manifest, or still nothing for a file that was not there.
+func (s *Session) unchanged(rel string, st *unix.Stat_t) bool {
 	e, known := s.manifest[rel]
-	if !known {
-		return errors.Is(err, fs.ErrNotExist)
+	if !known || st == nil {
+		return !known && st == nil
 	}
-	return err == nil && fi.Mode().IsRegular() && fi.Size() == e.size && fi.ModTime().Equal(e.mtime) && fi.Mode() == e.mode
+	return st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == e.size &&
+		time.Unix(st.Mtim.Unix()).Equal(e.mtime) && fileMode(uint32(st.Mode)) == e.mode
 }
 
-func (s *Session) syncFile(rel string, r *Report, o SyncOptions) error {
-	box := filepath.Join(s.Tree, filepath.FromSlash(rel))
-	real := filepath.Join(s.Root, filepath.FromSlash(rel))
-	bi, err := os.Stat(box)
-	if err != nil {
-		return err
-	}
+// syncFile syncs the sandbox's regular file rel back; an error is the
+// failure of that file alone.
+func (s *Session) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTree) error {
 	e, known := s.manifest[rel]
-	wantMode := e.mode
-	if s.readonly[rel] {
-		wantMode &^= 0o222 // as Create left it
-	}
-	if known && bi.Size() == e.size && bi.ModTime().Equal(e.mtime) && bi.Mode() == wantMode {
-		return nil // untouched by the agent
-	}
 	if s.readonly[rel] || s.rules.ignored(rel, false) || s.rules.hidden(rel) || s.rules.isReadonly(rel) {
 		if known || !s.skippedPath(rel) {
 			r.NotSynced = append(r.NotSynced, rel)
 		}
 		return nil
 	}
-	same, err := sameContent(box, real)
+	dir, name := splitRel(rel)
+	in, err := openBox(box, rel)
+	if typeChanged(err) || errors.Is(err, errNotRegular) {
+		// The sandbox changed since the walk: what is there now is
+		// not a regular file.
+		r.NotSynced = append(r.NotSynced, rel)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if same {
-		// Already there: the agent wrote the same bytes, or an earlier,
-		// interrupted sync wrote this file.
-		if ri, err := os.Stat(real); err == nil && ri.Mode() != bi.Mode() && s.unchanged(rel, real) {
-			if !o.DryRun {
-				if err := os.Chmod(real, bi.Mode().Perm()); err != nil {
-					return err
-				}
-			}
-			r.Updated = append(r.Updated, rel)
-		}
-		return nil
+	defer unix.Close(in)
+	var bst unix.Stat_t
+	if err := unix.Fstat(in, &bst); err != nil {
+		return &fs.PathError{Op: "stat", Path: box.path(rel), Err: err}
 	}
-	if !s.unchanged(rel, real) {
-		saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
-		if !o.DryRun {
-			if err := copyFile(box, saved, bi.Mode().Perm()); err != nil {
-				return fmt.Errorf("cannot save the agent's version of %s: %w", rel, err)
-			}
+	if known && bst.Size == e.size && time.Unix(bst.Mtim.Unix()).Equal(e.mtime) && fileMode(uint32(bst.Mode)) == e.mode {
+		return nil // untouched by the agent
+	}
+	perm := uint32(bst.Mode) & 0o777 // never a set-user-ID or set-group-ID bit
+	realPath := real.path(rel)
+
+	// The real side, by a descriptor of its directory: nothing (rst nil),
+	// a regular file, something else.
+	var rst *unix.Stat_t
+	dfd, err := real.openDir(dir, false)
+	defer func() {
+		if dfd >= 0 {
+			unix.Close(dfd)
 		}
-		r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: real, Saved: saved})
-		return nil
+	}()
+	parentChanged := typeChanged(err)
+	switch {
+	case err == nil:
+		if !o.DryRun {
+			unlinkTemp(dfd, s.tempName(name)) // left by a killed sync
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+			rst = &st
+		} else if !errors.Is(err, unix.ENOENT) {
+			return &fs.PathError{Op: "lstat", Path: realPath, Err: err}
+		}
+	case errors.Is(err, fs.ErrNotExist), parentChanged:
+	default:
+		return err
+	}
+
+	if rst != nil && rst.Mode&unix.S_IFMT == unix.S_IFREG && rst.Size == bst.Size {
+		same, err := s.sameAsReal(rel, r, o, dfd, name, rst, in, &bst)
+		if err != nil || same {
+			return err
+		}
+	}
+	if parentChanged || !s.unchanged(rel, rst) {
+		return s.conflict(rel, r, o, in, &bst)
 	}
 	if o.Progress != nil {
 		o.Progress(rel)
 	}
 	if !o.DryRun {
-		if err := copyFile(box, real, bi.Mode().Perm()); err != nil {
-			return fmt.Errorf("cannot write %s back: %w", real, err)
+		if dfd < 0 {
+			dfd, err = real.openDir(dir, true)
+			if typeChanged(err) {
+				return s.conflict(rel, r, o, in, &bst)
+			}
+			if err != nil {
+				return fmt.Errorf("cannot write %s back: %w", realPath, err)
+			}
+		}
+		err := writeFileAt(dfd, filepath.Dir(realPath), name, s.tempName(name), in, bst.Size, perm, rst != nil)
+		if errors.Is(err, errExists) {
+			return s.conflict(rel, r, o, in, &bst)
+		}
+		if err != nil {
+			return fmt.Errorf("cannot write %s back: %w", realPath, err)
 		}
 	}
 	if known {
@@ -281,81 +486,144 @@ func (s *Session) syncFile(rel string, r *Report, o SyncOptions) error {
 	return nil
 }
 
-// sameContent reports whether two files have the same bytes; a missing b is
-// not the same.
-func sameContent(a, b string) (bool, error) {
-	fa, err := os.Open(a)
+// errNotRegular is the error of a sandbox path that is not a regular
+// file.
+var errNotRegular = errors.New("not a regular file")
+
+// openBox opens the sandbox's regular file rel for reading, following no
+// link.
+func openBox(box *fdTree, rel string) (int, error) {
+	dir, name := splitRel(rel)
+	dfd, err := box.openDir(dir, false)
 	if err != nil {
-		return false, err
+		return -1, err
 	}
-	defer fa.Close()
-	fb, err := os.Open(b)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	defer unix.Close(dfd)
+	fd, err := openFileAt(dfd, name)
+	if errors.Is(err, unix.ELOOP) {
+		return -1, errNotRegular
 	}
 	if err != nil {
-		return false, err
+		return -1, &fs.PathError{Op: "open", Path: box.path(rel), Err: err}
 	}
-	defer fb.Close()
-	ia, _ := fa.Stat()
-	ib, _ := fb.Stat()
-	if !ib.Mode().IsRegular() || ia.Size() != ib.Size() {
-		return false, nil
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, errNotRegular
 	}
-	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
-	for {
-		na, errA := io.ReadFull(fa, bufA)
-		nb, errB := io.ReadFull(fb, bufB)
-		if na != nb || !bytes.Equal(bufA[:na], bufB[:nb]) {
-			return false, nil
-		}
-		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
-			return errB == io.EOF || errB == io.ErrUnexpectedEOF, nil
-		}
-		if errA != nil {
-			return false, errA
-		}
-		if errB != nil {
-			return false, errB
-		}
-	}
+	return fd, nil
 }
 
-// copyFile writes src to dst atomically and durably: a temporary file in
-// dst's directory, synced, renamed into place, and the directory synced.
-func copyFile(src, dst string, perm fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	in, err := os.Open(src)
+// sameAsReal reports whether the real regular file name of dfd, of stat
+// rst, has the content of the sandbox's file in, of stat bst. When it
+// has, the real file gets the sandbox file's permissions if it is as the
+// copy found it (the agent changed the mode only, or an earlier,
+// interrupted sync wrote the content).
+func (s *Session) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name string, rst *unix.Stat_t, in int, bst *unix.Stat_t) (bool, error) {
+	realPath := s.Root + string(filepath.Separator) + filepath.FromSlash(rel)
+	fd, err := openFileAt(dfd, name)
 	if err != nil {
+		return false, nil // changed meanwhile: not the same
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != rst.Ino || st.Dev != rst.Dev || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false, nil
+	}
+	same, err := sameData(in, fd, bst.Size)
+	if err != nil || !same {
+		if err != nil {
+			err = fmt.Errorf("cannot compare %s with the sandbox's: %w", realPath, err)
+		}
+		return false, err
+	}
+	perm := uint32(bst.Mode) & 0o777
+	if uint32(st.Mode)&0o7777 == perm || !s.unchanged(rel, &st) {
+		return true, nil
+	}
+	if !o.DryRun {
+		if st.Nlink > 1 {
+			// Another name shares the file: a copy with the new mode
+			// replaces this name, the other keeps its mode.
+			err = writeFileAt(dfd, filepath.Dir(realPath), name, s.tempName(name), in, bst.Size, perm, true)
+		} else {
+			err = unix.Fchmod(fd, perm)
+		}
+		if err != nil {
+			return true, fmt.Errorf("cannot change the mode of %s: %w", realPath, err)
+		}
+	}
+	r.Updated = append(r.Updated, rel)
+	return true, nil
+}
+
+// conflict saves the sandbox's file rel, open as in, of stat bst, under
+// the session's conflicts directory and reports the conflict.
+func (s *Session) conflict(rel string, r *Report, o SyncOptions, in int, bst *unix.Stat_t) error {
+	saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
+	if !o.DryRun {
+		if err := s.save(saved, in, bst.Size, uint32(bst.Mode)&0o777); err != nil {
+			return fmt.Errorf("cannot save the agent's version of %s: %w", rel, err)
+		}
+	}
+	r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: filepath.Join(s.Root, filepath.FromSlash(rel)), Saved: saved})
+	return nil
+}
+
+// save writes the size bytes of the file in to dst, in the session
+// directory.
+func (s *Session) save(dst string, in int, size int64, perm uint32) error {
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".workforce-sync-*")
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
+	defer unix.Close(dfd)
+	name := filepath.Base(dst)
+	return writeFileAt(dfd, dir, name, s.tempName(name), in, size, perm, true)
+}
+
+// deleteFile applies the agent's deletion of the file rel: the real file
+// is removed if it is as the copy found it, and a conflict otherwise.
+func (s *Session) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree) error {
+	realPath := real.path(rel)
+	dir, name := splitRel(rel)
+	dfd, err := real.openDir(dir, false)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Gone on both sides: deleted by an earlier, interrupted sync,
+		// or by the user too.
+		r.Deleted = append(r.Deleted, rel)
+		return nil
+	case typeChanged(err):
+		r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: realPath})
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot delete %s: %w", realPath, err)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
+	defer unix.Close(dfd)
+	var st unix.Stat_t
+	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+		r.Deleted = append(r.Deleted, rel)
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("cannot delete %s: %w", realPath, err)
 	}
-	// Durable before it is in place, and in place durably: the session's
-	// record says synced only after every file is on disk.
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if !s.unchanged(rel, &st) {
+		r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: realPath})
+		return nil
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if o.Progress != nil {
+		o.Progress(rel)
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return err
+	if !o.DryRun {
+		if err := unix.Unlinkat(dfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("cannot delete %s: %w", realPath, err)
+		}
 	}
-	return syncDir(filepath.Dir(dst))
+	r.Deleted = append(r.Deleted, rel)
+	return nil
 }

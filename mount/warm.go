@@ -20,11 +20,12 @@ import (
 // sandbox is stat'ed. It is consumed by the refresh that reads it.
 
 // warmStateMagic starts a warm state file; the digit is its format.
-const warmStateMagic = "workforce warm state 1\n"
+const warmStateMagic = "workforce warm state 2\n"
 
 // warmStat is an entry of the sandbox as sync-back saw it.
 type warmStat struct {
 	mode  uint32 // st_mode: type and permissions
+	nlink uint32 // links to a regular file: one, unless the agent made more
 	size  int64
 	mtime unix.Timespec
 }
@@ -74,6 +75,7 @@ func saveWarmState(tree string, after []statEntry) error {
 		buf = binary.AppendUvarint(buf[:0], uint64(len(e.rel)))
 		buf = append(buf, e.rel...)
 		buf = binary.AppendUvarint(buf, uint64(e.st.mode))
+		buf = binary.AppendUvarint(buf, uint64(e.st.nlink))
 		buf = binary.AppendVarint(buf, e.st.size)
 		buf = binary.AppendVarint(buf, e.st.mtime.Sec)
 		buf = binary.AppendVarint(buf, e.st.mtime.Nsec)
@@ -137,13 +139,14 @@ func readWarmState(data []byte) (*warmState, error) {
 		p := string(rest[:n])
 		rest = rest[n:]
 		mode, ok1 := uvarint()
+		nlink, ok5 := uvarint()
 		size, ok2 := varint()
 		sec, ok3 := varint()
 		nsec, ok4 := varint()
-		if !ok1 || !ok2 || !ok3 || !ok4 || !safeRel(p) || p == "." {
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !safeRel(p) || p == "." || mode > 1<<32-1 || nlink > 1<<32-1 {
 			return nil, errDamaged
 		}
-		ws := warmStat{mode: uint32(mode), size: size, mtime: unix.Timespec{Sec: sec, Nsec: nsec}}
+		ws := warmStat{mode: uint32(mode), nlink: uint32(nlink), size: size, mtime: unix.Timespec{Sec: sec, Nsec: nsec}}
 		w.byPath[p] = ws
 		dir, base := path.Split(p)
 		if dir != "" {

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package mount
+
+import "context"
+
+// journal is not kept where inotify is not available: sync-back walks.
+type journal struct{}
+
+func startJournal(string, []string) *journal { return nil }
+
+func (j *journal) finish() (map[string]struct{}, bool) { return nil, false }
+
+func (j *journal) close() {}
+
+func (s *Session) narrow(context.Context, func(string) bool, func([]statEntry)) (map[string]struct{}, []string, bool) {
+	return nil, nil, false
+}
+
+func (s *Session) unchangedBase(after []statEntry, _ map[string]struct{}) []statEntry { return after }
