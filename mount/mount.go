@@ -32,8 +32,15 @@
 // the real file is still as it was; otherwise it is a conflict, the real
 // file stays and the agent's version is saved under conflicts/. Files whose
 // content is unchanged are not written. Deletions are reported and applied
-// only on request. Symlinks the agent creates or changes are reported, not
-// synced.
+// only on request. Symlinks, FIFOs, sockets and devices the agent creates
+// or puts in a file's place are reported, not synced. Sync-back follows no
+// symbolic link below either root, and a type change on the real side is
+// a conflict; a path it cannot read or write is reported in Report.Failed
+// and the rest still syncs (Sync then returns a *SyncError); each file is
+// written whole (an unnamed temporary file, or one named per session and
+// file), with its holes, never with setuid or setgid, never through a hard
+// link. While the harness runs, a journal (journal_linux.go) records which
+// entries change, so that sync-back need not stat every file.
 package mount
 
 import (
