@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/otiai10/copy"
@@ -337,4 +338,158 @@ func nearestGitDir(tree, dir string) (gitdir, top string) {
 			return "", ""
 		}
 	}
+}
+
+// The agent's commits. The sandbox's HEAD when it was made is recorded
+// (Session.GitStart); commits the agent makes on top are brought into the
+// real repository as a branch by a fetch from the sandbox (git runs
+// upload-pack safely in a repository it does not trust), which writes the
+// objects and that one ref, nothing else: no FETCH_HEAD, no maintenance,
+// no tags, no submodules; the user's HEAD, index, working tree and other
+// refs are never touched.
+
+// isObjectName reports whether s is a full hexadecimal object name.
+func isObjectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// gitCmd runs git in dir with an environment that names no repository,
+// and returns its standard output.
+func gitCmd(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	env := []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// head returns the commit the sandbox's HEAD names; empty without a
+// repository of the sandbox's own, a commit, or git.
+func (s *Session) head() string {
+	if fi, err := os.Lstat(filepath.Join(s.Tree, ".git")); err != nil || !fi.IsDir() {
+		return ""
+	}
+	out, err := gitCmd(s.Tree, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	if h := strings.TrimSpace(string(out)); isObjectName(h) {
+		return h
+	}
+	return ""
+}
+
+// GitStart returns the commit the sandbox's HEAD named when it was made;
+// empty when the project has no repository or no commit.
+func (s *Session) GitStart() string { return s.gitStart }
+
+// Commits returns the sandbox's HEAD and the number of commits on it
+// since GitStart: what the agent committed. n is 0 when it committed
+// nothing (or HEAD moved elsewhere, to no new commit).
+func (s *Session) Commits() (head string, n int, err error) {
+	if s.gitStart == "" {
+		return "", 0, nil
+	}
+	head = s.head()
+	if head == "" || head == s.gitStart {
+		return head, 0, nil
+	}
+	out, err := gitCmd(s.Tree, "rev-list", "--count", head, "^"+s.gitStart)
+	if err != nil {
+		return head, 0, err
+	}
+	n, err = strconv.Atoi(strings.TrimSpace(string(out)))
+	return head, n, err
+}
+
+// ExportBranch brings the sandbox's HEAD into the real repository as the
+// branch name (refs/heads/name), with the objects it needs: nothing else
+// of the real repository changes. A branch of that name already there is
+// replaced only when it is this session's (it names one of the agent's
+// commits).
+func (s *Session) ExportBranch(name string) error {
+	if err := checkBranchName(name); err != nil {
+		return err
+	}
+	ref := "refs/heads/" + name
+	if old, err := gitCmd(s.Root, "rev-parse", "--verify", "--quiet", ref); err == nil {
+		head := s.head()
+		if strings.TrimSpace(string(old)) == head {
+			return nil
+		}
+		// This session's: one of the agent's commits, an earlier export.
+		o := strings.TrimSpace(string(old))
+		_, errHead := gitCmd(s.Tree, "merge-base", "--is-ancestor", o, head)
+		_, errStart := gitCmd(s.Tree, "merge-base", "--is-ancestor", o, s.gitStart)
+		if errHead != nil || errStart == nil {
+			return fmt.Errorf("the real repository already has a branch %s that is not this session's", name)
+		}
+	}
+	_, err := gitCmd(s.Root,
+		"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false",
+		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-maintenance",
+		s.Tree, "+HEAD:"+ref)
+	if err != nil {
+		return fmt.Errorf("cannot bring the agent's commits into %s: %w", s.Root, err)
+	}
+	return nil
+}
+
+// checkBranchName refuses a name git would not take as a branch.
+func checkBranchName(name string) error {
+	if _, err := gitCmd(os.TempDir(), "check-ref-format", "refs/heads/"+name); err != nil || strings.HasPrefix(name, "-") {
+		return fmt.Errorf("%q is not a branch name", name)
+	}
+	return nil
+}
+
+// CommittedOnly returns the files the agent changed by commits (GitStart
+// to HEAD) and left as committed: their content in the sandbox is HEAD's.
+// They are on the branch; sync-back need not bring them as loose changes.
+func (s *Session) CommittedOnly() (map[string]bool, error) {
+	head, n, err := s.Commits()
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	committed, err := gitCmd(s.Tree, "diff", "--name-only", "-z", "--no-renames", s.gitStart, head)
+	if err != nil {
+		return nil, err
+	}
+	// Files whose working copy differs from HEAD, and untracked ones.
+	loose, err := gitCmd(s.Tree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignored=no")
+	if err != nil {
+		return nil, err
+	}
+	dirty := map[string]bool{}
+	for _, rec := range strings.Split(string(loose), "\x00") {
+		if len(rec) > 3 {
+			dirty[rec[3:]] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, rel := range strings.Split(string(committed), "\x00") {
+		if rel != "" && !dirty[rel] {
+			out[rel] = true
+		}
+	}
+	return out, nil
 }

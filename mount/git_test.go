@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -271,5 +272,133 @@ func TestGitInner(t *testing.T) {
 		if inner != tc.inner || in != tc.in || isDotGit(tc.rel) != tc.dotgit {
 			t.Errorf("gitInner(%q) = %q, %v; isDotGit %v; want %q, %v, %v", tc.rel, inner, in, isDotGit(tc.rel), tc.inner, tc.in, tc.dotgit)
 		}
+	}
+}
+
+// TestExportBranch: the agent's commits come into the real repository as
+// one branch, with their messages, authors and dates, and nothing else of
+// the real repository changes, also when the user committed meanwhile;
+// what the agent left as committed is told apart from its loose work.
+func TestExportBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := repoWithHistory(t, 1)
+	must(t, os.WriteFile(filepath.Join(root, "c.txt"), []byte("c\n"), 0o644))
+	gitIn(t, root, "add", "-A")
+	gitIn(t, root, "commit", "-q", "-m", "c")
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.TrimSpace(gitIn(t, root, "rev-parse", "HEAD"))
+	if s.GitStart() != start {
+		t.Fatalf("GitStart = %q, want %q", s.GitStart(), start)
+	}
+	if _, n, err := s.Commits(); n != 0 || err != nil {
+		t.Fatalf("Commits before the agent = %d, %v", n, err)
+	}
+	// The agent: two commits, then a loose edit of a committed file and
+	// a new untracked one.
+	agent := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=Agent", "-c", "user.email=agent@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = s.Tree
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+s.Tree, "GIT_AUTHOR_DATE=2021-02-03T04:05:06Z", "GIT_COMMITTER_DATE=2021-02-03T04:05:06Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(s.Tree, "main.go"), []byte("package main // 1\n"), 0o644))
+	agent("commit", "-q", "-am", "first by the agent")
+	must(t, os.WriteFile(filepath.Join(s.Tree, "new.go"), []byte("package main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(s.Tree, "c.txt"), []byte("c by the agent\n"), 0o644))
+	agent("add", "new.go", "c.txt")
+	agent("commit", "-q", "-m", "second by the agent")
+	must(t, os.WriteFile(filepath.Join(s.Tree, "c.txt"), []byte("c by the agent, loose\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(s.Tree, "untracked.txt"), []byte("u\n"), 0o644))
+
+	// The user commits meanwhile.
+	must(t, os.WriteFile(filepath.Join(root, "user.txt"), []byte("user\n"), 0o644))
+	gitIn(t, root, "add", "user.txt")
+	gitIn(t, root, "commit", "-q", "-m", "by the user")
+	before := gitState(t, filepath.Join(root, ".git"))
+
+	head, n, err := s.Commits()
+	if err != nil || n != 2 {
+		t.Fatalf("Commits = %s, %d, %v; want 2", head, n, err)
+	}
+	if err := s.ExportBranch("workforce/s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitIn(t, root, "log", "--format=%s|%an|%ad", "--date=iso-strict", "workforce/s1", "^"+start); got != "second by the agent|Agent|2021-02-03T04:05:06+00:00\nfirst by the agent|Agent|2021-02-03T04:05:06+00:00\n" {
+		t.Errorf("the branch's commits:\n%s", got)
+	}
+	after := gitState(t, filepath.Join(root, ".git"))
+	for path, sum := range before {
+		if after[path] != sum && !strings.Contains(path, "/objects/") {
+			t.Errorf("exporting changed the real %s", path)
+		}
+	}
+	for path := range after {
+		if _, ok := before[path]; !ok && !strings.Contains(path, "/objects/") && !strings.HasSuffix(path, "refs/heads/workforce/s1") {
+			t.Errorf("exporting created the real %s", path)
+		}
+	}
+	if err := s.ExportBranch("workforce/s1"); err != nil {
+		t.Errorf("exporting again: %v", err)
+	}
+	gitIn(t, root, "branch", "-q", "workforce/other", start)
+	if err := s.ExportBranch("workforce/other"); err == nil {
+		t.Error("a branch that is not the session's was replaced")
+	}
+	if err := s.ExportBranch("-x"); err == nil {
+		t.Error("a branch named -x was made")
+	}
+
+	got, err := s.CommittedOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]bool{"main.go": true, "new.go": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CommittedOnly = %v, want %v", got, want)
+	}
+}
+
+// TestSyncLeavesCommittedToTheBranch: with OnBranch, what the agent
+// committed and left as committed stays out of the working tree (it is on
+// the branch), and its loose work syncs back as ever.
+func TestSyncLeavesCommittedToTheBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := repoWithHistory(t, 1)
+	must(t, os.WriteFile(filepath.Join(root, "gone.txt"), []byte("g\n"), 0o644))
+	gitIn(t, root, "add", "-A")
+	gitIn(t, root, "commit", "-q", "-m", "gone")
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(s.Tree, "main.go"), []byte("package main // agent\n"), 0o644))
+	must(t, os.Remove(filepath.Join(s.Tree, "gone.txt")))
+	gitIn(t, s.Tree, "commit", "-q", "-am", "agent")
+	must(t, os.WriteFile(filepath.Join(s.Tree, "loose.txt"), []byte("loose\n"), 0o644))
+	on, err := s.CommittedOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Sync(context.Background(), SyncOptions{Deletes: true, OnBranch: on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep.OnBranch, []string{"gone.txt", "main.go"}) || !reflect.DeepEqual(rep.Created, []string{"loose.txt"}) || len(rep.Updated)+len(rep.Deleted) != 0 {
+		t.Errorf("report: %+v", rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "main.go")); string(got) != "package main\n" {
+		t.Errorf("main.go was synced as a loose change: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "gone.txt")); err != nil {
+		t.Error("gone.txt was deleted from the working tree")
 	}
 }

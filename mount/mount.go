@@ -157,6 +157,8 @@ type Session struct {
 	dirs    []string
 	journal *journal
 
+	gitStart string // the sandbox's HEAD commit when it was made (git.go)
+
 	rules       *rules
 	manifest    map[string]entry // rel path (slash) -> real file at copy time
 	readonly    map[string]bool
@@ -442,6 +444,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}
+	s.gitStart = s.head()
 	return s, nil
 }
 

@@ -42,7 +42,11 @@ type manifestHeader struct {
 	Materialized []string          `json:"materialized"`
 	Links        map[string]string `json:"links"`
 	Skipped      []string          `json:"skipped"`
-	Files        int               `json:"files"`
+	// GitStart is the commit the sandbox's HEAD named when it was made
+	// (empty without a repository or a commit): where the agent's
+	// commits start.
+	GitStart string `json:"gitStart,omitempty"`
+	Files    int    `json:"files"`
 }
 
 // manifestFile is one real file at copy time. A path that is not valid
@@ -72,7 +76,7 @@ func (s *Session) Save() error {
 	h := manifestHeader{
 		Format: manifestFormat, Root: s.Root, Workdir: filepath.ToSlash(wd),
 		Ignore: s.rules.ignLines, Readonly: s.rules.roLines, Hide: s.rules.hide, HidePaths: s.rules.hidePaths,
-		Links: s.links, Skipped: s.skipped, Files: len(s.manifest),
+		Links: s.links, Skipped: s.skipped, GitStart: s.gitStart, Files: len(s.manifest),
 	}
 	for rel := range s.materialize {
 		h.Materialized = append(h.Materialized, rel)
@@ -158,12 +162,15 @@ func readManifest(dir string, r *bufio.Reader) (*Session, error) {
 		return nil, fmt.Errorf("the working directory %q is not inside the sandbox", h.Workdir)
 	case h.Files < 0:
 		return nil, fmt.Errorf("a negative file count")
+	case h.GitStart != "" && !isObjectName(h.GitStart):
+		return nil, fmt.Errorf("the start commit %q is not an object name", h.GitStart)
 	}
 	s := &Session{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: h.Root,
 		rules:    rulesFrom(h.Ignore, h.Readonly, h.Hide, h.HidePaths),
 		manifest: make(map[string]entry, min(h.Files, 1<<20)), readonly: map[string]bool{},
 		materialize: map[string]bool{}, links: map[string]string{}, skipped: h.Skipped,
+		gitStart: h.GitStart,
 	}
 	s.Workdir = filepath.Join(s.Tree, filepath.FromSlash(h.Workdir))
 	for _, rel := range h.Materialized {

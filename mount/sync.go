@@ -27,6 +27,10 @@ type SyncOptions struct {
 	DryRun bool
 	// Remember keeps what the sync saw of the sandbox, for Park.
 	Remember bool
+	// OnBranch are files the agent committed and left as committed
+	// (Session.CommittedOnly): they reach the real repository on the
+	// agent's branch, and sync-back leaves them out of the working tree.
+	OnBranch map[string]bool
 }
 
 // Conflict is a file changed both by the agent and in the real tree since
@@ -57,6 +61,10 @@ type Report struct {
 	// run). Left out of the JSON when empty, so that a report without
 	// failures reads as before.
 	Failed []Failure `json:"failed,omitempty"`
+	// OnBranch are the agent's committed changes (files written or
+	// deleted), left to its branch instead of the working tree
+	// (SyncOptions.OnBranch).
+	OnBranch []string `json:"onBranch,omitempty"`
 	// Interrupted is set when Sync stopped early because ctx was done.
 	Interrupted bool `json:"interrupted,omitempty"`
 }
@@ -242,6 +250,10 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			r.Interrupted = true
 			return r, nil
 		}
+		if o.OnBranch[rel] {
+			r.OnBranch = append(r.OnBranch, rel)
+			continue
+		}
 		if err := s.syncFile(rel, r, o, box, real); err != nil {
 			fail(rel, err)
 		}
@@ -283,6 +295,10 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			r.Interrupted = true
 			return r, nil
 		}
+		if o.OnBranch[rel] {
+			r.OnBranch = append(r.OnBranch, rel)
+			continue
+		}
 		if !o.Deletes {
 			r.Unapplied = append(r.Unapplied, rel)
 			continue
@@ -292,6 +308,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		}
 	}
 	sort.Slice(r.Failed, func(i, j int) bool { return r.Failed[i].Path < r.Failed[j].Path })
+	sort.Strings(r.OnBranch)
 	if len(r.Failed) > 0 && !o.DryRun {
 		return r, &SyncError{Failed: r.Failed}
 	}
