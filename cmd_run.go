@@ -206,6 +206,9 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
+		if res != nil && res.Report != nil {
+			printReport(c.App.Writer, stderr, res.Report) // what was synced, and what failed
+		}
 		if res != nil && res.Kept {
 			warnf(stderr, "the session is kept at %s; workforce sessions sync %s finishes it", res.Session.Dir, res.Session.Record.ID)
 		}
@@ -251,6 +254,9 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 			continue
 		}
 		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", cf.Path, cf.Real, cf.Saved)
+	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(w, "failed: %s: %s\n", f.Path, f.Error)
 	}
 	if r.Interrupted {
 		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")

@@ -74,8 +74,10 @@ back, a file changed in the real tree too is a conflict (yours stays, the
 agent's is saved under the session's conflicts/), deletions apply only with
 --sync-deletes. A sync killed half-way and run again finishes the job.
 Syncs of one session wait for each other; a session whose run is still
-going is refused. The session is removed once synced without conflicts,
-unless --keep.
+going is refused, and so is one whose harness outlived its workforce
+process and still runs (it may still write): wait for it to exit or stop
+it, or sync what it has written so far with --force. The session is
+removed once synced without conflicts, unless --keep.
 
 Exit status: 0, or 3 when there were conflicts.
 
@@ -85,6 +87,7 @@ Example:
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the sync"},
+					&cli.BoolFlag{Name: "force", Usage: "sync even while the session's harness, left by a workforce process that died, still runs"},
 				},
 				Action: sessionsSyncAction,
 			},
@@ -96,7 +99,9 @@ Example:
 agent's work that was not synced back; --warm removes the warm sandboxes
 that run --reuse keeps. It asks first on a terminal; --yes
 answers for you, and is needed when there is no terminal. A running session
-is refused.
+is refused, and so is one whose harness outlived its workforce process and
+still runs, unless --force. A session whose record cannot be read is
+removed all the same, with a warning.
 
 Example:
 
@@ -105,6 +110,7 @@ Example:
 					&cli.BoolFlag{Name: "stale", Usage: "remove every stale session"},
 					&cli.BoolFlag{Name: "warm", Usage: "remove the warm sandboxes kept by run --reuse"},
 					&cli.BoolFlag{Name: "yes", Usage: "do not ask"},
+					&cli.BoolFlag{Name: "force", Usage: "remove even while a session's harness, left by a workforce process that died, still runs"},
 				},
 				Action: sessionsRmAction,
 			},
@@ -254,6 +260,9 @@ func sessionsShowAction(c *cli.Context) error {
 	if r.ExitCode != nil {
 		fmt.Fprintf(w, "harness exit status: %d\n", *r.ExitCode)
 	}
+	if err := s.HarnessRunning(); err != nil {
+		warnf(c.App.ErrWriter, "%v", err)
+	}
 	printReport(w, io.Discard, rep)
 	return nil
 }
@@ -280,15 +289,23 @@ func sessionsSyncAction(c *cli.Context) error {
 			cancel()
 		}
 	}()
-	o := mount.SyncOptions{Deletes: c.Bool("sync-deletes")}
+	o := session.SyncOptions{SyncOptions: mount.SyncOptions{Deletes: c.Bool("sync-deletes")}, Keep: c.Bool("keep"), Force: c.Bool("force")}
 	if isTerminal(stderr) {
 		o.Progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", rel) }
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
-	o.Progress = crashAfter(o.Progress)
-	rep, kept, err := s.Sync(ctx, o, c.Bool("keep"))
+	rep, kept, err := s.Sync(ctx, o)
+	if errors.Is(err, session.ErrGone) {
+		// Another sync finished it while this one waited (or it was
+		// removed): nothing is left to do.
+		warnf(stderr, "%v", err)
+		return nil
+	}
 	if err != nil {
-		return err
+		if rep != nil {
+			printReport(c.App.Writer, stderr, rep) // what was synced, and what failed
+		}
+		return withHarnessHint(err, "workforce sessions sync "+s.ID(), "--force syncs what the sandbox holds now")
 	}
 	printReport(c.App.Writer, stderr, rep)
 	if kept {
@@ -304,27 +321,18 @@ func sessionsSyncAction(c *cli.Context) error {
 	return nil
 }
 
-// crashAfterEnv names a fault injection for the tests: the sync process
-// kills itself (SIGKILL) before writing the file after the first N, to
-// show that a sync killed half-way and run again finishes the job.
-const crashAfterEnv = "WORKFORCE_TEST_CRASH_AFTER"
-
-func crashAfter(progress func(string)) func(string) {
-	var n int
-	if _, err := fmt.Sscan(os.Getenv(crashAfterEnv), &n); err != nil || n <= 0 {
-		return progress
+// withHarnessHint adds to a *session.HarnessRunningError the hints of
+// what to do: wait or stop the harness, then run again, or force.
+func withHarnessHint(err error, again, force string) error {
+	var he *session.HarnessRunningError
+	if !errors.As(err, &he) {
+		return err
 	}
-	written := 0
-	return func(rel string) {
-		if written == n {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {}
-		}
-		written++
-		if progress != nil {
-			progress(rel)
-		}
+	stop := fmt.Sprintf("kill %d", he.PID)
+	if he.Member != 0 {
+		stop = fmt.Sprintf("kill -- -%d", he.PID) // its process group
 	}
+	return withCode(exitFailure, err, fmt.Sprintf("wait for it to exit, or stop it (%s); then run %s again; %s", stop, again, force))
 }
 
 func sessionsRmAction(c *cli.Context) error {
@@ -362,9 +370,12 @@ func sessionsRmAction(c *cli.Context) error {
 		}
 	} else {
 		for _, id := range ids {
-			s, err := session.Open(home, id)
+			s, err := session.Find(home, id)
 			if err != nil {
 				return err
+			}
+			if err := s.ReadRecord(); err != nil {
+				warnf(c.App.ErrWriter, "cannot read the record of session %s (%v); it is removed all the same, without checking for a harness still running in it", s.ID(), err)
 			}
 			targets = append(targets, s)
 		}
@@ -379,7 +390,7 @@ func sessionsRmAction(c *cli.Context) error {
 		}
 		var names []string
 		for _, s := range targets {
-			names = append(names, s.Record.ID)
+			names = append(names, s.ID())
 		}
 		fmt.Fprintf(c.App.ErrWriter, "workforce: remove %s and the work in them? [y/N] ", strings.Join(names, ", "))
 		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
@@ -389,12 +400,12 @@ func sessionsRmAction(c *cli.Context) error {
 	}
 	var failed error
 	for _, s := range targets {
-		if err := s.RemoveIdle(); err != nil {
-			errorf(c.App.ErrWriter, "%v", err)
+		if err := s.RemoveIdle(c.Bool("force")); err != nil {
+			report(c.App.ErrWriter, withHarnessHint(err, "workforce sessions rm", "--force removes the session anyway"))
 			failed = silentExit(exitFailure)
 			continue
 		}
-		fmt.Fprintf(c.App.Writer, "removed: %s\n", s.Record.ID)
+		fmt.Fprintf(c.App.Writer, "removed: %s\n", s.ID())
 	}
 	return failed
 }

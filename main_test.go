@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +37,11 @@ func TestScript(t *testing.T) {
 			"waitfile":    waitFile,
 			"signal":      signalCmd,
 			"standin":     standinCmd(standin),
+			"waitphase":   waitPhase,
+			"waitharness": waitHarness,
+			"waitgone":    waitGone,
+			"killwriter":  killWriter,
+			"sametree":    sameTree,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -222,4 +231,224 @@ func signalCmd(ts *testscript.TestScript, neg bool, args []string) {
 	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[1])))
 	ts.Check(err)
 	ts.Check(syscall.Kill(pid, sig))
+}
+
+// sessionRecord is what the script commands read of a session's record.
+type sessionRecord struct {
+	Phase      string
+	HarnessPID int `json:"harnessPid"`
+}
+
+// awaitRecord waits, at most 30 s, until the record of a session of
+// $AGENT_WORKFORCE_HOME satisfies ok.
+func awaitRecord(ts *testscript.TestScript, what string, ok func(sessionRecord) bool) {
+	pattern := filepath.Join(ts.Getenv("AGENT_WORKFORCE_HOME"), "sessions", "*", "session.json")
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		records, _ := filepath.Glob(pattern)
+		for _, path := range records {
+			var r sessionRecord
+			if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &r) == nil && ok(r) {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ts.Fatalf("no session record %s within 30 s", what)
+}
+
+// waitPhase implements the script command
+//
+//	waitphase PHASE
+//
+// which waits, at most 30 s, until the record of a session of
+// $AGENT_WORKFORCE_HOME says PHASE.
+func waitPhase(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitphase PHASE")
+	}
+	awaitRecord(ts, "said "+args[0], func(r sessionRecord) bool { return r.Phase == args[0] })
+}
+
+// waitHarness implements the script command
+//
+//	waitharness PIDFILE
+//
+// which waits, at most 30 s, until the record of a session of
+// $AGENT_WORKFORCE_HOME names as its harness the process whose id PIDFILE
+// holds.
+func waitHarness(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitharness PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	ts.Check(err)
+	awaitRecord(ts, fmt.Sprintf("named process %d its harness", pid), func(r sessionRecord) bool { return r.HarnessPID == pid })
+}
+
+// procState returns the state letter of process pid in /proc/PID/stat, 0
+// when there is no such process.
+func procState(pid int) byte {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return 0
+	}
+	return data[i+2]
+}
+
+// waitGone implements the script command
+//
+//	waitgone PIDFILE
+//
+// which waits, at most 30 s, until the process whose id PIDFILE holds has
+// exited (a zombie, exited but not reaped, counts as exited): the way to
+// wait for a process the script did not start, an orphan.
+func waitGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitgone PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	ts.Check(err)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := procState(pid); st == 0 || st == 'Z' || st == 'X' {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.Fatalf("process %d still runs after 30 s", pid)
+}
+
+// killWriter implements the script command
+//
+//	killwriter MINBYTES
+//
+// which waits, at most 30 s, until a process working in the script's
+// directory tree holds open for writing a regular file of at least
+// MINBYTES bytes, and kills it (SIGKILL) there: in the middle of writing
+// that file, wherever the file is and whatever its name.
+func killWriter(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: killwriter MINBYTES")
+	}
+	minSize, err := strconv.ParseInt(args[0], 10, 64)
+	ts.Check(err)
+	work, err := filepath.EvalSymlinks(ts.Getenv("WORK"))
+	ts.Check(err)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, p := range procs {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			if cwd, err := os.Readlink(p + "/cwd"); err != nil || pid == os.Getpid() || (cwd != work && !strings.HasPrefix(cwd, work+"/")) {
+				continue
+			}
+			fds, _ := os.ReadDir(p + "/fd")
+			for _, fd := range fds {
+				fi, err := os.Stat(p + "/fd/" + fd.Name())
+				if err != nil || !fi.Mode().IsRegular() || fi.Size() < minSize || !openForWriting(p+"/fdinfo/"+fd.Name()) {
+					continue
+				}
+				target, _ := os.Readlink(p + "/fd/" + fd.Name())
+				ts.Check(syscall.Kill(pid, syscall.SIGKILL))
+				ts.Logf("killed process %d writing %s (%d bytes so far)", pid, target, fi.Size())
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ts.Fatalf("no process wrote a file of %d bytes within 30 s", minSize)
+}
+
+// openForWriting reports whether the /proc/PID/fdinfo/FD file says the
+// file is open for writing.
+func openForWriting(fdinfo string) bool {
+	data, err := os.ReadFile(fdinfo)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&syscall.O_ACCMODE != syscall.O_RDONLY
+		}
+	}
+	return false
+}
+
+// sameTree implements the script command
+//
+//	sametree DIR1 DIR2
+//
+// which checks that the two trees, their .git directories aside, hold the
+// same entries: the same paths, types and permissions, files with the same
+// bytes, symlinks with the same targets, and nothing more on either side.
+func sameTree(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: sametree DIR1 DIR2")
+	}
+	read := func(dir string) map[string]string {
+		out := map[string]string{}
+		root := ts.MkAbs(dir)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			rel, _ := filepath.Rel(root, path)
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			desc := fi.Mode().String()
+			switch {
+			case fi.Mode().IsRegular():
+				desc += fmt.Sprintf(" %d bytes", fi.Size())
+			case fi.Mode()&fs.ModeSymlink != 0:
+				target, _ := os.Readlink(path)
+				desc += " -> " + target
+			}
+			out[rel] = desc
+			return nil
+		})
+		ts.Check(err)
+		return out
+	}
+	a, b := read(args[0]), read(args[1])
+	var diffs []string
+	for rel, da := range a {
+		db, ok := b[rel]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("only in %s: %s", args[0], rel))
+		case da != db:
+			diffs = append(diffs, fmt.Sprintf("%s differs: %s vs %s", rel, da, db))
+		case strings.HasPrefix(da, "-"): // a regular file: byte for byte
+			ba, err := os.ReadFile(filepath.Join(ts.MkAbs(args[0]), rel))
+			ts.Check(err)
+			bb, err := os.ReadFile(filepath.Join(ts.MkAbs(args[1]), rel))
+			ts.Check(err)
+			if !bytes.Equal(ba, bb) {
+				diffs = append(diffs, fmt.Sprintf("%s differs in content", rel))
+			}
+		}
+	}
+	for rel := range b {
+		if _, ok := a[rel]; !ok {
+			diffs = append(diffs, fmt.Sprintf("only in %s: %s", args[1], rel))
+		}
+	}
+	sort.Strings(diffs)
+	if (len(diffs) == 0) == neg {
+		if neg {
+			ts.Fatalf("%s and %s are the same tree", args[0], args[1])
+		}
+		ts.Fatalf("%s and %s differ:\n%s", args[0], args[1], strings.Join(diffs, "\n"))
+	}
 }

@@ -17,8 +17,10 @@ import (
 const RecordFile = "session.json"
 
 // recordFormat is the version of the record's format; a record of a higher
-// format was written by a newer workforce and is refused.
-const recordFormat = 1
+// format was written by a newer workforce and is refused. Format 2 adds
+// harnessStart; a format 1 record reads as one whose harness is known by
+// its process id alone.
+const recordFormat = 2
 
 // Phase is where a session is in its life.
 type Phase string
@@ -55,9 +57,12 @@ type Record struct {
 	// and when the session started.
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
-	// HarnessPID is the harness's process, once started.
-	HarnessPID int   `json:"harnessPid,omitempty"`
-	Phase      Phase `json:"phase"`
+	// HarnessPID is the harness's process, once started; HarnessStart
+	// tells it from a later process given the same id, where the system
+	// says when a process started.
+	HarnessPID   int        `json:"harnessPid,omitempty"`
+	HarnessStart *ProcStart `json:"harnessStart,omitempty"`
+	Phase        Phase      `json:"phase"`
 	// ExitCode is the harness's exit status, once it exited.
 	ExitCode *int `json:"exitCode,omitempty"`
 	// Error says why a Failed session failed.
@@ -65,6 +70,13 @@ type Record struct {
 	// Report is what the last sync-back did.
 	Report  *mount.Report `json:"report,omitempty"`
 	Updated time.Time     `json:"updated"`
+}
+
+// ProcStart tells a process from a later one given the same id: when it
+// started, in clock ticks after boot, and which boot.
+type ProcStart struct {
+	Boot  string `json:"boot"`
+	Ticks uint64 `json:"ticks"`
 }
 
 // RecordError reports a record that cannot be read.

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,12 +18,14 @@ func TestRecordErrors(t *testing.T) {
 		{"good", good, ""},
 		{"empty", "", "not a session record (truncated or corrupt?)"},
 		{"truncated", good[:40], "not a session record (truncated or corrupt?)"},
-		{"a newer format", strings.Replace(good, `"format": 1`, `"format": 3`, 1), "written by a newer workforce (format 3; this one reads format 1)"},
+		{"a newer format", strings.Replace(good, `"format": 1`, `"format": 3`, 1), "written by a newer workforce (format 3; this one reads format 2)"},
 		{"no format", strings.Replace(good, `"format": 1,`, ``, 1), "no format"},
 		{"an unknown field", strings.Replace(good, `"tier"`, `"flavour": 1, "tier"`, 1), "unknown field"},
 		{"an unknown phase", strings.Replace(good, `"running"`, `"dancing"`, 1), `unknown phase "dancing"`},
 		{"a relative root", strings.Replace(good, `"root": "/r"`, `"root": "r"`, 1), "not absolute"},
 		{"an id with a slash", strings.Replace(good, `"s-1"`, `"../s-1"`, 1), "not a directory name"},
+		{"format 2", strings.Replace(good, `"format": 1,`, `"format": 2, "harnessPid": 9, "harnessStart": {"boot": "b", "ticks": 5},`, 1), ""},
+		{"a harness start that is not one", strings.Replace(good, `"format": 1,`, `"format": 2, "harnessStart": 5,`, 1), "not a session record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,10 +43,31 @@ func TestRecordErrors(t *testing.T) {
 	}
 }
 
-// FuzzRecord: the record reader never panics, and what it accepts has an
-// id that is a directory name, absolute paths and a known phase.
+// TestRecordRoundTrip: what writeRecord writes, readRecord reads back,
+// the harness's start included; a format 1 record, which has none, reads
+// as one whose harness is known by its id alone.
+func TestRecordRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s-1")
+	must(t, os.Mkdir(dir, 0o700))
+	in := Record{ID: "s-1", Root: "/r", Cwd: "/r", PID: 7, HarnessPID: 9, HarnessStart: &ProcStart{Boot: "b", Ticks: 5}, Phase: Running}
+	must(t, writeRecord(dir, &in))
+	r, err := readRecord(dir)
+	if err != nil || r.Format != recordFormat || r.HarnessStart == nil || *r.HarnessStart != *in.HarnessStart || r.HarnessPID != 9 {
+		t.Fatalf("readRecord() = %+v, %v; want format %d and the harness's start %+v", r, err, recordFormat, *in.HarnessStart)
+	}
+	old := `{"format": 1, "id": "s-1", "root": "/r", "cwd": "/r", "pid": 7, "harnessPid": 9, "phase": "running"}`
+	must(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte(old), 0o600))
+	if r, err := readRecord(dir); err != nil || r.HarnessPID != 9 || r.HarnessStart != nil {
+		t.Errorf("readRecord(format 1) = %+v, %v; want harness 9, start unknown", r, err)
+	}
+}
+
+// FuzzRecord: the record reader never panics, what it accepts has an id
+// that is a directory name, absolute paths and a known phase, and reads
+// back the same once written.
 func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":1,"id":"s","root":"/r","cwd":"/r","phase":"synced"}`))
+	f.Add([]byte(`{"format":2,"id":"s","root":"/r","cwd":"/r","phase":"running","harnessPid":3,"harnessStart":{"boot":"b","ticks":9}}`))
 	f.Add([]byte(`{"format":2}`))
 	f.Add([]byte(`{"format":1,"id":"..","root":"/r","cwd":"/r","phase":"running"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -57,6 +82,17 @@ func FuzzRecord(f *testing.F) {
 		case Creating, Running, Syncing, Synced, Failed:
 		default:
 			t.Fatalf("accepted phase %q", r.Phase)
+		}
+		once, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := parseRecord(once)
+		if err != nil {
+			t.Fatalf("parseRecord(%s) = %v; it accepted it before it was written", once, err)
+		}
+		if twice, _ := json.Marshal(again); !bytes.Equal(once, twice) {
+			t.Fatalf("written %s, read back as %s", once, twice)
 		}
 	})
 }

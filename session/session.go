@@ -23,7 +23,9 @@
 // left by a process that died: it is stale, and Sync finishes it exactly
 // as the uninterrupted run would have (each file is written by an atomic
 // rename; a file already written is recognised by its content and not
-// written again; a deletion already applied counts as applied).
+// written again; a deletion already applied counts as applied). A harness
+// that outlived its run may still be writing: until it exits, Sync and
+// RemoveIdle refuse the session (HarnessRunningError).
 //
 // Signals. While the sandbox is made, SIGINT, SIGTERM and SIGHUP stop and
 // remove it. While the harness runs, SIGINT is the harness's (the terminal
@@ -262,7 +264,7 @@ func Run(o Options) (*Result, error) {
 	}
 	inv := *o.Invocation
 	inv.Started = func(pid int) {
-		s.Record.HarnessPID = pid
+		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
 		_ = s.save()
 	}
 	code, err := harness.Run(context.Background(), &inv, box.Workdir, o.Stdin, o.Stdout, o.Stderr)
@@ -335,14 +337,18 @@ func create(dir string, r Record) (*Session, error) {
 		return nil, fmt.Errorf("cannot create the session directory: %w", err)
 	}
 	s := &Session{Dir: dir, Record: r}
-	ok, err := s.TryLock()
-	if err != nil || !ok {
-		os.RemoveAll(dir)
-		if err == nil {
-			err = errors.New("it is locked")
+	// The lock file is made here, and nowhere else (openLock).
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
 		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("cannot lock the session %s: %w", dir, err)
 	}
+	s.lock = f
 	if err := s.save(); err != nil {
 		s.Close()
 		os.RemoveAll(dir)
@@ -353,10 +359,29 @@ func create(dir string, r Record) (*Session, error) {
 
 func (s *Session) save() error { return writeRecord(s.Dir, &s.Record) }
 
+// openLock opens the session's lock file. The lock file is made with the
+// session and removed last with it (Remove): when it is missing and the
+// record too, the session is gone (ErrGone); a lock file missing from a
+// session that has a record is made again.
+func (s *Session) openLock() (*os.File, error) {
+	path := filepath.Join(s.Dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return f, err
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir, RecordFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", s.ID(), ErrGone)
+	}
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+}
+
+// ID returns the session's id (its directory's name).
+func (s *Session) ID() string { return filepath.Base(s.Dir) }
+
 // TryLock takes the session's lock if it is free, and reports whether it
 // did.
 func (s *Session) TryLock() (bool, error) {
-	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := s.openLock()
 	if err != nil {
 		return false, err
 	}
@@ -373,7 +398,7 @@ func (s *Session) TryLock() (bool, error) {
 
 // Lock waits for the session's lock.
 func (s *Session) Lock() error {
-	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := s.openLock()
 	if err != nil {
 		return err
 	}
@@ -417,8 +442,13 @@ func (s *Session) sync(ctx context.Context, box *mount.Session, o mount.SyncOpti
 	return rep, nil
 }
 
-// Remove deletes the session directory.
+// Remove deletes the session directory, the record first: a removal cut
+// short leaves a session that reads as unreadable, never one that looks
+// whole, and a process waiting for the lock finds the session gone.
 func (s *Session) Remove() error {
+	if err := os.Remove(filepath.Join(s.Dir, RecordFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	box := &mount.Session{Dir: s.Dir}
 	return box.Remove()
 }
@@ -486,10 +516,35 @@ func liveness(s *Session) (live, stale bool) {
 	return false, false
 }
 
-// Open returns the session id of a workforce home; id may be the start of
-// one session's id (the persona's name, say), as long as it names only
-// one.
+// Open returns the session id of a workforce home, with its record; id may
+// be the start of one session's id (the persona's name, say), as long as
+// it names only one.
 func Open(home, id string) (*Session, error) {
+	s, err := Find(home, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ReadRecord(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ReadRecord reads the session's record into s.Record; a record that
+// cannot be read is a *RecordError.
+func (s *Session) ReadRecord() error {
+	r, err := readRecord(s.Dir)
+	if err != nil {
+		return err
+	}
+	s.Record = *r
+	return nil
+}
+
+// Find returns the session id of a workforce home as Open does, without
+// reading its record: a session whose record cannot be read can still be
+// removed.
+func Find(home, id string) (*Session, error) {
 	if id == "" || id != filepath.Base(id) || id == "." || id == ".." {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
@@ -511,15 +566,29 @@ func Open(home, id string) (*Session, error) {
 			return nil, fmt.Errorf("%s names %d sessions: %s", id, len(matches), strings.Join(matches, ", "))
 		}
 	}
-	r, err := readRecord(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Session{Dir: dir, Record: *r}, nil
+	return &Session{Dir: dir}, nil
 }
 
 // ErrLive is returned for a session that a running process holds.
 var ErrLive = errors.New("the session is still running")
+
+// ErrBusy is returned for a session another workforce process is syncing
+// or removing, when this one does not wait for it.
+var ErrBusy = errors.New("another workforce process is syncing or removing the session")
+
+// ErrGone is returned for a session removed while this process waited for
+// it: another process synced it completely, or removed it.
+var ErrGone = errors.New("the session is gone: another workforce process synced or removed it")
+
+// SyncOptions are how Sync brings a session's work back.
+type SyncOptions struct {
+	mount.SyncOptions
+	// Keep keeps the session directory after a complete sync.
+	Keep bool
+	// Force syncs even while the harness of a run that died still runs
+	// (HarnessRunningError), bringing back what it has written so far.
+	Force bool
+}
 
 // Changes returns what a sync-back of s would do now, without doing it.
 func (s *Session) Changes(deletes bool) (*mount.Report, error) {
@@ -531,14 +600,17 @@ func (s *Session) Changes(deletes bool) (*mount.Report, error) {
 }
 
 // Sync brings the agent's work of a session back into the real tree, as
-// the run that made it would have: the session is locked for the time
-// (a second Sync waits), and a session a running process holds is refused
-// with ErrLive. Unless keep, the session directory is removed when the
-// sync is complete without conflicts.
-func (s *Session) Sync(ctx context.Context, o mount.SyncOptions, keep bool) (rep *mount.Report, kept bool, err error) {
+// the run that made it would have: the session is locked for the time (a
+// second Sync waits, and returns ErrGone if the first removed it), a
+// session a running process holds is refused with ErrLive, and one whose
+// harness outlived its run and still runs with a *HarnessRunningError,
+// after a short wait for it to exit. Unless o.Keep, the session directory
+// is removed when the sync is complete without conflicts. kept says the
+// session directory is still there.
+func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, kept bool, err error) {
 	ok, err := s.TryLock()
 	if err != nil {
-		return nil, true, err
+		return nil, !errors.Is(err, ErrGone), err
 	}
 	if !ok {
 		// Held: by the run itself (refused), or by another sync, which
@@ -549,25 +621,32 @@ func (s *Session) Sync(ctx context.Context, o mount.SyncOptions, keep bool) (rep
 			return nil, true, fmt.Errorf("%w (process %d)", ErrLive, r.PID)
 		}
 		if err := s.Lock(); err != nil {
-			return nil, true, err
+			return nil, !errors.Is(err, ErrGone), err
 		}
 	}
 	defer s.Close()
-	// Read again under the lock: another sync may have finished it.
-	r, err := readRecord(s.Dir)
-	if err != nil {
+	// Read again under the lock: another sync may have finished it, or
+	// removed it.
+	if err := s.ReadRecord(); err != nil {
+		if _, serr := os.Stat(s.Dir); errors.Is(serr, fs.ErrNotExist) {
+			return nil, false, fmt.Errorf("%s: %w", s.ID(), ErrGone)
+		}
 		return nil, true, err
 	}
-	s.Record = *r
+	if !o.Force {
+		if err := s.awaitHarness(); err != nil {
+			return nil, true, err
+		}
+	}
 	box, err := mount.Open(s.Dir)
 	if err != nil {
 		return nil, true, err
 	}
-	rep, err = s.sync(ctx, box, o)
+	rep, err = s.sync(ctx, box, o.SyncOptions)
 	if err != nil {
 		return rep, true, err
 	}
-	kept = keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	kept = o.Keep || len(rep.Conflicts) > 0 || rep.Interrupted
 	if !kept {
 		if err := s.Remove(); err != nil {
 			return rep, true, err
@@ -585,17 +664,34 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// RemoveIdle removes a session no process holds; a live one is refused
-// with ErrLive.
-func (s *Session) RemoveIdle() error {
+// RemoveIdle removes a session no process holds: a live one is refused
+// with ErrLive, one another workforce process is syncing or removing with
+// ErrBusy. Unless force, a session whose harness outlived its run and
+// still runs is refused with a *HarnessRunningError, after a short wait
+// for it to exit. A session whose record cannot be read is removed all
+// the same (its harness unchecked); one already gone is not an error.
+func (s *Session) RemoveIdle(force bool) error {
 	ok, err := s.TryLock()
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrGone):
+		// No record and no lock: a removal cut short, or one under way;
+		// nothing can hold it.
+		return s.Remove()
+	case err != nil:
 		return err
-	}
-	if !ok {
-		return fmt.Errorf("%s: %w (process %d)", filepath.Base(s.Dir), ErrLive, s.Record.PID)
+	case !ok:
+		r, rerr := readRecord(s.Dir)
+		if rerr == nil && alive(r.PID) && (r.Phase == Creating || r.Phase == Running) {
+			return fmt.Errorf("%s: %w (process %d)", s.ID(), ErrLive, r.PID)
+		}
+		return fmt.Errorf("%s: %w", s.ID(), ErrBusy)
 	}
 	defer s.Close()
+	if err := s.ReadRecord(); err == nil && !force {
+		if err := s.awaitHarness(); err != nil {
+			return err
+		}
+	}
 	return s.Remove()
 }
 

@@ -3,10 +3,13 @@ package session
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,7 +64,7 @@ func TestStaleSessionIsListedAndSynced(t *testing.T) {
 	if err != nil || o.Dir != s.Dir {
 		t.Fatalf("Open(p) = %v, %v", o, err)
 	}
-	rep, kept, err := o.Sync(context.Background(), mount.SyncOptions{}, false)
+	rep, kept, err := o.Sync(context.Background(), SyncOptions{})
 	if err != nil || kept || len(rep.Updated) != 3 {
 		t.Fatalf("Sync() = %+v, kept %v, %v; want 3 updated, removed", rep, kept, err)
 	}
@@ -75,44 +78,111 @@ func TestStaleSessionIsListedAndSynced(t *testing.T) {
 	}
 }
 
+// lockWaiters returns how many lock requests wait for the flock of the
+// file path, as /proc/locks shows them ("->" lines); the test is skipped
+// where the system does not say.
+func lockWaiters(t *testing.T, path string) int {
+	t.Helper()
+	fi, err := os.Stat(path)
+	must(t, err)
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		t.Skipf("no /proc/locks to see who waits for a lock: %v", err)
+	}
+	ino := ":" + strconv.FormatUint(fi.Sys().(*syscall.Stat_t).Ino, 10)
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 6 && f[1] == "->" && f[2] == "FLOCK" && strings.HasSuffix(f[6], ino) {
+			n++
+		}
+	}
+	return n
+}
+
+// concurrentSyncs runs two syncs of s at once: both start while the test
+// holds the session's lock, as a first sync would, and the lock is let go
+// once both wait for it.
+func concurrentSyncs(t *testing.T, home string, s *Session, keep bool) (reps [2]*mount.Report, kept [2]bool, errs [2]error) {
+	t.Helper()
+	holder := &Session{Dir: s.Dir}
+	if ok, err := holder.TryLock(); !ok || err != nil {
+		t.Fatalf("TryLock() = %v, %v", ok, err)
+	}
+	var wg sync.WaitGroup
+	for i := range 2 {
+		o, err := Open(home, s.Record.ID)
+		if err != nil {
+			holder.Close()
+			t.Fatalf("Open(%s) = %v", s.Record.ID, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], kept[i], errs[i] = o.Sync(context.Background(), SyncOptions{Keep: keep})
+		}()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for lockWaiters(t, filepath.Join(s.Dir, lockFile)) < 2 {
+		if time.Now().After(deadline) {
+			holder.Close()
+			wg.Wait()
+			t.Fatalf("the two syncs did not both wait for the lock within 30 s: %v", errs)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	holder.Close()
+	wg.Wait()
+	return reps, kept, errs
+}
+
 // TestSyncsAreSerialized: two syncs of one session at once: one does the
 // work, the other waits and finds nothing left, and nothing fails.
 func TestSyncsAreSerialized(t *testing.T) {
 	home, root, s := staleSession(t, 20)
-	var wg sync.WaitGroup
-	reps := make([]int, 2)
-	errs := make([]error, 2)
-	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o, err := Open(home, s.Record.ID)
-			if err != nil {
-				// The other sync removed the session already.
-				errs[i] = nil
-				return
-			}
-			rep, _, err := o.Sync(context.Background(), mount.SyncOptions{}, true)
-			errs[i] = err
-			if rep != nil {
-				reps[i] = len(rep.Updated)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatalf("a sync failed: %v", err)
+	reps, _, errs := concurrentSyncs(t, home, s, true)
+	for i, err := range errs {
+		if err != nil || reps[i] == nil {
+			t.Fatalf("sync %d = %+v, %v; want a report and no error", i, reps[i], err)
 		}
 	}
-	if reps[0]+reps[1] != 20 {
-		t.Errorf("the two syncs updated %d and %d files; want 20 between them, each once", reps[0], reps[1])
+	if n0, n1 := len(reps[0].Updated), len(reps[1].Updated); n0+n1 != 20 || n0*n1 != 0 {
+		t.Errorf("the two syncs updated %d and %d files; want 20 by one, 0 by the other", n0, n1)
 	}
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
 		if b, _ := os.ReadFile(filepath.Join(root, e.Name())); string(b) != "agent" {
 			t.Errorf("%s = %q", e.Name(), b)
 		}
+	}
+}
+
+// TestConcurrentSyncsWithoutKeep: of two syncs at once that remove the
+// session when done, the one that waited finds it gone and says so.
+func TestConcurrentSyncsWithoutKeep(t *testing.T) {
+	home, _, s := staleSession(t, 20)
+	reps, kept, errs := concurrentSyncs(t, home, s, false)
+	done, gone := -1, -1
+	for i := range 2 {
+		switch {
+		case errs[i] == nil && reps[i] != nil && len(reps[i].Updated) == 20 && !kept[i]:
+			done = i
+		case errors.Is(errs[i], ErrGone) && !kept[i]:
+			gone = i
+		}
+	}
+	if done < 0 || gone < 0 {
+		for i := range 2 {
+			n := -1
+			if reps[i] != nil {
+				n = len(reps[i].Updated)
+			}
+			t.Errorf("sync %d: %d updated, kept %v, %v", i, n, kept[i], errs[i])
+		}
+		t.Fatal("want one sync that synced 20 files and removed the session, one that found it gone")
+	}
+	if _, err := os.Stat(s.Dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the session directory is still there: %v", err)
 	}
 }
 
@@ -133,10 +203,10 @@ func TestLiveSessionIsRefused(t *testing.T) {
 		t.Fatalf("List() = %+v; want one live session", infos)
 	}
 	o, _ := Open(home, s.Record.ID)
-	if _, _, err := o.Sync(context.Background(), mount.SyncOptions{}, false); !errors.Is(err, ErrLive) {
+	if _, _, err := o.Sync(context.Background(), SyncOptions{}); !errors.Is(err, ErrLive) {
 		t.Errorf("Sync of a live session = %v, want ErrLive", err)
 	}
-	if err := o.RemoveIdle(); !errors.Is(err, ErrLive) {
+	if err := o.RemoveIdle(false); !errors.Is(err, ErrLive) {
 		t.Errorf("RemoveIdle of a live session = %v, want ErrLive", err)
 	}
 }
@@ -164,4 +234,35 @@ func staleSessionIn(t *testing.T, home string) {
 		t.Fatal(err)
 	}
 	s.Close()
+}
+
+// TestRemoveUnreadable: a session whose record cannot be read is removed
+// all the same; one whose removal was cut short (no record, no lock) too.
+func TestRemoveUnreadable(t *testing.T) {
+	home, _, s := staleSession(t, 1)
+	must(t, os.WriteFile(filepath.Join(s.Dir, RecordFile), []byte(`{"format": 1, "id": "s`), 0o600))
+	f, err := Find(home, "p")
+	if err != nil || f.Dir != s.Dir {
+		t.Fatalf("Find() = %v, %v", f, err)
+	}
+	var re *RecordError
+	if err := f.ReadRecord(); !errors.As(err, &re) {
+		t.Fatalf("ReadRecord() = %v, want a *RecordError", err)
+	}
+	if err := f.RemoveIdle(false); err != nil {
+		t.Fatalf("RemoveIdle() = %v", err)
+	}
+	if _, err := os.Stat(s.Dir); err == nil {
+		t.Error("the session is still there")
+	}
+
+	_, _, s = staleSession(t, 1)
+	must(t, os.Remove(filepath.Join(s.Dir, RecordFile)))
+	must(t, os.Remove(filepath.Join(s.Dir, lockFile)))
+	if err := s.RemoveIdle(false); err != nil {
+		t.Fatalf("RemoveIdle() of a half-removed session = %v", err)
+	}
+	if _, err := os.Stat(s.Dir); err == nil {
+		t.Error("the half-removed session is still there")
+	}
 }

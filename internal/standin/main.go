@@ -43,12 +43,23 @@
 //	awaitsignals N         wait (at most 20 s) until N signals were trapped
 //	sleep SECONDS          sleep
 //	exit N                 exit with status N
+//	pid PATH               write its process id and a newline to PATH
+//	waitfor PATH           wait (at most 30 s) until PATH exists
+//	fill PATH BYTES        write BYTES bytes to PATH: numbered lines, the
+//	                       same for the same BYTES
+//	many DIR N TEXT...     write N files DIR/f0001.txt, DIR/f0002.txt, ...,
+//	                       each TEXT, a space, its number and a newline
+//	output PATH            send its standard output and error to PATH
+//	                       (appended) from now on, letting go of those it
+//	                       was given: a harness that outlives workforce
+//	                       must not hold the test's pipes open
 //
 // A failing action is reported on stderr and the rest still run. The exit
 // status is 0 unless an exit action says otherwise.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -61,6 +72,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // trapped counts the signals the trap action caught.
@@ -250,6 +263,38 @@ func act(dir, line string) (int, bool) {
 		if d, err = strconv.ParseFloat(arg, 64); err == nil {
 			time.Sleep(time.Duration(d * float64(time.Second)))
 		}
+	case "pid":
+		err = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+	case "waitfor":
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err = os.Stat(path); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	case "fill":
+		var n int64
+		if n, err = strconv.ParseInt(text, 10, 64); err == nil {
+			err = fill(path, n)
+		}
+	case "many":
+		count, text, _ := strings.Cut(text, " ")
+		var n int
+		if n, err = strconv.Atoi(count); err == nil {
+			err = os.MkdirAll(path, 0o755)
+		}
+		for i := 1; i <= n && err == nil; i++ {
+			err = os.WriteFile(filepath.Join(path, fmt.Sprintf("f%04d.txt", i)), []byte(fmt.Sprintf("%s %d\n", text, i)), 0o644)
+		}
+	case "output":
+		var f *os.File
+		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+			if err = unix.Dup2(int(f.Fd()), 1); err == nil {
+				err = unix.Dup2(int(f.Fd()), 2)
+			}
+			f.Close()
+		}
 	case "exit":
 		code, cerr := strconv.Atoi(arg)
 		if cerr != nil {
@@ -264,4 +309,26 @@ func act(dir, line string) (int, bool) {
 		fmt.Fprintf(os.Stderr, "standin: %s: %v\n", line, err)
 	}
 	return 0, false
+}
+
+// fill writes n bytes of numbered lines to path.
+func fill(path string, n int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := int64(0); n > 0; i++ {
+		line := fmt.Sprintf("%012d filler line of the stand-in\n", i)
+		if int64(len(line)) > n {
+			line = line[:n]
+		}
+		w.WriteString(line)
+		n -= int64(len(line))
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
