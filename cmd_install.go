@@ -23,14 +23,17 @@ npm spec (fetched with npm pack --ignore-scripts). Each persona lands as
 the project layer (.agentworkforce/workforce/personas at the nearest
 directory with .git, or the working directory), --user for the user layer,
 or --dir. An existing persona is a conflict (exit 3) unless --overwrite.
-The install lands whole or not at all.
+The install lands whole or not at all. --persona takes ids or doublestar
+patterns of ids; an unknown id or a pattern matching no persona fails before
+anything is written.
 
 Example:
 
    workforce install ./team-personas --user
-   workforce install @acme/review-personas --persona reviewer --overwrite`,
+   workforce install @acme/review-personas --persona reviewer --overwrite
+   workforce install ./team-personas --persona 'review-*'`,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "persona", Usage: "install only this persona id (repeatable)"},
+			&cli.StringSliceFlag{Name: "persona", Usage: "install only this persona id, or the ids a doublestar pattern such as 'review-*' matches (repeatable)"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace personas already installed"},
 			&cli.BoolFlag{Name: "user", Usage: "install into the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "install into this directory"},

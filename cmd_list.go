@@ -4,30 +4,45 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
 func init() {
 	register(&cli.Command{
-		Name:  "list",
-		Usage: "list the personas of every layer",
+		Name:      "list",
+		Usage:     "list the personas of every layer",
+		ArgsUsage: "[ID-PATTERN...]",
 		Description: `Lists one row per persona visible through the layer cascade: its id, the
-layer it comes from (project, user, dir:N or built-in), its tiers, its
-default tier, the harness of the default tier and its description.
-Problems with persona files are printed as warnings; the other personas are
-still listed.
+layer it comes from (project, user, dir:N or built-in), its tiers ("flat"
+for a persona whose one runtime serves every tier), its default tier, the
+harness of the default tier and its description. Problems with persona
+files are printed as warnings; the other personas are still listed.
+
+ID-PATTERN selects personas by id, with doublestar globs (review-*,
+{debugger,test-*}); a pattern matching no persona is an error. --harness
+keeps the personas with a tier that runs the harness; --tag those carrying
+the tag (a glob too; a tag pattern no persona carries is an error). Each is
+repeatable: a persona is listed when it matches any --harness and any
+--tag given.
 
 Example:
 
    workforce list
-   workforce list --json | jq -r '.personas[].id'`,
-		Flags:  []cli.Flag{jsonFlag},
+   workforce list --harness codex --tag review
+   workforce list 'review-*' --json | jq -r '.personas[].id'`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "harness", Aliases: []string{"filter-harness"}, Usage: "only personas with a tier running this harness: " + strings.Join(persona.KnownHarnesses, ", ") + " (repeatable)"},
+			&cli.StringSliceFlag{Name: "tag", Aliases: []string{"filter-tag"}, Usage: "only personas carrying this tag, a glob pattern (repeatable)"},
+			jsonFlag,
+		},
 		Action: listAction,
 	})
 }
@@ -44,6 +59,11 @@ type listRow struct {
 	DefaultTier string   `json:"defaultTier"`
 	Harness     string   `json:"harness"`
 	Description string   `json:"description"`
+	// Form is "flat" (one runtime serves every tier) or "tiered".
+	Form string `json:"form"`
+	// Harnesses are the harnesses of all its tiers.
+	Harnesses []string `json:"harnesses"`
+	Tags      []string `json:"tags"`
 }
 
 // listOutput is what `workforce list --json` prints; the text output is
@@ -53,29 +73,32 @@ type listOutput struct {
 	Warnings []string  `json:"warnings"`
 }
 
+// listOptions are the selectors of `workforce list`.
+type listOptions struct {
+	Patterns  []string
+	Harnesses []string
+	Tags      []string
+}
+
 func listAction(c *cli.Context) error {
-	if c.NArg() > 0 {
-		return usagef("list takes no arguments, got %q", c.Args().First())
+	opts := listOptions{Patterns: c.Args().Slice(), Harnesses: c.StringSlice("harness"), Tags: c.StringSlice("tag")}
+	for _, h := range opts.Harnesses {
+		if !persona.IsKnownHarness(h) {
+			return usageError(fmt.Errorf("--harness %q: unknown harness", h), "--harness takes one of "+strings.Join(persona.KnownHarnesses, ", "))
+		}
+	}
+	for _, p := range append(slices.Clone(opts.Patterns), opts.Tags...) {
+		if err := persona.CheckPattern(p); err != nil {
+			return usageError(err)
+		}
 	}
 	cat, err := loadCatalogQuiet()
 	if err != nil {
 		return err
 	}
-	out := listOutput{Personas: make([]listRow, 0, len(cat.Personas)), Warnings: diagnosticStrings(cat)}
-	for _, p := range cat.Personas {
-		def := p.Spec.EffectiveDefaultTier()
-		row := listRow{
-			ID:          p.ID,
-			Source:      p.Layer,
-			Path:        p.Path,
-			Tiers:       p.Spec.TierNames(),
-			DefaultTier: def,
-			Description: p.Spec.Description,
-		}
-		if rt := p.Spec.Tiers[def]; rt != nil {
-			row.Harness = rt.Harness
-		}
-		out.Personas = append(out.Personas, row)
+	out, err := listRows(cat, opts)
+	if err != nil {
+		return err
 	}
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, out)
@@ -86,9 +109,73 @@ func listAction(c *cli.Context) error {
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tTIERS\tDEFAULT\tHARNESS\tDESCRIPTION")
 	for _, r := range out.Personas {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, strings.Join(r.Tiers, ","), r.DefaultTier, r.Harness, oneLine(r.Description, 72))
+		tiers := strings.Join(r.Tiers, ",")
+		if r.Form == "flat" {
+			tiers = "flat"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, oneLine(r.Description, 72))
 	}
 	return tw.Flush()
+}
+
+// listRows selects the personas of cat by opts and makes their rows.
+func listRows(cat *persona.Catalog, opts listOptions) (listOutput, error) {
+	out := listOutput{Personas: []listRow{}, Warnings: diagnosticStrings(cat)}
+	personas := cat.Personas
+	if len(opts.Patterns) > 0 {
+		var err error
+		if personas, err = cat.Select(opts.Patterns...); err != nil {
+			return out, err
+		}
+	}
+	if len(opts.Tags) > 0 {
+		// A tag pattern that no persona carries is a mistake, not a filter.
+		var all []string
+		for _, p := range cat.Personas {
+			all = append(all, p.Spec.Tags...)
+		}
+		if _, err := persona.SelectNames("tag", all, opts.Tags); err != nil {
+			return out, err
+		}
+	}
+	for _, p := range personas {
+		row := listRow{
+			ID:          p.ID,
+			Source:      p.Layer,
+			Path:        p.Path,
+			Tiers:       p.Spec.TierNames(),
+			DefaultTier: p.Spec.EffectiveDefaultTier(),
+			Description: p.Spec.Description,
+			Form:        "tiered",
+			Harnesses:   p.Harnesses(),
+			Tags:        p.Spec.Tags,
+		}
+		if p.Spec.Flat() {
+			row.Form = "flat"
+		}
+		if rt := p.Spec.TierRuntime(row.DefaultTier); rt != nil {
+			row.Harness = rt.Harness
+		}
+		if row.Tiers == nil {
+			row.Tiers = []string{}
+		}
+		if row.Harnesses == nil {
+			row.Harnesses = []string{}
+		}
+		if row.Tags == nil {
+			row.Tags = []string{}
+		}
+		if len(opts.Harnesses) > 0 && !slices.ContainsFunc(row.Harnesses, func(h string) bool { return slices.Contains(opts.Harnesses, h) }) {
+			continue
+		}
+		if len(opts.Tags) > 0 && !slices.ContainsFunc(row.Tags, func(tag string) bool {
+			return slices.ContainsFunc(opts.Tags, func(pat string) bool { return persona.MatchPattern(pat, tag) })
+		}) {
+			continue
+		}
+		out.Personas = append(out.Personas, row)
+	}
+	return out, nil
 }
 
 // writeJSON prints v as indented JSON followed by a newline: the bytes an

@@ -21,12 +21,20 @@ references, validates them, and writes a reproducible .tgz that npm publish
 accepts: the same input gives the same bytes. Missing or unsafe sidecars are
 errors.
 
+--include keeps only the persona files whose path relative to the persona
+directory matches one of its doublestar patterns (review/*.json,
+'**/lint-*'); --exclude then leaves out those matching one of its patterns.
+Files left out are not read. A pattern matching no persona file is an error.
+
 Example:
 
    workforce pack ./my-personas
-   workforce pack ./my-personas -o dist/my-personas.tgz`,
+   workforce pack ./my-personas -o dist/my-personas.tgz
+   workforce pack ./my-personas --exclude 'drafts/**'`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "tarball to write (default: <name>-<version>.tgz in the working directory)"},
+			&cli.StringSliceFlag{Name: "include", Usage: "pack only the persona files matching this doublestar pattern, relative to the persona directory (repeatable)"},
+			&cli.StringSliceFlag{Name: "exclude", Usage: "leave out the persona files matching this doublestar pattern, relative to the persona directory (repeatable)"},
 		},
 		Action: packAction,
 	})
@@ -36,7 +44,7 @@ func packAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("pack takes one directory")
 	}
-	p, err := pack.Collect(c.Args().First())
+	p, err := pack.CollectWith(c.Args().First(), pack.Options{Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude")})
 	if err != nil {
 		return err
 	}

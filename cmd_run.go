@@ -87,7 +87,7 @@ func runAction(c *cli.Context) error {
 		}
 		explicit[k] = v
 	}
-	if h := c.String("harness"); h != "" && !persona.IsHarness(h) {
+	if h := c.String("harness"); h != "" && !persona.IsKnownHarness(h) {
 		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
 	}
 
@@ -105,6 +105,20 @@ func runAction(c *cli.Context) error {
 	}
 	if h := c.String("harness"); h != "" {
 		r.Harness = h
+	}
+	if err := persona.Runnable(r.Harness); err != nil {
+		return withCode(exitFailure, fmt.Errorf("%s@%s: %w", p.ID, r.Tier, err), "run it on another harness: --harness "+strings.Join(persona.Harnesses, "|"))
+	}
+	// mount.enabled false (agentworkforce's switch) runs in the repository.
+	inRepo := c.Bool("install-in-repo")
+	if m := r.Mount.Enabled; m != nil && !*m && !inRepo {
+		for _, f := range []string{"keep", "reuse", "sync-deletes"} {
+			if c.Bool(f) {
+				return usageError(fmt.Errorf("--%s needs a sandbox, and persona %s sets mount.enabled false", f, p.ID))
+			}
+		}
+		inRepo = true
+		warnf(c.App.ErrWriter, "persona %s sets mount.enabled false: running in the repository without a sandbox, as --install-in-repo does", p.ID)
 	}
 	if name := c.String("profile"); name != "" {
 		if p, ok := discover.Lookup(name); !ok || p.Harness != r.Harness {
@@ -143,7 +157,7 @@ func runAction(c *cli.Context) error {
 	}
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values,
-		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: c.Bool("install-in-repo"),
+		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: inRepo,
 		Profile: func(h string) (discover.Profile, string, error) { return harnessProfile(c, h) },
 	})
 	if err != nil {

@@ -19,13 +19,19 @@ func init() {
 		Description: `Shows the merged persona, the files it was merged from (base first), and for
 every field the layer and the file that set it. Sidecar paths are absolute,
 anchored to the file that declared them. The persona resolved for TIER (the
-default tier when none is given) follows: harness, model and the effective
-CLAUDE.md / AGENTS.md sidecars.
+default tier when none is given) follows: harness, model and where each came
+from (the tier, or the top level), and the effective CLAUDE.md / AGENTS.md
+sidecars. A flat persona (no tiers: one runtime for every tier) says so.
+
+ID may be a doublestar glob (review-*): every persona it matches is shown,
+and --json prints a JSON array of them; a pattern matching no persona is an
+error.
 
 Example:
 
    workforce show code-reviewer
-   workforce show code-reviewer@best-value --json`,
+   workforce show code-reviewer@best-value --json
+   workforce show 'code-*@minimum'`,
 		Flags:  []cli.Flag{jsonFlag},
 		Action: showAction,
 	})
@@ -33,10 +39,12 @@ Example:
 
 // showOutput is what `workforce show --json` prints.
 type showOutput struct {
-	ID         string             `json:"id"`
-	Source     string             `json:"source"`
-	Path       string             `json:"path"`
-	Chain      []persona.Origin   `json:"chain"`
+	ID     string           `json:"id"`
+	Source string           `json:"source"`
+	Path   string           `json:"path"`
+	Chain  []persona.Origin `json:"chain"`
+	// Form is "flat" (one runtime serves every tier) or "tiered".
+	Form       string             `json:"form"`
 	Spec       *persona.Spec      `json:"spec"`
 	Provenance persona.Provenance `json:"provenance"`
 	Resolved   *persona.Resolved  `json:"resolved"`
@@ -51,32 +59,92 @@ func showAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, r, err := lookup(cat, c.Args().First())
+	ref := c.Args().First()
+	id, tier := persona.SplitRef(ref)
+	if !persona.IsPattern(id) {
+		p, r, err := lookup(cat, ref)
+		if err != nil {
+			printDiagnostics(c.App.ErrWriter, cat)
+			return err
+		}
+		out := newShowOutput(cat, p, r)
+		if c.Bool("json") {
+			return writeJSON(c.App.Writer, out)
+		}
+		for _, w := range out.Warnings {
+			warnf(c.App.ErrWriter, "%s", w)
+		}
+		return printShow(c, out)
+	}
+	if err := persona.CheckPattern(id); err != nil {
+		return usageError(err)
+	}
+	ps, err := cat.Select(id)
 	if err != nil {
 		printDiagnostics(c.App.ErrWriter, cat)
 		return err
 	}
+	outs := make([]showOutput, 0, len(ps))
+	for _, p := range ps {
+		r, err := p.Resolve(tier)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, newShowOutput(cat, p, r))
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, outs)
+	}
+	for i, out := range outs {
+		for _, w := range out.Warnings {
+			warnf(c.App.ErrWriter, "%s", w)
+		}
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		if err := printShow(c, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newShowOutput(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved) showOutput {
 	out := showOutput{
-		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: p.Chain,
+		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: p.Chain, Form: "tiered",
 		Spec: p.Spec, Provenance: p.Provenance(), Resolved: r,
 		Warnings: personaDiagnostics(cat, p),
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, out)
+	if p.Spec.Flat() {
+		out.Form = "flat"
 	}
-	for _, w := range out.Warnings {
-		warnf(c.App.ErrWriter, "%s", w)
-	}
-	return printShow(c, out)
+	return out
 }
 
-// lookup finds the persona and tier named by ref ("id" or "id@tier").
+// lookup finds the persona and tier named by ref ("id" or "id@tier"). An
+// id pattern must match exactly one persona.
 func lookup(cat *persona.Catalog, ref string) (*persona.Persona, *persona.Resolved, error) {
 	id, tier := persona.SplitRef(ref)
-	p, ok := cat.Get(id)
-	if !ok {
-		return nil, nil, withCode(exitFailure, fmt.Errorf("unknown persona %q", id),
-			"`workforce list` shows the personas of every layer")
+	var p *persona.Persona
+	if persona.IsPattern(id) {
+		ps, err := cat.Select(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ps) > 1 {
+			ids := make([]string, len(ps))
+			for i, p := range ps {
+				ids[i] = p.ID
+			}
+			return nil, nil, fmt.Errorf("pattern %q matches %d personas (%s); name one", id, len(ps), strings.Join(ids, ", "))
+		}
+		p = ps[0]
+	} else {
+		var ok bool
+		if p, ok = cat.Get(id); !ok {
+			return nil, nil, withCode(exitFailure, fmt.Errorf("unknown persona %q", id),
+				"`workforce list` shows the personas of every layer")
+		}
 	}
 	r, err := p.Resolve(tier)
 	if err != nil {
@@ -132,7 +200,16 @@ func printShow(c *cli.Context, out showOutput) error {
 		return err
 	}
 	r := out.Resolved
-	fmt.Fprintf(w, "\ntier %s: harness %s, model %s\n", r.Tier, r.Harness, r.Model)
+	form := ""
+	if out.Form == "flat" {
+		form = " (flat: one runtime serves every tier)"
+	}
+	fmt.Fprintf(w, "\ntier %s%s: harness %s, model %s\n", r.Tier, form, r.Harness, r.Model)
+	for _, f := range []string{"harness", "model", "systemPrompt"} {
+		if o, ok := r.Origins[f]; ok {
+			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, o.File)
+		}
+	}
 	for _, sc := range []persona.Sidecar{r.Claude, r.Agents} {
 		switch {
 		case !sc.IsSet():

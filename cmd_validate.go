@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
@@ -17,25 +18,27 @@ func init() {
 	register(&cli.Command{
 		Name:      "validate",
 		Usage:     "check persona files and list every problem",
-		ArgsUsage: "PATH...",
+		ArgsUsage: "[PATH...]",
 		Description: `Checks persona files: JSON syntax, the schema, sidecar paths and the files
 they name, and the persona each file makes once laid over your layers (an
 override must find its base; extends must not form a cycle). A directory
-stands for the *.json files directly in it. Every error is listed with
-file:line:column where it applies; the exit status is 1 when there is any.
+stands for the *.json files directly in it; a PATH may be a doublestar glob
+(personas/**/*.json), and one that matches no file is an error. Without a
+PATH, every file of every layer is checked (project, configured
+directories, built-in). Every error is listed with file:line:column where it
+applies; warnings (missing sidecars, ignored cloud fields) too; the exit
+status is 1 when there is any error.
 
 Example:
 
+   workforce validate
    workforce validate .agentworkforce/workforce/personas
-   workforce validate reviewer.json docs-bot.json`,
+   workforce validate reviewer.json 'packs/**/*.json'`,
 		Action: validateAction,
 	})
 }
 
 func validateAction(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return usagef("validate needs at least one file or directory")
-	}
 	var files []string
 	for _, arg := range c.Args().Slice() {
 		found, err := personaFiles(arg)
@@ -44,17 +47,36 @@ func validateAction(c *cli.Context) error {
 		}
 		files = append(files, found...)
 	}
-	if len(files) == 0 {
+	if c.NArg() > 0 && len(files) == 0 {
 		return fmt.Errorf("no *.json persona files in %s", strings.Join(c.Args().Slice(), ", "))
 	}
 	layers, err := persona.Layers(loadOptions())
 	if err != nil {
 		return err
 	}
-	cat := persona.LoadLayers(append([]persona.Layer{persona.FilesLayer("validate", files)}, layers...))
 	checked := map[string]bool{}
-	for _, f := range files {
-		checked[f] = true
+	if c.NArg() > 0 {
+		layers = append([]persona.Layer{persona.FilesLayer("validate", files)}, layers...)
+		for _, f := range files {
+			checked[f] = true
+		}
+	}
+	cat := persona.LoadLayers(layers)
+	if c.NArg() == 0 {
+		// Every file of every layer.
+		files = cat.Files()
+		for _, f := range files {
+			checked[f] = true
+		}
+		for _, ds := range [][]*persona.Diagnostic{cat.Errors, cat.Warnings} {
+			for _, d := range ds {
+				if !checked[d.File] {
+					checked[d.File] = true
+					files = append(files, d.File)
+				}
+			}
+		}
+		sort.Strings(files)
 	}
 	bad := map[string]bool{}
 	for _, d := range cat.Errors {
@@ -88,6 +110,20 @@ func personaFiles(arg string) ([]string, error) {
 		return nil, err
 	}
 	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) && persona.IsPattern(arg) {
+		if err := persona.CheckPattern(filepath.ToSlash(abs)); err != nil {
+			return nil, usageError(err)
+		}
+		matches, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly())
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("pattern %q matches no file", arg)
+		}
+		sort.Strings(matches)
+		return matches, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file or directory", arg)
 	}

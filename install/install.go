@@ -37,7 +37,10 @@ import (
 type Options struct {
 	// Target is the layer directory; it is created when missing.
 	Target string
-	// Personas selects personas by id; empty means all.
+	// Personas selects personas by id or by doublestar pattern of ids
+	// ("review-*"); empty means all. An unknown id is an
+	// *UnknownPersonaError, a pattern matching no persona a
+	// *persona.NoMatchError; either fails before anything is written.
 	Personas []string
 	// Overwrite replaces installed personas of the same id.
 	Overwrite bool
@@ -96,15 +99,34 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 		}
 		var unknown []string
 		chosen = nil
+		add := func(ps pack.Persona) {
+			if !slices.ContainsFunc(chosen, func(c pack.Persona) bool { return c.ID == ps.ID }) {
+				chosen = append(chosen, ps)
+			}
+		}
 		for _, id := range o.Personas {
+			if persona.IsPattern(id) {
+				if err := persona.CheckPattern(id); err != nil {
+					return nil, err
+				}
+				found := false
+				for _, ps := range p.Personas {
+					if persona.MatchPattern(id, ps.ID) {
+						add(ps)
+						found = true
+					}
+				}
+				if !found {
+					return nil, &persona.NoMatchError{What: "persona", Pattern: id, Known: p.IDs()}
+				}
+				continue
+			}
 			ps, ok := have[id]
 			if !ok {
 				unknown = append(unknown, id)
 				continue
 			}
-			if !slices.ContainsFunc(chosen, func(c pack.Persona) bool { return c.ID == id }) {
-				chosen = append(chosen, ps)
-			}
+			add(ps)
 		}
 		if len(unknown) > 0 {
 			return nil, &UnknownPersonaError{IDs: unknown, Known: p.IDs()}

@@ -32,6 +32,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,8 +84,26 @@ type packageJSON struct {
 	} `json:"agentworkforce"`
 }
 
+// Options select the persona files of a pack.
+type Options struct {
+	// Include, when not empty, keeps only the persona files whose path
+	// relative to the persona directory (slash form, "review/lint.json")
+	// matches one of these doublestar patterns; Exclude then drops those
+	// matching one of its patterns. A pattern that matches no persona file
+	// is an error. Files left out are not read.
+	Include, Exclude []string
+}
+
 // Collect reads the pack in dir.
-func Collect(dir string) (*Pack, error) {
+func Collect(dir string) (*Pack, error) { return CollectWith(dir, Options{}) }
+
+// CollectWith reads the pack in dir, keeping the persona files o selects.
+func CollectWith(dir string, o Options) (*Pack, error) {
+	for _, pat := range append(append([]string{}, o.Include...), o.Exclude...) {
+		if err := persona.CheckPattern(pat); err != nil {
+			return nil, err
+		}
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -128,6 +147,24 @@ func Collect(dir string) (*Pack, error) {
 	var errs []error
 	byID := map[string]string{}
 	byBase := map[string]string{}
+	var candidates []string // persona files, relative to the persona directory
+	matched := map[string]bool{}
+	keep := func(rel string) bool {
+		candidates = append(candidates, rel)
+		in := len(o.Include) == 0
+		for _, pat := range o.Include {
+			if persona.MatchPattern(pat, rel) {
+				in, matched["+"+pat] = true, true
+			}
+		}
+		out := false
+		for _, pat := range o.Exclude {
+			if persona.MatchPattern(pat, rel) {
+				out, matched["-"+pat] = true, true
+			}
+		}
+		return in && !out
+	}
 	err = filepath.WalkDir(pdir, func(file string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -139,6 +176,9 @@ func Collect(dir string) (*Pack, error) {
 			return nil
 		}
 		if !strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		if inDir, _ := filepath.Rel(pdir, file); !keep(filepath.ToSlash(inDir)) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, file)
@@ -179,6 +219,18 @@ func Collect(dir string) (*Pack, error) {
 	})
 	if err != nil {
 		errs = append(errs, err)
+	}
+	for _, sel := range []struct {
+		flag     string
+		patterns []string
+	}{{"+", o.Include}, {"-", o.Exclude}} {
+		for _, pat := range sel.patterns {
+			if !matched[sel.flag+pat] {
+				known := slices.Clone(candidates)
+				sort.Strings(known)
+				return nil, &persona.NoMatchError{What: "persona file", Pattern: pat, Known: known}
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

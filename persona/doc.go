@@ -9,19 +9,53 @@
 // persona (a mode needs a path or content, the default tier exists, every
 // tier names a harness and a model).
 //
+// Two forms. A flat persona, the form of agentworkforce 4.0.2, sets
+// harness, model, systemPrompt and harnessSettings at the top level and has
+// no tiers: its one runtime serves every tier (persona@best, @best-value
+// and @minimum all run it). A tiered persona sets tiers; its top-level
+// runtime fields are then the defaults each tier overrides field by field
+// (harnessSettings one level deeper), and when they name both a harness
+// and a model they also serve the tiers it does not name (TierNames,
+// TierRuntime). The schema describes both.
+//
+// The fields agentworkforce 4.0.2 added for its cloud (sandbox, cloud,
+// useSubscription, integrations, capabilities, memory, relay, onEvent) are
+// accepted, kept (CloudFields: show prints them, install copies them, a
+// higher layer's value replaces a lower one's) and ignored; a file that
+// sets any gets one warning naming them, at the first. mount.enabled false
+// means run works in the repository itself, as with --install-in-repo.
+// grok parses as a harness (KnownHarnesses); Runnable tells that workforce
+// cannot run it yet. Unknown fields stay errors, at their name's line and
+// column.
+//
 // Layers, highest first: the project layer, the persona directories of
 // <home>/config.json, the built-in catalog (see Layers). A file in a higher
 // layer overrides the persona of the same id below it, or the one named by
 // extends, which is looked up in the file's own layer first and then below,
 // so two files of one layer can extend each other (and form a cycle, which
 // is an error naming it). A file with no lower match must be a complete,
-// standalone persona: intent, description and tiers.
+// standalone persona: intent, description and a runtime (a flat one, or
+// tiers).
+//
+// Flat and tiered files cascade by one rule, a higher layer wins, and
+// within one file a tier wins over the top level: a field of the top-level
+// runtime that a file sets (harness, model, systemPrompt, a harnessSettings
+// key, a sidecar channel or its mode) replaces that field in every tier
+// below it, and a tier of the same file may override it again. So a flat
+// file laid over a tiered persona runs what it says in every tier, keeping
+// only what it does not set (a lower tier's sandboxMode, say); a tier left
+// with nothing is dropped, and when none is left the persona is flat. A
+// tiered file laid over a flat persona changes only the tiers and fields it
+// names; the flat file's runtime stays the default of every tier.
 //
 // A catalog is built for speed (a thousand personas load in a few tens of
 // milliseconds, most of it the system's cost of opening files): every layer
 // is listed and every file parsed at once, on all processors; most files
 // are decoded by a strict JSON v2 fast path, the schema validator explaining
-// only the files it declines; and specs share storage. A persona with
+// only the files it declines (and compiled only then: the validator is a
+// copy of the jsonschema library whose meta-schemas compile on first use,
+// not at package initialisation, see internal/jsonschema); and specs share
+// storage. A persona with
 // nothing below it is its file's spec itself, an override a shallow copy of
 // its base with only what it changes replaced (mergeSpec never writes into
 // a map, list or struct it did not make). So the specs of a Catalog, the
@@ -33,8 +67,20 @@
 //     file as if it had not been written, together with the mode of the same
 //     scope, and the cascade goes on below it.
 //   - A sidecar path and inline content in the same scope is an error.
-//   - A tier's sidecar channel wins over the top level's even when the top
-//     level was set by a higher layer: tiers are the more specific place.
+//   - A tier's sidecar channel wins over the top level's of the same file
+//     and of the files below it; a higher layer's top-level channel wins
+//     over the tiers below it (the rule above, as for every runtime field).
+//   - show and run resolve a tier field by field (Resolved.Origins names
+//     the file of each runtime field); a flat persona says so
+//     (Resolved.Flat, Spec.Flat).
+//   - The cloud objects (integrations, capabilities, memory, relay) are kept
+//     as written and checked by the schema, not by the fast path; files that
+//     set them are rare.
+//   - timeoutSeconds is a whole number of seconds (agentworkforce 4.0.2
+//     accepts any positive number).
+//   - Persona ids, tags and pack file paths are selected with doublestar
+//     globs (Select, SelectNames); a pattern that matches nothing is a
+//     *NoMatchError.
 //   - Setting a mode without a path is allowed in an override; after the
 //     cascade, each tier's effective mode needs an effective path or content.
 //   - Built-in personas must carry sidecars inline (the generator does it).

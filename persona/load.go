@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -185,7 +186,14 @@ type Catalog struct {
 	Errors []*Diagnostic `json:"errors"`
 	// Warnings are things ignored while loading, such as missing sidecars.
 	Warnings []*Diagnostic `json:"warnings"`
+	// files are the persona files read, layer by layer, highest first.
+	files []string
 }
+
+// Files returns the path of every persona file read, layer by layer,
+// highest first, those that failed included ("built-in:NAME" for the
+// built-in layer's).
+func (c *Catalog) Files() []string { return slices.Clone(c.files) }
 
 // Get returns the persona with the given id.
 func (c *Catalog) Get(id string) (*Persona, bool) {
@@ -248,6 +256,7 @@ func LoadLayers(layers []Layer) *Catalog {
 	for i, srcs := range perLayer {
 		r.byID[i] = make(map[string]*source, len(srcs))
 		for _, s := range srcs {
+			cat.files = append(cat.files, s.path)
 			cat.Warnings = append(cat.Warnings, s.warns...)
 			if s.err != nil {
 				cat.Errors = append(cat.Errors, Diagnostics(s.path, s.err)...)
@@ -267,7 +276,16 @@ func LoadLayers(layers []Layer) *Catalog {
 	cat.Errors = append(cat.Errors, errs...)
 	sortDiagnostics(cat.Errors)
 	sortDiagnostics(cat.Warnings)
+	// A file read twice (validate lays files over the layers holding them)
+	// is reported once.
+	cat.Errors = compactDiagnostics(cat.Errors)
+	cat.Warnings = compactDiagnostics(cat.Warnings)
 	return cat
+}
+
+// compactDiagnostics drops the repeats of a sorted list.
+func compactDiagnostics(ds []*Diagnostic) []*Diagnostic {
+	return slices.CompactFunc(ds, func(a, b *Diagnostic) bool { return *a == *b })
 }
 
 func sortDiagnostics(ds []*Diagnostic) {
@@ -279,7 +297,13 @@ func sortDiagnostics(ds []*Diagnostic) {
 		if a.Line != b.Line {
 			return a.Line < b.Line
 		}
-		return a.Column < b.Column
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		if a.Field != b.Field {
+			return a.Field < b.Field
+		}
+		return a.Message < b.Message
 	})
 }
 
@@ -374,11 +398,15 @@ func (s *source) load() {
 	if s.err != nil && fromDisk {
 		// The single read may have been short; read to the end.
 		if whole, err := readFile(s.path, false, nil); err == nil && len(whole) != len(b) {
+			b = whole
 			s.spec, s.err = Parse(s.path, whole)
 		}
 	}
 	if s.err != nil {
 		return
+	}
+	if d := cloudWarning(s.path, b, s.spec); d != nil {
+		s.warns = append(s.warns, d)
 	}
 	refs := s.spec.SidecarRefs()
 	switch {
@@ -387,12 +415,39 @@ func (s *source) load() {
 		s.err = &Diagnostic{File: s.path, Field: refs[0].Field(),
 			Message: "a built-in persona must carry its sidecar inline; run go generate"}
 	case s.ld == nil:
-		s.warns, s.err = Anchor(s.spec, s.path)
+		var warns []*Diagnostic
+		warns, s.err = Anchor(s.spec, s.path)
+		s.warns = append(s.warns, warns...)
 	case s.ld.realErr != nil:
 		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.ld.realErr)}
 	default:
-		s.warns, s.err = anchorIn(s.spec, refs, s.path, s.ld)
+		var warns []*Diagnostic
+		warns, s.err = anchorIn(s.spec, refs, s.path, s.ld)
+		s.warns = append(s.warns, warns...)
 	}
+}
+
+// cloudWarning returns the one warning about a file that sets the cloud
+// fields of agentworkforce 4.0.2, at the first of them; nil when it sets
+// none.
+func cloudWarning(file string, data []byte, spec *Spec) *Diagnostic {
+	names := spec.CloudFields.Names()
+	if len(names) == 0 {
+		return nil
+	}
+	d := &Diagnostic{File: file, Message: fmt.Sprintf("%s: agentworkforce cloud field%s, kept but ignored by workforce",
+		strings.Join(names, ", "), map[bool]string{true: "s", false: ""}[len(names) > 1])}
+	pos := positions(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	first := -1
+	for _, n := range names {
+		if off, ok := pos[keyPos+n]; ok && (first < 0 || off < first) {
+			first = off
+		}
+	}
+	if first >= 0 {
+		d.Line, d.Column = position(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), first)
+	}
+	return d
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
@@ -668,6 +723,12 @@ func checkMerged(p *Persona, standalone bool) Errors {
 	fail := func(field, format string, args ...any) {
 		errs = append(errs, &Diagnostic{File: p.Path, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
+	var tiers []string
+	for _, t := range Tiers {
+		if s.ServesTier(t) {
+			tiers = append(tiers, t)
+		}
+	}
 	if standalone {
 		var missing []string
 		if s.Intent == "" {
@@ -676,62 +737,80 @@ func checkMerged(p *Persona, standalone bool) Errors {
 		if s.Description == "" {
 			missing = append(missing, "description")
 		}
-		if len(s.Tiers) == 0 {
-			missing = append(missing, "tiers")
+		if len(tiers) == 0 && s.Harness == "" && s.Model == "" {
+			missing = append(missing, "a runtime (harness and model at the top level, or tiers)")
 		}
 		if len(missing) > 0 {
 			fail("", "no lower layer defines persona %q to override, and as a standalone persona it lacks %s", s.ID, strings.Join(missing, ", "))
 			return errs
 		}
 	}
-	if s.DefaultTier != "" && s.Tiers[s.DefaultTier] == nil {
-		fail("defaultTier", "tier %q is not defined; defined: %s", s.DefaultTier, strings.Join(s.TierNames(), ", "))
+	if len(tiers) == 0 {
+		// A flat persona missing a field of its one runtime.
+		if s.Harness == "" {
+			fail("harness", "missing; want one of %s", strings.Join(KnownHarnesses, ", "))
+		}
+		if s.Model == "" {
+			fail("model", "missing; want the model the harness runs")
+		}
+		return errs
 	}
-	for _, t := range Tiers {
-		rt := s.Tiers[t]
-		if rt == nil {
-			continue
+	if s.DefaultTier != "" && !s.ServesTier(s.DefaultTier) {
+		fail("defaultTier", "tier %q is not defined; defined: %s", s.DefaultTier, strings.Join(tiers, ", "))
+	}
+	for _, t := range tiers {
+		if s.tierHarness(t) == "" {
+			fail("tiers."+t+".harness", "missing, in the tier and at the top level; want one of %s", strings.Join(KnownHarnesses, ", "))
 		}
-		if rt.Harness == "" {
-			fail("tiers."+t+".harness", "missing; want one of %s", strings.Join(Harnesses, ", "))
-		}
-		if rt.Model == "" {
-			fail("tiers."+t+".model", "missing; want the model the harness runs")
+		if s.tierModel(t) == "" {
+			fail("tiers."+t+".model", "missing, in the tier and at the top level; want the model the harness runs")
 		}
 		for _, c := range Channels {
 			sc := effectiveSidecar(s, nil, t, c)
+			if sc.Mode != "" && !sc.IsSet() && s.Flat() {
+				if t == tiers[0] {
+					fail(string(c)+"Mode", "%sMode is set but there is no %s path or %sContent after the cascade", c, c, c)
+				}
+				continue
+			}
 			if sc.Mode != "" && !sc.IsSet() {
 				field := string(c) + "Mode"
-				if _, _, m := tierFields(rt, c); *m != "" {
-					field = "tiers." + t + "." + field
+				if tr := s.Tiers[t]; tr != nil {
+					if _, m, _ := tr.Sidecars.Fields(c); *m != "" {
+						field = "tiers." + t + "." + field
+					}
 				}
 				fail(field, "%sMode is set but tier %s has no %s path or %sContent after the cascade", c, t, c, c)
 			}
 		}
 	}
-	if hs := harnessSettingsConflicts(s); hs != "" {
+	if hs := harnessSettingsConflicts(s, tiers); hs != "" {
 		fail("", "%s", hs)
 	}
 	return errs
 }
 
-func tierFields(rt *Runtime, c Channel) (*string, *string, *Mode) {
-	p, m, content := rt.Sidecars.Fields(c)
-	return p, content, m
-}
-
-func harnessSettingsConflicts(s *Spec) string {
-	for _, t := range Tiers {
-		rt := s.Tiers[t]
-		if rt == nil {
-			continue
-		}
-		hs := rt.HarnessSettings
+// harnessSettingsConflicts checks the effective harness settings of every
+// tier: dangerouslyBypassApprovalsAndSandbox excludes the two-flag form.
+func harnessSettingsConflicts(s *Spec, tiers []string) string {
+	bypass := s.HarnessSettings != nil && s.HarnessSettings.DangerouslyBypassApprovalsAndSandbox != nil
+	for _, rt := range s.Tiers {
+		bypass = bypass || (rt != nil && rt.HarnessSettings != nil && rt.HarnessSettings.DangerouslyBypassApprovalsAndSandbox != nil)
+	}
+	if !bypass {
+		return ""
+	}
+	for _, t := range tiers {
+		hs := s.TierRuntime(t).HarnessSettings
 		if hs == nil || hs.DangerouslyBypassApprovalsAndSandbox == nil || !*hs.DangerouslyBypassApprovalsAndSandbox {
 			continue
 		}
 		if hs.SandboxMode != "" || hs.ApprovalPolicy != "" || hs.WorkspaceWriteNetworkAccess != nil {
-			return fmt.Sprintf("tiers.%s.harnessSettings: dangerouslyBypassApprovalsAndSandbox excludes sandboxMode, approvalPolicy and workspaceWriteNetworkAccess", t)
+			field := "harnessSettings"
+			if rt := s.Tiers[t]; rt != nil && rt.HarnessSettings != nil {
+				field = "tiers." + t + ".harnessSettings"
+			}
+			return fmt.Sprintf("%s: dangerouslyBypassApprovalsAndSandbox excludes sandboxMode, approvalPolicy and workspaceWriteNetworkAccess", field)
 		}
 	}
 	return ""

@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 )
@@ -68,6 +69,10 @@ func hasRepeats(list []string) bool {
 // append, base first; permission lists union; tiers merge field by field
 // (harnessSettings one level deeper); a sidecar path and its inline content
 // form one channel owned by whoever sets either; modes cascade on their own.
+// A field of the top-level runtime (harness, model, systemPrompt, a
+// harnessSettings key, a sidecar channel or mode) that src sets is cleared
+// in dst's tiers: a higher layer wins, and within one file a tier wins over
+// the top level. The cloud fields replace as a whole.
 //
 // mergeSpec writes only dst's own fields: a map, list or struct it changes
 // is replaced by a new one, never written into, and src's values are
@@ -138,7 +143,17 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 			prov.appendTo("mount.readonlyPatterns", o)
 		}
 	}
-	mergeSidecars(&dst.Sidecars, &src.Sidecars, prov, "", o)
+	mergeCloud(&dst.CloudFields, &src.CloudFields, prov, o)
+	// The top-level runtime: what src sets there is the value of every
+	// tier below it too, so it clears that field in dst's tiers (a higher
+	// layer wins); src's own tiers are laid over it next (within one file
+	// the tier wins).
+	var buf [16]string
+	set := buf[:0]
+	mergeRuntime(&dst.Runtime, &src.Runtime, prov, "", o, &set)
+	if len(set) > 0 && len(dst.Tiers) > 0 {
+		dst.Tiers = clearTierFields(dst.Tiers, set, prov)
+	}
 	if len(src.Tiers) > 0 {
 		tiers := make(map[string]*Runtime, len(Tiers))
 		maps.Copy(tiers, dst.Tiers)
@@ -152,73 +167,221 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 				*dt = *old
 			}
 			tiers[name] = dt
-			mergeRuntime(dt, st, prov, "tiers."+name+".", o)
+			mergeRuntime(dt, st, prov, "tiers."+name+".", o, nil)
 		}
 		dst.Tiers = tiers
 	}
 }
 
-func mergeRuntime(d, s *Runtime, prov Provenance, prefix string, o Origin) {
-	if s.Harness != "" {
-		d.Harness = s.Harness
-		prov.set(prefix+"harness", o)
-	}
-	if s.Model != "" {
-		d.Model = s.Model
-		prov.set(prefix+"model", o)
-	}
-	if s.SystemPrompt != "" {
-		d.SystemPrompt = s.SystemPrompt
-		prov.set(prefix+"systemPrompt", o)
-	}
+// mergeRuntime lays s over d field by field. When set is not nil, it
+// appends the names of the fields s set, relative to prefix ("model",
+// "harnessSettings.reasoning", "claudeMd" for the channel,
+// "claudeMdMode").
+func mergeRuntime(d, s *Runtime, prov Provenance, prefix string, o Origin, set *[]string) {
+	mergeString(&d.Harness, s.Harness, prov, prefix, "harness", o, set)
+	mergeString(&d.Model, s.Model, prov, prefix, "model", o, set)
+	mergeString(&d.SystemPrompt, s.SystemPrompt, prov, prefix, "systemPrompt", o, set)
 	if hs := s.HarnessSettings; hs != nil {
 		dh := &HarnessSettings{}
 		if d.HarnessSettings != nil {
 			*dh = *d.HarnessSettings
 		}
 		d.HarnessSettings = dh
-		p := prefix + "harnessSettings."
-		setString(&dh.Reasoning, hs.Reasoning, prov, p+"reasoning", o)
-		setString(&dh.SandboxMode, hs.SandboxMode, prov, p+"sandboxMode", o)
-		setString(&dh.ApprovalPolicy, hs.ApprovalPolicy, prov, p+"approvalPolicy", o)
+		mergeString(&dh.Reasoning, hs.Reasoning, prov, prefix, "harnessSettings.reasoning", o, set)
+		mergeString(&dh.SandboxMode, hs.SandboxMode, prov, prefix, "harnessSettings.sandboxMode", o, set)
+		mergeString(&dh.ApprovalPolicy, hs.ApprovalPolicy, prov, prefix, "harnessSettings.approvalPolicy", o, set)
 		if hs.TimeoutSeconds != 0 {
 			dh.TimeoutSeconds = hs.TimeoutSeconds
-			prov.set(p+"timeoutSeconds", o)
+			noteSet(prov, prefix, "harnessSettings.timeoutSeconds", o, set)
 		}
-		setBool(&dh.WorkspaceWriteNetworkAccess, hs.WorkspaceWriteNetworkAccess, prov, p+"workspaceWriteNetworkAccess", o)
-		setBool(&dh.WebSearch, hs.WebSearch, prov, p+"webSearch", o)
-		setBool(&dh.DangerouslyBypassApprovalsAndSandbox, hs.DangerouslyBypassApprovalsAndSandbox, prov, p+"dangerouslyBypassApprovalsAndSandbox", o)
+		mergeBool(&dh.WorkspaceWriteNetworkAccess, hs.WorkspaceWriteNetworkAccess, prov, prefix, "harnessSettings.workspaceWriteNetworkAccess", o, set)
+		mergeBool(&dh.WebSearch, hs.WebSearch, prov, prefix, "harnessSettings.webSearch", o, set)
+		mergeBool(&dh.DangerouslyBypassApprovalsAndSandbox, hs.DangerouslyBypassApprovalsAndSandbox, prov, prefix, "harnessSettings.dangerouslyBypassApprovalsAndSandbox", o, set)
 	}
-	mergeSidecars(&d.Sidecars, &s.Sidecars, prov, prefix, o)
-}
-
-func mergeSidecars(d, s *Sidecars, prov Provenance, prefix string, o Origin) {
 	for _, c := range Channels {
 		dp, dm, dc := d.Fields(c)
-		sp, sm, sc := s.Fields(c)
+		sp, sm, sc := s.Sidecars.Fields(c)
 		if *sp != "" || *sc != "" {
 			*dp, *dc = *sp, *sc
-			prov.set(prefix+string(c), o)
+			noteSet(prov, prefix, string(c), o, set)
 		}
 		if *sm != "" {
 			*dm = *sm
-			prov.set(prefix+string(c)+"Mode", o)
+			noteSet(prov, prefix, string(c)+"Mode", o, set)
 		}
 	}
 }
 
-func setString(d *string, s string, prov Provenance, field string, o Origin) {
-	if s != "" {
-		*d = s
-		prov.set(field, o)
+// noteSet records that field (below prefix) was set by o.
+func noteSet(prov Provenance, prefix, field string, o Origin, set *[]string) {
+	if prov != nil {
+		prov.set(prefix+field, o)
+	}
+	if set != nil {
+		*set = append(*set, field)
 	}
 }
 
-func setBool(d **bool, s *bool, prov Provenance, field string, o Origin) {
+func mergeString(d *string, s string, prov Provenance, prefix, field string, o Origin, set *[]string) {
+	if s != "" {
+		*d = s
+		noteSet(prov, prefix, field, o, set)
+	}
+}
+
+func mergeBool(d **bool, s *bool, prov Provenance, prefix, field string, o Origin, set *[]string) {
 	if s != nil {
 		v := *s
 		*d = &v
-		prov.set(field, o)
+		noteSet(prov, prefix, field, o, set)
+	}
+}
+
+// clearTierFields returns tiers with the named fields (as mergeRuntime
+// names them) cleared in every tier, and their provenance dropped, so that
+// the top level's new value shows through. Tiers are copied, never written
+// into; a tier left with nothing is dropped.
+func clearTierFields(tiers map[string]*Runtime, fields []string, prov Provenance) map[string]*Runtime {
+	touched := false
+	for _, rt := range tiers {
+		if rt == nil {
+			continue
+		}
+		c := *rt // a shallow copy: clearRuntimeField only reads HarnessSettings' fields through it when asked
+		if c.HarnessSettings != nil {
+			hs := *c.HarnessSettings
+			c.HarnessSettings = &hs
+		}
+		for _, f := range fields {
+			touched = touched || clearRuntimeField(&c, f)
+		}
+	}
+	if !touched {
+		return tiers
+	}
+	out := make(map[string]*Runtime, len(tiers))
+	for name, rt := range tiers {
+		out[name] = rt
+		if rt == nil {
+			continue
+		}
+		c := *rt
+		if c.HarnessSettings != nil {
+			hs := *c.HarnessSettings
+			c.HarnessSettings = &hs
+		}
+		changed := false
+		for _, f := range fields {
+			if clearRuntimeField(&c, f) {
+				changed = true
+				if prov != nil {
+					delete(prov, "tiers."+name+"."+f)
+				}
+			}
+		}
+		if !changed {
+			continue
+		}
+		if c.HarnessSettings != nil && *c.HarnessSettings == (HarnessSettings{}) {
+			c.HarnessSettings = nil
+		}
+		if c.isZero() {
+			delete(out, name)
+			continue
+		}
+		out[name] = &c
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// clearRuntimeField clears the field of rt that mergeRuntime names f and
+// reports whether it was set.
+func clearRuntimeField(rt *Runtime, f string) bool {
+	str := func(p *string) bool {
+		was := *p != ""
+		*p = ""
+		return was
+	}
+	boolean := func(p **bool) bool {
+		was := *p != nil
+		*p = nil
+		return was
+	}
+	hs := rt.HarnessSettings
+	if hs == nil {
+		hs = &HarnessSettings{}
+	}
+	switch f {
+	case "harness":
+		return str(&rt.Harness)
+	case "model":
+		return str(&rt.Model)
+	case "systemPrompt":
+		return str(&rt.SystemPrompt)
+	case "harnessSettings.reasoning":
+		return str(&hs.Reasoning)
+	case "harnessSettings.sandboxMode":
+		return str(&hs.SandboxMode)
+	case "harnessSettings.approvalPolicy":
+		return str(&hs.ApprovalPolicy)
+	case "harnessSettings.timeoutSeconds":
+		was := hs.TimeoutSeconds != 0
+		hs.TimeoutSeconds = 0
+		return was
+	case "harnessSettings.workspaceWriteNetworkAccess":
+		return boolean(&hs.WorkspaceWriteNetworkAccess)
+	case "harnessSettings.webSearch":
+		return boolean(&hs.WebSearch)
+	case "harnessSettings.dangerouslyBypassApprovalsAndSandbox":
+		return boolean(&hs.DangerouslyBypassApprovalsAndSandbox)
+	}
+	for _, c := range Channels {
+		p, m, content := rt.Sidecars.Fields(c)
+		switch f {
+		case string(c):
+			was := *p != "" || *content != ""
+			*p, *content = "", ""
+			return was
+		case string(c) + "Mode":
+			was := *m != ""
+			*m = ""
+			return was
+		}
+	}
+	return false
+}
+
+func (rt *Runtime) isZero() bool {
+	return rt.Harness == "" && rt.Model == "" && rt.SystemPrompt == "" && rt.HarnessSettings == nil && rt.Sidecars == (Sidecars{})
+}
+
+// mergeCloud lays the cloud fields of s over d: each replaces as a whole.
+func mergeCloud(d, s *CloudFields, prov Provenance, o Origin) {
+	boolean := func(d **bool, s *bool, field string) {
+		if s != nil {
+			*d = s
+			prov.set(field, o)
+		}
+	}
+	raw := func(d *json.RawMessage, s json.RawMessage, field string) {
+		if s != nil {
+			*d = s
+			prov.set(field, o)
+		}
+	}
+	boolean(&d.Sandbox, s.Sandbox, "sandbox")
+	boolean(&d.Cloud, s.Cloud, "cloud")
+	boolean(&d.UseSubscription, s.UseSubscription, "useSubscription")
+	raw(&d.Integrations, s.Integrations, "integrations")
+	raw(&d.Capabilities, s.Capabilities, "capabilities")
+	raw(&d.Memory, s.Memory, "memory")
+	raw(&d.Relay, s.Relay, "relay")
+	if s.OnEvent != "" {
+		d.OnEvent = s.OnEvent
+		prov.set("onEvent", o)
 	}
 }
 

@@ -36,6 +36,13 @@ var mergePairs = []struct{ name, base, over string }{
 		`{"id": "a", "permissions": {"allow": ["Edit", "Edit", "Read"]}}`},
 	{"empty containers", `{"id": "a", "env": {}, "inputs": {}, "permissions": {}, "mount": {}}`,
 		`{"id": "a", "env": {}, "mcpServers": {}, "permissions": {"allow": []}}`},
+	{"flat over tiered", `{"id": "a", "systemPrompt": "top", "harnessSettings": {"reasoning": "low"},
+ "tiers": {"best": {"harness": "claude", "model": "m", "harnessSettings": {"reasoning": "high", "sandboxMode": "read-only"}, "claudeMdContent": "t", "claudeMdMode": "extend"},
+           "minimum": {"harness": "codex", "model": "n"}}}`,
+		`{"id": "a", "harness": "codex", "model": "x", "systemPrompt": "flat", "harnessSettings": {"reasoning": "medium", "webSearch": true},
+ "claudeMdContent": "flat", "sandbox": true, "memory": {"scopes": ["user"]}, "capabilities": {"review": true}}`},
+	{"tiered over flat", `{"id": "a", "harness": "codex", "model": "x", "harnessSettings": {"reasoning": "low", "timeoutSeconds": 5}, "cloud": true, "relay": false}`,
+		`{"id": "a", "agentsMdContent": "over", "tiers": {"minimum": {"model": "y", "harnessSettings": {"reasoning": "high"}}}, "relay": {"enabled": true}}`},
 }
 
 func mustParse(t testing.TB, name, data string) *Spec {

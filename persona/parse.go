@@ -13,7 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/seed-3bc194a6/workforce/persona/internal/jsonschema"
 )
 
 // SchemaJSON is the JSON Schema of a persona file. It is also published at
@@ -266,23 +266,46 @@ func schemaErrors(name string, data []byte, ve *jsonschema.ValidationError) Erro
 		if len(e.Causes) > 0 {
 			// A oneOf whose branches all fail reports each branch; the
 			// branches' own messages are more useful than the summary.
-			for _, c := range e.Causes {
+			// A branch of another type (boolean, when an object was
+			// given) says nothing the others do not.
+			causes := e.Causes
+			if len(causes) > 1 {
+				var kept []*jsonschema.ValidationError
+				for _, c := range causes {
+					if len(c.Causes) > 0 || !strings.HasPrefix(c.Message, "expected ") {
+						kept = append(kept, c)
+					}
+				}
+				if len(kept) > 0 {
+					causes = kept
+				}
+			}
+			for _, c := range causes {
 				walk(c)
 			}
 			return
 		}
 		field := pointerToField(e.InstanceLocation)
-		msg := schemaMessage(e.Message)
-		key := field + "\x00" + msg
-		if seen[key] {
+		add := func(msg, at string) {
+			key := field + "\x00" + msg
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+			d := &Diagnostic{File: name, Field: field, Message: msg}
+			if off, ok := pos[at]; ok {
+				d.Line, d.Column = position(data, off)
+			}
+			errs = append(errs, d)
+		}
+		if names, ok := unknownFields(e.Message); ok {
+			// One error per unknown member, at its name.
+			for _, n := range names {
+				add("unknown field '"+n+"'", keyPos+joinField(field, n))
+			}
 			return
 		}
-		seen[key] = true
-		d := &Diagnostic{File: name, Field: field, Message: msg}
-		if off, ok := pos[field]; ok {
-			d.Line, d.Column = position(data, off)
-		}
-		errs = append(errs, d)
+		add(schemaMessage(e.Message), field)
 	}
 	walk(ve)
 	sort.SliceStable(errs, func(i, j int) bool {
@@ -309,6 +332,39 @@ func schemaMessage(m string) string {
 	return m
 }
 
+// unknownFields returns the member names of the validator's message about
+// members the schema does not allow ("additionalProperties 'a', 'b' not
+// allowed").
+func unknownFields(m string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(m, "additionalProperties ")
+	if !ok {
+		return nil, false
+	}
+	rest, ok = strings.CutSuffix(rest, " not allowed")
+	if !ok {
+		return nil, false
+	}
+	var names []string
+	for _, q := range strings.Split(rest, ", ") {
+		if len(q) < 2 || q[0] != '\'' || q[len(q)-1] != '\'' {
+			return nil, false
+		}
+		names = append(names, q[1:len(q)-1])
+	}
+	return names, len(names) > 0
+}
+
+// keyPos prefixes the dotted name of a member in positions' map to find
+// where its name, rather than its value, starts.
+const keyPos = "\x00"
+
+func joinField(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
 // pointerToField converts a JSON pointer ("/tiers/best/harness") to the
 // dotted field name used in messages ("tiers.best.harness").
 func pointerToField(ptr string) string {
@@ -324,8 +380,9 @@ func pointerToField(ptr string) string {
 }
 
 // positions maps every value of the document, by dotted field name, to the
-// byte offset where it starts ("" is the document itself). It is computed
-// only when there is an error to report.
+// byte offset where it starts ("" is the document itself), and keyPos plus
+// the dotted name of every object member to the offset of its name. It is
+// computed only when there is something to report.
 func positions(data []byte) map[string]int {
 	pos := map[string]int{}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -358,11 +415,13 @@ func positions(data []byte) map[string]int {
 		switch tok {
 		case json.Delim('{'):
 			for dec.More() {
+				kstart := next()
 				kt, err := dec.Token()
 				if err != nil {
 					return false
 				}
 				k, _ := kt.(string)
+				pos[keyPos+join(k)] = kstart
 				if !value(join(k)) {
 					return false
 				}

@@ -50,12 +50,28 @@ func TestParse(t *testing.T) {
 				"p.json:4:19: claudeMdMode: must be one of overwrite, extend",
 			}},
 		{name: "missing id", data: `{"intent": "x"}`, wantErr: []string{"p.json:1:1: missing required field 'id'"}},
-		{name: "unknown field", data: `{"id": "x", "claudeMD": "a.md"}`, wantErr: []string{"p.json:1:1: unknown field 'claudeMD'"}},
+		{name: "unknown field", data: `{"id": "x", "claudeMD": "a.md"}`, wantErr: []string{"p.json:1:13: unknown field 'claudeMD'"}},
 		{name: "unknown tier", data: `{"id": "x", "tiers": {"fast": {"model": "m"}}}`, wantErr: []string{"p.json:1:31: tiers.fast: must be one of best, best-value, minimum"}},
 		{name: "path and content together", data: `{"id": "x", "agentsMd": "a.md", "agentsMdContent": "hi"}`,
 			wantErr: []string{"p.json:1:25: agentsMd: set either agentsMd or agentsMdContent, not both"}},
 		{name: "unsafe path", data: `{"id": "x", "tiers": {"best": {"claudeMd": "../up.md"}}}`,
 			wantErr: []string{`p.json:1:44: tiers.best.claudeMd: sidecar path "../up.md" leaves the persona's directory`}},
+		{name: "flat, the form of agentworkforce 4.0.2", data: `{"id": "x", "intent": "i", "description": "d", "harness": "codex", "model": "m",
+  "systemPrompt": "p", "harnessSettings": {"reasoning": "low", "timeoutSeconds": 60}}`},
+		{name: "grok parses as a harness", data: `{"id": "x", "harness": "grok", "tiers": {"best": {"harness": "grok"}}}`},
+		{name: "cloud fields", data: `{"id": "x", "sandbox": false, "cloud": true, "useSubscription": false, "onEvent": "h.ts",
+  "integrations": {"slack": {"source": {"kind": "workspace_service_account", "name": "bot"}, "scope": {"team": "t"}}},
+  "capabilities": {"review": {"enabled": false, "x": 1}, "teamSolve": true},
+  "memory": {"enabled": true, "scopes": ["global"], "ttlDays": 1.5, "dedupMs": 0, "aiMemory": {"dbPath": "h.db"}},
+  "relay": true, "inputs": {"A": {"picker": {"provider": "slack", "resource": "users"}}}}`},
+		{name: "top-level harness", data: "{\"id\": \"x\",\n \"harness\": \"vim\"}",
+			wantErr: []string{"p.json:2:13: harness: must be one of claude, opencode, codex, grok"}},
+		{name: "unknown member of a cloud object", data: "{\"id\": \"x\",\n \"relay\": {\"chanels\": []}}",
+			wantErr: []string{"p.json:2:12: relay: unknown field 'chanels'"}},
+		{name: "a service account needs a name", data: `{"id": "x", "integrations": {"slack": {"source": {"kind": "workspace_service_account"}}}}`,
+			wantErr: []string{"p.json:1:50: integrations.slack.source: missing required field 'name'"}},
+		{name: "unknown fields each at their name", data: "{\"id\": \"x\",\n  \"modle\": \"m\", \"tiers\": {\"best\": {\"prompt\": \"p\"}}}",
+			wantErr: []string{"p.json:2:3: unknown field 'modle'", "p.json:2:36: tiers.best: unknown field 'prompt'"}},
 		{name: "wide characters count as one column", data: "{\"id\": \"x\", \"description\": \"é\", \"intent\": 5}",
 			wantErr: []string{"p.json:1:43: intent: must be string, but got number"}},
 	}
@@ -127,6 +143,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("{\n  \"id\": \"x\"\n  \"intent\": \"y\"\n}"))
 	f.Add([]byte(`{"id": "x", "claudeMd": "../a.md"}`))
 	f.Add([]byte(`{"id": "é", "inputs": {"A": 1}}`))
+	f.Add([]byte(`{"id": "x", "harness": "grok", "model": "m", "systemPrompt": "p", "harnessSettings": {"reasoning": "low"}, "sandbox": true, "onEvent": "h.ts"}`))
+	f.Add([]byte(`{"id": "x", "memory": {"scopes": ["user"], "trajectories": {"autoCompact": false}}, "relay": false, "capabilities": {"a": {}}}`))
+	f.Add([]byte(`{"id": "x", "inputs": {"A": {"picker": {"provider": "p", "resource": "r"}}}, "mount": {"enabled": false}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast path never accepts what the schema rejects.
 		if _, ok := quickParse(data); ok {

@@ -101,13 +101,13 @@ func TestAnchor(t *testing.T) {
 		wantWarn string
 		wantPath string // expected claudeMd after anchoring
 	}{
-		{name: "beside", spec: Spec{Sidecars: Sidecars{ClaudeMd: "here.md"}}, wantPath: filepath.Join(dir, "here.md")},
-		{name: "below", spec: Spec{Sidecars: Sidecars{ClaudeMd: "docs/deep.md"}}, wantPath: filepath.Join(dir, "docs/deep.md")},
-		{name: "symlink inside", spec: Spec{Sidecars: Sidecars{ClaudeMd: "inside-link.md"}}, wantPath: filepath.Join(dir, "inside-link.md")},
-		{name: "symlink escapes", spec: Spec{Sidecars: Sidecars{ClaudeMd: "escape.md"}}, wantErr: "outside the persona directory"},
-		{name: "directory", spec: Spec{Sidecars: Sidecars{ClaudeMd: "dir.md"}}, wantErr: "not a regular file"},
-		{name: "missing clears path and mode", spec: Spec{Sidecars: Sidecars{ClaudeMd: "gone.md", ClaudeMdMode: ModeExtend}}, wantWarn: "sidecar file not found"},
-		{name: "unsafe", spec: Spec{Sidecars: Sidecars{ClaudeMd: "../outside.md"}}, wantErr: `".."`},
+		{name: "beside", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "here.md"}}}, wantPath: filepath.Join(dir, "here.md")},
+		{name: "below", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "docs/deep.md"}}}, wantPath: filepath.Join(dir, "docs/deep.md")},
+		{name: "symlink inside", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "inside-link.md"}}}, wantPath: filepath.Join(dir, "inside-link.md")},
+		{name: "symlink escapes", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "escape.md"}}}, wantErr: "outside the persona directory"},
+		{name: "directory", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "dir.md"}}}, wantErr: "not a regular file"},
+		{name: "missing clears path and mode", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "gone.md", ClaudeMdMode: ModeExtend}}}, wantWarn: "sidecar file not found"},
+		{name: "unsafe", spec: Spec{Runtime: Runtime{Sidecars: Sidecars{ClaudeMd: "../outside.md"}}}, wantErr: `".."`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

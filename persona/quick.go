@@ -104,6 +104,9 @@ func (s *Spec) schemaOK() bool {
 		if !isEnvName(name) || (in.Env != "" && !isEnvName(in.Env)) {
 			return false
 		}
+		if in.Picker != nil && (in.Picker.Provider == "" || in.Picker.Resource == "") {
+			return false
+		}
 	}
 	for name := range s.Env {
 		if !isEnvName(name) {
@@ -131,11 +134,17 @@ func (s *Spec) schemaOK() bool {
 			return false
 		}
 	}
-	return s.Sidecars.schemaOK()
+	// The cloud's objects are left to the schema: workforce ignores them,
+	// and they are rare.
+	c := &s.CloudFields
+	if c.Integrations != nil || c.Capabilities != nil || c.Memory != nil || c.Relay != nil {
+		return false
+	}
+	return s.Runtime.schemaOK()
 }
 
 func (r *Runtime) schemaOK() bool {
-	if r.Harness != "" && !IsHarness(r.Harness) {
+	if r.Harness != "" && !IsKnownHarness(r.Harness) {
 		return false
 	}
 	if hs := r.HarnessSettings; hs != nil {

@@ -39,7 +39,7 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 	if tier == "" {
 		tier = s.EffectiveDefaultTier()
 	}
-	rt := s.Tiers[tier]
+	rt := s.TierRuntime(tier)
 	if rt == nil {
 		if !IsTier(tier) {
 			return nil, fmt.Errorf("unknown tier %q for persona %s; tiers are %s", tier, p.ID, strings.Join(Tiers, ", "))
@@ -50,6 +50,7 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 	r := &Resolved{
 		ID:           p.ID,
 		Tier:         tier,
+		Flat:         s.Flat(),
 		Harness:      rt.Harness,
 		Model:        rt.Model,
 		SystemPrompt: rt.SystemPrompt,
@@ -59,6 +60,7 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 		Env:          s.Env,
 		MCPServers:   s.MCPServers,
 		Skills:       s.Skills,
+		Origins:      runtimeOrigins(prov, tier),
 	}
 	if rt.HarnessSettings != nil {
 		r.HarnessSettings = *rt.HarnessSettings
@@ -78,6 +80,27 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 		}
 	}
 	return r, nil
+}
+
+// runtimeFields are the runtime fields whose origin Resolved reports.
+var runtimeFields = []string{"harness", "model", "systemPrompt", "harnessSettings.reasoning", "harnessSettings.timeoutSeconds",
+	"harnessSettings.sandboxMode", "harnessSettings.approvalPolicy", "harnessSettings.workspaceWriteNetworkAccess",
+	"harnessSettings.webSearch", "harnessSettings.dangerouslyBypassApprovalsAndSandbox"}
+
+// runtimeOrigins tells, for each runtime field tier has a value for, the
+// file that set it: the tier's own field, else the top level's.
+func runtimeOrigins(prov Provenance, tier string) map[string]Origin {
+	out := map[string]Origin{}
+	for _, f := range runtimeFields {
+		o := prov["tiers."+tier+"."+f]
+		if len(o) == 0 {
+			o = prov[f]
+		}
+		if len(o) > 0 {
+			out[f] = o[len(o)-1]
+		}
+	}
+	return out
 }
 
 // Text returns the sidecar's text: its inline content, or the file's.

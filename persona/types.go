@@ -3,7 +3,9 @@ package persona
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -24,10 +26,18 @@ const (
 	HarnessClaude   = "claude"
 	HarnessOpencode = "opencode"
 	HarnessCodex    = "codex"
+	// HarnessGrok is the harness agentworkforce 4.0.2 added. A persona may
+	// name it, and it loads, lists and shows, but workforce cannot run it
+	// yet: see Runnable.
+	HarnessGrok = "grok"
 )
 
 // Harnesses lists the harnesses a persona can run on.
 var Harnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex}
+
+// KnownHarnesses lists every harness a persona file may name: Harnesses,
+// then those workforce parses but cannot run yet.
+var KnownHarnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex, HarnessGrok}
 
 // Mode says how a sidecar combines with the repository's own instruction
 // files.
@@ -105,8 +115,10 @@ type HarnessSettings struct {
 	DangerouslyBypassApprovalsAndSandbox *bool  `json:"dangerouslyBypassApprovalsAndSandbox,omitempty"`
 }
 
-// Runtime is what a tier runs: harness, model, prompt, settings, and
-// sidecar fields that override the top level for this tier.
+// Runtime is what a persona runs: harness, model, prompt, settings and
+// sidecars. A tier holds one; the top level of a spec holds another, which
+// is the runtime of every tier of a flat persona and, next to tiers, the
+// default each tier overrides field by field.
 type Runtime struct {
 	Harness         string           `json:"harness,omitempty"`
 	Model           string           `json:"model,omitempty"`
@@ -135,6 +147,16 @@ type Input struct {
 	Default *string `json:"default,omitempty"`
 	// Optional inputs resolve to the empty string instead of failing.
 	Optional bool `json:"optional,omitempty"`
+	// Picker is agentworkforce's deploy-time picker of the value; it is
+	// kept and ignored.
+	Picker *InputPicker `json:"picker,omitempty"`
+}
+
+// InputPicker is where agentworkforce's deploy command lists the values of
+// an input from (an integration's users, channels, teams).
+type InputPicker struct {
+	Provider string `json:"provider"`
+	Resource string `json:"resource"`
 }
 
 // UnmarshalJSON accepts an input spec object or a bare string, which is
@@ -196,8 +218,45 @@ type Mount struct {
 	ReadonlyPatterns []string `json:"readonlyPatterns,omitempty"`
 }
 
+// CloudFields are the fields agentworkforce 4.0.2 added for its cloud:
+// sandbox boot, deployment, integrations, capabilities, memory, relay and
+// the event handler. workforce keeps them (show prints them, install copies
+// them, a higher layer's value replaces a lower one's) and ignores them;
+// a file that sets any is reported once with a warning.
+type CloudFields struct {
+	Sandbox         *bool           `json:"sandbox,omitempty"`
+	Cloud           *bool           `json:"cloud,omitempty"`
+	UseSubscription *bool           `json:"useSubscription,omitempty"`
+	Integrations    json.RawMessage `json:"integrations,omitempty"`
+	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+	Memory          json.RawMessage `json:"memory,omitempty"`
+	Relay           json.RawMessage `json:"relay,omitempty"`
+	OnEvent         string          `json:"onEvent,omitempty"`
+}
+
+// CloudFieldNames are the JSON names of CloudFields, in order.
+var CloudFieldNames = []string{"sandbox", "cloud", "useSubscription", "integrations", "capabilities", "memory", "relay", "onEvent"}
+
+// Names returns the JSON names of the fields c sets, in the order of
+// CloudFieldNames.
+func (c *CloudFields) Names() []string {
+	var names []string
+	set := []bool{c.Sandbox != nil, c.Cloud != nil, c.UseSubscription != nil, c.Integrations != nil,
+		c.Capabilities != nil, c.Memory != nil, c.Relay != nil, c.OnEvent != ""}
+	for i, ok := range set {
+		if ok {
+			names = append(names, CloudFieldNames[i])
+		}
+	}
+	return names
+}
+
 // Spec is a persona as written in a JSON file, and, after the cascade, the
 // merged persona.
+//
+// A spec without tiers is flat, the form of agentworkforce 4.0.2: its
+// top-level Runtime serves every tier. With tiers, the top-level Runtime
+// holds the defaults each tier overrides field by field; see TierRuntime.
 type Spec struct {
 	Schema      string               `json:"$schema,omitempty"`
 	ID          string               `json:"id"`
@@ -213,11 +272,24 @@ type Spec struct {
 	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty"`
 	Permissions *Permissions         `json:"permissions,omitempty"`
 	Mount       *Mount               `json:"mount,omitempty"`
-	Sidecars
+	// Runtime is the top-level runtime: harness, model, systemPrompt,
+	// harnessSettings and the six sidecar fields.
+	Runtime
+	CloudFields
 }
 
-// TierNames returns the tiers the spec defines, in the order of Tiers.
+// Flat reports whether the spec has no tiers: its top-level runtime is
+// the runtime of every tier.
+func (s *Spec) Flat() bool { return len(s.Tiers) == 0 }
+
+// TierNames returns the tiers the spec serves, in the order of Tiers: every
+// tier when the top level names both a harness and a model (a flat
+// persona, or defaults complete enough to run a tier the spec does not
+// name), else the tiers it defines.
 func (s *Spec) TierNames() []string {
+	if s.Harness != "" && s.Model != "" {
+		return slices.Clone(Tiers)
+	}
 	var names []string
 	for _, t := range Tiers {
 		if _, ok := s.Tiers[t]; ok {
@@ -225,6 +297,46 @@ func (s *Spec) TierNames() []string {
 		}
 	}
 	return names
+}
+
+// tierHarness and tierModel are TierRuntime(tier).Harness and .Model
+// without copying the runtime.
+func (s *Spec) tierHarness(tier string) string {
+	if rt := s.Tiers[tier]; rt != nil && rt.Harness != "" {
+		return rt.Harness
+	}
+	return s.Harness
+}
+
+func (s *Spec) tierModel(tier string) string {
+	if rt := s.Tiers[tier]; rt != nil && rt.Model != "" {
+		return rt.Model
+	}
+	return s.Model
+}
+
+// ServesTier reports whether tier is one of TierNames.
+func (s *Spec) ServesTier(tier string) bool {
+	if !IsTier(tier) {
+		return false
+	}
+	_, ok := s.Tiers[tier]
+	return ok || (s.Harness != "" && s.Model != "")
+}
+
+// TierRuntime returns the runtime of tier: the top-level runtime with the
+// tier's own fields laid over it, field by field (harnessSettings one
+// level deeper; a sidecar path and its content as one channel, the mode on
+// its own). It returns nil when the spec does not serve the tier.
+func (s *Spec) TierRuntime(tier string) *Runtime {
+	if !s.ServesTier(tier) {
+		return nil
+	}
+	rt := s.Runtime
+	if t := s.Tiers[tier]; t != nil {
+		mergeRuntime(&rt, t, nil, "", Origin{}, nil)
+	}
+	return &rt
 }
 
 // EffectiveDefaultTier returns DefaultTier, or when it is unset the first
@@ -242,8 +354,35 @@ func (s *Spec) EffectiveDefaultTier() string {
 // IsTier reports whether name is one of the tier names.
 func IsTier(name string) bool { return slices.Contains(Tiers, name) }
 
-// IsHarness reports whether name is one of the harness names.
+// IsHarness reports whether name is one of the harnesses workforce runs.
 func IsHarness(name string) bool { return slices.Contains(Harnesses, name) }
+
+// IsKnownHarness reports whether name is a harness a persona file may name,
+// one workforce runs or one it does not support yet.
+func IsKnownHarness(name string) bool { return slices.Contains(KnownHarnesses, name) }
+
+// UnsupportedHarnessError reports a harness a persona may name but
+// workforce cannot run (yet): grok.
+type UnsupportedHarnessError struct {
+	Harness string
+}
+
+func (e *UnsupportedHarnessError) Error() string {
+	return fmt.Sprintf("workforce cannot run harness %s yet; it runs %s", e.Harness, strings.Join(Harnesses, ", "))
+}
+
+// Runnable returns nil when workforce can run harness h, an
+// *UnsupportedHarnessError for a known harness it cannot run yet, and an
+// error naming the harnesses otherwise.
+func Runnable(h string) error {
+	switch {
+	case IsHarness(h):
+		return nil
+	case IsKnownHarness(h):
+		return &UnsupportedHarnessError{Harness: h}
+	}
+	return fmt.Errorf("unknown harness %q; want one of %s", h, strings.Join(Harnesses, ", "))
+}
 
 // SidecarRef is one sidecar file reference of a spec: where it was declared
 // and the path as written.
@@ -316,7 +455,11 @@ func (s Sidecar) IsSet() bool { return s.Path != "" || s.Content != "" }
 type Resolved struct {
 	ID   string `json:"id"`
 	Tier string `json:"tier"`
-	// Harness, Model, SystemPrompt and HarnessSettings come from the tier.
+	// Flat is true for a persona without tiers, whose one runtime serves
+	// every tier.
+	Flat bool `json:"flat,omitempty"`
+	// Harness, Model, SystemPrompt and HarnessSettings come from the tier,
+	// field by field, else from the top level (TierRuntime).
 	Harness         string          `json:"harness"`
 	Model           string          `json:"model"`
 	SystemPrompt    string          `json:"systemPrompt,omitempty"`
@@ -332,6 +475,10 @@ type Resolved struct {
 	Permissions Permissions          `json:"permissions"`
 	Mount       Mount                `json:"mount"`
 	Skills      []Skill              `json:"skills,omitempty"`
+	// Origins names, for each runtime field with a value ("harness",
+	// "model", "systemPrompt", "harnessSettings.reasoning", ...), the layer
+	// and file that set it.
+	Origins map[string]Origin `json:"origins,omitempty"`
 }
 
 // Sidecar returns the effective sidecar of channel c.
