@@ -1,0 +1,641 @@
+package mount
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+)
+
+// Live sync (run --live). While the harness runs, a file the agent writes
+// reaches the real tree, and a file the user writes in the real tree
+// reaches the sandbox, each once it has settled (no event on it for
+// LiveOptions.Settle), by the rules of the final sync-back:
+//
+//   - What crosses, in either direction, is a regular file that changed on
+//     its side since it last crossed (the manifest says how it was), to a
+//     side where it is still as the manifest says; it lands whole, by a
+//     rename, with the modification time and permissions it has on its side,
+//     and the manifest then records it, durably (Save), so that a crash
+//     leaves a session `workforce sessions sync` finishes as if nothing had
+//     crossed live. The copy is compared with its source before it is put
+//     in place: a file written to while it was copied is left for later.
+//   - A file changed on both sides since it last crossed is a conflict,
+//     reported at once (LiveOptions.OnConflict) and in Stop's result: the
+//     real file stays as the user left it, the sandbox's as the agent left
+//     it, and the agent's version is saved under conflicts/.
+//   - Deletions cross only with LiveOptions.Deletes, and only of a file
+//     still as the manifest says on the other side.
+//   - Instruction files, hidden, ignored and read-only files, materialized
+//     files and directories, .git and what is not a regular file never
+//     cross, as in Sync.
+//
+// Watching is fsnotify's (inotify) on every directory of both trees that
+// can hold a file that crosses, new ones as they appear. When the kernel
+// drops events (its queue overflowed) or refuses a watch (the per-user
+// limit), Live warns once and compares both trees with the manifest
+// instead: at once after an overflow, and every LiveOptions.Poll when
+// watches are missing. Nothing runs while nothing changes.
+//
+// Not guarded against: a writer that pauses longer than Settle in the
+// middle of a file, whose first part may cross before the rest (the rest
+// follows); a user and an agent writing the same file within the same
+// instant, between the check of the other side and the rename.
+
+// LiveOptions change what Live does.
+type LiveOptions struct {
+	// Deletes applies deletions both ways.
+	Deletes bool
+	// Settle is how long a file must see no event before it crosses;
+	// default 100 ms.
+	Settle time.Duration
+	// Poll is how often both trees are compared with the manifest when
+	// watches could not be set; default 2 s.
+	Poll time.Duration
+	// OnConflict, when set, is told of each conflict when it is found.
+	OnConflict func(Conflict)
+	// OnCross, when set, is told of each file that crossed.
+	OnCross func(rel string, toReal bool)
+	// Warn, when set, is told what the user should know at once.
+	Warn func(string)
+}
+
+// LiveReport is what a live sync did.
+type LiveReport struct {
+	// ToReal and ToSandbox count the files that crossed each way;
+	// Deleted the deletions that crossed.
+	ToReal, ToSandbox, Deleted int
+	Conflicts                  []Conflict
+	// Failed are the files that could not cross (they stay for the
+	// final sync-back).
+	Failed []Failure
+}
+
+// Live syncs the session's sandbox and the real tree both ways until Stop.
+type Live struct {
+	s         *Session
+	o         LiveOptions
+	w         *fsnotify.Watcher
+	box, real *fdTree
+
+	mu         sync.Mutex
+	pending    map[liveKey]time.Time // by the time of the last event
+	conflicted map[string]bool
+	report     LiveReport
+	changed    bool     // the manifest changed since the last Save
+	written    []string // files written to the real tree, for Stop to make durable
+	blind      bool     // some directory could not be watched: poll
+	rescan     bool     // events were lost: compare both trees
+	warned     bool
+
+	kick chan struct{}
+	quit chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+type liveKey struct {
+	rel      string
+	fromReal bool
+}
+
+// Live starts syncing the sandbox and the real tree both ways.
+func (s *Session) Live(o LiveOptions) (*Live, error) {
+	if o.Settle <= 0 {
+		o.Settle = 100 * time.Millisecond
+	}
+	if o.Poll <= 0 {
+		o.Poll = 2 * time.Second
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("cannot watch the sandbox: %w", err)
+	}
+	l := &Live{
+		s: s, o: o, w: w, box: newFdTree(s.Tree), real: newFdTree(s.Root),
+		pending: map[liveKey]time.Time{}, conflicted: map[string]bool{},
+		kick: make(chan struct{}, 1), quit: make(chan struct{}),
+	}
+	dirs := append([]string{""}, s.dirs...)
+	sort.Strings(dirs)
+	for _, rel := range dirs {
+		if rel != "" && !l.crossesDir(rel) {
+			continue
+		}
+		l.watch(rel, false)
+		l.watch(rel, true)
+	}
+	l.wg.Add(2)
+	go l.events()
+	go l.process()
+	return l, nil
+}
+
+// crosses reports whether the file rel may cross, by its path.
+func (l *Live) crosses(rel string) bool {
+	s := l.s
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	return rel != "" && !inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
+		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
+		!s.rules.ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
+}
+
+// crossesDir reports whether the directory rel can hold a file that
+// crosses.
+func (l *Live) crossesDir(rel string) bool {
+	s := l.s
+	return !inGit(rel) && !s.materialized(rel) && !s.rules.ignored(rel, true) && !s.skippedPath(rel)
+}
+
+// materialized reports whether rel is, or is below, a path the sandbox
+// has that never crosses: a materialized file, or the session directory
+// where it lies inside the project.
+func (s *Session) materialized(rel string) bool {
+	if s.materialize[rel] {
+		return true
+	}
+	if sd, in := within(s.Root, s.Dir); in {
+		sd = filepath.ToSlash(sd)
+		return rel == sd || strings.HasPrefix(rel, sd+"/")
+	}
+	return false
+}
+
+func (l *Live) tree(fromReal bool) *fdTree {
+	if fromReal {
+		return l.real
+	}
+	return l.box
+}
+
+// watch adds a watch on the directory rel of one side.
+func (l *Live) watch(rel string, real bool) {
+	err := l.w.Add(l.tree(real).path(rel))
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	l.mu.Lock()
+	l.blind = true
+	l.mu.Unlock()
+	l.warnOnce(fmt.Sprintf("cannot watch %s (%v): live sync compares the trees every %v instead", l.tree(real).path(rel), err, l.o.Poll))
+	l.nudge()
+}
+
+func (l *Live) warnOnce(msg string) {
+	l.mu.Lock()
+	w := !l.warned
+	l.warned = true
+	l.mu.Unlock()
+	if w && l.o.Warn != nil {
+		l.o.Warn(msg)
+	}
+}
+
+func (l *Live) nudge() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// events turns fsnotify's events into pending files.
+func (l *Live) events() {
+	defer l.wg.Done()
+	boxRoot, realRoot := l.s.Tree+string(filepath.Separator), l.s.Root+string(filepath.Separator)
+	for {
+		select {
+		case ev, ok := <-l.w.Events:
+			if !ok {
+				return
+			}
+			var rel string
+			var fromReal bool
+			switch {
+			case strings.HasPrefix(ev.Name, boxRoot):
+				rel = filepath.ToSlash(ev.Name[len(boxRoot):])
+			case strings.HasPrefix(ev.Name, realRoot):
+				rel, fromReal = filepath.ToSlash(ev.Name[len(realRoot):]), true
+			default:
+				continue
+			}
+			if ev.Has(fsnotify.Create) {
+				var st unix.Stat_t
+				if l.tree(fromReal).lstat(rel, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+					l.newDir(rel, fromReal)
+					continue
+				}
+			}
+			if l.crosses(rel) {
+				l.mu.Lock()
+				l.pending[liveKey{rel, fromReal}] = time.Now()
+				l.mu.Unlock()
+				l.nudge()
+			}
+		case err, ok := <-l.w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				l.warnOnce("events were lost (the kernel's queue overflowed): live sync compares the trees with the manifest")
+			} else {
+				l.warnOnce(fmt.Sprintf("live sync: %v: it compares the trees with the manifest", err))
+			}
+			l.mu.Lock()
+			l.rescan = true
+			l.mu.Unlock()
+			l.nudge()
+		}
+	}
+}
+
+// newDir watches a directory that appeared on one side, and everything
+// below it, and makes every file in it pending.
+func (l *Live) newDir(rel string, fromReal bool) {
+	if !l.crossesDir(rel) {
+		return
+	}
+	t := l.tree(fromReal)
+	l.watch(rel, fromReal)
+	var files []string
+	_ = statTreeFrom(context.Background(), t.root, rel, 1, func(r string) bool {
+		if !l.crossesDir(r) {
+			return true
+		}
+		l.watch(r, fromReal)
+		return false
+	}, func(batch []statEntry) {
+		for _, e := range batch {
+			if e.st.mode&unix.S_IFMT != unix.S_IFDIR && l.crosses(e.rel) {
+				files = append(files, e.rel)
+			}
+		}
+	})
+	l.mu.Lock()
+	now := time.Now()
+	for _, f := range files {
+		l.pending[liveKey{f, fromReal}] = now
+	}
+	l.mu.Unlock()
+	l.nudge()
+}
+
+// process carries out the pending files once they settled.
+func (l *Live) process() {
+	defer l.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-l.quit:
+			l.run(true)
+			return
+		case <-l.kick:
+		case <-timer.C:
+		}
+		next := l.run(false)
+		if next > 0 {
+			timer.Reset(next)
+		}
+	}
+}
+
+// run handles what is due (everything when all), and returns when to
+// look again (0: when told).
+func (l *Live) run(all bool) time.Duration {
+	l.mu.Lock()
+	if l.rescan || (all && l.blind) {
+		l.rescan = false
+		l.mu.Unlock()
+		l.scan()
+		l.mu.Lock()
+	}
+	now := time.Now()
+	var due []liveKey
+	var next time.Duration
+	for k, t := range l.pending {
+		if wait := l.o.Settle - now.Sub(t); all || wait <= 0 {
+			due = append(due, k)
+			delete(l.pending, k)
+		} else if next == 0 || wait < next {
+			next = wait
+		}
+	}
+	blind := l.blind
+	l.mu.Unlock()
+	sort.Slice(due, func(i, j int) bool { return due[i].rel < due[j].rel })
+	for _, k := range due {
+		l.cross(k.rel, k.fromReal)
+	}
+	l.mu.Lock()
+	if l.changed {
+		l.changed = false
+		if err := l.s.Save(); err != nil {
+			l.report.Failed = append(l.report.Failed, Failure{Path: ManifestFile, Error: err.Error()})
+		}
+	}
+	l.mu.Unlock()
+	if blind && (next == 0 || next > l.o.Poll) {
+		l.mu.Lock()
+		l.rescan = true
+		l.mu.Unlock()
+		next = l.o.Poll
+	}
+	return next
+}
+
+// scan makes pending every file of either side that differs from the
+// manifest, and every file of the manifest gone from a side.
+func (l *Live) scan() {
+	now := time.Now()
+	for _, fromReal := range []bool{false, true} {
+		seen := map[string]bool{}
+		var mu sync.Mutex
+		_ = statTree(context.Background(), l.tree(fromReal).root, 2, func(r string) bool { return !l.crossesDir(r) }, func(batch []statEntry) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, e := range batch {
+				if e.st.mode&unix.S_IFMT == unix.S_IFDIR || !l.crosses(e.rel) {
+					continue
+				}
+				seen[e.rel] = true
+				l.mu.Lock()
+				me, known := l.s.manifest[e.rel]
+				if !known || !l.s.untouched(e.rel, me, &e.st) {
+					l.pending[liveKey{e.rel, fromReal}] = now.Add(-l.o.Settle)
+				}
+				l.mu.Unlock()
+			}
+		})
+		l.mu.Lock()
+		for rel := range l.s.manifest {
+			if !seen[rel] && l.crosses(rel) {
+				l.pending[liveKey{rel, fromReal}] = now.Add(-l.o.Settle)
+			}
+		}
+		l.mu.Unlock()
+	}
+}
+
+// asManifest reports whether st (err from its lstat) is the file rel as
+// the manifest has it: the same size, time and mode, or absent for a file
+// it does not have.
+func (l *Live) asManifest(rel string, st *unix.Stat_t, err error) bool {
+	if _, known := l.s.manifest[rel]; !known {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && l.s.unchanged(rel, st)
+}
+
+// cross brings the file rel over from the side it changed on, if it did.
+func (l *Live) cross(rel string, fromReal bool) {
+	// Only this goroutine (process) reads and writes the manifest, the
+	// report and the conflicts while Live runs; l.mu guards what the
+	// event goroutine shares.
+	if l.conflicted[rel] {
+		return // the final sync-back reports it again
+	}
+	src, dst := l.tree(fromReal), l.tree(!fromReal)
+	var sst, dst2 unix.Stat_t
+	serr := src.lstat(rel, &sst)
+	derr := dst.lstat(rel, &dst2)
+	if serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+		return // below a link, or unreadable: the final sync-back decides
+	}
+	if l.asManifest(rel, &sst, serr) {
+		return // as it last crossed: nothing new on this side
+	}
+	dstAsManifest := l.asManifest(rel, &dst2, derr)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist):
+		if _, known := l.s.manifest[rel]; !known || !l.o.Deletes || !dstAsManifest {
+			return // left to the final sync-back, which reports it
+		}
+		if err := l.remove(dst, rel); err != nil {
+			l.fail(rel, err)
+			return
+		}
+		delete(l.s.manifest, rel)
+		l.changed = true
+		l.report.Deleted++
+	case sst.Mode&unix.S_IFMT != unix.S_IFREG:
+		return // never crosses; the final sync-back reports it
+	case !dstAsManifest:
+		if derr == nil && dst2.Mode&unix.S_IFMT == unix.S_IFREG && dst2.Size == sst.Size && sameFiles(src, dst, rel) {
+			return // the same on both sides: the final sync-back settles it
+		}
+		l.conflict(rel)
+	default:
+		st, stale, err := l.copy(src, dst, rel, &sst, derr == nil)
+		if err != nil {
+			l.fail(rel, err)
+			return
+		}
+		if stale {
+			l.mu.Lock()
+			l.pending[liveKey{rel, fromReal}] = time.Now() // written to meanwhile
+			l.mu.Unlock()
+			return
+		}
+		if !fromReal {
+			l.written = append(l.written, rel)
+		}
+		l.s.manifest[rel] = entry{size: st.Size, mtime: time.Unix(st.Mtim.Unix()), mode: fileMode(uint32(st.Mode))}
+		l.changed = true
+		if fromReal {
+			l.report.ToSandbox++
+		} else {
+			l.report.ToReal++
+		}
+		if l.o.OnCross != nil {
+			l.o.OnCross(rel, !fromReal)
+		}
+	}
+}
+
+func (l *Live) fail(rel string, err error) {
+	l.report.Failed = append(l.report.Failed, Failure{Path: rel, Error: err.Error()})
+}
+
+// conflict saves the agent's version of rel and reports it once.
+func (l *Live) conflict(rel string) {
+	l.conflicted[rel] = true
+	c := Conflict{Path: rel, Real: l.real.path(rel)}
+	if in, err := openBox(l.box, rel); err == nil {
+		var st unix.Stat_t
+		if unix.Fstat(in, &st) == nil {
+			saved := filepath.Join(l.s.Dir, ConflictsDir, filepath.FromSlash(rel))
+			if err := l.s.save(saved, in, st.Size, uint32(st.Mode)&0o777); err == nil {
+				c.Saved = saved
+			}
+		}
+		unix.Close(in)
+	}
+	l.report.Conflicts = append(l.report.Conflicts, c)
+	if l.o.OnConflict != nil {
+		l.o.OnConflict(c)
+	}
+}
+
+// copy writes src's file rel, of stat sst, to dst, whole or not at all,
+// with its time and permissions; stale is set when the source changed
+// while it was copied (nothing is written then).
+func (l *Live) copy(src, dst *fdTree, rel string, sst *unix.Stat_t, replace bool) (st unix.Stat_t, stale bool, err error) {
+	in, err := openBox(src, rel)
+	if err != nil {
+		return st, false, err
+	}
+	defer unix.Close(in)
+	if err := unix.Fstat(in, &st); err != nil {
+		return st, false, err
+	}
+	if st.Size != sst.Size || st.Mtim != sst.Mtim {
+		return st, true, nil
+	}
+	dir, name := splitRel(rel)
+	dfd, err := dst.openDir(dir, true)
+	if err != nil {
+		return st, false, err
+	}
+	defer unix.Close(dfd)
+	tmp := l.s.tempName(name)
+	unlinkTemp(dfd, tmp)
+	out, err := openAnon(dfd)
+	named := false
+	if err != nil {
+		out, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return st, false, &fs.PathError{Op: "create", Path: dst.path(rel), Err: err}
+		}
+		named = true
+	}
+	defer func() {
+		if out >= 0 {
+			unix.Close(out)
+		}
+		if named {
+			_ = unix.Unlinkat(dfd, tmp, 0)
+		}
+	}()
+	if err := copySparse(in, out, st.Size); err != nil {
+		return st, false, &fs.PathError{Op: "write", Path: dst.path(rel), Err: err}
+	}
+	var after unix.Stat_t
+	if err := unix.Fstat(in, &after); err != nil || after.Size != st.Size || after.Mtim != st.Mtim {
+		return st, true, nil // written to while copied: later
+	}
+	if err := unix.Fchmod(out, uint32(st.Mode)&0o777); err != nil {
+		return st, false, err
+	}
+	if err := futimens(out, st.Mtim); err != nil {
+		return st, false, err
+	}
+	// Not synced to disk one by one (a flood would wait for the disk at
+	// every file): Stop makes what reached the real tree durable before
+	// the session can be recorded as synced.
+	if !named {
+		if err := linkAnon(out, dfd, tmp); err != nil {
+			return st, false, &fs.PathError{Op: "link", Path: dst.path(rel), Err: err}
+		}
+		named = true
+	}
+	if replace {
+		err = unix.Renameat(dfd, tmp, dfd, name)
+	} else {
+		err = renameNoReplace(dfd, tmp, name)
+	}
+	if err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return st, true, nil // made meanwhile on that side: look again
+		}
+		return st, false, &fs.PathError{Op: "rename", Path: dst.path(rel), Err: err}
+	}
+	named = false
+	st.Mode = unix.S_IFREG | st.Mode&0o777
+	return st, false, nil
+}
+
+// remove deletes the regular file rel of t, following no link.
+func (l *Live) remove(t *fdTree, rel string) error {
+	dir, name := splitRel(rel)
+	dfd, err := t.openDir(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Unlinkat(dfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &fs.PathError{Op: "remove", Path: t.path(rel), Err: err}
+	}
+	return nil
+}
+
+// sameFiles reports whether rel has the same bytes in both trees.
+func sameFiles(a, b *fdTree, rel string) bool {
+	fa, err := openBox(a, rel)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fa)
+	fb, err := openBox(b, rel)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fb)
+	var st unix.Stat_t
+	if unix.Fstat(fa, &st) != nil {
+		return false
+	}
+	same, err := sameData(fa, fb, st.Size)
+	return err == nil && same
+}
+
+// Stop stops watching, carries out what is pending, saves the manifest
+// and returns what the live sync did.
+func (l *Live) Stop() *LiveReport {
+	l.once.Do(func() {
+		close(l.quit)
+		l.w.Close()
+		l.wg.Wait()
+		l.durable()
+		l.box.close()
+		l.real.close()
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.report
+	return &r
+}
+
+// durable syncs to disk the files written to the real tree, and their
+// directories.
+func (l *Live) durable() {
+	dirs := map[string]bool{}
+	for _, rel := range l.written {
+		dir, name := splitRel(rel)
+		dfd, err := l.real.openDir(dir, false)
+		if err != nil {
+			continue // gone since
+		}
+		if fd, err := openFileAt(dfd, name); err == nil {
+			if err := unix.Fsync(fd); err != nil {
+				l.fail(rel, err)
+			}
+			unix.Close(fd)
+		}
+		if !dirs[dir] {
+			dirs[dir] = true
+			_ = unix.Fsync(dfd)
+		}
+		unix.Close(dfd)
+	}
+}
