@@ -225,3 +225,25 @@ func TestLiveFlood(t *testing.T) {
 		t.Errorf("a partial file was seen %d times in the real tree", torn.Load())
 	}
 }
+
+// TestLiveFallsBackToScans: without watches (the kernel's limit, or events
+// lost), the trees are compared with the manifest, and files still cross
+// both ways.
+func TestLiveFallsBackToScans(t *testing.T) {
+	s, l, root := liveSession(t, LiveOptions{Poll: 50 * time.Millisecond})
+	// No event will come any more: as if no watch could be set.
+	for _, w := range l.w.WatchList() {
+		must(t, l.w.Remove(w))
+	}
+	l.mu.Lock()
+	l.blind = true
+	l.mu.Unlock()
+	l.nudge()
+	must(t, os.WriteFile(filepath.Join(s.Tree, "new.txt"), []byte("agent\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "sub", "b.txt"), []byte("user\n"), 0o644))
+	waitFor(t, "new.txt in the real tree", contentIs(filepath.Join(root, "new.txt"), "agent\n"))
+	waitFor(t, "sub/b.txt in the sandbox", contentIs(filepath.Join(s.Tree, "sub", "b.txt"), "user\n"))
+	if rep := l.Stop(); rep.ToReal != 1 || rep.ToSandbox != 1 {
+		t.Errorf("live report: %+v", rep)
+	}
+}
