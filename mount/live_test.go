@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -245,5 +246,61 @@ func TestLiveFallsBackToScans(t *testing.T) {
 	waitFor(t, "sub/b.txt in the sandbox", contentIs(filepath.Join(s.Tree, "sub", "b.txt"), "user\n"))
 	if rep := l.Stop(); rep.ToReal != 1 || rep.ToSandbox != 1 {
 		t.Errorf("live report: %+v", rep)
+	}
+}
+
+// BenchmarkLiveLatency measures, for each direction, the time from a
+// write settling on one side to the file on the other (Settle included),
+// as p50 and p95 in milliseconds, on a tree of b.N files written one at a
+// time.
+func BenchmarkLiveLatency(b *testing.B) {
+	for _, toReal := range []bool{true, false} {
+		name := "to the sandbox"
+		if toReal {
+			name = "to the repository"
+		}
+		b.Run(name, func(b *testing.B) {
+			root, home := b.TempDir(), b.TempDir()
+			if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			s, err := Create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: root})
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, err := s.Live(LiveOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Stop()
+			from, to := root, s.Tree
+			if toReal {
+				from, to = s.Tree, root
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				rel := fmt.Sprintf("f%06d.txt", i)
+				want := []byte(fmt.Sprintf("content %d\n", i))
+				if err := os.WriteFile(filepath.Join(from, rel), want, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				for {
+					if got, err := os.ReadFile(filepath.Join(to, rel)); err == nil && bytes.Equal(got, want) {
+						break
+					}
+					if time.Since(start) > 10*time.Second {
+						b.Fatalf("%s did not cross", rel)
+					}
+					time.Sleep(time.Millisecond)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
 	}
 }
