@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -19,7 +20,8 @@ func init() {
 		ArgsUsage: "SOURCE",
 		Description: `SOURCE is a pack directory, a .tgz made by workforce pack or npm pack, or an
 npm spec (fetched with npm pack --ignore-scripts). Each persona lands as
-<target>/<id>.json with its sidecars in <target>/<id>__assets/. The target is
+<target>/<id>.json with its sidecars in <target>/<id>__assets/ and its local
+skills in <target>/<id>__assets/skills/<name>/. The target is
 the project layer (.agentworkforce/workforce/personas at the nearest
 directory with .git, or the working directory), --user for the user layer,
 or --dir. An existing persona is a conflict (exit 3) unless --overwrite.
@@ -80,8 +82,21 @@ func installAction(c *cli.Context) error {
 	}
 	for _, in := range res.Installed {
 		fmt.Fprintf(c.App.Writer, "installed %s: %s", in.ID, in.File)
-		if len(in.Assets) > 0 {
-			fmt.Fprintf(c.App.Writer, " (+%d sidecars)", len(in.Assets))
+		var sidecars, skills int
+		for _, a := range in.Assets {
+			if strings.HasPrefix(a, "skills/") {
+				skills++
+			} else {
+				sidecars++
+			}
+		}
+		switch {
+		case sidecars > 0 && skills > 0:
+			fmt.Fprintf(c.App.Writer, " (+%d sidecars, +%d skills)", sidecars, skills)
+		case sidecars > 0:
+			fmt.Fprintf(c.App.Writer, " (+%d sidecars)", sidecars)
+		case skills > 0:
+			fmt.Fprintf(c.App.Writer, " (+%d skills)", skills)
 		}
 		fmt.Fprintln(c.App.Writer)
 	}

@@ -16,10 +16,10 @@ func init() {
 		Usage:     "write a persona pack as an npm-style tarball",
 		ArgsUsage: "DIR",
 		Description: `Collects every persona JSON below the pack's persona directory (package.json
-agentworkforce.personas, default personas/) and every sidecar each
-references, validates them, and writes a reproducible .tgz that npm publish
-accepts: the same input gives the same bytes. Missing or unsafe sidecars are
-errors.
+agentworkforce.personas, default personas/), every sidecar each references
+and the files of its local skills, validates them, and writes a reproducible
+.tgz that npm publish accepts: the same input gives the same bytes. Missing
+or unsafe sidecars and skills, and invalid SKILL.md files, are errors.
 
 --include keeps only the persona files whose path relative to the persona
 directory matches one of its doublestar patterns (review/*.json,

@@ -30,15 +30,28 @@ would load it in your directory, is folded in before the persona's), starts the 
 there, and after it exits syncs new and changed files back. Files changed in
 the repository meanwhile are conflicts: the repository's version stays, the
 agent's is kept under the session directory. Deletions are applied only with
---sync-deletes. Arguments after -- go to the harness.
+--sync-deletes. Commits the agent makes come back as the branch
+workforce/<session-id> of the repository, and what it committed is left to
+that branch unless --sync-committed. --review (or "review": true in
+<home>/config.json) holds the work instead of syncing it back: it shows what
+changed, then on a terminal asks to apply, discard or keep it (workforce
+sessions diff, apply, discard). Arguments after -- go to the harness.
+
+The harness gets each of the persona's permissions, permission mode,
+reasoning level, MCP servers and model through its own mechanism
+(docs/harnesses.md); when it cannot express one, run refuses to start and
+names it, and --allow-unmapped starts it without, with a warning each.
+--dry-run prints the mapping.
 
 Exit status: the harness's (128+signal when killed, 127 when not installed);
-when the harness succeeded but sync-back found conflicts, 3.
+when the harness succeeded but sync-back (or the apply of --review) found
+conflicts, 3.
 
 Example:
 
    workforce run code-reviewer@best --harness opencode --dry-run
-   workforce run test-writer --input TARGET=./pkg/parser -- --verbose`,
+   workforce run test-writer --input TARGET=./pkg/parser -- --verbose
+   workforce run test-writer --review`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode or codex"},
 			&cli.StringFlag{Name: "root", Usage: "the project root to copy (default: the nearest directory with .git, else the working directory); it must contain the working directory"},
@@ -50,6 +63,11 @@ Example:
 			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
 			profileFlagDef,
 			&cli.BoolFlag{Name: "reuse", Usage: "start from the project's warm sandbox, refreshed by what changed since, and keep the sandbox warm for the next run"},
+			&cli.BoolFlag{Name: "refresh-skills", Usage: "fetch the persona's remote skills (npm, skills.sh, prpm) again instead of taking them from the cache, <home>/cache/skills"},
+			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back: show it, then apply, discard or keep it (default: \"review\" in <home>/config.json)"},
+			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<session-id> either way)"},
+			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
+			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
 		},
 		Action: runAction,
 	})
@@ -78,6 +96,15 @@ func runAction(c *cli.Context) error {
 	}
 	if c.Bool("install-in-repo") && c.Bool("sync-deletes") {
 		return usageError(errors.New("--install-in-repo and --sync-deletes conflict: nothing is synced without a sandbox"))
+	}
+	if c.Bool("live") && c.Bool("install-in-repo") {
+		return usageError(errors.New("--install-in-repo and --live conflict: there is no sandbox to sync"))
+	}
+	if c.Bool("live") && c.Bool("review") {
+		return usageError(errors.New("--live and --review conflict: live sync brings the agent's work at once, review holds it"))
+	}
+	if c.Bool("install-in-repo") && (c.Bool("review") || c.Bool("sync-committed")) {
+		return usageError(errors.New("--install-in-repo conflicts with --review and --sync-committed: nothing is synced without a sandbox"))
 	}
 	explicit := map[string]string{}
 	for _, kv := range c.StringSlice("input") {
@@ -112,7 +139,7 @@ func runAction(c *cli.Context) error {
 	// mount.enabled false (agentworkforce's switch) runs in the repository.
 	inRepo := c.Bool("install-in-repo")
 	if m := r.Mount.Enabled; m != nil && !*m && !inRepo {
-		for _, f := range []string{"keep", "reuse", "sync-deletes"} {
+		for _, f := range []string{"keep", "reuse", "sync-deletes", "review", "sync-committed", "live"} {
 			if c.Bool(f) {
 				return usageError(fmt.Errorf("--%s needs a sandbox, and persona %s sets mount.enabled false", f, p.ID))
 			}
@@ -156,8 +183,8 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	plan, err := session.NewPlan(session.PlanOptions{
-		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values,
-		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: inRepo,
+		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: c.Bool("refresh-skills"),
+		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: inRepo, AllowUnmapped: c.Bool("allow-unmapped"),
 		Profile: func(h string) (discover.Profile, string, error) { return harnessProfile(c, h) },
 	})
 	if err != nil {
@@ -170,15 +197,31 @@ func runAction(c *cli.Context) error {
 		if err := plan.Preview(); err != nil {
 			return err
 		}
+		if err := plan.Refusal(); err != nil {
+			warnf(c.App.ErrWriter, "%v; the run would not start (--allow-unmapped starts it without them)", err)
+		}
 		if c.Bool("json") {
 			return writeJSON(c.App.Writer, plan)
 		}
 		return printPlan(c.App.Writer, plan)
 	}
+	if err := unmapped(plan); err != nil {
+		return err
+	}
 	for _, n := range plan.Notes {
 		warnf(c.App.ErrWriter, "%s", n)
 	}
 	return runPlanned(c, plan)
+}
+
+// unmapped is the error of a plan whose harness refused persona values:
+// the run does not start (a dry run prints the plan and a warning).
+func unmapped(p *session.Plan) error {
+	var ue *harness.UnmappedError
+	if err := p.Refusal(); errors.As(err, &ue) {
+		return withCode(exitFailure, err, ue.Hint())
+	}
+	return nil
 }
 
 func harnessMissing(err error) error {
@@ -198,7 +241,9 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 	o := session.RunOptions{
 		Stdin: os.Stdin, Stdout: c.App.Writer, Stderr: stderr,
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"),
-		Warn: func(msg string) { warnf(stderr, "%s", msg) },
+		Warn:          func(msg string) { warnf(stderr, "%s", msg) },
+		SyncCommitted: c.Bool("sync-committed"), Review: !plan.InRepo && reviewRuns(c),
+		Live: c.Bool("live"),
 	}
 	syncing := false
 	if isTerminal(stderr) {
@@ -209,6 +254,8 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 				fmt.Fprintf(stderr, "workforce: copying %s into %s\n", detail, plan.Sandbox)
 			case "refresh":
 				fmt.Fprintf(stderr, "workforce: refreshing the warm sandbox of %s into %s\n", detail, plan.Sandbox)
+			case "skill":
+				fmt.Fprintf(stderr, "workforce: fetching skill %s\n", detail)
 			case "sync":
 				syncing = true
 				fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", detail)
@@ -228,11 +275,23 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		}
 		return harnessMissing(err)
 	}
+	if res.Held {
+		return reviewHeld(c, res)
+	}
+	if l := res.Live; l != nil {
+		fmt.Fprintf(c.App.Writer, "live: %d to the repository, %d to the sandbox, %d deleted, %d conflicts\n", l.ToReal, l.ToSandbox, l.Deleted, len(l.Conflicts))
+		for _, f := range l.Failed {
+			fmt.Fprintf(c.App.Writer, "failed: %s: %s\n", f.Path, f.Error)
+		}
+	}
 	if res.Report != nil {
 		printReport(c.App.Writer, stderr, res.Report)
 		if res.Report.Interrupted {
 			hintf(stderr, "workforce sessions sync %s finishes it", res.Session.Record.ID)
 		}
+	}
+	if res.Session != nil {
+		printBranch(c.App.Writer, stderr, res.Session.Record)
 	}
 	if res.Kept {
 		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", res.Session.Dir)
@@ -262,6 +321,7 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 		hintf(stderr, "run with --sync-deletes to apply deletions")
 	}
 	printEach(w, "not synced", r.NotSynced)
+	printEach(w, "on the branch", r.OnBranch)
 	for _, cf := range r.Conflicts {
 		if cf.Saved == "" {
 			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", cf.Path, cf.Real)
@@ -310,6 +370,18 @@ func printPlan(w io.Writer, p *session.Plan) error {
 	} else {
 		fmt.Fprintln(w, "materialized: none")
 	}
+	if sp := p.Skills; sp != nil {
+		for _, it := range sp.Items {
+			state := string(it.Kind)
+			if it.Cache != state {
+				state += ", " + it.Cache
+			}
+			fmt.Fprintf(w, "skill: %s from %s (%s) -> %s\n", it.Name, it.Source, state, it.Dest)
+			for _, rel := range it.Replaces {
+				fmt.Fprintf(w, "skill replaces: %s (the repository's %s, hidden in the sandbox)\n", rel, it.Name)
+			}
+		}
+	}
 	printEach(w, "env", p.Env)
 	for _, v := range p.Sealed {
 		if v.Dropped {
@@ -320,6 +392,9 @@ func printPlan(w io.Writer, p *session.Plan) error {
 	}
 	for path := range p.ConfigFiles {
 		fmt.Fprintf(w, "config file: %s\n", path)
+	}
+	if p.Mapping != nil {
+		p.Mapping.WriteText(w)
 	}
 	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
 	return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -37,14 +38,17 @@ Example:
 	}
 	register(&cli.Command{
 		Name:  "sessions",
-		Usage: "list, show, sync and remove run sessions, those left by a crash included",
+		Usage: "list, show, diff, apply, sync and remove run sessions, those left by a crash included",
 		Description: `A session is one workforce run: its sandbox, record and manifest under
 <home>/sessions/<id>/. Sessions left by a process that died (closed terminal,
-kill -9, reboot) are stale; their work is still in the sandbox.
+kill -9, reboot) are stale; their work is still in the sandbox. A session of
+run --review holds the agent's work until you apply or discard it. The
+agent's commits come back as the branch workforce/<id> of your repository.
 
 Example:
 
    workforce sessions
+   workforce sessions diff code-reviewer-20261123-101500-1a2b3c4d --stat
    workforce sessions sync code-reviewer-20261123-101500-1a2b3c4d`,
 		Flags:  []cli.Flag{jsonFlag},
 		Action: sessionsListAction,
@@ -72,7 +76,8 @@ Example:
 				Description: `Runs the sync-back of the run that made the session: new and changed files flow
 back, a file changed in the real tree too is a conflict (yours stays, the
 agent's is saved under the session's conflicts/), deletions apply only with
---sync-deletes. A sync killed half-way and run again finishes the job.
+--sync-deletes. The agent's commits become the branch workforce/<id>, and
+what it committed is left to that branch unless --sync-committed. A sync killed half-way and run again finishes the job.
 Syncs of one session wait for each other; a session whose run is still
 going is refused, and so is one whose harness outlived its workforce
 process and still runs (it may still write): wait for it to exit or stop
@@ -88,8 +93,72 @@ Example:
 					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the sync"},
 					&cli.BoolFlag{Name: "force", Usage: "sync even while the session's harness, left by a workforce process that died, still runs"},
+					syncCommittedFlag,
 				},
 				Action: sessionsSyncAction,
+			},
+			{
+				Name:      "diff",
+				Usage:     "show a session's work as a git diff against the tree it started from",
+				ArgsUsage: "ID [PATH|GLOB...]",
+				Description: `Shows the agent's changes, committed and uncommitted, against the files the
+session started from, as a unified git diff (coloured on a terminal): the
+work a sync-back or apply would bring now, deletions included. A file that
+changed in your tree too is a conflict: it is marked with a "# conflict:"
+line and shown against your version. PATH and GLOB arguments (doublestar
+globs: *, ?, **, [a-z], {a,b}; quote them) pick files or directories,
+relative to your working directory. Nothing is written. Needs git.
+
+Example:
+
+   workforce sessions diff code-reviewer-20261123-101500-1a2b3c4d --stat
+   workforce sessions diff code-reviewer src/ '**/*_test.go'`,
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "stat", Usage: "show a summary of the changed files instead of the patch"}},
+				Action: sessionsDiffAction,
+			},
+			{
+				Name:      "apply",
+				Usage:     "apply all or part of a session's work to the real tree",
+				ArgsUsage: "ID [PATH|GLOB...]",
+				Description: `Applies the agent's work held by a session (run --review, or any kept session)
+as sync-back does, with the same rules: a file changed in your tree too is a
+conflict (yours stays, the agent's is saved under the session's
+conflicts/), deletions apply only with --sync-deletes, and what the agent
+committed is left to its branch workforce/<id> unless --sync-committed.
+PATH and GLOB arguments (doublestar globs, quoted) apply only the files they
+name, relative to your working directory; the rest stays in the session for
+a later apply or discard. The session is removed once all its work is
+applied without conflicts, unless --keep.
+
+Exit status: 0, or 3 when there were conflicts.
+
+Example:
+
+   workforce sessions apply code-reviewer-20261123-101500-1a2b3c4d
+   workforce sessions apply code-reviewer src/parser/ 'docs/**/*.md'`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
+					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the apply"},
+					&cli.BoolFlag{Name: "force", Usage: "apply even while the session's harness, left by a workforce process that died, still runs"},
+					syncCommittedFlag,
+				},
+				Action: sessionsApplyAction,
+			},
+			{
+				Name:      "discard",
+				Usage:     "drop a session's work: its sandbox and its branch",
+				ArgsUsage: "ID",
+				Description: `Removes the session, with the agent's work that was not applied, and deletes
+its branch workforce/<id> from your repository while the branch is as the
+session made it (a branch you moved or checked out stays).
+
+Example:
+
+   workforce sessions discard code-reviewer-20261123-101500-1a2b3c4d`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "force", Usage: "discard even while the session's harness, left by a workforce process that died, still runs"},
+				},
+				Action: sessionsDiscardAction,
 			},
 			{
 				Name:      "rm",
@@ -101,12 +170,15 @@ that run --reuse keeps. It asks first on a terminal; --yes
 answers for you, and is needed when there is no terminal. A running session
 is refused, and so is one whose harness outlived its workforce process and
 still runs, unless --force. A session whose record cannot be read is
-removed all the same, with a warning.
+removed all the same, with a warning. The branch workforce/<id> of the
+agent's commits stays in your repository unless --branch.
 
 Example:
 
-   workforce sessions rm --stale --yes`,
+   workforce sessions rm --stale --yes
+   workforce sessions rm code-reviewer --yes --branch`,
 				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "branch", Usage: "also delete each session's branch workforce/<id>, while it is as the session made it"},
 					&cli.BoolFlag{Name: "stale", Usage: "remove every stale session"},
 					&cli.BoolFlag{Name: "warm", Usage: "remove the warm sandboxes kept by run --reuse"},
 					&cli.BoolFlag{Name: "yes", Usage: "do not ask"},
@@ -260,6 +332,9 @@ func sessionsShowAction(c *cli.Context) error {
 	if r.ExitCode != nil {
 		fmt.Fprintf(w, "harness exit status: %d\n", *r.ExitCode)
 	}
+	if r.Branch != "" {
+		fmt.Fprintf(w, "branch: %s (%s of the agent)\n", r.Branch, commits(r.Commits))
+	}
 	if err := s.HarnessRunning(); err != nil {
 		warnf(c.App.ErrWriter, "%v", err)
 	}
@@ -272,6 +347,13 @@ func sessionsSyncAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	return syncSession(c, s, nil)
+}
+
+// syncSession syncs back the session s, or with sel the part of its work
+// that sel selects, and prints what it did: sessions sync and apply, and
+// run --review's apply.
+func syncSession(c *cli.Context, s *session.Session, sel *session.Selector) error {
 	stderr := c.App.ErrWriter
 	// The first signal stops after the current file, leaving the session
 	// resumable; a second exits at once.
@@ -289,7 +371,13 @@ func sessionsSyncAction(c *cli.Context) error {
 			cancel()
 		}
 	}()
-	o := session.SyncOptions{SyncOptions: mount.SyncOptions{Deletes: c.Bool("sync-deletes")}, Keep: c.Bool("keep"), Force: c.Bool("force")}
+	o := session.SyncOptions{
+		SyncOptions: mount.SyncOptions{Deletes: c.Bool("sync-deletes")}, Keep: c.Bool("keep"), Force: c.Bool("force"),
+		SyncCommitted: c.Bool("sync-committed"), Warn: func(msg string) { warnf(stderr, "%s", msg) },
+	}
+	if sel != nil {
+		o.Only = sel.Match
+	}
 	if isTerminal(stderr) {
 		o.Progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", rel) }
 		defer fmt.Fprint(stderr, "\r\033[K")
@@ -308,8 +396,12 @@ func sessionsSyncAction(c *cli.Context) error {
 		return withHarnessHint(err, "workforce sessions sync "+s.ID(), "--force syncs what the sandbox holds now")
 	}
 	printReport(c.App.Writer, stderr, rep)
+	printBranch(c.App.Writer, stderr, s.Record)
 	if kept {
 		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
+		if s.Record.Phase == session.Review {
+			hintf(stderr, "the rest of the agent's work stays in the session: workforce sessions apply %s applies it, workforce sessions discard %s drops it", s.ID(), s.ID())
+		}
 	}
 	switch {
 	case rep.Interrupted:
@@ -406,6 +498,237 @@ func sessionsRmAction(c *cli.Context) error {
 			continue
 		}
 		fmt.Fprintf(c.App.Writer, "removed: %s\n", s.ID())
+		if c.Bool("branch") {
+			removeBranch(c.App.Writer, c.App.ErrWriter, s)
+		}
 	}
 	return failed
+}
+
+// syncCommittedFlag is --sync-committed of sessions sync and apply.
+var syncCommittedFlag = &cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"}
+
+// printBranch says where the agent's commits are, when it made some.
+func printBranch(w, stderr io.Writer, r session.Record) {
+	if r.Branch == "" {
+		return
+	}
+	fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(r.Commits), r.Branch)
+	if r.Report != nil && len(r.Report.OnBranch) > 0 {
+		hintf(stderr, "what the agent committed is on the branch, not in your working tree: git merge %s brings it in (or sync with --sync-committed)", r.Branch)
+	}
+}
+
+// commits says n commits, in the singular for one.
+func commits(n int) string {
+	if n == 1 {
+		return "1 commit"
+	}
+	return fmt.Sprintf("%d commits", n)
+}
+
+// selectorFor makes the selector of the PATH|GLOB arguments of sessions
+// diff and apply for the session s, and checks that each names one of the
+// agent's changes.
+func selectorFor(s *session.Session, args []string) (*session.Selector, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	sel, err := session.NewSelector(s.Record.Root, wd, args)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	changed, err := s.Changed()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, ch := range changed {
+		sel.Match(ch.Path)
+		names = append(names, ch.Path)
+	}
+	if un := sel.Unmatched(); len(un) > 0 {
+		there := "the agent changed nothing that syncs back"
+		if len(names) > 0 {
+			there = "the agent's changes: " + strings.Join(names, ", ")
+		}
+		return nil, withCode(exitFailure, fmt.Errorf("no change of the agent in session %s matches %s", s.ID(), strings.Join(un, ", ")), there)
+	}
+	return sel, nil
+}
+
+// useColor reports whether output to w is coloured: on a terminal, unless
+// NO_COLOR is set.
+func useColor(w io.Writer) bool {
+	return isTerminal(w) && os.Getenv("NO_COLOR") == ""
+}
+
+func sessionsDiffAction(c *cli.Context) error {
+	if c.NArg() < 1 {
+		return usagef("sessions diff takes a session id (workforce sessions lists them), then optionally paths or globs")
+	}
+	home, err := sessionsHome()
+	if err != nil {
+		return err
+	}
+	s, err := session.Open(home, c.Args().First())
+	if err != nil {
+		return err
+	}
+	sel, err := selectorFor(s, c.Args().Tail())
+	if err != nil {
+		return err
+	}
+	err = s.Diff(c.App.Writer, session.DiffOptions{Only: sel.Match, Stat: c.Bool("stat"), Color: useColor(c.App.Writer)})
+	if errors.Is(err, session.ErrNoGit) {
+		return withCode(exitFailure, err, "workforce sessions show "+s.ID()+" lists the changed files")
+	}
+	return err
+}
+
+func sessionsApplyAction(c *cli.Context) error {
+	if c.NArg() < 1 {
+		return usagef("sessions apply takes a session id (workforce sessions lists them), then optionally paths or globs")
+	}
+	home, err := sessionsHome()
+	if err != nil {
+		return err
+	}
+	s, err := session.Open(home, c.Args().First())
+	if err != nil {
+		return err
+	}
+	sel, err := selectorFor(s, c.Args().Tail())
+	if err != nil {
+		return err
+	}
+	return syncSession(c, s, sel)
+}
+
+func sessionsDiscardAction(c *cli.Context) error {
+	s, err := oneSession(c)
+	if err != nil {
+		return err
+	}
+	return discardSession(c, s)
+}
+
+// discardSession drops the session s and its branch, and says so.
+func discardSession(c *cli.Context, s *session.Session) error {
+	if err := s.RemoveIdle(c.Bool("force")); err != nil {
+		return withHarnessHint(err, "workforce sessions discard "+s.ID(), "--force discards the session anyway")
+	}
+	fmt.Fprintf(c.App.Writer, "discarded: %s\n", s.ID())
+	removeBranch(c.App.Writer, c.App.ErrWriter, s)
+	return nil
+}
+
+// removeBranch deletes the branch of the removed session s, if it made
+// one, and says so; a branch that cannot be deleted is a warning.
+func removeBranch(w, stderr io.Writer, s *session.Session) {
+	if s.Record.Branch == "" {
+		return
+	}
+	if err := s.RemoveBranch(); err != nil {
+		warnf(stderr, "%v", err)
+		return
+	}
+	fmt.Fprintf(w, "deleted branch %s\n", s.Record.Branch)
+}
+
+// reviewRuns reports whether a run holds the agent's work for review:
+// --review, else "review" in <home>/config.json.
+func reviewRuns(c *cli.Context) bool {
+	if c.IsSet("review") {
+		return c.Bool("review")
+	}
+	home, err := persona.Home()
+	if err != nil {
+		return false
+	}
+	cfg, err := persona.ReadConfig(home)
+	return err == nil && cfg.Review
+}
+
+// reviewHeld shows the agent's work that a run held for review, and on a
+// terminal asks what to do with it: apply, discard or keep. Without a
+// terminal the session is kept and the commands are printed.
+func reviewHeld(c *cli.Context, res *session.Result) error {
+	s := res.Session
+	w, stderr := c.App.Writer, c.App.ErrWriter
+	printBranch(w, stderr, s.Record)
+	if err := s.Diff(w, session.DiffOptions{Stat: true, Color: useColor(w)}); err != nil {
+		warnf(stderr, "%v", err)
+	}
+	answer := "keep"
+	if tty := openTerminal(); tty != nil {
+		answer = askReview(tty)
+		tty.Close()
+	}
+	switch answer {
+	case "apply":
+		err := syncSession(c, s, nil)
+		if res.ExitCode != 0 {
+			// The harness's status comes first, as after any run.
+			if err != nil && !errors.As(err, new(silentExit)) {
+				report(stderr, err)
+			}
+			return silentExit(res.ExitCode)
+		}
+		return err
+	case "discard":
+		if err := discardSession(c, s); err != nil {
+			return err
+		}
+	default:
+		fmt.Fprintf(w, "held for review: %s\n", s.ID())
+		hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", s.ID(), s.ID(), s.ID())
+		if s.Record.Branch != "" {
+			hintf(stderr, "git merge %s brings in the agent's commits", s.Record.Branch)
+		}
+	}
+	return silentExit(res.ExitCode)
+}
+
+// openTerminal opens the controlling terminal to ask a question, when
+// standard input is a terminal; nil otherwise.
+func openTerminal() *os.File {
+	if !isTerminal(os.Stdin) {
+		return nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil
+	}
+	return tty
+}
+
+// askReview asks on the terminal tty what to do with the agent's work,
+// and returns apply, discard or keep (the answer to an empty line, or to
+// none).
+func askReview(tty *os.File) string {
+	in := bufio.NewReader(tty)
+	for range 3 {
+		fmt.Fprint(tty, "workforce: apply, discard or keep the agent's work? [a/d/K] ")
+		line, err := in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "a", "apply":
+			return "apply"
+		case "d", "discard":
+			return "discard"
+		case "", "k", "keep":
+			return "keep"
+		}
+		if err != nil {
+			break
+		}
+	}
+	return "keep"
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
@@ -27,12 +28,19 @@ ID may be a doublestar glob (review-*): every persona it matches is shown,
 and --json prints a JSON array of them; a pattern matching no persona is an
 error.
 
+With --harness H, what harness H gets from the persona resolved for the
+tier follows, field by field (model, reasoning, permissions, MCP servers),
+and what it refuses, which workforce run would refuse to start with.
+
 Example:
 
    workforce show code-reviewer
    workforce show code-reviewer@best-value --json
-   workforce show 'code-*@minimum'`,
-		Flags:  []cli.Flag{jsonFlag},
+   workforce show 'code-*@minimum'
+   workforce show code-reviewer@best-value --harness codex`,
+		Flags: []cli.Flag{jsonFlag,
+			&cli.StringFlag{Name: "harness", Usage: "also show what this harness gets from the persona, field by field, and what it refuses: claude, opencode or codex"},
+		},
 		Action: showAction,
 	})
 }
@@ -49,6 +57,8 @@ type showOutput struct {
 	Provenance persona.Provenance `json:"provenance"`
 	Resolved   *persona.Resolved  `json:"resolved"`
 	Warnings   []string           `json:"warnings"`
+	// Mapping is what the harness of --harness gets, field by field.
+	Mapping *harness.Mapping `json:"mapping,omitempty"`
 }
 
 func showAction(c *cli.Context) error {
@@ -68,6 +78,9 @@ func showAction(c *cli.Context) error {
 			return err
 		}
 		out := newShowOutput(cat, p, r)
+		if err := showMapping(c, &out); err != nil {
+			return err
+		}
 		if c.Bool("json") {
 			return writeJSON(c.App.Writer, out)
 		}
@@ -90,7 +103,11 @@ func showAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		outs = append(outs, newShowOutput(cat, p, r))
+		out := newShowOutput(cat, p, r)
+		if err := showMapping(c, &out); err != nil {
+			return err
+		}
+		outs = append(outs, out)
 	}
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, outs)
@@ -106,6 +123,25 @@ func showAction(c *cli.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// showMapping adds what the harness of --harness gets from the persona.
+func showMapping(c *cli.Context, out *showOutput) error {
+	h := c.String("harness")
+	if h == "" {
+		return nil
+	}
+	if !persona.IsHarness(h) {
+		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
+	}
+	r := *out.Resolved
+	r.Harness = h
+	m, err := harness.Map(&r, harness.Options{})
+	if err != nil {
+		return fmt.Errorf("%s@%s on %s: %w", out.ID, r.Tier, h, err)
+	}
+	out.Mapping = m
 	return nil
 }
 
@@ -219,6 +255,10 @@ func printShow(c *cli.Context, out showOutput) error {
 		default:
 			fmt.Fprintf(w, "%s: inline, %d bytes (%s, from %s)\n", sc.Channel, len(sc.Content), sc.Mode, sc.Origin.Layer)
 		}
+	}
+	if out.Mapping != nil {
+		fmt.Fprintln(w)
+		out.Mapping.WriteText(w)
 	}
 	return nil
 }

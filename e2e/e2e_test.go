@@ -39,6 +39,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mcpEnv) != "" {
+		serveMCP()
+		return
+	}
 	code, err := setup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e setup:", err)

@@ -110,18 +110,6 @@ func (s *scripted) requests() [][]byte {
 	return append([][]byte(nil), s.bodies...)
 }
 
-// strings returns every string value in the recorded JSON bodies.
-func (s *scripted) strings() []string {
-	var out []string
-	for _, b := range s.requests() {
-		var v any
-		if json.Unmarshal(b, &v) == nil {
-			out = appendStrings(out, v)
-		}
-	}
-	return out
-}
-
 func appendStrings(out []string, v any) []string {
 	switch x := v.(type) {
 	case string:
@@ -398,6 +386,11 @@ func writeResponses(w http.ResponseWriter, tools []map[string]any, st step, n in
 	case st.Tool == "":
 		item = map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_e2e_%d", n), "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}}}
+	case toolType(tools, st.Tool) == "tool_search":
+		// codex's client-side search over its deferred tools (MCP tools);
+		// codex answers with a tool_search_output in the next request.
+		item = map[string]any{"type": "tool_search_call", "id": fmt.Sprintf("tsc_e2e_%d", n), "status": "completed",
+			"call_id": fmt.Sprintf("call_e2e_%d", n), "execution": "client", "arguments": st.Args}
 	case isCustom(tools, st.Tool):
 		input, _ := st.Args["input"].(string)
 		item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_e2e_%d", n), "status": "completed",
@@ -408,19 +401,32 @@ func writeResponses(w http.ResponseWriter, tools []map[string]any, st step, n in
 	}
 	e := newSSE(w)
 	e.send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
+	if st.Tool == "" {
+		// The AI SDK (opencode's openai provider) needs a text part
+		// started before it is done.
+		added := map[string]any{"type": "message", "role": "assistant", "id": item["id"], "status": "in_progress", "content": []any{}}
+		e.send("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": added})
+		e.send("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": item["id"],
+			"output_index": 0, "content_index": 0, "delta": st.Text})
+	}
 	e.send("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	e.send("response.completed", map[string]any{"type": "response.completed", "response": map[string]any{
 		"id": id, "usage": map[string]any{"input_tokens": 1, "input_tokens_details": nil,
 			"output_tokens": 1, "output_tokens_details": nil, "total_tokens": 2}}})
 }
 
-func isCustom(tools []map[string]any, name string) bool {
+func isCustom(tools []map[string]any, name string) bool { return toolType(tools, name) == "custom" }
+
+// toolType returns the type of the offered tool name ("function",
+// "custom", "tool_search", ...), or "".
+func toolType(tools []map[string]any, name string) string {
 	for _, t := range tools {
 		if toolName(t) == name {
-			return t["type"] == "custom"
+			s, _ := t["type"].(string)
+			return s
 		}
 	}
-	return false
+	return ""
 }
 
 // scriptedEnv is an isolated environment for one harness run against a
@@ -433,7 +439,11 @@ type scriptedEnv struct {
 
 // newScriptedEnv mirrors newEnv with the scripted model as the server, and
 // lets each harness write files without asking (opencode through its
-// config, claude and codex through their arguments). Codex gets a model
+// config, claude and codex through their arguments). opencode's provider
+// openai is the scripted model too, for the built-in personas'
+// openai/gpt-5-mini and openai/gpt-5-nano: opencode 1.18.33 talks to a
+// provider named openai with the Responses API (it fails with
+// @ai-sdk/openai-compatible: "Z.responses is not a function"). Codex gets a model
 // name it knows, gpt-5.5: with an unknown one such as newEnv's mock-model it
 // falls back to metadata that offers no apply_patch tool.
 func newScriptedEnv(t *testing.T, s *scripted) *scriptedEnv {
@@ -457,7 +467,9 @@ stream_max_retries = 0
 	os.WriteFile(oc, []byte(fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",
   "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
-    "options": {"baseURL": "%s/v1", "apiKey": "e2e"}, "models": {"m": {"name": "m"}}}},
+    "options": {"baseURL": "%[1]s/v1", "apiKey": "e2e"}, "models": {"m": {"name": "m"}}},
+    "openai": {"npm": "@ai-sdk/openai", "name": "openai",
+    "options": {"baseURL": "%[1]s/v1", "apiKey": "e2e"}, "models": {"gpt-5-mini": {"name": "gpt-5-mini"}, "gpt-5-nano": {"name": "gpt-5-nano"}}}},
   "model": "mock/m", "autoupdate": false, "share": "disabled",
   "permission": {"edit": "allow", "bash": "allow"}
 }`, srv.URL)), 0o644)

@@ -6,14 +6,17 @@
 // It reads the *.json persona files of -dir in sorted order, validates them
 // with the same code as the loader, replaces every claudeMd / agentsMd path
 // (top level and per tier) with the file's text in claudeMdContent /
-// agentsMdContent, and writes one gofmt-ed Go file declaring
+// agentsMdContent, carries every local skill (a .md file or a skill
+// directory, its SKILL.md checked) inline in the skill's files, keeping
+// its source to say where it came from, and writes one gofmt-ed Go file
+// declaring
 //
 //	var Files = []persona.File{...}
 //
 // The output is byte-for-byte deterministic. On any error nothing is written
 // and the previous file stays. With -watch it regenerates after each change
-// to a .json or .md file of the catalog, debounced, and keeps watching when a
-// regeneration fails.
+// to a file of the catalog (.json, .md, and a skill's other files),
+// debounced, and keeps watching when a regeneration fails.
 //
 // Other catalog repositories use it the same way, with -pkg and -var to name
 // the package and the variable.
@@ -28,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,8 +150,7 @@ func (g *generator) watch(ctx context.Context, stderr io.Writer, quiet time.Dura
 					_ = w.Add(ev.Name)
 				}
 			}
-			ext := filepath.Ext(ev.Name)
-			if ext == ".json" || ext == ".md" {
+			if ext := filepath.Ext(ev.Name); ext == ".json" || ext == ".md" || underSkills(g.dir, ev.Name) {
 				timer = time.After(quiet)
 			}
 		case err := <-w.Errors:
@@ -161,4 +164,15 @@ func (g *generator) watch(ctx context.Context, stderr io.Writer, quiet time.Dura
 			}
 		}
 	}
+}
+
+// underSkills reports whether path is below a directory named skills of
+// the catalog, where a skill's files other than markdown live.
+func underSkills(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return false
+	}
+	segs := strings.Split(filepath.ToSlash(rel), "/")
+	return segs[0] != ".." && slices.Contains(segs[:len(segs)-1], "skills")
 }

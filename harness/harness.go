@@ -6,27 +6,38 @@
 // own configuration keeps working and nothing is written into the sandbox:
 //
 //   - claude: flags (--model, --append-system-prompt, --permission-mode,
-//     --allowedTools, --disallowedTools, and MCP servers as --mcp-config JSON
-//     with --strict-mcp-config);
+//     --allowedTools, --disallowedTools, --effort, and MCP servers as
+//     --mcp-config JSON with --strict-mcp-config);
 //   - codex: -m with the provider prefix removed, --sandbox,
 //     --ask-for-approval or --dangerously-bypass-approvals-and-sandbox, and
-//     -c overrides for reasoning effort, network access, web search and MCP
-//     servers; the system prompt is the last positional argument;
+//     -c overrides for reasoning effort, network access, web search, MCP
+//     servers and the instruction budget; the system prompt is the last
+//     positional argument;
 //   - opencode: an agent named after the persona (model, prompt, mode
-//     primary, MCP servers) in a session config file outside the sandbox,
-//     named by OPENCODE_CONFIG, which opencode merges with the user's global
-//     configuration; when the user already set OPENCODE_CONFIG, that file's
-//     JSON is the base the session file adds to. Then `opencode --agent ID`.
+//     primary, permission, reasoningEffort) and MCP servers in a session
+//     config file outside the sandbox, named by OPENCODE_CONFIG, which
+//     opencode merges with the user's global configuration; when the user
+//     already set OPENCODE_CONFIG, that file's JSON is the base the session
+//     file adds to. Then `opencode --agent ID`.
+//
+// A persona means the same on every harness: every value of the fields
+// that change what the agent may do or how it runs (permissions in Claude
+// Code's rule syntax, permissions.mode, harnessSettings.reasoning,
+// mcpServers, model, and codex's own harnessSettings) is applied through
+// the harness's own mechanism or refused, and Plan fails with an
+// *UnmappedError naming the refused values unless Options.AllowUnmapped.
+// The mapping of each harness lives in its own file (claude.go,
+// opencode.go, codex.go) as data measured on the harness version it names,
+// Mapping records it field by field, and MappingDoc renders the table of
+// docs/harnesses.md from the same code.
 //
 // Persona env values may reference the caller's environment as $VAR or
 // ${VAR}. Extra arguments go after the harness's own flags (for codex,
-// before the prompt). Permissions are applied for claude only; for the
-// others they are reported as not applied.
+// before the prompt).
 package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +79,16 @@ type Options struct {
 	// MCP servers) are expanded with, instead of Env: in a sandbox, the
 	// sealed one, with PWD the harness's directory.
 	ExpandEnv []string
+	// AllowUnmapped plans the invocation even when the harness refuses
+	// some persona values, without them.
+	AllowUnmapped bool
+	// InstructionBytes is the size of the instruction file workforce
+	// materializes for the harness (codex's budget must hold it).
+	InstructionBytes int
+	// Root is the project root as the harness sees it, and Subdir the
+	// harness's working directory relative to it: path rules relative to
+	// the working directory are made relative to the root.
+	Root, Subdir string
 }
 
 // Invocation is how to start a harness.
@@ -81,6 +102,9 @@ type Invocation struct {
 	Files map[string]string `json:"files,omitempty"`
 	// Notes tell what was not applied and why.
 	Notes []string `json:"notes,omitempty"`
+	// Mapping is what the harness gets for each persona value, field by
+	// field, and what it refused.
+	Mapping *Mapping `json:"mapping"`
 	// Started, when set, is called with the harness's process id once it
 	// started.
 	Started func(pid int) `json:"-"`
@@ -99,7 +123,9 @@ func (inv *Invocation) Argv() []string { return append([]string{inv.Binary}, inv
 func (inv *Invocation) Env() []string { return inv.env }
 
 // Plan builds the invocation of r.Harness for r, whose SystemPrompt is
-// final (inputs substituted).
+// final (inputs substituted). When the harness refuses persona values and
+// o.AllowUnmapped is not set, it returns the invocation, without them, and
+// an *UnmappedError naming them.
 func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}}
 	if p, err := LookPath(r.Harness, o.Env); err == nil {
@@ -118,13 +144,14 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		inv.SetEnv = append(inv.SetEnv, k+"="+os.Expand(r.Env[k], lookup))
 	}
 	var err error
+	inv.Mapping = &Mapping{Harness: r.Harness, Measured: Measured[r.Harness], Fields: []FieldMapping{}}
 	switch r.Harness {
 	case persona.HarnessClaude:
-		err = planClaude(inv, r, lookup)
+		err = planClaude(inv, r, inv.Mapping, lookup)
 	case persona.HarnessCodex:
-		err = planCodex(inv, r, lookup)
+		err = planCodex(inv, r, o, inv.Mapping, lookup)
 	case persona.HarnessOpencode:
-		err = planOpencode(inv, r, o, lookup)
+		err = planOpencode(inv, r, o, inv.Mapping, lookup)
 	default:
 		return nil, fmt.Errorf("unknown harness %q; want one of %s", r.Harness, strings.Join(persona.Harnesses, ", "))
 	}
@@ -156,6 +183,10 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	inv.env = mergeEnv(o.Env, inv.SetEnv)
 	if o.Seal != nil {
 		inv.env = o.Seal(inv.env)
+	}
+	inv.Mapping.sortFields()
+	if err := inv.Mapping.Err(); err != nil && !o.AllowUnmapped {
+		return inv, err
 	}
 	return inv, nil
 }
@@ -212,207 +243,6 @@ func expandMap(m map[string]string, lookup func(string) string) map[string]strin
 		out[k] = os.Expand(v, lookup)
 	}
 	return out
-}
-
-func planClaude(inv *Invocation, r *persona.Resolved, lookup func(string) string) error {
-	inv.Args = []string{"--model", r.Model}
-	if r.SystemPrompt != "" {
-		inv.Args = append(inv.Args, "--append-system-prompt", r.SystemPrompt)
-	}
-	if r.Permissions.Mode != "" {
-		inv.Args = append(inv.Args, "--permission-mode", r.Permissions.Mode)
-	}
-	if len(r.Permissions.Allow) > 0 {
-		inv.Args = append(inv.Args, "--allowedTools", strings.Join(r.Permissions.Allow, ","))
-	}
-	if len(r.Permissions.Deny) > 0 {
-		inv.Args = append(inv.Args, "--disallowedTools", strings.Join(r.Permissions.Deny, ","))
-	}
-	if len(r.MCPServers) > 0 {
-		b, err := json.Marshal(map[string]any{"mcpServers": expandMCP(r.MCPServers, lookup)})
-		if err != nil {
-			return err
-		}
-		inv.Args = append(inv.Args, "--mcp-config", string(b), "--strict-mcp-config")
-	}
-	return nil
-}
-
-func planCodex(inv *Invocation, r *persona.Resolved, lookup func(string) string) error {
-	model := r.Model
-	if _, after, ok := strings.Cut(model, "/"); ok {
-		model = after
-	}
-	inv.Args = []string{"-m", model}
-	hs := r.HarnessSettings
-	bypass := hs.DangerouslyBypassApprovalsAndSandbox != nil && *hs.DangerouslyBypassApprovalsAndSandbox
-	if bypass && (hs.SandboxMode != "" || hs.ApprovalPolicy != "" || hs.WorkspaceWriteNetworkAccess != nil) {
-		return errors.New("harnessSettings: dangerouslyBypassApprovalsAndSandbox excludes sandboxMode, approvalPolicy and workspaceWriteNetworkAccess")
-	}
-	if bypass {
-		inv.Args = append(inv.Args, "--dangerously-bypass-approvals-and-sandbox")
-	}
-	if hs.SandboxMode != "" {
-		inv.Args = append(inv.Args, "--sandbox", hs.SandboxMode)
-	}
-	if hs.ApprovalPolicy != "" {
-		inv.Args = append(inv.Args, "--ask-for-approval", hs.ApprovalPolicy)
-	}
-	if hs.Reasoning != "" {
-		inv.Args = append(inv.Args, "-c", "model_reasoning_effort="+tomlString(hs.Reasoning))
-	}
-	if v := hs.WorkspaceWriteNetworkAccess; v != nil {
-		inv.Args = append(inv.Args, "-c", fmt.Sprintf("sandbox_workspace_write.network_access=%t", *v))
-	}
-	if v := hs.WebSearch; v != nil {
-		inv.Args = append(inv.Args, "-c", fmt.Sprintf("tools.web_search=%t", *v))
-	}
-	servers := expandMCP(r.MCPServers, lookup)
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		s := servers[n]
-		key := "mcp_servers." + tomlKey(n)
-		if s.Type == "stdio" {
-			inv.Args = append(inv.Args, "-c", key+".command="+tomlString(s.Command))
-			if len(s.Args) > 0 {
-				inv.Args = append(inv.Args, "-c", key+".args="+tomlArray(s.Args))
-			}
-			if len(s.Env) > 0 {
-				inv.Args = append(inv.Args, "-c", key+".env="+tomlTable(s.Env))
-			}
-		} else {
-			inv.Args = append(inv.Args, "-c", key+".url="+tomlString(s.URL))
-			if len(s.Headers) > 0 {
-				inv.Args = append(inv.Args, "-c", key+".http_headers="+tomlTable(s.Headers))
-			}
-		}
-	}
-	if len(r.Permissions.Allow)+len(r.Permissions.Deny) > 0 || r.Permissions.Mode != "" {
-		inv.Notes = append(inv.Notes, "permissions are not applied to codex; use harnessSettings.sandboxMode and approvalPolicy")
-	}
-	if r.SystemPrompt != "" {
-		inv.Args = append(inv.Args, r.SystemPrompt)
-	}
-	return nil
-}
-
-func planOpencode(inv *Invocation, r *persona.Resolved, o Options, lookup func(string) string) error {
-	if o.ConfigDir == "" {
-		return errors.New("opencode needs a session configuration directory")
-	}
-	cfg := map[string]any{}
-	if user := envLookup(o.Env)("OPENCODE_CONFIG"); user != "" {
-		data, err := os.ReadFile(user)
-		if err != nil {
-			return fmt.Errorf("cannot read your OPENCODE_CONFIG %s to merge the persona's agent into it: %w", user, err)
-		}
-		if err := json.Unmarshal(data, &cfg); err != nil {
-			return fmt.Errorf("cannot merge the persona's agent into your OPENCODE_CONFIG %s: it is not plain JSON: %v", user, err)
-		}
-	}
-	if _, ok := cfg["$schema"]; !ok {
-		cfg["$schema"] = "https://opencode.ai/config.json"
-	}
-	agents, _ := cfg["agent"].(map[string]any)
-	if agents == nil {
-		agents = map[string]any{}
-	}
-	agent := map[string]any{"model": r.Model, "mode": "primary"}
-	if r.SystemPrompt != "" {
-		agent["prompt"] = r.SystemPrompt
-	}
-	agents[r.ID] = agent
-	cfg["agent"] = agents
-	if len(r.MCPServers) > 0 {
-		mcp, _ := cfg["mcp"].(map[string]any)
-		if mcp == nil {
-			mcp = map[string]any{}
-		}
-		for name, s := range expandMCP(r.MCPServers, lookup) {
-			if s.Type == "stdio" {
-				m := map[string]any{"type": "local", "command": append([]string{s.Command}, s.Args...)}
-				if len(s.Env) > 0 {
-					m["environment"] = s.Env
-				}
-				mcp[name] = m
-			} else {
-				m := map[string]any{"type": "remote", "url": s.URL}
-				if len(s.Headers) > 0 {
-					m["headers"] = s.Headers
-				}
-				mcp[name] = m
-			}
-		}
-		cfg["mcp"] = mcp
-	}
-	b, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(o.ConfigDir, "opencode.json")
-	inv.Files[path] = string(b) + "\n"
-	inv.SetEnv = append(inv.SetEnv, "OPENCODE_CONFIG="+path)
-	inv.Args = []string{"--agent", r.ID}
-	if len(r.Permissions.Allow)+len(r.Permissions.Deny) > 0 || r.Permissions.Mode != "" {
-		inv.Notes = append(inv.Notes, "permissions are not applied to opencode")
-	}
-	return nil
-}
-
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func tomlKey(k string) string {
-	for _, r := range k {
-		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return tomlString(k)
-		}
-	}
-	return k
-}
-
-func tomlArray(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = tomlString(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-func tomlTable(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = tomlKey(k) + " = " + tomlString(m[k])
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // NotFoundError reports a harness binary missing from PATH.

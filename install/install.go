@@ -9,7 +9,9 @@
 // files of one persona share a base name, the first in reference order (top
 // level claudeMd, agentsMd, then tiers best, best-value, minimum) keeps it
 // and each later one is named <stem>--<tier>-<channel>.md, or
-// <stem>--<channel>.md at the top level.
+// <stem>--<channel>.md at the top level. A local skill is copied to
+// <target>/<id>__assets/skills/<name>/ (a .md file as <name>/SKILL.md) and
+// its source points there; inline and remote skills stay as written.
 //
 // An install lands whole or not at all: everything is written to a staging
 // directory beside the target, then renamed into place; if a rename fails,
@@ -227,6 +229,9 @@ func stagePersona(stage string, ps pack.Persona) (staged, error) {
 		}
 		spec.SetSidecarPath(ref, assetDir+"/"+name)
 	}
+	if err := stageSkills(stage, ps, &spec, &st); err != nil {
+		return st, err
+	}
 	if len(st.assets) > 0 {
 		st.names = append(st.names, assetDir)
 	}
@@ -242,6 +247,50 @@ func stagePersona(stage string, ps pack.Persona) (staged, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// stageSkills copies the persona's local skills into
+// <id>__assets/skills/<name>/ (a .md file becomes <name>/SKILL.md) and
+// points their sources there. Inline and remote skills stay as written.
+func stageSkills(stage string, ps pack.Persona, spec *persona.Spec, st *staged) error {
+	if len(spec.Skills) == 0 {
+		return nil
+	}
+	skills := make([]persona.Skill, len(spec.Skills))
+	copy(skills, spec.Skills)
+	spec.Skills = skills
+	seen := map[string]string{}
+	for i := range skills {
+		sk := &skills[i]
+		if len(sk.Files) > 0 || sk.Path == "" {
+			continue
+		}
+		c, err := persona.ReadSkill(*sk)
+		if err != nil {
+			return fmt.Errorf("%s: skills.%d.source: %w", ps.File, i, err)
+		}
+		if other, dup := seen[c.Name]; dup {
+			return fmt.Errorf("%s: skills %s and %s both install as %q", ps.File, other, sk.ID, c.Name)
+		}
+		seen[c.Name] = sk.ID
+		rel := ps.ID + "__assets/skills/" + c.Name
+		for _, f := range c.Files {
+			dst := filepath.Join(stage, filepath.FromSlash(rel), filepath.FromSlash(f.Path))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			mode := os.FileMode(0o644)
+			if f.Exec {
+				mode = 0o755
+			}
+			if err := os.WriteFile(dst, f.Data, mode); err != nil {
+				return err
+			}
+		}
+		st.assets = append(st.assets, "skills/"+c.Name)
+		sk.Source, sk.Path, sk.Within = rel, "", ""
+	}
+	return nil
 }
 
 // commit moves the staged personas into target. Replaced files go to the

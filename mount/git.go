@@ -493,3 +493,44 @@ func (s *Session) CommittedOnly() (map[string]bool, error) {
 	}
 	return out, nil
 }
+
+// DeleteBranch deletes the branch name (refs/heads/name) of the real
+// repository at root when it still names commit, as ExportBranch left it:
+// a branch moved since, or checked out in a worktree, is refused and left
+// as it is. A branch already gone is not an error.
+func DeleteBranch(root, name, commit string) error {
+	if err := checkBranchName(name); err != nil {
+		return err
+	}
+	if !isObjectName(commit) {
+		return fmt.Errorf("%q is not a commit", commit)
+	}
+	ref := "refs/heads/" + name
+	out, err := gitCmd(root, "for-each-ref", "--format=%(refname) %(objectname)", ref)
+	if err != nil {
+		return fmt.Errorf("cannot read the branches of %s: %w", root, err)
+	}
+	now := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if r, obj, ok := strings.Cut(line, " "); ok && r == ref {
+			now = obj
+		}
+	}
+	switch {
+	case now == "":
+		return nil
+	case now != commit:
+		return fmt.Errorf("the branch %s of %s has moved since the session made it: it is left as it is", name, root)
+	}
+	if wts, err := gitCmd(root, "worktree", "list", "--porcelain"); err == nil {
+		for _, line := range strings.Split(string(wts), "\n") {
+			if line == "branch "+ref {
+				return fmt.Errorf("the branch %s of %s is checked out: it is left as it is", name, root)
+			}
+		}
+	}
+	if _, err := gitCmd(root, "update-ref", "-d", ref, commit); err != nil {
+		return fmt.Errorf("cannot delete the branch %s of %s: %w", name, root, err)
+	}
+	return nil
+}

@@ -210,6 +210,10 @@ func (l *Live) nudge() {
 func (l *Live) events() {
 	defer l.wg.Done()
 	boxRoot, realRoot := l.s.Tree+string(filepath.Separator), l.s.Root+string(filepath.Separator)
+	// Descriptors of its own: an fdTree is not shared between goroutines.
+	trees := map[bool]*fdTree{false: newFdTree(l.s.Tree), true: newFdTree(l.s.Root)}
+	defer trees[false].close()
+	defer trees[true].close()
 	for {
 		select {
 		case ev, ok := <-l.w.Events:
@@ -228,7 +232,7 @@ func (l *Live) events() {
 			}
 			if ev.Has(fsnotify.Create) {
 				var st unix.Stat_t
-				if l.tree(fromReal).lstat(rel, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				if trees[fromReal].lstat(rel, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 					l.newDir(rel, fromReal)
 					continue
 				}

@@ -391,6 +391,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		state := loadWarmState(o.Warm)
 		if state != nil {
 			s.manifest = make(map[string]entry, len(state.byPath))
+			s.base = make([]statEntry, 0, len(state.byPath))
 		}
 		if err := os.Rename(o.Warm, s.Tree); err == nil {
 			s.Reused = true

@@ -141,7 +141,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	var files, links, special []string
 	var mu sync.Mutex
 	if o.Remember {
-		s.after = make([]statEntry, 0, len(s.manifest))
+		s.after = make([]statEntry, 0, max(len(s.manifest), len(s.base))+64)
 	}
 	// A stat of every entry, on several workers: most files are as the
 	// copy left them and are settled here; the others are synced below,

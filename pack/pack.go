@@ -3,15 +3,17 @@
 // A pack is a directory with a package.json whose agentworkforce.personas
 // names the persona directory (default "personas"). Collect finds every
 // persona JSON below it (recursively, skipping hidden directories and
-// node_modules) and every sidecar each references, at the top level and per
-// tier, and validates all of it with the loader's code: a missing sidecar, an
-// unsafe path, a symlink leaving the pack directory, two personas with one
-// id or two persona files with one name are errors.
+// node_modules), every sidecar each references, at the top level and per
+// tier, and the files of its local skills (a .md file, or every file of a
+// skill directory), and validates all of it with the loader's code: a
+// missing sidecar or skill, an invalid SKILL.md, an unsafe path, a symlink
+// leaving the pack directory, two personas with one id or two persona
+// files with one name are errors.
 //
 // Write produces a reproducible gzip'd tar that npm publish accepts: entries
 // under "package/", sorted, with a fixed modification time (the one npm
-// uses, 1985-10-26 08:15 UTC), owner 0, no user or group names, mode 0644,
-// no directory entries, and a gzip header without name or time. It holds
+// uses, 1985-10-26 08:15 UTC), owner 0, no user or group names, mode 0644
+// (0755 for an executable file, a skill's script), no directory entries, and a gzip header without name or time. It holds
 // package.json, README* and LICENSE* files at the root when present, the
 // persona JSON files as they are, and the sidecars they reference; other
 // markdown is left out.
@@ -215,6 +217,9 @@ func CollectWith(dir string, o Options) (*Pack, error) {
 			}
 			p.Files[filepath.ToSlash(srel)] = ref.Path
 		}
+		if err := collectSkills(p, root, file, ps.Spec); err != nil {
+			errs = append(errs, err)
+		}
 		return nil
 	})
 	if err != nil {
@@ -255,6 +260,11 @@ func collectPersona(file string) (*Persona, error) {
 	if err != nil {
 		return nil, err
 	}
+	skillWarns, err := persona.AnchorSkills(spec, file)
+	if err != nil {
+		return nil, err
+	}
+	warns = append(warns, skillWarns...)
 	if len(warns) > 0 {
 		es := make([]error, len(warns))
 		for i, w := range warns {
@@ -263,6 +273,37 @@ func collectPersona(file string) (*Persona, error) {
 		return nil, errors.Join(es...)
 	}
 	return &Persona{ID: spec.ID, Spec: spec, Data: data}, nil
+}
+
+// collectSkills adds the files of the local skills of spec, read from
+// file, to the pack: a .md file, or every file of a skill directory.
+// Remote and inline skills travel in the JSON.
+func collectSkills(p *Pack, root, file string, spec *persona.Spec) error {
+	var errs []error
+	for i, sk := range spec.Skills {
+		if len(sk.Files) > 0 || sk.Path == "" {
+			continue
+		}
+		c, err := persona.ReadSkill(sk)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: skills.%d.source: %w", file, i, err))
+			continue
+		}
+		src, _ := persona.ParseSkillSource(sk.Source)
+		srel, err := filepath.Rel(root, sk.Path)
+		if err != nil || srel == ".." || strings.HasPrefix(srel, ".."+string(filepath.Separator)) {
+			errs = append(errs, fmt.Errorf("%s: skills.%d.source: skill %s is outside the pack", file, i, sk.Path))
+			continue
+		}
+		if src.File {
+			p.Files[filepath.ToSlash(srel)] = sk.Path
+			continue
+		}
+		for _, f := range c.Files {
+			p.Files[path.Join(filepath.ToSlash(srel), f.Path)] = filepath.Join(sk.Path, filepath.FromSlash(f.Path))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // FileName is the default name of the pack's tarball, as npm pack names it.
@@ -297,11 +338,15 @@ func (p *Pack) Write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		mode := int64(0o644)
+		if fi, err := os.Stat(p.Files[n]); err == nil && fi.Mode()&0o111 != 0 {
+			mode = 0o755
+		}
 		hdr := &tar.Header{
 			Typeflag: tar.TypeReg,
 			Name:     "package/" + n,
 			Size:     int64(len(data)),
-			Mode:     0o644,
+			Mode:     mode,
 			ModTime:  ModTime,
 			Format:   tar.FormatPAX,
 		}
@@ -374,7 +419,11 @@ func ReadArchive(r io.Reader, dir string) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return "", err
 		}
-		f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		perm := fs.FileMode(0o644)
+		if hdr.Mode&0o111 != 0 {
+			perm = 0o755 // a skill's script
+		}
+		f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 		if err != nil {
 			return "", fmt.Errorf("archive entry %q: %w", hdr.Name, err)
 		}

@@ -38,6 +38,8 @@ type Config struct {
 	// PersonaDirs are the user persona directories, highest first. Unset
 	// means [<home>/personas].
 	PersonaDirs []string `json:"personaDirs,omitempty"`
+	// Review holds each run's work for review, as run --review does.
+	Review bool `json:"review,omitempty"`
 	// Other keys are kept as they are when the file is rewritten.
 	rest map[string]json.RawMessage
 }
@@ -69,6 +71,11 @@ func ReadConfig(home string) (*Config, error) {
 			return nil, &Diagnostic{File: path, Field: "personaDirs", Message: "must be a list of directory paths"}
 		}
 		delete(raw, "personaDirs")
+	}
+	if v, ok := raw["review"]; ok { // kept in raw: written back as read
+		if err := json.Unmarshal(v, &c.Review); err != nil {
+			return nil, &Diagnostic{File: path, Field: "review", Message: "must be true or false"}
+		}
 	}
 	return c, nil
 }

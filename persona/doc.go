@@ -86,4 +86,12 @@
 //   - Built-in personas must carry sidecars inline (the generator does it).
 //   - The user's home directory is never a project: the walk for the
 //     project layer stops before it.
+//   - Skills (skill.go): a source is parsed at Parse (ParseSkillSource;
+//     an unsupported form or an unsafe local path fails the file, as an
+//     unsafe sidecar path does); a local one is anchored like a sidecar
+//     (Skill.Path, a symlink leading out of the persona's directory fails
+//     the file) and its SKILL.md checked (ParseSkillFile). A skill that is
+//     missing or whose SKILL.md is invalid is reported in Catalog.Errors
+//     and the persona still loads: run refuses it, list and show do not.
+//     A built-in persona carries its local skills inline (Skill.Files).
 package persona

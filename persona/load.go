@@ -182,7 +182,9 @@ type Catalog struct {
 	Layers   []Layer    `json:"layers"`
 	Personas []*Persona `json:"personas"`
 	// Errors are files or overrides that could not be loaded; the
-	// personas of other files are still in the catalog.
+	// personas of other files are still in the catalog. A skill that is
+	// missing or whose SKILL.md is invalid is an error too, but its
+	// persona loads (run refuses it, naming the problem).
 	Errors []*Diagnostic `json:"errors"`
 	// Warnings are things ignored while loading, such as missing sidecars.
 	Warnings []*Diagnostic `json:"warnings"`
@@ -239,6 +241,9 @@ type source struct {
 	spec  *Spec
 	err   error
 	warns []*Diagnostic
+	// problems are errors that leave the persona loaded: a skill that is
+	// missing or whose SKILL.md is invalid (run refuses the persona).
+	problems []*Diagnostic
 
 	// memo is the persona this file resolves to, once resolved.
 	memo result
@@ -258,6 +263,7 @@ func LoadLayers(layers []Layer) *Catalog {
 		for _, s := range srcs {
 			cat.files = append(cat.files, s.path)
 			cat.Warnings = append(cat.Warnings, s.warns...)
+			cat.Errors = append(cat.Errors, s.problems...)
 			if s.err != nil {
 				cat.Errors = append(cat.Errors, Diagnostics(s.path, s.err)...)
 				continue
@@ -424,6 +430,35 @@ func (s *source) load() {
 		var warns []*Diagnostic
 		warns, s.err = anchorIn(s.spec, refs, s.path, s.ld)
 		s.warns = append(s.warns, warns...)
+	}
+	if s.err == nil && len(s.spec.Skills) > 0 {
+		s.anchorSkills()
+	}
+}
+
+// anchorSkills resolves and checks the file's skills (anchorSkills): a
+// problem with a skill is reported and the persona still loads.
+func (s *source) anchorSkills() {
+	var dir, realDir string
+	switch {
+	case s.builtin:
+	case s.ld != nil:
+		dir, realDir = s.ld.dir, s.ld.realDir
+	default:
+		var err error
+		if dir, err = filepath.Abs(filepath.Dir(s.path)); err == nil {
+			realDir, err = filepath.EvalSymlinks(dir)
+		}
+		if err != nil {
+			s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
+			return
+		}
+	}
+	warns, problems, fatal := anchorSkills(s.spec, s.path, dir, realDir, s.builtin)
+	s.warns = append(s.warns, warns...)
+	s.problems = append(s.problems, problems...)
+	if len(fatal) > 0 {
+		s.err = fatal
 	}
 }
 

@@ -12,7 +12,7 @@ var mergePairs = []struct{ name, base, over string }{
 	{"every field", `{"id": "rev", "intent": "review", "tags": ["a"], "description": "base",
  "env": {"A": "1", "B": "1"}, "inputs": {"X": {"description": "x"}},
  "mcpServers": {"s": {"type": "stdio", "command": "srv"}},
- "skills": [{"id": "k", "source": "./k"}],
+ "skills": [{"id": "k", "source": "npm:k"}],
  "permissions": {"allow": ["Read"], "deny": ["Bash"], "mode": "default"},
  "mount": {"enabled": true, "ignoredPatterns": ["*.log"], "readonlyPatterns": ["go.sum"]},
  "claudeMdContent": "base claude", "claudeMdMode": "extend",

@@ -207,6 +207,28 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 			check(t, &rt.Sidecars)
 		}
 	}
+	for i, sk := range s.Skills {
+		field := "skills." + strconv.Itoa(i)
+		if len(sk.Files) > 0 {
+			paths := make([]string, 0, len(sk.Files))
+			for p := range sk.Files {
+				paths = append(paths, p)
+			}
+			sort.Strings(paths)
+			for _, p := range paths {
+				if err := ValidateSkillFilePath(p); err != nil {
+					at(field+".files", err.Error())
+				}
+			}
+			if _, ok := sk.Files["SKILL.md"]; !ok {
+				at(field+".files", "an inline skill's files hold SKILL.md")
+			}
+			continue
+		}
+		if _, err := ParseSkillSource(sk.Source); err != nil {
+			at(field+".source", err.Error())
+		}
+	}
 	return errs
 }
 

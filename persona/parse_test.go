@@ -146,6 +146,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"id": "x", "harness": "grok", "model": "m", "systemPrompt": "p", "harnessSettings": {"reasoning": "low"}, "sandbox": true, "onEvent": "h.ts"}`))
 	f.Add([]byte(`{"id": "x", "memory": {"scopes": ["user"], "trajectories": {"autoCompact": false}}, "relay": false, "capabilities": {"a": {}}}`))
 	f.Add([]byte(`{"id": "x", "inputs": {"A": {"picker": {"provider": "p", "resource": "r"}}}, "mount": {"enabled": false}}`))
+	f.Add([]byte(`{"id": "x", "skills": [{"id": "a", "source": "npm:a"}, {"id": "b", "source": "b.md", "files": {"SKILL.md": "s"}}, {"id": "c", "source": "c", "files": {}}]}`))
+	f.Add([]byte(`{"id": "x", "skills": [{"id": "a", "source": "../a.md", "path": "/x"}, {"id": "b", "source": "https://example.com/b"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast path never accepts what the schema rejects.
 		if _, ok := quickParse(data); ok {

@@ -14,28 +14,42 @@ import (
 // "\", no drive letter, no backslash and no NUL, naming a ".md" file. It does
 // not touch the file system; Anchor checks where the path leads.
 func ValidatePath(p string) error {
+	if err := validateRel("sidecar path", p); err != nil {
+		return err
+	}
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if len(base) <= len(".md") || !strings.EqualFold(base[len(base)-3:], ".md") {
+		return fmt.Errorf("sidecar path %q does not name a .md file", p)
+	}
+	return nil
+}
+
+// validateRel checks that p, a path of the kind what names ("sidecar
+// path", "skill path"), is a non-empty relative POSIX path with no ".."
+// segment, no leading "/" or "\", no drive letter, no backslash and no
+// NUL: joined to a directory, it stays inside it.
+func validateRel(what, p string) error {
 	switch {
 	case p == "":
-		return errors.New("sidecar path is empty; want a relative path to a .md file such as \"persona.md\"")
+		if what == "sidecar path" {
+			return errors.New("sidecar path is empty; want a relative path to a .md file such as \"persona.md\"")
+		}
+		return fmt.Errorf("%s is empty", what)
 	case strings.ContainsRune(p, 0):
-		return fmt.Errorf("sidecar path %q contains a NUL byte", p)
+		return fmt.Errorf("%s %q contains a NUL byte", what, p)
 	case p[0] == '/' || p[0] == '\\':
-		return fmt.Errorf("sidecar path %q is absolute; want a path relative to the persona file", p)
+		return fmt.Errorf("%s %q is absolute; want a path relative to the persona file", what, p)
 	case len(p) >= 2 && p[1] == ':' && isLetter(p[0]):
-		return fmt.Errorf("sidecar path %q names a drive; want a path relative to the persona file", p)
+		return fmt.Errorf("%s %q names a drive; want a path relative to the persona file", what, p)
 	case strings.ContainsRune(p, '\\'):
-		return fmt.Errorf("sidecar path %q contains a backslash; use / to separate directories", p)
+		return fmt.Errorf("%s %q contains a backslash; use / to separate directories", what, p)
 	}
 	for rest := p; rest != ""; {
 		var seg string
 		seg, rest, _ = strings.Cut(rest, "/")
 		if seg == ".." {
-			return fmt.Errorf("sidecar path %q leaves the persona's directory with \"..\"; keep sidecars beside or below the persona file", p)
+			return fmt.Errorf("%s %q leaves the persona's directory with \"..\"; keep it beside or below the persona file", what, p)
 		}
-	}
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	if len(base) <= len(".md") || !strings.EqualFold(base[len(base)-3:], ".md") {
-		return fmt.Errorf("sidecar path %q does not name a .md file", p)
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func (s *Spec) schemaOK() bool {
 		}
 	}
 	for _, sk := range s.Skills {
-		if sk.ID == "" || sk.Source == "" {
+		if sk.ID == "" || sk.Source == "" || sk.Files != nil && len(sk.Files) == 0 {
 			return false
 		}
 	}

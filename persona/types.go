@@ -127,12 +127,25 @@ type Runtime struct {
 	Sidecars
 }
 
-// Skill is a named capability attached to a persona. Skills are parsed,
-// validated and shown; installing them into a session is not done yet.
+// Skill is an Agent Skill attached to a persona: run installs it into the
+// sandbox where the effective harness reads skills. Source says where it
+// comes from (ParseSkillSource lists the forms); Files, when set, carries
+// the skill inline (SKILL.md and the other files of its directory, by
+// slash path), as the generator writes built-in personas' skills, and
+// Source then only names where it came from.
 type Skill struct {
-	ID          string `json:"id"`
-	Source      string `json:"source"`
-	Description string `json:"description,omitempty"`
+	ID          string            `json:"id"`
+	Source      string            `json:"source"`
+	Description string            `json:"description,omitempty"`
+	Files       map[string]string `json:"files,omitempty"`
+	// Path is, after Load or AnchorSkills, the absolute path of a local
+	// source (a .md file or a skill directory); Within is the directory
+	// it must stay in through symlinks (the persona's, or the project
+	// root's for a path resolved from there); File is the persona file
+	// that declared the skill.
+	Path   string `json:"-"`
+	Within string `json:"-"`
+	File   string `json:"-"`
 }
 
 // Input is a prompt-visible run input, substituted as $NAME or ${NAME} into

@@ -68,3 +68,29 @@ func TestCatalog(t *testing.T) {
 		t.Error("no built-in persona has a sidecar for its harness")
 	}
 }
+
+// TestBuiltinSkills checks that a built-in persona carries a skill inline
+// and that every built-in skill reads as a valid skill.
+func TestBuiltinSkills(t *testing.T) {
+	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer(personas.Files)})
+	n := 0
+	for _, p := range cat.Personas {
+		for _, sk := range p.Spec.Skills {
+			if len(sk.Files) == 0 {
+				continue
+			}
+			c, err := persona.ReadSkill(sk)
+			if err != nil {
+				t.Errorf("%s: skill %s: %v", p.ID, sk.ID, err)
+				continue
+			}
+			if c.Name != sk.ID {
+				t.Errorf("%s: skill %s is named %s", p.ID, sk.ID, c.Name)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no built-in persona carries a skill")
+	}
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/skill"
 )
 
 // PlanOptions say what to run: a persona resolved for a tier, in a project.
@@ -37,6 +39,12 @@ type PlanOptions struct {
 	// Profile returns the discovery profile of a harness and its
 	// installed version (the caller picks it by version and warns).
 	Profile func(harness string) (discover.Profile, string, error)
+	// RefreshSkills fetches the persona's remote skills again instead of
+	// taking them from the cache.
+	RefreshSkills bool
+	// AllowUnmapped plans the run even when the harness refuses some of
+	// the persona's values (Refusal is then nil, and Warnings name each).
+	AllowUnmapped bool
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -73,11 +81,16 @@ type Plan struct {
 	ConfigFiles    map[string]string `json:"configFiles,omitempty"`
 	Notes          []string          `json:"notes,omitempty"`
 	InRepo         bool              `json:"installInRepo"`
+	Skills         *skill.Plan       `json:"skills,omitempty"`
+	// Mapping is what the harness gets for each persona value that
+	// changes what the agent may do or how it runs, and what it refused.
+	Mapping *harness.Mapping `json:"mapping"`
 	// Warnings are what the user should read before the run.
 	Warnings []string `json:"-"`
 
-	mount mount.Options
-	inv   *harness.Invocation
+	mount   mount.Options
+	inv     *harness.Invocation
+	refusal error
 }
 
 // NewPlan plans a run: the session directory, what the sandbox hides and
@@ -134,9 +147,6 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			for _, f := range ext.Extra {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv))
 			}
-			if prof.MaxBytes > 0 && len(text) > prof.MaxBytes {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: the instructions and the persona are %d bytes, over %s's budget of %d; the end of the persona's text will be cut", len(text), r.Harness, prof.MaxBytes))
-			}
 		} else {
 			// Overwrite: the harness sees none of the repository's
 			// instruction files of its convention.
@@ -145,7 +155,20 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		p.Materialized = &Materialized{Path: filepath.Join(p.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}
 
-	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, mount.ConfigDir), Env: o.Env}
+	if len(r.Skills) > 0 {
+		if err := p.planSkills(o, tree); err != nil {
+			return nil, err
+		}
+	}
+	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, mount.ConfigDir), Env: o.Env,
+		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel}
+	if o.InRepo {
+		hopts.Root = o.Root
+	}
+	if p.Materialized != nil {
+		// Codex's instruction budget must hold the whole file.
+		hopts.InstructionBytes = len(p.Materialized.Text)
+	}
 	if !o.InRepo {
 		// No path of the real project reaches the harness: not in its
 		// environment, its arguments, its configuration files, nor in the
@@ -161,8 +184,17 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		hopts.ExpandEnv = append(expand, "PWD="+p.Workdir)
 	}
 	inv, err := harness.Plan(r, hopts)
+	var unmapped *harness.UnmappedError
+	if errors.As(err, &unmapped) {
+		// Kept for Refusal: a dry run still shows the plan.
+		p.refusal, err = err, nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	p.Mapping = inv.Mapping
+	if o.AllowUnmapped {
+		p.Warnings = append(p.Warnings, inv.Mapping.Warnings()...)
 	}
 	p.inv = inv
 	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), inv.Files, inv.Notes
@@ -186,6 +218,11 @@ func envLookup(env []string) func(string) string {
 	}
 	return func(k string) string { return m[k] }
 }
+
+// Refusal returns the *harness.UnmappedError naming the persona values
+// the harness refused, unless the plan allows them; a run must not start
+// when it is not nil.
+func (p *Plan) Refusal() error { return p.refusal }
 
 // Preview fills in what the sandbox would leave out, hide and protect,
 // without copying anything (for dry runs).
@@ -214,6 +251,9 @@ type RunOptions struct {
 	Reuse    bool
 	Progress func(event, detail string)
 	Warn     func(msg string)
+
+	// SyncCommitted, Review and Live are as in Options.
+	SyncCommitted, Review, Live bool
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -241,10 +281,18 @@ func (p *Plan) Run(o RunOptions) (*Result, error) {
 	ro := Options{
 		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
-		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn,
+		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
+		SyncCommitted: o.SyncCommitted, Review: o.Review,
 	}
 	if m := p.Materialized; m != nil {
 		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}
+	}
+	if p.Skills != nil {
+		dirs, err := p.fetchSkills(o)
+		if err != nil {
+			return nil, err
+		}
+		ro.Mount, ro.Skills = p.mount, dirs
 	}
 	return Run(ro)
 }

@@ -18,8 +18,9 @@ const RecordFile = "session.json"
 
 // recordFormat is the version of the record's format; a record of a higher
 // format was written by a newer workforce and is refused. Format 2 adds
-// harnessStart; a format 1 record reads as one whose harness is known by
-// its process id alone.
+// harnessStart, the phase review and the agent's branch (branch, commits,
+// head); a format 1 record reads as one whose harness is known by its
+// process id alone.
 const recordFormat = 2
 
 // Phase is where a session is in its life.
@@ -40,6 +41,10 @@ const (
 	Synced Phase = "synced"
 	// Failed: the session could not be made or the harness not started.
 	Failed Phase = "failed"
+	// Review: the harness has exited and its work is held for the user's
+	// review (run --review): nothing was synced back, or only the part
+	// the user applied; sessions apply or sessions discard ends it.
+	Review Phase = "review"
 )
 
 // Record is a session's durable record, written atomically to RecordFile
@@ -68,8 +73,15 @@ type Record struct {
 	// Error says why a Failed session failed.
 	Error string `json:"error,omitempty"`
 	// Report is what the last sync-back did.
-	Report  *mount.Report `json:"report,omitempty"`
-	Updated time.Time     `json:"updated"`
+	Report *mount.Report `json:"report,omitempty"`
+	// Branch is the branch of the real repository the agent's commits
+	// were brought to (BranchName: refs/heads/workforce/<id>), Commits
+	// their number and Head the commit the branch was made to name; empty
+	// while the agent has committed nothing, or before the harness exits.
+	Branch  string    `json:"branch,omitempty"`
+	Commits int       `json:"commits,omitempty"`
+	Head    string    `json:"head,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 // ProcStart tells a process from a later one given the same id: when it
@@ -132,9 +144,21 @@ func parseRecord(data []byte) (*Record, error) {
 		return nil, fmt.Errorf("the project root %q or working directory %q is not absolute", r.Root, r.Cwd)
 	}
 	switch r.Phase {
-	case Creating, Running, Syncing, Synced, Failed:
+	case Creating, Running, Syncing, Synced, Failed, Review:
 	default:
 		return nil, fmt.Errorf("unknown phase %q", r.Phase)
+	}
+	// A record names no branch but its session's: sessions rm --branch
+	// and sessions discard delete the branch it names.
+	switch {
+	case r.Branch != "" && r.Branch != BranchName(r.ID):
+		return nil, fmt.Errorf("the branch %q is not the session's (%s)", r.Branch, BranchName(r.ID))
+	case r.Branch != "" && !isObjectName(r.Head):
+		return nil, fmt.Errorf("the branch's commit %q is not an object name", r.Head)
+	case r.Commits < 0:
+		return nil, fmt.Errorf("a negative number of commits (%d)", r.Commits)
+	case r.Branch == "" && (r.Head != "" || r.Commits != 0):
+		return nil, fmt.Errorf("commits (%d, %q) without a branch", r.Commits, r.Head)
 	}
 	return r, nil
 }

@@ -26,6 +26,11 @@ func TestRecordErrors(t *testing.T) {
 		{"an id with a slash", strings.Replace(good, `"s-1"`, `"../s-1"`, 1), "not a directory name"},
 		{"format 2", strings.Replace(good, `"format": 1,`, `"format": 2, "harnessPid": 9, "harnessStart": {"boot": "b", "ticks": 5},`, 1), ""},
 		{"a harness start that is not one", strings.Replace(good, `"format": 1,`, `"format": 2, "harnessStart": 5,`, 1), "not a session record"},
+		{"the session's branch", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "workforce/s-1", "commits": 2, "head": "`+strings.Repeat("a", 40)+`",`, 1), ""},
+		{"a branch not the session's", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "main", "commits": 2, "head": "`+strings.Repeat("a", 40)+`",`, 1), `the branch "main" is not the session's`},
+		{"a branch without its commit", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "workforce/s-1", "commits": 2, "head": "HEAD",`, 1), "is not an object name"},
+		{"commits without a branch", strings.Replace(good, `"format": 1,`, `"format": 2, "commits": 2,`, 1), "without a branch"},
+		{"negative commits", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "workforce/s-1", "commits": -1, "head": "`+strings.Repeat("a", 40)+`",`, 1), "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +60,11 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil || r.Format != recordFormat || r.HarnessStart == nil || *r.HarnessStart != *in.HarnessStart || r.HarnessPID != 9 {
 		t.Fatalf("readRecord() = %+v, %v; want format %d and the harness's start %+v", r, err, recordFormat, *in.HarnessStart)
 	}
+	held := Record{ID: "s-1", Root: "/r", Cwd: "/r", Phase: Review, Branch: BranchName("s-1"), Commits: 2, Head: strings.Repeat("b", 40)}
+	must(t, writeRecord(dir, &held))
+	if r, err := readRecord(dir); err != nil || r.Phase != Review || r.Branch != held.Branch || r.Commits != 2 || r.Head != held.Head {
+		t.Fatalf("readRecord() = %+v, %v; want %+v", r, err, held)
+	}
 	old := `{"format": 1, "id": "s-1", "root": "/r", "cwd": "/r", "pid": 7, "harnessPid": 9, "phase": "running"}`
 	must(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte(old), 0o600))
 	if r, err := readRecord(dir); err != nil || r.HarnessPID != 9 || r.HarnessStart != nil {
@@ -69,6 +79,7 @@ func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":1,"id":"s","root":"/r","cwd":"/r","phase":"synced"}`))
 	f.Add([]byte(`{"format":2,"id":"s","root":"/r","cwd":"/r","phase":"running","harnessPid":3,"harnessStart":{"boot":"b","ticks":9}}`))
 	f.Add([]byte(`{"format":2}`))
+	f.Add([]byte(`{"format":2,"id":"s","root":"/r","cwd":"/r","phase":"review","branch":"workforce/s","commits":1,"head":"0123456789012345678901234567890123456789"}`))
 	f.Add([]byte(`{"format":1,"id":"..","root":"/r","cwd":"/r","phase":"running"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := parseRecord(data)
@@ -79,9 +90,12 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("accepted %+v", r)
 		}
 		switch r.Phase {
-		case Creating, Running, Syncing, Synced, Failed:
+		case Creating, Running, Syncing, Synced, Failed, Review:
 		default:
 			t.Fatalf("accepted phase %q", r.Phase)
+		}
+		if r.Branch != "" && r.Branch != BranchName(r.ID) {
+			t.Fatalf("accepted the branch %q of session %q", r.Branch, r.ID)
 		}
 		once, err := json.Marshal(r)
 		if err != nil {

@@ -6,6 +6,39 @@
 // also finds sessions left behind by a crash and finishes them: List,
 // Open, Sync, Remove.
 //
+// The agent's commits. When the agent committed in the sandbox, its
+// commits are brought into the real repository, before sync-back, as the
+// branch workforce/<id> (BranchName; objects and that ref only, see
+// mount.Session.ExportBranch), and the record says so (Record.Branch,
+// Commits, Head). What the agent committed and left as committed is then
+// on the branch, and sync-back leaves it out of the working tree
+// (Report.OnBranch) unless asked to bring it too (SyncCommitted); its
+// uncommitted work syncs back as ever. Sync of a session left by a crash
+// does the same. The branch outlives the session: Remove leaves it,
+// RemoveBranch and Discard delete it while it names what it was made to.
+//
+// Review. With Options.Review the run stops after the harness exits: the
+// branch is made, nothing is synced back, and the session is kept in
+// phase Review (Result.Held). Diff shows the agent's work as a git diff,
+// Sync with SyncOptions.Only applies part of it (the rest stays, in phase
+// Review), Sync applies it all, Discard drops it.
+//
+// The diff. Diff shows exactly the files a sync-back would bring now
+// (Changed: deletions included), committed and uncommitted alike, against
+// the tree the session started from. Each side becomes a git tree in a
+// temporary repository of its own, outside the project and the session:
+// the agent's side from the sandbox's files, the start side from the real
+// files, which are as the copy found them for every change but a conflict
+// (the manifest tells). One git hash-object, without filters, hashes the
+// files; temporary indexes give the two trees; git diff of the trees
+// gives the patch, with modes, binary files and --stat as git shows them
+// and paths as git apply reads them (a/, b/). Neither the real repository
+// nor the sandbox's is written, and a project without a repository works
+// the same (git itself must be installed). Diffing the sandbox against
+// its start commit instead would show the user's uncommitted edits of
+// copy time as the agent's. A conflict is shown against the real file as
+// it is now, after a line "# conflict: ..." that git apply skips.
+//
 // A session directory, <home>/sessions/<id>/, holds:
 //
 //	session.json   the record (Record): persona, tier, harness, real root
@@ -80,13 +113,24 @@ type Options struct {
 	Persona, Tier, Harness string
 	Mount                  mount.Options
 	Materialize            *File
+	Skills                 []mount.Dir // the persona's skills (mount.Session.MaterializeDir)
 	Invocation             *harness.Invocation
 	Stdin                  io.Reader
 	Stdout, Stderr         io.Writer
 	SyncDeletes, Keep      bool
+	// SyncCommitted syncs back what the agent committed and left as
+	// committed too, besides bringing it as its branch.
+	SyncCommitted bool
+	// Review holds the agent's work for the user's review instead of
+	// syncing it back (run --review): the session is kept in phase
+	// Review, and Result.Held is set.
+	Review bool
 	// Reuse starts from the project's warm sandbox, when there is one,
 	// refreshed instead of copied, and parks the sandbox there afterwards.
 	Reuse bool
+	// Live syncs both ways while the harness runs (run --live,
+	// mount.Live); the sync-back after it still runs.
+	Live bool
 	// Progress, when set, reports progress (the copy, each file synced);
 	// it is not called after SIGHUP.
 	Progress func(event, detail string)
@@ -113,6 +157,11 @@ type Result struct {
 	Kept bool
 	// Reused says the sandbox was the project's warm one, refreshed.
 	Reused bool
+	// Live is what the live sync did (Options.Live).
+	Live *mount.LiveReport
+	// Held says the agent's work is held for review (Options.Review):
+	// nothing was synced back, and the session is kept in phase Review.
+	Held bool
 }
 
 // signals tracks the signals of a run.
@@ -267,7 +316,26 @@ func Run(o Options) (*Result, error) {
 		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
 		_ = s.save()
 	}
+	var live *mount.Live
+	if o.Live {
+		live, err = box.Live(mount.LiveOptions{
+			Deletes: o.SyncDeletes, Warn: warn,
+			OnConflict: func(c mount.Conflict) {
+				warn(fmt.Sprintf("conflict: %s changed in the repository and in the sandbox; yours stays, the agent's is saved at %s", c.Path, c.Saved))
+			},
+		})
+		if err != nil {
+			s.Record.Phase, s.Record.Error = Failed, err.Error()
+			_ = s.save()
+			box.Remove()
+			return nil, err
+		}
+	}
 	code, err := harness.Run(context.Background(), &inv, box.Workdir, o.Stdin, o.Stdout, o.Stderr)
+	var liveReport *mount.LiveReport
+	if live != nil {
+		liveReport = live.Stop()
+	}
 	if err != nil {
 		s.Record.Phase, s.Record.Error = Failed, err.Error()
 		_ = s.save()
@@ -276,15 +344,29 @@ func Run(o Options) (*Result, error) {
 	}
 	s.Record.ExitCode = &code
 
+	if o.Review {
+		held, err := s.hold(box, warn)
+		if err != nil {
+			return &Result{Session: s, Code: code, ExitCode: code, Kept: true, Live: liveReport}, err
+		}
+		if held {
+			return &Result{Session: s, Code: code, ExitCode: code, Kept: true, Held: true, Live: liveReport}, nil
+		}
+		// Nothing to review: the run ends as any other.
+	}
+
 	ctx, cancel = sigs.enter(2)
 	defer cancel()
-	rep, err := s.sync(ctx, box, mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""})
-	res := &Result{Session: s, Code: code, ExitCode: code, Report: rep}
+	rep, keep, err := s.sync(ctx, box, SyncOptions{
+		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""},
+		SyncCommitted: o.SyncCommitted, Warn: warn,
+	})
+	res := &Result{Session: s, Code: code, ExitCode: code, Report: rep, Live: liveReport}
 	if err != nil {
 		res.Kept = true
 		return res, err
 	}
-	res.Kept = o.Keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	res.Kept = o.Keep || keep || len(rep.Conflicts) > 0 || rep.Interrupted
 	res.Reused = box.Reused
 	if !res.Kept && warm != "" {
 		// A process the harness left running could change the parked
@@ -318,6 +400,11 @@ func Run(o Options) (*Result, error) {
 func prepare(box *mount.Session, o Options) error {
 	if o.Materialize != nil {
 		if _, err := box.Materialize(o.Materialize.Name, o.Materialize.Text); err != nil {
+			return err
+		}
+	}
+	for _, d := range o.Skills {
+		if _, err := box.MaterializeDir(d); err != nil {
 			return err
 		}
 	}
@@ -419,27 +506,107 @@ func (s *Session) Close() {
 }
 
 // sync syncs box back, recording the phase before and after; the report is
-// kept in the record.
-func (s *Session) sync(ctx context.Context, box *mount.Session, o mount.SyncOptions) (*mount.Report, error) {
-	s.Record.Phase = Syncing
-	if err := s.save(); err != nil {
-		return nil, err
+// kept in the record. The agent's commits are brought into the real
+// repository as its branch first, and what it committed and left as
+// committed is left to the branch unless o.SyncCommitted. keep says the
+// session must be kept although the sync is complete: part of the work
+// was left out (o.Only), or the commits could not be brought.
+func (s *Session) sync(ctx context.Context, box *mount.Session, o SyncOptions) (rep *mount.Report, keep bool, err error) {
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
 	}
-	rep, err := box.Sync(ctx, o)
+	if o.Only == nil {
+		// A sync that dies half-way leaves a stale session for sessions
+		// sync to finish; a partial apply leaves the session as it was.
+		s.Record.Phase = Syncing
+		if err := s.save(); err != nil {
+			return nil, false, err
+		}
+	}
+	mo := o.SyncOptions
+	mo.OnBranch = nil
+	onBranch, err := s.exportBranch(box)
+	if err != nil {
+		keep = true
+		warn(fmt.Sprintf("%v; what the agent committed syncs back as changes, its commits stay in the sandbox, and the session is kept (workforce sessions sync %s tries again)", err, s.ID()))
+	}
+	if onBranch && !o.SyncCommitted {
+		committed, err := box.CommittedOnly()
+		if err != nil {
+			warn(fmt.Sprintf("cannot tell what the agent committed in session %s (%v): it syncs back as changes too", s.ID(), err))
+		}
+		mo.OnBranch = committed
+	}
+	var left map[string]bool // changes o.Only leaves out
+	if o.Only != nil {
+		all, err := box.Sync(ctx, mount.SyncOptions{Deletes: true, DryRun: true})
+		if err != nil {
+			return nil, true, err
+		}
+		left = map[string]bool{}
+		for _, rel := range changedPaths(all) {
+			if !o.Only(rel) {
+				left[rel] = true
+			}
+		}
+		// Sync leaves out what OnBranch names: the changes not asked
+		// for join what is on the branch.
+		out := make(map[string]bool, len(mo.OnBranch)+len(left))
+		for rel := range mo.OnBranch {
+			out[rel] = true
+		}
+		for rel := range left {
+			out[rel] = true
+		}
+		mo.OnBranch = out
+	}
+	rep, err = box.Sync(ctx, mo)
+	if rep != nil && len(left) > 0 {
+		kept := rep.OnBranch[:0]
+		for _, rel := range rep.OnBranch {
+			if !left[rel] {
+				kept = append(kept, rel)
+			}
+		}
+		rep.OnBranch = kept
+		keep = true
+	}
+	if rep != nil && len(rep.OnBranch) == 0 {
+		rep.OnBranch = nil
+	}
 	s.Record.Report = rep
 	if err != nil {
 		s.Record.Error = err.Error()
 		_ = s.save()
-		return rep, err
+		return rep, true, err
 	}
 	if !rep.Interrupted {
 		// Each file written back is on disk already (mount syncs them).
 		s.Record.Phase, s.Record.Error = Synced, ""
+		if len(left) > 0 {
+			s.Record.Phase = Review // the rest still waits
+		}
 	}
 	if err := s.save(); err != nil {
-		return rep, err
+		return rep, keep, err
 	}
-	return rep, nil
+	return rep, keep, nil
+}
+
+// changedPaths returns the paths of a sync-back report's changes:
+// created, updated, deleted (applied or not) and conflicting files.
+func changedPaths(r *mount.Report) []string {
+	var out []string
+	out = append(out, r.Created...)
+	out = append(out, r.Updated...)
+	out = append(out, r.Deleted...)
+	out = append(out, r.Unapplied...)
+	for _, c := range r.Conflicts {
+		out = append(out, c.Path)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Remove deletes the session directory, the record first: a removal cut
@@ -588,6 +755,15 @@ type SyncOptions struct {
 	// Force syncs even while the harness of a run that died still runs
 	// (HarnessRunningError), bringing back what it has written so far.
 	Force bool
+	// SyncCommitted syncs back what the agent committed and left as
+	// committed too, besides bringing it as its branch.
+	SyncCommitted bool
+	// Only, when set, applies only the agent's changes to the paths it
+	// accepts (sessions apply PATH...); the session is kept for the rest,
+	// in phase Review.
+	Only func(rel string) bool
+	// Warn reports what the user should know at once.
+	Warn func(msg string)
 }
 
 // Changes returns what a sync-back of s would do now, without doing it.
@@ -605,8 +781,10 @@ func (s *Session) Changes(deletes bool) (*mount.Report, error) {
 // session a running process holds is refused with ErrLive, and one whose
 // harness outlived its run and still runs with a *HarnessRunningError,
 // after a short wait for it to exit. Unless o.Keep, the session directory
-// is removed when the sync is complete without conflicts. kept says the
-// session directory is still there.
+// is removed when the sync is complete without conflicts, and nothing was
+// left out (o.Only) or left in the sandbox only (the agent's commits, when
+// they could not be brought as its branch). kept says the session
+// directory is still there.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, kept bool, err error) {
 	ok, err := s.TryLock()
 	if err != nil {
@@ -642,11 +820,11 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, k
 	if err != nil {
 		return nil, true, err
 	}
-	rep, err = s.sync(ctx, box, o.SyncOptions)
+	rep, keep, err := s.sync(ctx, box, o)
 	if err != nil {
 		return rep, true, err
 	}
-	kept = o.Keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	kept = o.Keep || keep || len(rep.Conflicts) > 0 || rep.Interrupted
 	if !kept {
 		if err := s.Remove(); err != nil {
 			return rep, true, err

@@ -2,7 +2,8 @@
 // reads the persona JSON files of a directory in sorted order, validates
 // them with the loader's own code, inlines every sidecar (claudeMd and
 // agentsMd, top level and per tier) as claudeMdContent / agentsMdContent,
-// drops the paths, and renders one gofmt-ed Go file.
+// drops the paths, inlines every local skill (a .md file or a skill
+// directory) as the skill's files, and renders one gofmt-ed Go file.
 //
 // The generated file holds, per persona, the JSON re-encoded from the parsed
 // persona (fields in schema order, two-space indentation), so the output
@@ -95,6 +96,9 @@ func inline(path string) (persona.File, error) {
 		}
 		return persona.File{}, errors.Join(msgs...)
 	}
+	if err := inlineSkills(spec, path); err != nil {
+		return persona.File{}, err
+	}
 	for i, ref := range spec.SidecarRefs() {
 		text, err := os.ReadFile(ref.Path)
 		if err != nil {
@@ -116,6 +120,44 @@ func inline(path string) (persona.File, error) {
 		return persona.File{}, err
 	}
 	return persona.File{Name: filepath.Base(path), Data: out.Bytes()}, nil
+}
+
+// inlineSkills replaces every local skill of spec, read from path, with
+// its files in Skill.Files (the source stays, naming where it came from).
+// A missing skill, an invalid SKILL.md, a path that is unsafe or leads out
+// of the catalog directory, or a file that is not UTF-8 text is an error
+// naming the JSON file and the skill.
+func inlineSkills(spec *persona.Spec, path string) error {
+	warns, err := persona.AnchorSkills(spec, path)
+	if err != nil {
+		return err
+	}
+	if len(warns) > 0 {
+		msgs := make([]error, len(warns))
+		for i, w := range warns {
+			msgs[i] = w
+		}
+		return errors.Join(msgs...)
+	}
+	for i := range spec.Skills {
+		sk := &spec.Skills[i]
+		if len(sk.Files) > 0 || sk.Path == "" {
+			continue
+		}
+		c, err := persona.ReadSkill(*sk)
+		if err != nil {
+			return &persona.Diagnostic{File: path, Field: fmt.Sprintf("skills.%d.source", i), Message: err.Error()}
+		}
+		sk.Files = map[string]string{}
+		for _, f := range c.Files {
+			if !utf8.Valid(f.Data) {
+				return &persona.Diagnostic{File: path, Field: fmt.Sprintf("skills.%d.source", i),
+					Message: fmt.Sprintf("file %s of skill %q is not UTF-8 text; a built-in skill carries text files only", f.Path, sk.Source)}
+			}
+			sk.Files[f.Path] = string(f.Data)
+		}
+	}
+	return nil
 }
 
 // setContent moves a sidecar from its path field to its content field.

@@ -24,6 +24,8 @@
 //
 //	ppid      its parent's process id (workforce), written last
 //
+// Linked as npm or npx, it serves packages and skills offline (npm.go).
+//
 // Asked for --version alone, it prints $STANDIN_VERSION_<NAME> (NAME in
 // capitals), else the measured version of the harness it is named after,
 // and records nothing.
@@ -35,6 +37,9 @@
 //	write PATH TEXT...     write TEXT and a newline to PATH
 //	rm PATH                remove PATH
 //	run OUT CMD ARGS...    run CMD in dir (no shell), its stdout to OUT
+//	setenv NAME VALUE...   set NAME to VALUE (the rest of the line) in its
+//	                       environment, for the commands it runs after
+//	                       (a git author and date for run git commit)
 //	spawn CMD ARGS...      start CMD in dir in a session of its own and
 //	                       leave it running (a process the harness leaves
 //	                       behind)
@@ -49,6 +54,12 @@
 //	                       same for the same BYTES
 //	many DIR N TEXT...     write N files DIR/f0001.txt, DIR/f0002.txt, ...,
 //	                       each TEXT, a space, its number and a newline
+//	skills OUT             write to OUT the skills the harness it is named
+//	                       after would see (skills.go)
+//	keepwriting PATH UNTIL TEXT...
+//	                       append TEXT and a newline to PATH every 20 ms
+//	                       until UNTIL exists (at most 30 s): a file that
+//	                       never settles
 //	output PATH            send its standard output and error to PATH
 //	                       (appended) from now on, letting go of those it
 //	                       was given: a harness that outlives workforce
@@ -89,6 +100,9 @@ var versions = map[string]string{
 
 func main() {
 	name := filepath.Base(os.Args[0])
+	if name == "npm" || name == "npx" {
+		os.Exit(packageManager(name, os.Args[1:])) // npm.go
+	}
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
 		v := os.Getenv("STANDIN_VERSION_" + strings.ToUpper(name))
 		if v == "" {
@@ -224,6 +238,29 @@ func act(dir, line string) (int, bool) {
 		if err = cmd.Run(); err == nil {
 			err = os.WriteFile(path, out.Bytes(), 0o644)
 		}
+	case "setenv":
+		if arg == "" {
+			err = fmt.Errorf("setenv needs a name")
+			break
+		}
+		err = os.Setenv(arg, text)
+	case "keepwriting":
+		until, t, _ := strings.Cut(text, " ")
+		if until != "" && !filepath.IsAbs(until) {
+			until = filepath.Join(dir, until)
+		}
+		err = fmt.Errorf("%s did not appear within 30 s", until)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+			if ferr == nil {
+				f.WriteString(t + "\n")
+				f.Close()
+			}
+			if _, serr := os.Stat(until); serr == nil {
+				err = nil
+				break
+			}
+		}
 	case "spawn":
 		argv := strings.Fields(rest)
 		if len(argv) == 0 {
@@ -278,6 +315,8 @@ func act(dir, line string) (int, bool) {
 		if n, err = strconv.ParseInt(text, 10, 64); err == nil {
 			err = fill(path, n)
 		}
+	case "skills":
+		err = listSkills(dir, path) // skills.go
 	case "many":
 		count, text, _ := strings.Cut(text, " ")
 		var n int

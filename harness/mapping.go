@@ -1,0 +1,409 @@
+package harness
+
+//go:generate go run ./internal/harnessdoc -o ../docs/harnesses.md
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// The persona fields the mapping covers, spelled as in a persona file.
+// Each harness applies each value of these fields through its own
+// mechanism, or refuses it: nothing is dropped silently.
+const (
+	FieldModel     = "model"
+	FieldReasoning = "harnessSettings.reasoning"
+	FieldMode      = "permissions.mode"
+	FieldAllow     = "permissions.allow"
+	FieldDeny      = "permissions.deny"
+	FieldMCP       = "mcpServers"
+	// Codex's own settings, which only codex reads.
+	FieldSandboxMode    = "harnessSettings.sandboxMode"
+	FieldApprovalPolicy = "harnessSettings.approvalPolicy"
+	FieldWebSearch      = "harnessSettings.webSearch"
+	FieldNetworkAccess  = "harnessSettings.workspaceWriteNetworkAccess"
+	FieldBypass         = "harnessSettings.dangerouslyBypassApprovalsAndSandbox"
+	// FieldAgentsMd is the AGENTS.md workforce materializes, whose size
+	// codex's instruction budget must hold.
+	FieldAgentsMd = "agentsMd"
+)
+
+// fieldOrder is the order the fields of a Mapping are listed in.
+var fieldOrder = []string{
+	FieldModel, FieldReasoning, FieldMode, FieldAllow, FieldDeny, FieldMCP,
+	FieldSandboxMode, FieldApprovalPolicy, FieldWebSearch, FieldNetworkAccess, FieldBypass, FieldAgentsMd,
+}
+
+// sortFields orders m's fields by fieldOrder, keeping the order of the
+// values of one field.
+func (m *Mapping) sortFields() {
+	rank := map[string]int{}
+	for i, f := range fieldOrder {
+		rank[f] = i
+	}
+	sort.SliceStable(m.Fields, func(i, j int) bool { return rank[m.Fields[i].Field] < rank[m.Fields[j].Field] })
+}
+
+// Measured names the harness versions the mapping of each harness was
+// measured on (make e2e, e2e/mapping_test.go), by harness.
+var Measured = map[string]string{
+	persona.HarnessClaude:   claudeMeasured,
+	persona.HarnessOpencode: opencodeMeasured,
+	persona.HarnessCodex:    codexMeasured,
+}
+
+// Mapping is what one harness gets for each persona value that changes
+// what the agent may do or how it runs.
+type Mapping struct {
+	Harness string `json:"harness"`
+	// Measured names the harness version the mapping was measured on.
+	Measured string         `json:"measured"`
+	Fields   []FieldMapping `json:"fields"`
+}
+
+// FieldMapping is one persona value and what the harness gets for it:
+// Applied says what, in the harness's own terms (a flag, a configuration
+// key), or Refused says why the harness cannot express the value.
+type FieldMapping struct {
+	Field   string `json:"field"`
+	Value   string `json:"value"`
+	Applied string `json:"applied,omitempty"`
+	Refused string `json:"refused,omitempty"`
+}
+
+func (f FieldMapping) String() string {
+	if f.Refused != "" {
+		return fmt.Sprintf("%s %s: refused: %s", f.Field, f.Value, f.Refused)
+	}
+	return fmt.Sprintf("%s %s: %s", f.Field, f.Value, f.Applied)
+}
+
+func (m *Mapping) apply(field, value, applied string) {
+	m.Fields = append(m.Fields, FieldMapping{Field: field, Value: value, Applied: applied})
+}
+
+func (m *Mapping) refuse(field, value, why string) {
+	m.Fields = append(m.Fields, FieldMapping{Field: field, Value: value, Refused: why})
+}
+
+// Refused returns the values the harness cannot express.
+func (m *Mapping) Refused() []FieldMapping {
+	var out []FieldMapping
+	for _, f := range m.Fields {
+		if f.Refused != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Err returns an *UnmappedError when the harness refused any value, else
+// nil.
+func (m *Mapping) Err() error {
+	if r := m.Refused(); len(r) > 0 {
+		return &UnmappedError{Harness: m.Harness, Refused: r}
+	}
+	return nil
+}
+
+// Warnings returns one warning per refused value, for a run that starts
+// anyway (--allow-unmapped).
+func (m *Mapping) Warnings() []string {
+	var out []string
+	for _, f := range m.Refused() {
+		out = append(out, fmt.Sprintf("%s does not apply %s %q (--allow-unmapped): %s", m.Harness, f.Field, f.Value, f.Refused))
+	}
+	return out
+}
+
+// WriteText writes the mapping for people: a heading line, then a line per
+// value, "FIELD VALUE: what the harness gets" or "FIELD VALUE: refused:
+// why".
+func (m *Mapping) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "mapping for %s (measured on %s):\n", m.Harness, m.Measured)
+	if len(m.Fields) == 0 {
+		fmt.Fprintln(w, "  nothing to map")
+	}
+	for _, f := range m.Fields {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+}
+
+// UnmappedError reports persona values a harness cannot express: run
+// refuses to start rather than run the agent with less than the persona
+// says (--allow-unmapped starts it anyway).
+type UnmappedError struct {
+	Harness string
+	Refused []FieldMapping
+}
+
+func (e *UnmappedError) Error() string {
+	parts := make([]string, len(e.Refused))
+	for i, f := range e.Refused {
+		parts[i] = fmt.Sprintf("%s %q: %s", f.Field, f.Value, f.Refused)
+	}
+	if len(parts) == 1 {
+		return fmt.Sprintf("%s cannot apply %s", e.Harness, parts[0])
+	}
+	return fmt.Sprintf("%s cannot apply %d persona values: %s", e.Harness, len(parts), strings.Join(parts, "; "))
+}
+
+// Hint tells how to run anyway.
+func (e *UnmappedError) Hint() string {
+	return "run it on another harness with --harness, change the persona, or start it without these values with --allow-unmapped"
+}
+
+// Map returns what harness r.Harness makes of r, the persona resolved
+// for a tier, without the caller's environment: what `show --harness`
+// prints. An error is returned only for a persona no harness can take.
+func Map(r *persona.Resolved, o Options) (*Mapping, error) {
+	o.AllowUnmapped = true
+	if o.ConfigDir == "" {
+		o.ConfigDir = "/config"
+	}
+	inv, err := Plan(r, o)
+	if err != nil {
+		return nil, err
+	}
+	return inv.Mapping, nil
+}
+
+// ruleEntry is one permission rule of a persona, parsed.
+type ruleEntry struct {
+	field string // FieldAllow or FieldDeny
+	raw   string
+	rule  Rule
+	err   error
+}
+
+// parseRules parses the persona's allow and deny rules.
+func parseRules(p persona.Permissions) (allow, deny []ruleEntry) {
+	for _, list := range []struct {
+		field string
+		rules []string
+		out   *[]ruleEntry
+	}{{FieldAllow, p.Allow, &allow}, {FieldDeny, p.Deny, &deny}} {
+		for _, raw := range list.rules {
+			r, err := ParseRule(raw)
+			*list.out = append(*list.out, ruleEntry{field: list.field, raw: raw, rule: r, err: err})
+		}
+	}
+	return allow, deny
+}
+
+// refuseBadRules records the rules that do not parse as refused, and
+// returns the others.
+func refuseBadRules(m *Mapping, entries []ruleEntry) []ruleEntry {
+	var ok []ruleEntry
+	for _, e := range entries {
+		if e.err != nil {
+			m.refuse(e.field, e.raw, "not a Claude Code permission rule: "+e.err.Error())
+			continue
+		}
+		ok = append(ok, e)
+	}
+	return ok
+}
+
+// editTools are Claude Code's tools that change files. Claude Code 2.1.330
+// denies each by its own name (denying Edit leaves Write offered and
+// working), while a path rule Edit(PATH) covers them all; opencode and
+// codex have one control for every edit.
+var editTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
+
+// editPair reports whether entries name both Edit and Write without a
+// specifier: what a harness with one edit control can allow exactly.
+func editPair(entries []ruleEntry) bool {
+	var edit, write bool
+	for _, e := range entries {
+		if e.rule.Specifier == "" {
+			edit = edit || e.rule.Tool == "Edit"
+			write = write || e.rule.Tool == "Write"
+		}
+	}
+	return edit && write
+}
+
+// mcpNames returns the persona's MCP server names, sorted.
+func mcpNames(servers map[string]persona.MCPServer) []string {
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// docExample is one row of the mapping table in docs/harnesses.md: a
+// persona value (or values that map together) and the resolved persona
+// that holds it.
+type docExample struct {
+	field, value string
+	r            persona.Resolved
+	o            Options
+}
+
+func docRules(field string, rules ...string) docExample {
+	p := persona.Permissions{}
+	if field == FieldAllow {
+		p.Allow = rules
+	} else {
+		p.Deny = rules
+	}
+	return docExample{field: field, value: strings.Join(rules, ", "), r: persona.Resolved{Permissions: p}}
+}
+
+// docExamples are the rows of the mapping table: every rule form and value
+// the mapping knows, and some it refuses.
+func docExamples() []docExample {
+	var ex []docExample
+	ex = append(ex,
+		docExample{field: FieldModel, value: "claude-opus-4-1", r: persona.Resolved{Model: "claude-opus-4-1"}},
+		docExample{field: FieldModel, value: "openai/gpt-5-mini", r: persona.Resolved{Model: "openai/gpt-5-mini"}},
+	)
+	for _, v := range []string{"low", "medium", "high"} {
+		ex = append(ex, docExample{field: FieldReasoning, value: v, r: persona.Resolved{HarnessSettings: persona.HarnessSettings{Reasoning: v}}})
+	}
+	ex = append(ex, docExample{field: FieldReasoning, value: "high, model claude-sonnet-4-5", r: persona.Resolved{Model: "claude-sonnet-4-5", HarnessSettings: persona.HarnessSettings{Reasoning: "high"}}})
+	for _, v := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
+		ex = append(ex, docExample{field: FieldMode, value: v, r: persona.Resolved{Permissions: persona.Permissions{Mode: v}}})
+	}
+	for _, field := range []string{FieldAllow, FieldDeny} {
+		for _, rules := range [][]string{
+			{"Edit", "Write"}, {"Edit"}, {"Write"}, {"Edit(/src/**)"}, {"Read"}, {"Read(./.env)"}, {"Read(~/.ssh/**)"},
+			{"Glob"}, {"Grep"}, {"LS"}, {"Bash"}, {"Bash(git push:*)"}, {"Bash(npm run *)"},
+			{"WebFetch"}, {"WebFetch(domain:example.com)"}, {"WebSearch"},
+			{"Task"}, {"TodoWrite"}, {"Skill"}, {"mcp__docs"}, {"mcp__docs__search"}, {"mcp__other__search"}, {"Bash("},
+		} {
+			e := docRules(field, rules...)
+			if strings.HasPrefix(rules[0], "mcp__") {
+				e.r.MCPServers = map[string]persona.MCPServer{"docs": {Type: "stdio", Command: "docs-mcp"}}
+			}
+			ex = append(ex, e)
+		}
+	}
+	for _, s := range []persona.MCPServer{{Type: "stdio", Command: "docs-mcp"}, {Type: "http", URL: "https://example.com/mcp"}, {Type: "sse", URL: "https://example.com/sse"}} {
+		ex = append(ex, docExample{field: FieldMCP, value: "docs (" + s.Type + ")", r: persona.Resolved{MCPServers: map[string]persona.MCPServer{"docs": s}}})
+	}
+	for _, v := range []string{"read-only", "workspace-write", "danger-full-access"} {
+		ex = append(ex, docExample{field: FieldSandboxMode, value: v, r: persona.Resolved{HarnessSettings: persona.HarnessSettings{SandboxMode: v}}})
+	}
+	for _, v := range []string{"untrusted", "on-failure", "on-request", "never"} {
+		ex = append(ex, docExample{field: FieldApprovalPolicy, value: v, r: persona.Resolved{HarnessSettings: persona.HarnessSettings{ApprovalPolicy: v}}})
+	}
+	ex = append(ex,
+		docExample{field: FieldWebSearch, value: "false", r: persona.Resolved{HarnessSettings: persona.HarnessSettings{WebSearch: ptrTo(false)}}},
+		docExample{field: FieldNetworkAccess, value: "true", r: persona.Resolved{HarnessSettings: persona.HarnessSettings{WorkspaceWriteNetworkAccess: ptrTo(true)}}},
+		docExample{field: FieldBypass, value: "true", r: persona.Resolved{HarnessSettings: persona.HarnessSettings{DangerouslyBypassApprovalsAndSandbox: ptrTo(true)}}},
+		docExample{field: FieldAgentsMd, value: "40000 bytes", o: Options{InstructionBytes: 40000}},
+	)
+	return ex
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// MappingDoc renders docs/harnesses.md: the mapping table of every
+// harness, made by mapping an example persona per row with the same code
+// run uses.
+func MappingDoc() string {
+	var b strings.Builder
+	b.WriteString(`# What each harness gets from a persona
+
+<!-- Code generated by go generate ./harness; DO NOT EDIT. -->
+
+A persona means the same on every harness. For every persona value that changes what the agent may do or how it
+runs, each harness either applies it through its own mechanism (claude: flags; opencode: the agent it runs, in the
+session config file named by ` + "`OPENCODE_CONFIG`" + `; codex: flags and ` + "`-c`" + ` overrides), or ` + "`workforce run`" + ` refuses to
+start and names the field, the value and the harness. ` + "`--allow-unmapped`" + ` starts it anyway, without the refused values,
+with one warning each. ` + "`workforce run --dry-run`" + ` and ` + "`workforce show PERSONA@TIER --harness H`" + ` print the mapping of one
+persona.
+
+Permission rules are written in Claude Code's syntax. A deny maps to the narrowest control of the harness that
+covers it; when that control covers more (opencode's one ` + "`edit`" + ` permission, codex's read-only sandbox), the table
+says so. An allow maps only to a control that grants no more than the rule. opencode evaluates its permission rules
+last match first, so workforce writes, in order: what ` + "`permissions.mode`" + ` implies, the allow rules, the deny rules (a deny
+wins over an allow, as in Claude Code), then what ` + "`plan`" + ` forbids. A path in a rule is relative to the working directory
+(` + "`./x`, `x`" + `) or to the project root (` + "`/x`" + `).
+
+This table is generated from the harness package (` + "`go generate ./harness`" + `), and a test fails when they differ. Each row
+maps an example persona holding the value alone (the MCP rows: with a server named ` + "`docs`" + `, stdio).
+
+`)
+	var hs []string
+	for _, h := range persona.Harnesses {
+		hs = append(hs, fmt.Sprintf("%s (%s)", h, Measured[h]))
+	}
+	b.WriteString("| field | value | " + strings.Join(hs, " | ") + " |\n")
+	b.WriteString("|---|---|" + strings.Repeat("---|", len(hs)) + "\n")
+	for _, e := range docExamples() {
+		cells := []string{"`" + e.field + "`", "`" + e.value + "`"}
+		for _, h := range persona.Harnesses {
+			r := e.r
+			r.ID, r.Harness = "reviewer", h
+			if r.Model == "" {
+				r.Model = "gpt-5-mini"
+				if h == persona.HarnessClaude {
+					r.Model = "claude-opus-4-5"
+				}
+			}
+			m, err := Map(&r, e.o)
+			var fs []string
+			if err != nil {
+				fs = append(fs, "error: "+err.Error())
+			} else {
+				for _, f := range m.Fields {
+					if f.Field != e.field {
+						continue
+					}
+					if f.Refused != "" {
+						fs = append(fs, "**refused**: "+f.Refused)
+					} else {
+						fs = append(fs, f.Applied)
+					}
+				}
+			}
+			cell := mdCell(dedupe(fs))
+			if len(fs) == 0 && e.field != FieldReasoning && strings.HasPrefix(e.field, "harnessSettings.") {
+				cell = "— (codex's own setting)"
+			} else if len(fs) == 0 && e.field == FieldAgentsMd {
+				cell = "— (no budget measured)"
+			}
+			cells = append(cells, cell)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	b.WriteString(`
+How each was measured: ` + "`make e2e`" + ` (` + "`e2e/mapping_test.go`" + `) runs each harness at the version above against a scripted
+model that records every request, and checks the tools the model is offered, the effort and the model in the request
+(` + "`output_config.effort`" + ` for claude, or ` + "`thinking.budget_tokens`" + ` for its models that take no effort, ` + "`reasoning_effort`" + ` for
+opencode, ` + "`reasoning.effort`" + ` for codex) and codex's sandbox against
+the persona; the comments of ` + "`harness/claude.go`" + `, ` + "`harness/opencode.go`" + ` and ` + "`harness/codex.go`" + ` record what each harness was seen
+to do.
+`)
+	return b.String()
+}
+
+// dedupe drops repeated entries (Edit and Write may map to one control).
+func dedupe(items []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range items {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// mdCell joins items for a table cell, escaping what markdown tables do
+// not take.
+func mdCell(items []string) string {
+	s := strings.Join(items, "; ")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}

@@ -1,0 +1,90 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/seed-3bc194a6/workforce/mount"
+)
+
+// BranchName returns the branch of the real repository that the agent's
+// commits of session id are brought to: workforce/<id>.
+func BranchName(id string) string { return "workforce/" + id }
+
+// isObjectName reports whether s is a full hexadecimal object name.
+func isObjectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// exportBranch brings the commits the agent made in box into the real
+// repository as the session's branch (BranchName), and records the branch,
+// the number of commits and the commit it names. onBranch says the agent's
+// commits are on the branch; it is false, with no error, when the agent
+// committed nothing.
+func (s *Session) exportBranch(box *mount.Session) (onBranch bool, err error) {
+	head, n, err := box.Commits()
+	if err != nil {
+		return false, fmt.Errorf("cannot read the agent's commits in session %s: %w", s.ID(), err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	name := BranchName(s.ID())
+	if err := box.ExportBranch(name); err != nil {
+		return false, fmt.Errorf("session %s: %w", s.ID(), err)
+	}
+	s.Record.Branch, s.Record.Commits, s.Record.Head = name, n, head
+	return true, s.save()
+}
+
+// hold holds the agent's work in box for review: its commits become its
+// branch, nothing is synced back, and the session is recorded in phase
+// Review. held is false, and nothing recorded, when there is nothing to
+// review: no commit and no change a sync-back would bring.
+func (s *Session) hold(box *mount.Session, warn func(string)) (held bool, err error) {
+	if _, err := s.exportBranch(box); err != nil {
+		warn(fmt.Sprintf("%v; the commits stay in the sandbox, and what they changed shows as changes", err))
+	}
+	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true})
+	if err != nil {
+		return false, err
+	}
+	if s.Record.Commits == 0 && len(changedPaths(rep)) == 0 {
+		return false, nil
+	}
+	s.Record.Phase = Review
+	return true, s.save()
+}
+
+// RemoveBranch deletes the session's branch from the real repository, if
+// the session made one and it still names the commit it was made to name:
+// a branch moved since, or checked out, is left as it is (an error says
+// so).
+func (s *Session) RemoveBranch() error {
+	if s.Record.Branch == "" {
+		return nil
+	}
+	if err := mount.DeleteBranch(s.Record.Root, s.Record.Branch, s.Record.Head); err != nil {
+		return fmt.Errorf("session %s: %w", s.ID(), err)
+	}
+	return nil
+}
+
+// Discard drops the agent's work of a session no process holds: the
+// session directory and the session's branch (RemoveBranch). It refuses
+// what RemoveIdle refuses; the branch is deleted once the session is
+// gone.
+func (s *Session) Discard(force bool) error {
+	if err := s.RemoveIdle(force); err != nil {
+		return err
+	}
+	return s.RemoveBranch() // as the record read under the lock names it
+}

@@ -1,0 +1,330 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/seed-3bc194a6/workforce/mount"
+)
+
+// Change is a file the agent changed, as a sync-back of its session would
+// bring it now.
+type Change struct {
+	// Path is the file's path relative to the project root, with
+	// slashes.
+	Path string `json:"path"`
+	// Kind is created, updated or deleted.
+	Kind string `json:"kind"`
+	// Conflict says the real file changed too since the sandbox was made:
+	// a sync-back keeps it and saves the agent's version aside.
+	Conflict bool `json:"conflict,omitempty"`
+}
+
+// The kinds of a Change.
+const (
+	Created = "created"
+	Updated = "updated"
+	Deleted = "deleted"
+)
+
+// Changed returns the files the agent changed that a sync-back would
+// bring (deletions included), sorted by path; what never syncs back
+// (hidden, ignored, read-only files, links) is left out, and so are files
+// already applied.
+func (s *Session) Changed() ([]Change, error) {
+	box, err := mount.Open(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return changesOf(box)
+}
+
+func changesOf(box *mount.Session) ([]Change, error) {
+	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	add := func(kind string, paths []string) {
+		for _, p := range paths {
+			out = append(out, Change{Path: p, Kind: kind})
+		}
+	}
+	add(Created, rep.Created)
+	add(Updated, rep.Updated)
+	add(Deleted, rep.Deleted)
+	add(Deleted, rep.Unapplied)
+	for _, c := range rep.Conflicts {
+		kind := Updated // or made by both sides
+		if c.Saved == "" {
+			kind = Deleted
+		}
+		out = append(out, Change{Path: c.Path, Kind: kind, Conflict: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// DiffOptions say what Diff shows.
+type DiffOptions struct {
+	// Only, when set, shows only the changes to the paths it accepts.
+	Only func(rel string) bool
+	// Stat shows a summary of the changes (git diff --stat) instead of
+	// the patch.
+	Stat bool
+	// Color colours the output, for a terminal.
+	Color bool
+}
+
+// ErrNoGit is returned by Diff where git is not installed.
+var ErrNoGit = errors.New("showing the agent's changes needs git, which is not installed")
+
+// Diff writes the agent's changes to w as a unified git diff: committed
+// and uncommitted, against the tree the session started from, conflicts
+// marked (see the package documentation for how it is made). With
+// o.Stat it writes git's --stat summary, the conflicts listed after it.
+// It needs git installed (ErrNoGit).
+func (s *Session) Diff(w io.Writer, o DiffOptions) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return ErrNoGit
+	}
+	box, err := mount.Open(s.Dir)
+	if err != nil {
+		return err
+	}
+	all, err := changesOf(box)
+	if err != nil {
+		return err
+	}
+	var changes []Change
+	for _, c := range all {
+		if o.Only == nil || o.Only(c.Path) {
+			changes = append(changes, c)
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "workforce-diff-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	g := &tempGit{dir: filepath.Join(tmp, "git")}
+	if _, err := g.run(nil, "init", "-q", "--bare", g.dir); err != nil {
+		return err
+	}
+
+	// The files of each side, hashed at once.
+	type side struct {
+		path string // the file, or "" for none
+		mode string
+	}
+	real := func(rel string) string { return filepath.Join(box.Root, filepath.FromSlash(rel)) }
+	agent := func(rel string) string { return filepath.Join(box.Tree, filepath.FromSlash(rel)) }
+	regular := func(path string) (string, bool) {
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return "", false
+		}
+		if fi.Mode().Perm()&0o111 != 0 {
+			return "100755", true
+		}
+		return "100644", true
+	}
+	bases, agents := make([]side, len(changes)), make([]side, len(changes))
+	var files []string
+	for i, c := range changes {
+		if c.Kind != Created || c.Conflict {
+			if mode, ok := regular(real(c.Path)); ok {
+				bases[i] = side{real(c.Path), mode}
+				files = append(files, bases[i].path)
+			}
+		}
+		if c.Kind != Deleted {
+			if mode, ok := regular(agent(c.Path)); ok {
+				agents[i] = side{agent(c.Path), mode}
+				files = append(files, agents[i].path)
+			}
+		}
+	}
+	ids, err := g.hash(files)
+	if err != nil {
+		return err
+	}
+	tree := func(name string, sides []side) (string, error) {
+		var info bytes.Buffer
+		for i, sd := range sides {
+			if sd.path != "" {
+				fmt.Fprintf(&info, "%s %s\t%s\x00", sd.mode, ids[sd.path], changes[i].Path)
+			}
+		}
+		idx := &tempGit{dir: g.dir, index: filepath.Join(tmp, name+".index")}
+		if info.Len() > 0 {
+			if _, err := idx.run(info.Bytes(), "update-index", "-z", "--add", "--index-info"); err != nil {
+				return "", err
+			}
+		}
+		out, err := idx.run(nil, "write-tree")
+		return strings.TrimSpace(string(out)), err
+	}
+	from, err := tree("start", bases)
+	if err != nil {
+		return err
+	}
+	to, err := tree("agent", agents)
+	if err != nil {
+		return err
+	}
+
+	color := "--color=never"
+	if o.Color {
+		color = "--color=always"
+	}
+	diff := func(paths []string) error {
+		args := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", color}
+		if o.Stat {
+			args = append(args, "--stat")
+		}
+		args = append(args, from, to, "--")
+		out, err := g.run(nil, append(args, paths...)...)
+		if err == nil {
+			_, err = w.Write(out)
+		}
+		return err
+	}
+	mark := func(c Change) string {
+		text := fmt.Sprintf("# conflict: %s changed in the repository too; shown against your version; apply keeps yours and saves the agent's", c.Path)
+		if c.Kind == Deleted {
+			text = fmt.Sprintf("# conflict: %s was deleted by the agent but changed in the repository; apply keeps yours", c.Path)
+		}
+		if o.Color {
+			text = "\x1b[33m" + text + "\x1b[m"
+		}
+		return text + "\n"
+	}
+	if o.Stat {
+		if err := diff(nil); err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if c.Conflict {
+				if _, err := io.WriteString(w, mark(c)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	// The patch, in path order: each conflict after its mark, the
+	// changes between conflicts together.
+	const chunk = 512 // paths in one command line
+	var run []string
+	flush := func() error {
+		for len(run) > 0 {
+			n := min(len(run), chunk)
+			if err := diff(run[:n]); err != nil {
+				return err
+			}
+			run = run[n:]
+		}
+		return nil
+	}
+	for _, c := range changes {
+		if !c.Conflict {
+			run = append(run, c.Path)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, mark(c)); err != nil {
+			return err
+		}
+		if err := diff([]string{c.Path}); err != nil {
+			return err
+		}
+	}
+	return flush()
+}
+
+// tempGit runs git on the temporary repository dir, with index as its
+// index when set, and an environment that names no other repository.
+type tempGit struct {
+	dir, index string
+}
+
+func (g *tempGit) run(stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = g.dir
+	if args[0] == "init" {
+		cmd.Dir = ""
+	}
+	env := []string{"GIT_DIR=" + g.dir, "GIT_LITERAL_PATHSPECS=1", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
+	if g.index != "" {
+		env = append(env, "GIT_INDEX_FILE="+g.index)
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// hash writes the files into the repository, as they are (no filters),
+// and returns the object name of each.
+func (g *tempGit) hash(files []string) (map[string]string, error) {
+	ids := make(map[string]string, len(files))
+	var plain []string
+	for _, f := range files {
+		if strings.Contains(f, "\n") {
+			// --stdin-paths reads a name a line: such a name is hashed
+			// from standard input.
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			out, err := g.run(data, "hash-object", "-w", "--no-filters", "--stdin")
+			if err != nil {
+				return nil, err
+			}
+			ids[f] = strings.TrimSpace(string(out))
+			continue
+		}
+		plain = append(plain, f)
+	}
+	if len(plain) == 0 {
+		return ids, nil
+	}
+	out, err := g.run([]byte(strings.Join(plain, "\n")+"\n"), "hash-object", "-w", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != len(plain) {
+		return nil, fmt.Errorf("git hash-object: %d names for %d files", len(lines), len(plain))
+	}
+	for i, f := range plain {
+		ids[f] = lines[i]
+	}
+	return ids, nil
+}
