@@ -31,7 +31,6 @@ var commitArgs = map[string][]string{
 	"codex":    {"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "write out.txt and commit"},
 }
 
-
 // TestRunCommits: a real harness, driven by the scripted model, writes a
 // file and runs git commit in the sandbox; the commit comes back as the
 // branch workforce/<session-id> of the real repository, with its message
