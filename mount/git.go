@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -219,6 +220,47 @@ func innerGitFile(real, tree, box string) ([]byte, bool) {
 		}
 	}
 	return data, true
+}
+
+// sealGitLinks puts in the sandbox tree, in the place of each link of a
+// git directory that leads out of the project (links: path relative to
+// the tree, to where it leads), a copy of what it leads to, links in it
+// followed; an object store is shared by alternates instead, and a cache
+// git can do without (lfs, the admin directories of linked worktrees) is
+// left out.
+func sealGitLinks(tree string, links map[string]string) error {
+	rels := make([]string, 0, len(links))
+	for rel := range links {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		real := links[rel]
+		inner, _ := gitInner(rel)
+		box := filepath.Join(tree, filepath.FromSlash(rel))
+		fi, err := os.Stat(real)
+		if err != nil {
+			continue // dangling: nothing to copy
+		}
+		switch {
+		case inner == "lfs" || inner == "worktrees":
+			continue
+		case path.Base(inner) == "objects" && fi.IsDir():
+			if err := shareObjects(map[string]string{box: real}); err != nil {
+				return err
+			}
+			continue
+		}
+		opt := copy.Options{
+			PreserveTimes:     true,
+			PermissionControl: copy.PerservePermission,
+			OnSymlink:         func(string) copy.SymlinkAction { return copy.Deep },
+		}
+		if err := copy.Copy(real, box, opt); err != nil {
+			return fmt.Errorf("cannot give the sandbox a git directory of its own (%s): %w", rel, err)
+		}
+	}
+	return nil
 }
 
 // sealWorktrees points each copied git directory (gitdirs, in the sandbox)

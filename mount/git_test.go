@@ -402,3 +402,43 @@ func TestSyncLeavesCommittedToTheBranch(t *testing.T) {
 		t.Error("gone.txt was deleted from the working tree")
 	}
 }
+
+// TestGitDirLinksAreSealed: a .git directory whose entries are links to
+// another clone (the layout git-new-workdir makes) gets copies of what
+// they lead to, objects shared: a commit in the sandbox leaves the other
+// clone byte-identical.
+func TestGitDirLinksAreSealed(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	orig := repoWithHistory(t, 1)
+	root := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	for _, n := range []string{"refs", "objects", "config", "packed-refs", "info", "hooks", "logs"} {
+		if _, err := os.Lstat(filepath.Join(orig, ".git", n)); err == nil {
+			must(t, os.Symlink(filepath.Join(orig, ".git", n), filepath.Join(root, ".git", n)))
+		}
+	}
+	head, _ := os.ReadFile(filepath.Join(orig, ".git", "HEAD"))
+	must(t, os.WriteFile(filepath.Join(root, ".git", "HEAD"), head, 0o644))
+	gitIn(t, root, "checkout", "-q", "-f", "HEAD")
+	before := gitState(t, filepath.Join(orig, ".git"))
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(gitIn(t, s.Tree, "status", "--porcelain")); got != "" {
+		t.Errorf("git status in the sandbox: %q, want clean", got)
+	}
+	must(t, os.WriteFile(filepath.Join(s.Tree, "main.go"), []byte("package main // agent\n"), 0o644))
+	gitIn(t, s.Tree, "commit", "-q", "-am", "agent")
+	after := gitState(t, filepath.Join(orig, ".git"))
+	if len(after) != len(before) {
+		t.Errorf("git in the sandbox wrote the other clone: %d files, then %d", len(before), len(after))
+	}
+	for p, sum := range before {
+		if after[p] != sum {
+			t.Errorf("git in the sandbox changed %s", p)
+		}
+	}
+}

@@ -385,7 +385,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
+	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
 	var copyErr error
 	if o.Warm != "" {
 		state := loadWarmState(o.Warm)
@@ -406,7 +406,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 			s.Reused, copyErr = false, nil
 			s.manifest, s.readonly, s.links, s.skipped = map[string]entry{}, map[string]bool{}, map[string]string{}, nil
 			s.base, s.dirs = nil, nil
-			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}}
+			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
 		}
 	}
 	if !s.Reused {
@@ -422,6 +422,9 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	// Create still does, Materialize, and the harness.
 	s.journal = startJournal(s.Tree, append(s.dirs, ""))
 	if err := shareObjects(v.stores); err != nil {
+		return nil, err
+	}
+	if err := sealGitLinks(s.Tree, v.gitLinks); err != nil {
 		return nil, err
 	}
 	left, err := sealGitFiles(o.Root, s.Tree, v.dotgits)
@@ -459,6 +462,9 @@ type createVisitor struct {
 	stores  map[string]string // sandbox object store -> the real one
 	dotgits []string          // .git files and links, relative to the root
 	gitdirs []string          // copied git directories holding a config, in the sandbox
+	// gitLinks are links in git directories that lead out of the
+	// project, by path relative to the root, to where they lead.
+	gitLinks map[string]string
 }
 
 func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
@@ -539,6 +545,20 @@ func (v *createVisitor) files(batch []statEntry) {
 }
 
 func (v *createVisitor) link(rel, src, target string) (string, bool) {
+	if _, in := gitInner(rel); in {
+		// A link in a git directory that leads out of the project (the
+		// layout git-new-workdir makes: refs, objects, config linked to
+		// another clone) would lead git in the sandbox to a real
+		// repository: what it leads to is copied instead (sealGitLinks).
+		if real, err := filepath.EvalSymlinks(src); err == nil {
+			if _, inside := within(v.o.Root, real); !inside {
+				v.mu.Lock()
+				v.gitLinks[rel] = real
+				v.mu.Unlock()
+				return "", false
+			}
+		}
+	}
 	// A link into the real tree would let the harness write there: it is
 	// made again pointing into the sandbox (sealLink).
 	t, sealed := sealLink(v.o.Root, v.s.Tree, src, target)
