@@ -31,13 +31,15 @@ import (
 //     (the per-user limit), or reading the events failed;
 //   - the root of the sandbox was moved or deleted;
 //   - a file it names has more than one hard link (a write through another
-//     name of it would go unreported) or is not where the journal saw it;
+//     name of it would go unreported), or a name made during the run is
+//     gone (it may have been such a link: made, written through, removed);
 //   - the tree has more directories than maxJournalDirs (watches pin kernel
 //     memory).
 //
 // Not seen by inotify, and so not by the journal: a write through a shared
-// memory mapping after the file was closed. `workforce sessions sync`
-// (after a crash) always walks.
+// memory mapping after the file was closed, and a write through a hard
+// link made from outside the sandbox (no name in the tree changes).
+// `workforce sessions sync` (after a crash) always walks.
 
 // maxJournalDirs is the most directories a journal watches.
 const maxJournalDirs = 16384
@@ -238,15 +240,32 @@ func (s *Session) statJournal(ctx context.Context, dirty map[string]struct{}, sk
 	}
 	var named []statEntry
 	walk := map[string]bool{} // named entries that are directories now
+	// A name made during the run and gone by now may have been a hard
+	// link to a file of the tree, written through (made, written, removed:
+	// no event names the file): the journal cannot tell, the walk can.
+	madeAndGone := func(dir, name string) bool {
+		_, known := s.manifest[joinRel(dir, name)]
+		return !known
+	}
 	for dir, names := range byDir {
 		dfd, err := openBeneath(rootfd, dir)
 		if err != nil {
-			continue // gone, or a link now: nothing of it is in the tree
+			// Gone, or a link now: nothing of it is in the tree.
+			for _, name := range names {
+				if madeAndGone(dir, name) {
+					return nil, false, nil
+				}
+			}
+			continue
 		}
 		for _, name := range names {
 			var st unix.Stat_t
 			if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				if errors.Is(err, unix.ENOENT) {
+					if madeAndGone(dir, name) {
+						unix.Close(dfd)
+						return nil, false, nil
+					}
 					continue
 				}
 				unix.Close(dfd)

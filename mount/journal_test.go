@@ -225,7 +225,7 @@ func TestJournalSeesWhatTheWalkSees(t *testing.T) {
 		})
 	}
 	t.Logf("the journal was trusted in %d of 60 runs", used)
-	if used < 30 {
+	if used < 25 {
 		t.Errorf("the journal was trusted in %d of 60 runs; the test shows little", used)
 	}
 }
@@ -252,5 +252,29 @@ func TestJournalCanFail(t *testing.T) {
 	}
 	if strings.Join(narrowed.Updated, ",") == strings.Join(walked.Updated, ",") {
 		t.Fatalf("a journal told nothing found what the walk found: %v", walked.Updated)
+	}
+}
+
+// TestJournalSeesTemporaryLinks: a write through a hard link made and
+// removed during the run (no event names the file written) is not lost:
+// the journal is not trusted, and the walk finds it.
+func TestJournalSeesTemporaryLinks(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("original a\n"), 0o644))
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, tmp := filepath.Join(s.Tree, "a.txt"), filepath.Join(s.Tree, "tmp-link")
+	must(t, os.Link(a, tmp))
+	must(t, os.WriteFile(tmp, []byte("the agent's a\n"), 0o644))
+	must(t, os.Remove(tmp))
+	j := s.journal
+	rep, err := s.Sync(context.Background(), SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(got) != "the agent's a\n" {
+		t.Errorf("the agent's a.txt did not come back (report %+v): %q; journal trusted %v, broken %q, dirty %v", rep, got, j.trusted, j.broken, j.dirty)
 	}
 }
