@@ -81,6 +81,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -332,6 +333,10 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	code, err := harness.Run(context.Background(), &inv, box.Workdir, o.Stdin, o.Stdout, o.Stderr)
+	var left []int // processes the harness left, seen as it exits
+	if warm != "" {
+		left = leftovers()
+	}
 	var liveReport *mount.LiveReport
 	if live != nil {
 		liveReport = live.Stop()
@@ -372,7 +377,9 @@ func Run(o Options) (*Result, error) {
 		// A process the harness left running could change the parked
 		// tree after sync-back saw it, and the next run trusts what
 		// sync-back saw: such a sandbox is not kept.
-		if pids := leftovers(); len(pids) > 0 {
+		// Looked at twice: one that exits during sync-back may have
+		// written after sync-back saw the tree.
+		if pids := slices.Compact(slices.Sorted(slices.Values(append(left, leftovers()...)))); len(pids) > 0 {
 			warn(fmt.Sprintf("the harness left processes running in the sandbox (pid %s): it is not kept warm for the next run", strings.Trim(fmt.Sprint(pids), "[]")))
 		} else if err := park(box, warm, mo.Root); err != nil {
 			warn(fmt.Sprintf("cannot keep the sandbox warm: %v", err))
