@@ -570,19 +570,30 @@ func useColor(w io.Writer) bool {
 	return isTerminal(w) && os.Getenv("NO_COLOR") == ""
 }
 
-func sessionsDiffAction(c *cli.Context) error {
+// openSelected opens the session the first argument names and the
+// selector of the paths or globs after it (nil for all), for the command
+// verb.
+func openSelected(c *cli.Context, verb string) (*session.Session, *session.Selector, error) {
 	if c.NArg() < 1 {
-		return usagef("sessions diff takes a session id (workforce sessions lists them), then optionally paths or globs")
+		return nil, nil, usagef("sessions %s takes a session id (workforce sessions lists them), then optionally paths or globs", verb)
 	}
 	home, err := sessionsHome()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	s, err := session.Open(home, c.Args().First())
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	sel, err := selectorFor(s, c.Args().Tail())
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, sel, nil
+}
+
+func sessionsDiffAction(c *cli.Context) error {
+	s, sel, err := openSelected(c, "diff")
 	if err != nil {
 		return err
 	}
@@ -594,18 +605,7 @@ func sessionsDiffAction(c *cli.Context) error {
 }
 
 func sessionsApplyAction(c *cli.Context) error {
-	if c.NArg() < 1 {
-		return usagef("sessions apply takes a session id (workforce sessions lists them), then optionally paths or globs")
-	}
-	home, err := sessionsHome()
-	if err != nil {
-		return err
-	}
-	s, err := session.Open(home, c.Args().First())
-	if err != nil {
-		return err
-	}
-	sel, err := selectorFor(s, c.Args().Tail())
+	s, sel, err := openSelected(c, "apply")
 	if err != nil {
 		return err
 	}

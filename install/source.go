@@ -77,7 +77,7 @@ func NpmPack(ctx context.Context, spec, dir, cwd string, env []string) (*NpmPack
 	}
 	npm, err := exec.LookPath("npm")
 	if env != nil {
-		npm, err = lookPathIn("npm", env)
+		npm, err = LookPath("npm", env)
 	}
 	if err != nil {
 		return nil, ErrNoNpm
@@ -108,8 +108,9 @@ func NpmPack(ctx context.Context, spec, dir, cwd string, env []string) (*NpmPack
 	return &pkg, nil
 }
 
-// lookPathIn finds an executable on the PATH of env.
-func lookPathIn(name string, env []string) (string, error) {
+// LookPath finds an executable on the PATH of env (exec.ErrNotFound when
+// there is none).
+func LookPath(name string, env []string) (string, error) {
 	path := ""
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 
@@ -18,7 +17,7 @@ func adoptOrphans() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 // still running (zombies do not count): after the harness exited, the
 // processes it left behind.
 func leftovers() []int {
-	self := []byte(" " + strconv.Itoa(os.Getpid()) + " ")
+	self := os.Getpid()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -29,21 +28,11 @@ func leftovers() []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid ...: comm may hold anything, so read
-		// after its last ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 || len(stat) < i+4 {
-			continue
-		}
-		rest := stat[i+1:] // " S PPID ..."
-		if rest[1] == 'Z' || rest[1] == 'X' {
-			continue
-		}
-		if bytes.HasPrefix(rest[2:], self) {
+		if st, ok := parseStat(data); ok && st.ppid == self && st.state != 'Z' && st.state != 'X' {
 			pids = append(pids, pid)
 		}
 	}

@@ -39,9 +39,9 @@ func lookProc(pid int) proc {
 
 // stat is what parseStat reads.
 type stat struct {
-	state byte
-	pgrp  int
-	ticks uint64
+	state      byte
+	ppid, pgrp int
+	ticks      uint64
 }
 
 // parseStat parses a /proc/PID/stat line: "PID (COMM) STATE PPID PGRP
@@ -56,6 +56,10 @@ func parseStat(data []byte) (stat, bool) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return stat{}, false
 	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return stat{}, false
+	}
 	pgrp, err := strconv.Atoi(f[2])
 	if err != nil {
 		return stat{}, false
@@ -64,7 +68,7 @@ func parseStat(data []byte) (stat, bool) {
 	if err != nil {
 		return stat{}, false
 	}
-	return stat{state: f[0][0], pgrp: pgrp, ticks: ticks}, true
+	return stat{state: f[0][0], ppid: ppid, pgrp: pgrp, ticks: ticks}, true
 }
 
 // bootID returns the id of the current boot, "" when unknown.

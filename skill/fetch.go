@@ -55,7 +55,7 @@ func fetchSource(ctx context.Context, src persona.SkillSource, work string, env 
 
 // npx runs `npx -y PACKAGE ARGS...` in dir.
 func npx(ctx context.Context, dir string, env []string, pkg string, args ...string) error {
-	bin, err := lookPath("npx", env)
+	bin, err := install.LookPath("npx", env)
 	if err != nil {
 		return fmt.Errorf("npx is not installed; it comes with npm and installs %s skills: %w", pkg, err)
 	}
@@ -69,26 +69,6 @@ func npx(ctx context.Context, dir string, env []string, pkg string, args ...stri
 		return fmt.Errorf("npx %s failed: %v: %s", strings.Join(argv, " "), err, errorTail(out))
 	}
 	return nil
-}
-
-// lookPath finds a program on the PATH of env.
-func lookPath(name string, env []string) (string, error) {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 // fetchNpm fetches an npm package holding a skill: its root (SKILL.md at
