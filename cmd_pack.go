@@ -55,7 +55,7 @@ func packAction(c *cli.Context) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	f, err := renameio.NewPendingFile(out, renameio.WithPermissions(0o644))
+	f, err := renameio.NewPendingFile(out, renameio.WithPermissions(0o644), renameio.WithTempDir(filepath.Dir(out)))
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", out, err)
 	}

@@ -75,7 +75,7 @@ func (s *State) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, append(data, '\n'), 0o644)
+	return renameio.WriteFile(path, append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(path)))
 }
 
 // NewState records the initial chain of the agents profile p for cwd.

@@ -109,7 +109,7 @@ func (g *generator) generate() error {
 	if old, err := os.ReadFile(g.out); err == nil && string(old) == string(src) {
 		return nil
 	}
-	return renameio.WriteFile(g.out, src, 0o644)
+	return renameio.WriteFile(g.out, src, 0o644, renameio.WithTempDir(filepath.Dir(g.out)))
 }
 
 // watch regenerates after changes to .json and .md files in the catalog

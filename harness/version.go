@@ -125,7 +125,7 @@ func (vc VersionCache) save(f *versionFile) {
 	if err := os.MkdirAll(filepath.Dir(vc.File), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return
 	}
-	_ = renameio.WriteFile(vc.File, append(data, '\n'), 0o644)
+	_ = renameio.WriteFile(vc.File, append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(vc.File)))
 }
 
 // Check looks for every harness on the PATH of env and asks each found one

@@ -199,12 +199,13 @@ func (c *copier) dir(j dirJob) {
 	}
 	// In a refresh, what dst has and src does not is removed (after the
 	// loop below).
-	var have []string
-	known := false // this directory's entries are in the warm state
-	matched := 0   // names of src found in the warm state
+	var have []string      // dst's names, when the warm state does not list them
+	var warmed []warmEntry // dst's entries, when it does
+	known := false         // this directory's entries are in the warm state
+	matched := 0           // names of src found in the warm state
 	if c.refresh {
-		if kids, ok := c.warm.kids(j.rel); ok && j.trusted {
-			known, have = true, kids
+		if kids, ok := c.warm.dir(j.rel); ok && j.trusted {
+			known, warmed = true, kids
 		} else if have, err = readNames(dfd, j.dst); err != nil {
 			c.fail(err)
 			return
@@ -240,7 +241,7 @@ func (c *copier) dir(j dirJob) {
 		exists, trusted := false, true
 		if c.refresh {
 			var err error
-			if ws, ok := c.warm.stat(rel); known && ok {
+			if ws, ok := lookupWarm(warmed, name); known && ok {
 				matched++
 				cur = unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}
 				links = uint64(ws.nlink)
@@ -320,7 +321,10 @@ func (c *copier) dir(j dirJob) {
 			// Devices, FIFOs and sockets are not copied.
 		}
 	}
-	if c.refresh && !(known && matched == len(have)) {
+	if c.refresh && !(known && matched == len(warmed)) {
+		for _, e := range warmed {
+			have = append(have, e.name)
+		}
 		in := make(map[string]bool, len(names))
 		for _, n := range names {
 			in[n] = true

@@ -390,8 +390,8 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if o.Warm != "" {
 		state := loadWarmState(o.Warm)
 		if state != nil {
-			s.manifest = make(map[string]entry, len(state.byPath))
-			s.base = make([]statEntry, 0, len(state.byPath))
+			s.manifest = make(map[string]entry, state.count)
+			s.base = make([]statEntry, 0, state.count)
 		}
 		if err := os.Rename(o.Warm, s.Tree); err == nil {
 			s.Reused = true

@@ -65,7 +65,7 @@ type manifestFile struct {
 // synced.
 func (s *Session) Save() error {
 	path := filepath.Join(s.Dir, ManifestFile)
-	t, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600))
+	t, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600), renameio.WithTempDir(filepath.Dir(path)))
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
@@ -225,7 +225,7 @@ func safeRel(rel string) bool {
 	if rel == "." {
 		return true
 	}
-	for _, part := range strings.Split(rel, "/") {
+	for part := range strings.SplitSeq(rel, "/") {
 		if part == "" || part == "." || part == ".." {
 			return false
 		}

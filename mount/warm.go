@@ -7,6 +7,9 @@ import (
 	"errors"
 	"os"
 	"path"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/google/renameio/v2"
 	"golang.org/x/sys/unix"
@@ -30,30 +33,50 @@ type warmStat struct {
 	mtime unix.Timespec
 }
 
-// warmState is the entries of a sandbox by path (slashes), and the names
-// in each directory.
-type warmState struct {
-	byPath map[string]warmStat
-	names  map[string][]string // by directory, "" the root
+// warmEntry is an entry of a directory of the sandbox, by name.
+type warmEntry struct {
+	name string
+	st   warmStat
 }
 
-// kids returns the names in directory rel; ok is false when the state
-// does not list that directory (it was not walked: .git).
-func (w *warmState) kids(rel string) ([]string, bool) {
+// warmState is the entries of a sandbox by directory ("" the root). Loading
+// it is one pass over the file with no map of every path (it is on the path
+// of every warm run, before the refresh can start); each directory's
+// entries are sorted by the worker that refreshes that directory (dir), so
+// that the sorting is done in parallel.
+type warmState struct {
+	dirs  map[string][]warmEntry
+	count int // entries in all
+}
+
+// dir returns the entries of directory rel sorted by name; ok is false when
+// the state does not list that directory (it was not walked: .git) or lists
+// a name twice (it is damaged). It sorts in place: the refresh calls it
+// once per directory, never twice for one.
+func (w *warmState) dir(rel string) ([]warmEntry, bool) {
 	if w == nil {
 		return nil, false
 	}
-	k, ok := w.names[rel]
-	return k, ok
+	d, ok := w.dirs[rel]
+	if !ok {
+		return nil, false
+	}
+	slices.SortFunc(d, func(a, b warmEntry) int { return strings.Compare(a.name, b.name) })
+	for i := 1; i < len(d); i++ {
+		if d[i].name == d[i-1].name {
+			return nil, false
+		}
+	}
+	return d, true
 }
 
-// stat returns the entry rel.
-func (w *warmState) stat(rel string) (warmStat, bool) {
-	if w == nil {
+// lookupWarm returns the entry name of d, sorted by dir.
+func lookupWarm(d []warmEntry, name string) (warmStat, bool) {
+	i, ok := slices.BinarySearchFunc(d, name, func(e warmEntry, n string) int { return strings.Compare(e.name, n) })
+	if !ok {
 		return warmStat{}, false
 	}
-	st, ok := w.byPath[rel]
-	return st, ok
+	return d[i].st, true
 }
 
 // stateFile is where the state of the warm tree tree is kept.
@@ -61,7 +84,7 @@ func stateFile(tree string) string { return tree + ".state" }
 
 // saveWarmState writes the entries after for tree.
 func saveWarmState(tree string, after []statEntry) error {
-	t, err := renameio.NewPendingFile(stateFile(tree), renameio.WithPermissions(0o600))
+	t, err := renameio.NewPendingFile(stateFile(tree), renameio.WithPermissions(0o600), renameio.WithTempDir(filepath.Dir(tree)))
 	if err != nil {
 		return err
 	}
@@ -130,13 +153,25 @@ func readWarmState(data []byte) (*warmState, error) {
 	if !ok || count > uint64(len(rest)) {
 		return nil, errDamaged
 	}
-	w := &warmState{byPath: make(map[string]warmStat, count), names: map[string][]string{"": nil}}
-	for range count {
+	w := &warmState{dirs: map[string][]warmEntry{"": nil}, count: int(count)}
+	// The names are substrings of one copy of the data, and the entries
+	// one array in the file's order, in which a directory's entries are
+	// (nearly always) one run: a directory's slice is its run of that
+	// array, copied only when its entries are in several runs.
+	text := string(rest)
+	all := make([]warmEntry, count)
+	type run struct {
+		dir    string
+		lo, hi int
+	}
+	var runs []run
+	for i := range all {
 		n, ok := uvarint()
 		if !ok || n == 0 || n > uint64(len(rest)) {
 			return nil, errDamaged
 		}
-		p := string(rest[:n])
+		at := len(text) - len(rest)
+		p := text[at : at+int(n)]
 		rest = rest[n:]
 		mode, ok1 := uvarint()
 		nlink, ok5 := uvarint()
@@ -147,19 +182,30 @@ func readWarmState(data []byte) (*warmState, error) {
 			return nil, errDamaged
 		}
 		ws := warmStat{mode: uint32(mode), nlink: uint32(nlink), size: size, mtime: unix.Timespec{Sec: sec, Nsec: nsec}}
-		w.byPath[p] = ws
 		dir, base := path.Split(p)
 		if dir != "" {
 			dir = dir[:len(dir)-1]
 		}
-		w.names[dir] = append(w.names[dir], base)
+		all[i] = warmEntry{name: base, st: ws}
+		if len(runs) > 0 && runs[len(runs)-1].dir == dir {
+			runs[len(runs)-1].hi = i + 1
+		} else {
+			runs = append(runs, run{dir, i, i + 1})
+		}
 		if ws.mode&unix.S_IFMT == unix.S_IFDIR {
-			if _, ok := w.names[p]; !ok {
-				w.names[p] = nil
+			if _, ok := w.dirs[p]; !ok {
+				w.dirs[p] = nil
 			}
 		}
 	}
-	if len(rest) != 0 || len(w.byPath) != int(count) {
+	for _, r := range runs {
+		if have := w.dirs[r.dir]; have == nil {
+			w.dirs[r.dir] = all[r.lo:r.hi:r.hi]
+		} else {
+			w.dirs[r.dir] = append(have, all[r.lo:r.hi]...) // a copy: have's capacity ends at its run
+		}
+	}
+	if len(rest) != 0 {
 		return nil, errDamaged
 	}
 	return w, nil

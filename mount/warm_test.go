@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -217,18 +218,30 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	if _, err := os.Stat(stateFile(tree)); err == nil {
 		t.Error("the warm state was not consumed")
 	}
-	for rel, want := range want {
-		if got, ok := w.stat(rel); !ok || got != want {
-			t.Errorf("stat(%q) = %+v, %v; want %+v", rel, got, ok, want)
-		}
-	}
+	dirs := map[string][]warmEntry{}
 	for dir, want := range map[string]int{"": 3, "d": 2, "d/e": 0} {
-		if kids, ok := w.kids(dir); !ok || len(kids) != want {
-			t.Errorf("kids(%q) = %q, %v; want %d names", dir, kids, ok, want)
+		kids, ok := w.dir(dir)
+		if !ok || len(kids) != want {
+			t.Errorf("dir(%q) = %v, %v; want %d names", dir, kids, ok, want)
+		}
+		dirs[dir] = kids
+	}
+	for rel, want := range want {
+		dir, name := path.Split(rel)
+		if got, ok := lookupWarm(dirs[strings.TrimSuffix(dir, "/")], name); !ok || got != want {
+			t.Errorf("entry %q = %+v, %v; want %+v", rel, got, ok, want)
 		}
 	}
-	if _, ok := w.kids(".git"); ok {
-		t.Error("kids of a directory the state does not list")
+	if _, ok := w.dir(".git"); ok {
+		t.Error("entries of a directory the state does not list")
+	}
+	// A name listed twice: the directory is not trusted.
+	twice := append(after, statEntry{rel: "d/e", st: warmStat{mode: unix.S_IFREG}})
+	must(t, saveWarmState(tree, twice))
+	if w := loadWarmState(tree); w != nil {
+		if _, ok := w.dir("d"); ok {
+			t.Error("a directory listing a name twice was trusted")
+		}
 	}
 	must(t, saveWarmState(tree, after))
 	data, _ := os.ReadFile(stateFile(tree))
@@ -260,10 +273,18 @@ func FuzzWarmState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for rel := range w.byPath {
-			if !safeRel(rel) || rel == "." {
-				t.Fatalf("accepted %q", rel)
+		n := 0
+		for dir, entries := range w.dirs {
+			for _, e := range entries {
+				if rel := path.Join(dir, e.name); !safeRel(rel) || rel == "." || strings.Contains(e.name, "/") {
+					t.Fatalf("accepted %q in %q", e.name, dir)
+				}
 			}
+			n += len(entries)
+			w.dir(dir)
+		}
+		if n != w.count {
+			t.Fatalf("%d entries, counted %d", n, w.count)
 		}
 	})
 }

@@ -155,5 +155,5 @@ func WriteConfig(home string, c *Config) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	return renameio.WriteFile(ConfigPath(home), append(data, '\n'), 0o644)
+	return renameio.WriteFile(ConfigPath(home), append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(ConfigPath(home))))
 }

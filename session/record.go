@@ -172,7 +172,7 @@ func writeRecord(dir string, r *Record) error {
 		return err
 	}
 	path := filepath.Join(dir, RecordFile)
-	if err := renameio.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+	if err := renameio.WriteFile(path, append(data, '\n'), 0o600, renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return fmt.Errorf("cannot write the session record %s: %w", path, err)
 	}
 	d, err := os.Open(dir)

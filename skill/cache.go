@@ -192,7 +192,7 @@ func (c *Cache) fetchInto(ctx context.Context, source string, src persona.SkillS
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := renameio.WriteFile(filepath.Join(entry, "meta.json"), append(data, '\n'), 0o644); err != nil {
+	if err := renameio.WriteFile(filepath.Join(entry, "meta.json"), append(data, '\n'), 0o644, renameio.WithTempDir(entry)); err != nil {
 		return nil, nil, err
 	}
 	old := filepath.Join(stage, "old")

@@ -22,8 +22,12 @@ for d in $(seq 0 99); do
   mkdir -p "$repo/d$d"
   for f in $(seq 0 $(( files / 100 - 1 ))); do cp "$tmp/blob" "$repo/d$d/f$f.dat"; done
 done
+# The stand-in answers --version as codex does (the version workforce
+# measured), so that its version is probed once and cached, as a real
+# harness's is.
 cat >"$tmp/bin/codex" <<'SH'
 #!/bin/sh
+if [ "$1" = --version ]; then echo "codex-cli 0.169.0"; exit 0; fi
 for i in 0 1 2 3 4 5 6 7 8 9; do echo "edit" >> "d$i/f0.dat"; done
 SH
 chmod +x "$tmp/bin/codex"
