@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
@@ -43,9 +44,14 @@ reasoning level, MCP servers and model through its own mechanism
 names it, and --allow-unmapped starts it without, with a warning each.
 --dry-run prints the mapping.
 
+A persona's harnessSettings.timeoutSeconds limits a run nobody watches
+(stdin not a terminal): the harness then gets SIGTERM, SIGKILL 5 seconds
+later, and its work is synced back as after any stop. --timeout sets the
+limit of any run, on a terminal too (0: none).
+
 Exit status: the harness's (128+signal when killed, 127 when not installed);
-when the harness succeeded but sync-back (or the apply of --review) found
-conflicts, 3.
+124 when the time limit stopped it; when the harness succeeded but sync-back
+(or the apply of --review) found conflicts, 3.
 
 Example:
 
@@ -67,6 +73,7 @@ Example:
 			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back: show it, then apply, discard or keep it (default: \"review\" in <home>/config.json)"},
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<session-id> either way)"},
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
 		},
 		Action: runAction,
@@ -243,7 +250,7 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"),
 		Warn:          func(msg string) { warnf(stderr, "%s", msg) },
 		SyncCommitted: c.Bool("sync-committed"), Review: !plan.InRepo && reviewRuns(c),
-		Live: c.Bool("live"),
+		Live: c.Bool("live"), Timeout: runTimeout(c, plan),
 	}
 	syncing := false
 	if isTerminal(stderr) {
@@ -297,6 +304,19 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", res.Session.Dir)
 	}
 	return silentExit(res.ExitCode)
+}
+
+// runTimeout is the run's time limit: --timeout, else the persona's
+// timeoutSeconds when nobody is at a terminal to stop the harness (stdin
+// is not one), else none.
+func runTimeout(c *cli.Context, plan *session.Plan) time.Duration {
+	if c.IsSet("timeout") {
+		return max(c.Duration("timeout"), 0)
+	}
+	if isTerminal(os.Stdin) {
+		return 0
+	}
+	return plan.Invocation().Timeout
 }
 
 // warnStale warns of the sessions of root left by a process that died.

@@ -108,6 +108,11 @@ type Invocation struct {
 	// Started, when set, is called with the harness's process id once it
 	// started.
 	Started func(pid int) `json:"-"`
+	// Timeout is the persona's limit on the harness's run
+	// (harnessSettings.timeoutSeconds), zero for none. Run does not apply
+	// it: the caller decides (workforce applies it to unattended runs) and
+	// passes it as the context's deadline.
+	Timeout time.Duration `json:"-"`
 	// Path is the binary found on the caller's PATH when planned; the
 	// harness is started from there even when the sealed PATH has no copy
 	// of it (a harness installed in the project's node_modules).
@@ -158,6 +163,7 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
+	planCommon(inv, r, inv.Mapping)
 	if r.Harness == persona.HarnessCodex {
 		// The prompt stays last.
 		n := len(inv.Args)
@@ -308,12 +314,17 @@ func ProcessEnv(env []string, dir string) []string {
 	return append(out, "PWD="+dir)
 }
 
+// StopGrace is how long a harness stopped by the end of Run's context
+// (SIGTERM) has to exit before it is killed.
+const StopGrace = 5 * time.Second
+
 // Run starts the harness in dir with the terminal's standard streams and
 // waits for it. Its environment is inv.Env() with PWD set to dir and OLDPWD
 // dropped (ProcessEnv). The exit code is the harness's, or 128+signal when
 // a signal killed it. While the harness runs, interrupts are left to it
 // (the terminal delivers Ctrl-C to the whole process group), and SIGTERM
-// and SIGHUP sent to workforce are passed on to it.
+// and SIGHUP sent to workforce are passed on to it. When ctx ends (a
+// timeout), the harness gets SIGTERM, and SIGKILL StopGrace later.
 func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	bin := inv.Path
 	var err error
@@ -326,7 +337,10 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	cmd.Dir = dir
 	cmd.Env = ProcessEnv(inv.env, dir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
+	// ctx's end (a timeout) stops the harness as a SIGTERM sent to
+	// workforce does, and kills it StopGrace later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = StopGrace
 	cmd.SysProcAttr = sysProcAttr()
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -355,6 +369,14 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	signal.Stop(sig)
 	close(sig)
 	<-done
+	if err != nil && ctx.Err() != nil && cmd.ProcessState != nil {
+		// Stopped by ctx: Wait reports that even when the harness then
+		// exited 0; its status is what it exited with.
+		err = nil
+		if !cmd.ProcessState.Success() {
+			err = &exec.ExitError{ProcessState: cmd.ProcessState}
+		}
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

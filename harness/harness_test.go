@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -200,6 +202,44 @@ func TestRunExitStatus(t *testing.T) {
 	}
 }
 
+// TestRunStopsAtDeadline: the end of Run's context (a timeout) sends the
+// harness SIGTERM, and its exit status is what it exits with, 0 included;
+// one that ignores SIGTERM is killed StopGrace later.
+func TestRunStopsAtDeadline(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		want int
+	}{
+		{"exits 0 on SIGTERM", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=0"}, 0},
+		{"exits 3 on SIGTERM", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=3"}, 3},
+		{"dies of SIGTERM", []string{"HARNESS_TEST_STANDIN=wait"}, 128 + 15},
+		{"ignores SIGTERM", []string{"HARNESS_TEST_STANDIN=ignore"}, 128 + 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
+			inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			code, err := Run(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil || code != tt.want {
+				t.Errorf("Run() = %d, %v; want %d", code, err, tt.want)
+			}
+			if tt.name != "dies of SIGTERM" && tt.name != "ignores SIGTERM" {
+				if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
+					t.Errorf("the harness got %q, want SIGTERM", got)
+				}
+			}
+		})
+	}
+}
+
 func TestRunPassesArgvDirAndEnv(t *testing.T) {
 	env := compiledStandIn(t, "codex", "args")
 	inv, err := Plan(&persona.Resolved{ID: "p", Harness: "codex", Model: "openai/o3", SystemPrompt: "do it", Env: map[string]string{"TEAM": "core"}}, Options{Env: env, Extra: []string{"--x"}})
@@ -270,6 +310,21 @@ func TestMain(m *testing.M) {
 	case "kill":
 		syscall.Kill(os.Getpid(), syscall.SIGTERM)
 		select {}
+	case "wait":
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	case "term":
+		// On SIGTERM, write its name to ./signal and exit $HARNESS_TEST_EXIT.
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		sig := <-c
+		os.WriteFile("signal", []byte(sig.String()+"\n"), 0o644)
+		code, _ := strconv.Atoi(os.Getenv("HARNESS_TEST_EXIT"))
+		os.Exit(code)
+	case "ignore":
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Minute)
+		os.Exit(0)
 	default:
 		cwd, err := syscall.Getwd()
 		if err != nil {

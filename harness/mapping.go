@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -21,6 +23,7 @@ const (
 	FieldAllow     = "permissions.allow"
 	FieldDeny      = "permissions.deny"
 	FieldMCP       = "mcpServers"
+	FieldTimeout   = "harnessSettings.timeoutSeconds"
 	// Codex's own settings, which only codex reads.
 	FieldSandboxMode    = "harnessSettings.sandboxMode"
 	FieldApprovalPolicy = "harnessSettings.approvalPolicy"
@@ -34,7 +37,7 @@ const (
 
 // fieldOrder is the order the fields of a Mapping are listed in.
 var fieldOrder = []string{
-	FieldModel, FieldReasoning, FieldMode, FieldAllow, FieldDeny, FieldMCP,
+	FieldModel, FieldReasoning, FieldTimeout, FieldMode, FieldAllow, FieldDeny, FieldMCP,
 	FieldSandboxMode, FieldApprovalPolicy, FieldWebSearch, FieldNetworkAccess, FieldBypass, FieldAgentsMd,
 }
 
@@ -172,6 +175,35 @@ func Map(r *persona.Resolved, o Options) (*Mapping, error) {
 	return inv.Mapping, nil
 }
 
+// planCommon maps what every harness takes the same way, the run's time
+// limit, and refuses codex's own settings on the other harnesses.
+func planCommon(inv *Invocation, r *persona.Resolved, m *Mapping) {
+	hs := r.HarnessSettings
+	if t := hs.TimeoutSeconds; t > 0 {
+		inv.Timeout = time.Duration(t) * time.Second
+		m.apply(FieldTimeout, strconv.Itoa(t), fmt.Sprintf("workforce stops the harness after %d s when stdin is not a terminal (with --timeout, on a terminal too): SIGTERM, SIGKILL %d s later, then sync-back; exit status 124", t, int(StopGrace/time.Second)))
+	}
+	if r.Harness == persona.HarnessCodex {
+		return
+	}
+	h := r.Harness
+	if v := hs.SandboxMode; v != "" {
+		m.refuse(FieldSandboxMode, v, "codex's sandbox setting; "+h+" has no such sandbox (permissions.deny of Edit and Write keeps every harness from editing)")
+	}
+	if v := hs.ApprovalPolicy; v != "" {
+		m.refuse(FieldApprovalPolicy, v, "codex's approval setting; "+h+" has no such setting (permissions.mode says it for every harness)")
+	}
+	if v := hs.WebSearch; v != nil {
+		m.refuse(FieldWebSearch, strconv.FormatBool(*v), "codex's web search setting; permissions.deny of WebSearch says it for every harness")
+	}
+	if v := hs.WorkspaceWriteNetworkAccess; v != nil {
+		m.refuse(FieldNetworkAccess, strconv.FormatBool(*v), "codex's sandbox setting; "+h+" has no such sandbox")
+	}
+	if v := hs.DangerouslyBypassApprovalsAndSandbox; v != nil {
+		m.refuse(FieldBypass, strconv.FormatBool(*v), "codex's own switch; permissions.mode bypassPermissions says it for every harness")
+	}
+}
+
 // ruleEntry is one permission rule of a persona, parsed.
 type ruleEntry struct {
 	field string // FieldAllow or FieldDeny
@@ -269,6 +301,7 @@ func docExamples() []docExample {
 		ex = append(ex, docExample{field: FieldReasoning, value: v, r: persona.Resolved{HarnessSettings: persona.HarnessSettings{Reasoning: v}}})
 	}
 	ex = append(ex, docExample{field: FieldReasoning, value: "high, model claude-sonnet-4-5", r: persona.Resolved{Model: "claude-sonnet-4-5", HarnessSettings: persona.HarnessSettings{Reasoning: "high"}}})
+	ex = append(ex, docExample{field: FieldTimeout, value: "900", r: persona.Resolved{HarnessSettings: persona.HarnessSettings{TimeoutSeconds: 900}}})
 	for _, v := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
 		ex = append(ex, docExample{field: FieldMode, value: v, r: persona.Resolved{Permissions: persona.Permissions{Mode: v}}})
 	}

@@ -1,12 +1,12 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
@@ -252,8 +252,9 @@ type RunOptions struct {
 	Progress func(event, detail string)
 	Warn     func(msg string)
 
-	// SyncCommitted, Review and Live are as in Options.
+	// SyncCommitted, Review, Live and Timeout are as in Options.
 	SyncCommitted, Review, Live bool
+	Timeout                     time.Duration
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -272,17 +273,24 @@ func (p *Plan) Run(o RunOptions) (*Result, error) {
 			}
 			defer os.RemoveAll(p.Sandbox)
 		}
-		code, err := harness.Run(context.Background(), p.inv, p.Cwd, o.Stdin, o.Stdout, o.Stderr)
+		code, timedOut, err := runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr)
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Code: code, ExitCode: code}, nil
+		res := &Result{Code: code, ExitCode: code, TimedOut: timedOut}
+		if timedOut {
+			res.ExitCode = ExitTimeout
+			if o.Warn != nil {
+				o.Warn(fmt.Sprintf("the harness was stopped after %s (its time limit)", o.Timeout))
+			}
+		}
+		return res, nil
 	}
 	ro := Options{
 		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
-		SyncCommitted: o.SyncCommitted, Review: o.Review,
+		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout,
 	}
 	if m := p.Materialized; m != nil {
 		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}

@@ -132,11 +132,32 @@ type Options struct {
 	// Live syncs both ways while the harness runs (run --live,
 	// mount.Live); the sync-back after it still runs.
 	Live bool
+	// Timeout, when positive, stops the harness that long after it
+	// started, as SIGTERM sent to workforce does (harness.Run); sync-back
+	// runs as after any stop, and the run exits with ExitTimeout.
+	Timeout time.Duration
 	// Progress, when set, reports progress (the copy, each file synced);
 	// it is not called after SIGHUP.
 	Progress func(event, detail string)
 	// Warn reports what the user should know at once.
 	Warn func(msg string)
+}
+
+// ExitTimeout is the exit status of a run whose harness was stopped by
+// Options.Timeout, as timeout(1)'s.
+const ExitTimeout = 124
+
+// runHarness runs inv in dir, stopped at timeout when it is positive; it
+// reports whether the timeout stopped it.
+func runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) (code int, timedOut bool, err error) {
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	code, err = harness.Run(ctx, inv, dir, stdin, stdout, stderr)
+	return code, errors.Is(ctx.Err(), context.DeadlineExceeded), err
 }
 
 // File is an instruction file to materialize in the sandbox's working
@@ -163,6 +184,8 @@ type Result struct {
 	// Held says the agent's work is held for review (Options.Review):
 	// nothing was synced back, and the session is kept in phase Review.
 	Held bool
+	// TimedOut says Options.Timeout stopped the harness.
+	TimedOut bool
 }
 
 // signals tracks the signals of a run.
@@ -332,7 +355,14 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	code, err := harness.Run(context.Background(), &inv, box.Workdir, o.Stdin, o.Stdout, o.Stderr)
+	code, timedOut, err := runHarness(&inv, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr)
+	if timedOut {
+		warn(fmt.Sprintf("the harness was stopped after %s (its time limit); its work is synced back", o.Timeout))
+	}
+	exit := code
+	if timedOut {
+		exit = ExitTimeout
+	}
 	var left []int // processes the harness left, seen as it exits
 	if warm != "" {
 		left = leftovers()
@@ -352,10 +382,10 @@ func Run(o Options) (*Result, error) {
 	if o.Review {
 		held, err := s.hold(box, warn)
 		if err != nil {
-			return &Result{Session: s, Code: code, ExitCode: code, Kept: true, Live: liveReport}, err
+			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Live: liveReport, TimedOut: timedOut}, err
 		}
 		if held {
-			return &Result{Session: s, Code: code, ExitCode: code, Kept: true, Held: true, Live: liveReport}, nil
+			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Held: true, Live: liveReport, TimedOut: timedOut}, nil
 		}
 		// Nothing to review: the run ends as any other.
 	}
@@ -366,7 +396,7 @@ func Run(o Options) (*Result, error) {
 		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""},
 		SyncCommitted: o.SyncCommitted, Warn: warn,
 	})
-	res := &Result{Session: s, Code: code, ExitCode: code, Report: rep, Live: liveReport}
+	res := &Result{Session: s, Code: code, ExitCode: exit, Report: rep, Live: liveReport, TimedOut: timedOut}
 	if err != nil {
 		res.Kept = true
 		return res, err
@@ -392,7 +422,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	switch {
-	case code != 0:
+	case timedOut, code != 0:
 	case rep.Interrupted:
 		res.ExitCode = exitFor(sigs.last.Load())
 	case len(rep.Conflicts) > 0:
