@@ -54,13 +54,18 @@ var claudeModes = map[string]string{
 func planClaude(inv *Invocation, r *persona.Resolved, m *Mapping, lookup func(string) string) error {
 	// Claude Code names models without a provider.
 	model := strings.TrimPrefix(r.Model, "anthropic/")
-	inv.Args = []string{"--model", model}
-	how := "--model " + model
-	if _, set := r.Env[strings.TrimSuffix(claudeNoRemap, "=1")]; !set {
-		inv.SetEnv = append(inv.SetEnv, claudeNoRemap)
-		how += " and " + claudeNoRemap + " (else a retired model is remapped to the latest of its family)"
+	if model == persona.ModelInherit {
+		inv.Args = []string{}
+		m.apply(FieldModel, r.Model, "no --model: claude's own default model")
+	} else {
+		inv.Args = []string{"--model", model}
+		how := "--model " + model
+		if _, set := r.Env[strings.TrimSuffix(claudeNoRemap, "=1")]; !set {
+			inv.SetEnv = append(inv.SetEnv, claudeNoRemap)
+			how += " and " + claudeNoRemap + " (else a retired model is remapped to the latest of its family)"
+		}
+		m.apply(FieldModel, r.Model, how)
 	}
-	m.apply(FieldModel, r.Model, how)
 	if r.SystemPrompt != "" {
 		inv.Args = append(inv.Args, "--append-system-prompt", r.SystemPrompt)
 	}

@@ -121,12 +121,17 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	if _, after, ok := strings.Cut(model, "/"); ok {
 		model = after
 	}
-	inv.Args = []string{"-m", model}
-	how := "-m " + model
-	if model != r.Model {
-		how += " (codex names models without their provider)"
+	if model == persona.ModelInherit {
+		inv.Args = []string{}
+		m.apply(FieldModel, r.Model, "no -m: codex's own default model")
+	} else {
+		inv.Args = []string{"-m", model}
+		how := "-m " + model
+		if model != r.Model {
+			how += " (codex names models without their provider)"
+		}
+		m.apply(FieldModel, r.Model, how)
 	}
-	m.apply(FieldModel, r.Model, how)
 
 	hs := r.HarnessSettings
 	bypass := hs.DangerouslyBypassApprovalsAndSandbox != nil && *hs.DangerouslyBypassApprovalsAndSandbox

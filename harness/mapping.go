@@ -296,6 +296,7 @@ func docExamples() []docExample {
 	ex = append(ex,
 		docExample{field: FieldModel, value: "claude-opus-4-1", r: persona.Resolved{Model: "claude-opus-4-1"}},
 		docExample{field: FieldModel, value: "openai/gpt-5-mini", r: persona.Resolved{Model: "openai/gpt-5-mini"}},
+		docExample{field: FieldModel, value: persona.ModelInherit, r: persona.Resolved{Model: persona.ModelInherit}},
 	)
 	for _, v := range []string{"low", "medium", "high"} {
 		ex = append(ex, docExample{field: FieldReasoning, value: v, r: persona.Resolved{HarnessSettings: persona.HarnessSettings{Reasoning: v}}})

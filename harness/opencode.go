@@ -368,12 +368,16 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 			}
 		}
 	}
-	agent["model"] = model
-	how := fmt.Sprintf("agent model %q", model)
-	if model != r.Model {
-		how += " (opencode reads models as provider/model)"
+	if model == persona.ModelInherit {
+		m.apply(FieldModel, r.Model, "no agent model: opencode's own default model")
+	} else {
+		agent["model"] = model
+		how := fmt.Sprintf("agent model %q", model)
+		if model != r.Model {
+			how += " (opencode reads models as provider/model)"
+		}
+		m.apply(FieldModel, r.Model, how)
 	}
-	m.apply(FieldModel, r.Model, how)
 	if r.SystemPrompt != "" {
 		agent["prompt"] = r.SystemPrompt
 	}
@@ -475,4 +479,27 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	inv.SetEnv = append(inv.SetEnv, "OPENCODE_CONFIG="+p)
 	inv.Args = []string{"--agent", r.ID}
 	return nil
+}
+
+// OpencodeAgent returns the opencode agent r becomes, as run writes it
+// into the session's config (without its mode and prompt): each key's
+// value as JSON, the permission rules in the order opencode evaluates
+// them. Values opencode cannot express are left out; the mapping says
+// which. r.Harness must be opencode.
+func OpencodeAgent(r *persona.Resolved) (map[string]json.RawMessage, *Mapping, error) {
+	const dir = "/config"
+	inv, err := Plan(r, Options{ConfigDir: dir, AllowUnmapped: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	var cfg struct {
+		Agent map[string]map[string]json.RawMessage `json:"agent"`
+	}
+	if err := json.Unmarshal([]byte(inv.Files[filepath.Join(dir, "opencode.json")]), &cfg); err != nil {
+		return nil, nil, err
+	}
+	agent := cfg.Agent[r.ID]
+	delete(agent, "mode")
+	delete(agent, "prompt")
+	return agent, inv.Mapping, nil
 }

@@ -144,6 +144,24 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 		}
 	}
 	mergeCloud(&dst.CloudFields, &src.CloudFields, prov, o)
+	if n := src.Native; n != nil {
+		// Each harness's block replaces the lower layer's as a whole.
+		d := &Native{}
+		if dst.Native != nil {
+			*d = *dst.Native
+		}
+		for _, b := range []struct {
+			d *json.RawMessage
+			s json.RawMessage
+			h string
+		}{{&d.Claude, n.Claude, HarnessClaude}, {&d.Opencode, n.Opencode, HarnessOpencode}, {&d.Codex, n.Codex, HarnessCodex}} {
+			if b.s != nil {
+				*b.d = b.s
+				prov.set("native."+b.h, o)
+			}
+		}
+		dst.Native = d
+	}
 	// The top-level runtime: what src sets there is the value of every
 	// tier below it too, so it clears that field in dst's tiers (a higher
 	// layer wins); src's own tiers are laid over it next (within one file

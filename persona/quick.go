@@ -2,6 +2,7 @@ package persona
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -139,6 +140,13 @@ func (s *Spec) schemaOK() bool {
 	c := &s.CloudFields
 	if c.Integrations != nil || c.Capabilities != nil || c.Memory != nil || c.Relay != nil {
 		return false
+	}
+	if n := s.Native; n != nil {
+		for _, b := range []json.RawMessage{n.Claude, n.Opencode, n.Codex} {
+			if b != nil && (len(b) == 0 || b[0] != '{') {
+				return false
+			}
+		}
 	}
 	return s.Runtime.schemaOK()
 }

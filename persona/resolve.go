@@ -60,6 +60,7 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 		Env:          s.Env,
 		MCPServers:   s.MCPServers,
 		Skills:       s.Skills,
+		Native:       s.Native,
 		Origins:      runtimeOrigins(prov, tier),
 	}
 	if rt.HarnessSettings != nil {

@@ -32,6 +32,10 @@ const (
 	HarnessGrok = "grok"
 )
 
+// ModelInherit is the model that names none: the harness runs its own
+// default model (a native agent file without a model imports as it).
+const ModelInherit = "inherit"
+
 // Harnesses lists the harnesses a persona can run on.
 var Harnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex}
 
@@ -285,10 +289,40 @@ type Spec struct {
 	MCPServers  map[string]MCPServer `json:"mcpServers,omitempty"`
 	Permissions *Permissions         `json:"permissions,omitempty"`
 	Mount       *Mount               `json:"mount,omitempty"`
+	// Native is what native agent files said that no persona field holds
+	// (workforce import, workforce export).
+	Native *Native `json:"native,omitempty"`
 	// Runtime is the top-level runtime: harness, model, systemPrompt,
 	// harnessSettings and the six sidecar fields.
 	Runtime
 	CloudFields
+}
+
+// Native holds, per harness, the keys of a native agent file that have no
+// persona field (Claude Code's tools or color, opencode's temperature,
+// codex's other config keys), as a JSON object in the file's order:
+// workforce import keeps them there and workforce export writes them back,
+// so that nothing of the file is lost. workforce run ignores them.
+type Native struct {
+	Claude   json.RawMessage `json:"claude,omitempty"`
+	Opencode json.RawMessage `json:"opencode,omitempty"`
+	Codex    json.RawMessage `json:"codex,omitempty"`
+}
+
+// For returns the block of harness h, nil when there is none.
+func (n *Native) For(h string) json.RawMessage {
+	if n == nil {
+		return nil
+	}
+	switch h {
+	case HarnessClaude:
+		return n.Claude
+	case HarnessOpencode:
+		return n.Opencode
+	case HarnessCodex:
+		return n.Codex
+	}
+	return nil
 }
 
 // Flat reports whether the spec has no tiers: its top-level runtime is
@@ -488,6 +522,7 @@ type Resolved struct {
 	Permissions Permissions          `json:"permissions"`
 	Mount       Mount                `json:"mount"`
 	Skills      []Skill              `json:"skills,omitempty"`
+	Native      *Native              `json:"native,omitempty"`
 	// Origins names, for each runtime field with a value ("harness",
 	// "model", "systemPrompt", "harnessSettings.reasoning", ...), the layer
 	// and file that set it.

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "import",
+		Usage:     "make personas of the harnesses' own agent files",
+		ArgsUsage: "PATH...",
+		Description: `Each PATH is an agent file or a directory holding them: a project (its
+.claude/agents, .opencode/agent, .opencode/agents and .codex/agents), a Claude
+Code plugin (agents/ beside .claude-plugin/plugin.json), or a directory of
+.md and .toml agent files. Each agent becomes a persona without tiers, named
+by the agent, on the harness the file is for: prompt, description, model
+("inherit" when the file names none), reasoning effort, permission rules and
+MCP servers in their persona fields, and every other key of the file kept as
+written in the persona's "native" block, which workforce export writes back.
+The personas land as install lands a pack: in the project layer, --user for
+the user layer, or --dir; an existing persona is a conflict (exit 3) unless
+--overwrite; all land or none. A file that cannot be read is an error naming
+it and its line, and nothing is written.
+
+Example:
+
+   workforce import .claude/agents
+   workforce import ~/.codex/agents/reviewer.toml --user
+   workforce import ./agents/reviewer.md --harness opencode --dry-run`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "harness", Usage: "the harness of .md files whose place does not tell: claude or opencode"},
+			&cli.BoolFlag{Name: "overwrite", Usage: "replace personas of the same id"},
+			&cli.BoolFlag{Name: "user", Usage: "write into the user layer, <home>/personas"},
+			&cli.StringFlag{Name: "dir", Usage: "write into this directory"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the persona files instead of writing them"},
+			jsonFlag,
+		},
+		Action: importAction,
+	})
+}
+
+// imported is one agent file made a persona.
+type imported struct {
+	ID      string `json:"id"`
+	Harness string `json:"harness"`
+	Source  string `json:"source"`
+	File    string `json:"file,omitempty"`
+	Data    []byte `json:"-"`
+}
+
+func importAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("import takes one or more agent files or directories")
+	}
+	if c.Bool("user") && c.String("dir") != "" {
+		return usageError(errors.New("--user and --dir conflict"), "use --user for the user layer or --dir DIR for another directory, not both")
+	}
+	h := c.String("harness")
+	if h != "" && !persona.IsKnownHarness(h) {
+		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
+	}
+	var all []imported
+	p := &pack.Pack{Files: map[string]string{}}
+	from := map[string]string{}
+	for _, path := range c.Args().Slice() {
+		sources, err := native.Find(path, h)
+		if err != nil {
+			return err
+		}
+		for _, src := range sources {
+			a, err := src.Read()
+			if err != nil {
+				return err
+			}
+			if other, dup := from[a.Name]; dup {
+				return fmt.Errorf("%s and %s both define agent %s", other, src.Path, a.Name)
+			}
+			from[a.Name] = src.Path
+			spec := a.Spec()
+			data, err := native.MarshalPersona(spec)
+			if err != nil {
+				return err
+			}
+			if err := checkPersona(a.Name+".json", data); err != nil {
+				return fmt.Errorf("%s: the persona it makes is not valid: %w", src.Path, err)
+			}
+			all = append(all, imported{ID: a.Name, Harness: a.Harness, Source: src.Path, Data: data})
+			p.Personas = append(p.Personas, pack.Persona{ID: a.Name, File: src.Path, Spec: spec, Data: data})
+		}
+	}
+	if c.Bool("dry-run") {
+		if c.Bool("json") {
+			return writeJSON(c.App.Writer, all)
+		}
+		for _, in := range all {
+			fmt.Fprintf(c.App.Writer, "# %s.json, from %s\n%s", in.ID, in.Source, in.Data)
+		}
+		return nil
+	}
+	target, err := installTarget(c)
+	if err != nil {
+		return err
+	}
+	res, err := install.Pack(p, install.Options{Target: target, Overwrite: c.Bool("overwrite")})
+	var ce *install.ConflictError
+	if errors.As(err, &ce) {
+		for _, id := range ce.IDs {
+			errorf(c.App.ErrWriter, "conflict: %s/%s.json already exists", ce.Target, id)
+		}
+		return withCode(exitConflict, fmt.Errorf("nothing imported: %w", err), "use --overwrite to replace them")
+	}
+	if err != nil {
+		return err
+	}
+	for i := range all {
+		all[i].File = filepath.Join(res.Target, all[i].ID+".json")
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, all)
+	}
+	for _, in := range all {
+		fmt.Fprintf(c.App.Writer, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
+	}
+	return nil
+}
+
+// checkPersona checks a persona file made in memory as the loader checks
+// a standalone persona file.
+func checkPersona(name string, data []byte) error {
+	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer([]persona.File{{Name: name, Data: data}})})
+	if len(cat.Errors) > 0 {
+		d := *cat.Errors[0]
+		d.File = name
+		return &d
+	}
+	return nil
+}

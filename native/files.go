@@ -1,0 +1,174 @@
+package native
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// Source is an agent file found by Find.
+type Source struct {
+	Path    string
+	Harness string
+	// Name is the agent's name as its path gives it (opencode's); empty
+	// for the others, whose name is in the file.
+	Name string
+}
+
+// Read parses the agent file.
+func (s Source) Read() (*Agent, error) {
+	data, err := os.ReadFile(s.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch s.Harness {
+	case persona.HarnessClaude:
+		return ParseClaude(s.Path, data)
+	case persona.HarnessOpencode:
+		return ParseOpencode(s.Path, s.Name, data)
+	case persona.HarnessCodex:
+		return ParseCodex(s.Path, data)
+	}
+	return nil, fmt.Errorf("%s: unknown harness %q", s.Path, s.Harness)
+}
+
+// Find lists the agent files at path: the file itself, or below a
+// directory the agents directories each harness reads (.claude/agents,
+// .opencode/agent and agents, .codex/agents), a Claude Code plugin's
+// agents/ (beside .claude-plugin/plugin.json), or, in a directory that is
+// none of these, its own agent files. The harness of a file comes from
+// where it is (or its .toml extension: codex); harness, when set, is the
+// harness of files whose place does not tell, and must agree with those
+// that do.
+func Find(path, harness string) ([]Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		s, err := classify(path, harness)
+		if err != nil {
+			return nil, err
+		}
+		return []Source{s}, nil
+	}
+	var out []Source
+	found := false
+	scan := func(dir, h string, recursive bool, name func(rel string) string) error {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil
+		}
+		if harness != "" && harness != h {
+			return fmt.Errorf("%s holds %s agents, not %s ones", dir, h, harness)
+		}
+		found = true
+		ext := ".md"
+		if h == persona.HarnessCodex {
+			ext = ".toml"
+		}
+		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != dir && !recursive {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || filepath.Ext(p) != ext {
+				return nil
+			}
+			s := Source{Path: p, Harness: h}
+			if name != nil {
+				rel, _ := filepath.Rel(filepath.Dir(dir), p)
+				s.Name = name(filepath.ToSlash(rel))
+			}
+			out = append(out, s)
+			return nil
+		})
+	}
+	steps := []struct {
+		dir, harness string
+		recursive    bool
+		name         func(string) string
+	}{
+		{filepath.Join(path, ".claude", "agents"), persona.HarnessClaude, true, nil},
+		{filepath.Join(path, ".opencode", "agent"), persona.HarnessOpencode, true, OpencodeName},
+		{filepath.Join(path, ".opencode", "agents"), persona.HarnessOpencode, true, OpencodeName},
+		{filepath.Join(path, ".codex", "agents"), persona.HarnessCodex, true, nil},
+	}
+	if _, err := os.Stat(filepath.Join(path, ".claude-plugin", "plugin.json")); err == nil {
+		steps = append(steps, struct {
+			dir, harness string
+			recursive    bool
+			name         func(string) string
+		}{filepath.Join(path, "agents"), persona.HarnessClaude, true, nil})
+	}
+	for _, st := range steps {
+		if err := scan(st.dir, st.harness, st.recursive, st.name); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		// A directory of agent files.
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && (strings.HasSuffix(e.Name(), ".md") || strings.HasSuffix(e.Name(), ".toml")) {
+				s, err := classify(filepath.Join(path, e.Name()), harness)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no agent files (.claude/agents, .opencode/agent, .opencode/agents, .codex/agents, a Claude Code plugin's agents/, or .md and .toml files)", path)
+	}
+	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// classify tells the harness of one agent file from its place.
+func classify(path, harness string) (Source, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Source{}, err
+	}
+	slash := filepath.ToSlash(abs)
+	s := Source{Path: path}
+	switch {
+	case strings.HasSuffix(path, ".toml"):
+		s.Harness = persona.HarnessCodex
+	case strings.Contains(slash, "/.claude/agents/"):
+		s.Harness = persona.HarnessClaude
+	case strings.Contains(slash, "/.opencode/agent/"), strings.Contains(slash, "/.opencode/agents/"):
+		s.Harness = persona.HarnessOpencode
+	case strings.HasSuffix(path, ".md"):
+		if harness == "" {
+			return s, fmt.Errorf("%s: cannot tell which harness this agent file is for; give --harness claude or --harness opencode", path)
+		}
+		s.Harness = harness
+	default:
+		return s, fmt.Errorf("%s: not an agent file (.md or .toml)", path)
+	}
+	if harness != "" && harness != s.Harness {
+		return s, fmt.Errorf("%s is a %s agent file, not a %s one", path, s.Harness, harness)
+	}
+	if s.Harness == persona.HarnessOpencode {
+		s.Name = strings.TrimSuffix(filepath.Base(path), ".md")
+		if i := max(strings.LastIndex(slash, "/.opencode/agent/"), strings.LastIndex(slash, "/.opencode/agents/")); i >= 0 {
+			s.Name = OpencodeName(slash[i+len("/.opencode/"):])
+		}
+	}
+	return s, nil
+}

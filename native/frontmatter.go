@@ -1,0 +1,186 @@
+package native
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A markdown agent file (Claude Code's, opencode's) is YAML front matter
+// between two "---" lines, then the body, which is the agent's prompt.
+
+// Error is a problem with a native agent file, at a line of it when it is
+// known (1-based; 0 when not).
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// field is one top-level key of the front matter, with its value node and
+// the line of the key in the file.
+type field struct {
+	key   string
+	value *yaml.Node
+	line  int
+}
+
+// frontMatter is a parsed markdown agent file.
+type frontMatter struct {
+	fields []field
+	body   string
+}
+
+// get returns the field key, nil when absent.
+func (fm *frontMatter) get(key string) *field {
+	for i := range fm.fields {
+		if fm.fields[i].key == key {
+			return &fm.fields[i]
+		}
+	}
+	return nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// parseFrontMatter splits data into its front matter, parsed, and body.
+// The front matter must open the file; the body is what follows the
+// closing line, without the one empty line that usually separates them.
+func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
+	rest, ok := cutLine(data, "---")
+	if !ok {
+		return nil, &Error{File: file, Line: 1, Msg: `no front matter: the file must start with a "---" line`}
+	}
+	var head []byte
+	body := []byte(nil)
+	found := false
+	line := 2
+	for len(rest) > 0 {
+		l, after, _ := bytes.Cut(rest, []byte("\n"))
+		if string(bytes.TrimSuffix(l, []byte("\r"))) == "---" {
+			body, found = after, true
+			break
+		}
+		head = append(head, rest[:len(rest)-len(after)]...)
+		rest = after
+		line++
+	}
+	if !found {
+		return nil, &Error{File: file, Line: 1, Msg: `the front matter is not closed: no "---" line after the first`}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(head, &doc); err != nil {
+		msg := err.Error()
+		n := 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			n, _ = strconv.Atoi(m[1])
+			msg = msg[len(m[0]):]
+			n++ // the YAML starts on the file's second line
+		}
+		return nil, &Error{File: file, Line: n, Msg: "front matter: " + msg}
+	}
+	fm := &frontMatter{}
+	if len(doc.Content) > 0 {
+		root := doc.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return nil, &Error{File: file, Line: root.Line + 1, Msg: "front matter: want a mapping of keys to values"}
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k, v := root.Content[i], root.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				return nil, &Error{File: file, Line: k.Line + 1, Msg: "front matter: a key must be a string"}
+			}
+			if seen[k.Value] {
+				return nil, &Error{File: file, Line: k.Line + 1, Msg: fmt.Sprintf("front matter: %s is set twice", k.Value)}
+			}
+			seen[k.Value] = true
+			fm.fields = append(fm.fields, field{key: k.Value, value: v, line: k.Line + 1})
+		}
+	}
+	body, _ = cutLine(body, "")
+	fm.body = string(body)
+	return fm, nil
+}
+
+// cutLine returns data after its first line when that line is want.
+func cutLine(data []byte, want string) ([]byte, bool) {
+	l, after, found := bytes.Cut(data, []byte("\n"))
+	if !found || string(bytes.TrimSuffix(l, []byte("\r"))) != want {
+		return data, false
+	}
+	return after, true
+}
+
+// entry is a front matter key and its value, for writing.
+type entry struct {
+	key   string
+	value *yaml.Node
+}
+
+// str is a YAML string value.
+func str(s string) *yaml.Node {
+	n := &yaml.Node{}
+	n.SetString(s)
+	return n
+}
+
+// formatMarkdown writes front matter of entries, then body after one
+// empty line.
+func formatMarkdown(entries []entry, body string) ([]byte, error) {
+	doc := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for _, e := range entries {
+		doc.Content = append(doc.Content, str(e.key), e.value)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	if len(entries) > 0 {
+		enc := yaml.NewEncoder(&buf)
+		enc.SetIndent(2)
+		if err := enc.Encode(doc); err != nil {
+			return nil, err
+		}
+		if err := enc.Close(); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString("---\n\n")
+	buf.WriteString(body)
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
+}
+
+// restEntries returns the entries of a native block, after checking that
+// none is a key the persona's fields write (taken).
+func restEntries(harness string, rest json.RawMessage, taken func(string) bool) ([]entry, error) {
+	ks, vs, err := keys(rest)
+	if err != nil {
+		return nil, fmt.Errorf("native.%s: %w", harness, err)
+	}
+	var out []entry
+	for i, k := range ks {
+		if taken(k) {
+			return nil, fmt.Errorf("native.%s: %s is written from a persona field; set the field instead", harness, k)
+		}
+		n, err := jsonNode(vs[i])
+		if err != nil {
+			return nil, fmt.Errorf("native.%s.%s: %w", harness, k, err)
+		}
+		out = append(out, entry{k, n})
+	}
+	return out, nil
+}
