@@ -2,11 +2,16 @@ package native
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/personas"
 )
 
 // importFile reads the agent file path as workforce import does and returns
@@ -64,4 +69,118 @@ func TestRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBuiltinsRoundTrip: every tier of every built-in persona, exported
+// for each harness and imported again, keeps every value the harness's
+// file can say: description, prompt, model (as the harness names it),
+// reasoning, the sidecar text and mode of the harness's channel, the
+// permission rules (compared by what the harness gets from them), MCP
+// servers where the file holds them, and codex's own settings on codex.
+func TestBuiltinsRoundTrip(t *testing.T) {
+	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer(personas.Files)})
+	if len(cat.Errors) > 0 {
+		t.Fatal(cat.Errors[0])
+	}
+	n := 0
+	for _, id := range cat.IDs() {
+		p, _ := cat.Get(id)
+		for _, tier := range p.Spec.TierNames() {
+			r, err := p.Resolve(tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range persona.Harnesses {
+				t.Run(id+"@"+tier+"/"+h, func(t *testing.T) {
+					n++
+					f, err := Export(p.Spec.Description, r, h, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dir := t.TempDir()
+					path := filepath.Join(dir, f.Name)
+					if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					back, _ := importFile(t, path, h)
+					r2, err := back.Resolve("")
+					if err != nil {
+						t.Fatal(err)
+					}
+					compareRoundTrip(t, h, r, r2)
+				})
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d exports checked", n)
+	}
+}
+
+func compareRoundTrip(t *testing.T, h string, want, got *persona.Resolved) {
+	t.Helper()
+	eq := func(field string, g, w any) {
+		t.Helper()
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: got %#v, want %#v", field, g, w)
+		}
+	}
+	eq("systemPrompt", strings.TrimSpace(got.SystemPrompt), strings.TrimSpace(want.SystemPrompt))
+	model := want.Model
+	switch h {
+	case persona.HarnessClaude:
+		model = strings.TrimPrefix(model, "anthropic/")
+	default:
+		if _, after, ok := strings.Cut(model, "/"); ok {
+			model = after
+		}
+	}
+	gotModel := got.Model
+	if h == persona.HarnessOpencode {
+		_, gotModel, _ = strings.Cut(gotModel, "/")
+	}
+	eq("model", gotModel, model)
+	eq("harnessSettings.reasoning", got.HarnessSettings.Reasoning, want.HarnessSettings.Reasoning)
+	c := persona.ChannelFor(h)
+	ws, gs := want.Sidecar(c), got.Sidecar(c)
+	wt, _ := ws.Text()
+	gt, _ := gs.Text()
+	eq(string(c)+" text", strings.TrimSpace(gt), strings.TrimSpace(wt))
+	if ws.IsSet() {
+		eq(string(c)+"Mode", gs.Mode, ws.Mode)
+	}
+	switch h {
+	case persona.HarnessClaude:
+		eq("permissions.mode", got.Permissions.Mode, want.Permissions.Mode)
+		var deny []string
+		for _, d := range want.Permissions.Deny {
+			if bareTool.MatchString(d) {
+				deny = append(deny, d)
+			}
+		}
+		eq("permissions.deny", got.Permissions.Deny, deny)
+		eq("mcpServers", got.MCPServers, want.MCPServers)
+	case persona.HarnessOpencode:
+		w := *want
+		w.ID, w.Harness, got.ID = "x", persona.HarnessOpencode, "x"
+		wa, _, err := harness.OpencodeAgent(&w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, _, err := harness.OpencodeAgent(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq("opencode permission", string(compact(ga["permission"])), string(compact(wa["permission"])))
+	case persona.HarnessCodex:
+		eq("harnessSettings.sandboxMode", got.HarnessSettings.SandboxMode, want.HarnessSettings.SandboxMode)
+		eq("harnessSettings.approvalPolicy", got.HarnessSettings.ApprovalPolicy, want.HarnessSettings.ApprovalPolicy)
+		eq("mcpServers", got.MCPServers, want.MCPServers)
+	}
+}
+
+func compact(raw []byte) []byte {
+	var b bytes.Buffer
+	json.Compact(&b, raw)
+	return b.Bytes()
 }
