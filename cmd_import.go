@@ -72,29 +72,25 @@ func importAction(c *cli.Context) error {
 	p := &pack.Pack{Files: map[string]string{}}
 	from := map[string]string{}
 	for _, path := range c.Args().Slice() {
-		sources, err := native.Find(path, h)
+		found, err := native.Import(path, h)
 		if err != nil {
 			return err
 		}
-		for _, src := range sources {
-			a, err := src.Read()
+		for _, in := range found {
+			id := in.Spec.ID
+			if other, dup := from[id]; dup {
+				return fmt.Errorf("%s and %s both define agent %s", other, in.Source, id)
+			}
+			from[id] = in.Source
+			data, err := native.MarshalPersona(in.Spec)
 			if err != nil {
 				return err
 			}
-			if other, dup := from[a.Name]; dup {
-				return fmt.Errorf("%s and %s both define agent %s", other, src.Path, a.Name)
+			if err := checkPersona(in.Spec); err != nil {
+				return fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, err)
 			}
-			from[a.Name] = src.Path
-			spec := a.Spec()
-			data, err := native.MarshalPersona(spec)
-			if err != nil {
-				return err
-			}
-			if err := checkPersona(a.Name+".json", data); err != nil {
-				return fmt.Errorf("%s: the persona it makes is not valid: %w", src.Path, err)
-			}
-			all = append(all, imported{ID: a.Name, Harness: a.Harness, Source: src.Path, Data: data})
-			p.Personas = append(p.Personas, pack.Persona{ID: a.Name, File: src.Path, Spec: spec, Data: data})
+			all = append(all, imported{ID: id, Harness: in.Spec.Harness, Source: in.Source, Data: data})
+			p.Personas = append(p.Personas, pack.Persona{ID: id, File: in.Source, Spec: in.Spec, Data: data})
 		}
 	}
 	if c.Bool("dry-run") {
@@ -133,13 +129,19 @@ func importAction(c *cli.Context) error {
 	return nil
 }
 
-// checkPersona checks a persona file made in memory as the loader checks
-// a standalone persona file.
-func checkPersona(name string, data []byte) error {
-	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer([]persona.File{{Name: name, Data: data}})})
+// checkPersona checks a persona made in memory as the loader checks a
+// standalone persona file (its local skills are read when it is written).
+func checkPersona(spec *persona.Spec) error {
+	s := *spec
+	s.Skills = nil
+	data, err := native.MarshalPersona(&s)
+	if err != nil {
+		return err
+	}
+	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer([]persona.File{{Name: s.ID + ".json", Data: data}})})
 	if len(cat.Errors) > 0 {
 		d := *cat.Errors[0]
-		d.File = name
+		d.File = s.ID + ".json"
 		return &d
 	}
 	return nil

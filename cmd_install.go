@@ -19,7 +19,9 @@ func init() {
 		Usage:     "install a persona pack into the project or user layer",
 		ArgsUsage: "SOURCE",
 		Description: `SOURCE is a pack directory, a .tgz made by workforce pack or npm pack, or an
-npm spec (fetched with npm pack --ignore-scripts). Each persona lands as
+npm spec (fetched with npm pack --ignore-scripts); or a Claude Code plugin,
+a directory or a .tgz without a package.json, whose agents are imported as
+personas (workforce import) with the plugin's skills and MCP servers. Each persona lands as
 <target>/<id>.json with its sidecars in <target>/<id>__assets/ and its local
 skills in <target>/<id>__assets/skills/<name>/. The target is
 the project layer (.agentworkforce/workforce/personas at the nearest

@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/personas"
 	"github.com/urfave/cli/v2"
 )
 
@@ -48,6 +51,9 @@ func packAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := addPlugin(c, p); err != nil {
+		return err
+	}
 	out := c.String("output")
 	if out == "" {
 		out = p.FileName()
@@ -68,5 +74,42 @@ func packAction(c *cli.Context) error {
 	}
 	abs, _ := filepath.Abs(out)
 	fmt.Fprintf(c.App.Writer, "%s\t%d personas\t%d files\n", abs, len(p.Personas), len(p.Files))
+	fmt.Fprintf(c.App.Writer, "plugin %s\t%d files\n", p.Plugin, len(p.Generated))
+	return nil
+}
+
+// addPlugin adds the pack's plugin layout (native.PluginFiles) to p.
+func addPlugin(c *cli.Context, p *pack.Pack) error {
+	paths := make([]string, len(p.Personas))
+	for i, ps := range p.Personas {
+		paths[i] = filepath.Join(p.Dir, filepath.FromSlash(ps.File))
+	}
+	cat := persona.LoadLayers([]persona.Layer{persona.FilesLayer("pack", paths), persona.BuiltinLayer(personas.Files)})
+	var list []*persona.Persona
+	for _, ps := range p.Personas {
+		pp, ok := cat.Get(ps.ID)
+		if !ok {
+			if len(cat.Errors) > 0 {
+				return cat.Errors[0]
+			}
+			return fmt.Errorf("%s: persona %s does not load", ps.File, ps.ID)
+		}
+		list = append(list, pp)
+	}
+	name := native.PluginName(p.Name)
+	if name == "" {
+		name = filepath.Base(p.Dir)
+	}
+	files, notes, err := native.PluginFiles(native.Plugin{Name: name, Version: p.Version, Description: p.Description}, list)
+	if err != nil {
+		return fmt.Errorf("the pack's plugin: %w", err)
+	}
+	for _, n := range notes {
+		warnf(c.App.ErrWriter, "plugin: %s", n)
+	}
+	p.Generated, p.Plugin = map[string]pack.Content{}, name
+	for n, f := range files {
+		p.Generated[n] = pack.Content{Data: f.Data, Exec: f.Exec}
+	}
 	return nil
 }

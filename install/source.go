@@ -10,17 +10,20 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 // Open reads a pack from source: a directory, a .tgz file, or an npm spec
 // (anything else), fetched with `npm pack SPEC --json --ignore-scripts`
-// run in the working directory. Archives are unpacked into a temporary
-// directory that cleanup removes.
+// run in the working directory. A directory or archive without a
+// package.json that is a Claude Code plugin is read as one (collect).
+// Archives are unpacked into a temporary directory that cleanup removes.
 func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err error) {
 	cleanup = func() {}
 	if fi, err := os.Stat(source); err == nil && fi.IsDir() {
-		p, err := pack.Collect(source)
+		p, err := collect(source)
 		return p, cleanup, err
 	}
 	tmp, err := os.MkdirTemp("", "workforce-pack-")
@@ -50,12 +53,39 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return nil, cleanup, err
 	}
-	root, err := pack.ReadArchive(f, out)
+	root, err := pack.ReadAnyArchive(f, out)
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("%s: %w", source, err)
 	}
-	p, err = pack.Collect(root)
+	p, err = collect(root)
 	return p, cleanup, err
+}
+
+// collect reads the pack in dir, or, when dir has no package.json but is
+// a Claude Code plugin (.claude-plugin/plugin.json), the plugin: each of
+// its agents a persona (native.Import).
+func collect(dir string) (*pack.Pack, error) {
+	_, errPJ := os.Stat(filepath.Join(dir, "package.json"))
+	_, errPlugin := os.Stat(filepath.Join(dir, ".claude-plugin", "plugin.json"))
+	if errPJ == nil || errPlugin != nil {
+		return pack.Collect(dir)
+	}
+	found, err := native.Import(dir, persona.HarnessClaude)
+	if err != nil {
+		return nil, err
+	}
+	p := &pack.Pack{Dir: dir, Files: map[string]string{}}
+	for _, in := range found {
+		data, err := native.MarshalPersona(in.Spec)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := persona.Parse(in.Source, data); err != nil {
+			return nil, fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, err)
+		}
+		p.Personas = append(p.Personas, pack.Persona{ID: in.Spec.ID, File: in.Source, Spec: in.Spec, Data: data})
+	}
+	return p, nil
 }
 
 // NpmPackage is a package npm pack fetched.

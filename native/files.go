@@ -1,6 +1,7 @@
 package native
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -171,4 +172,128 @@ func classify(path, harness string) (Source, error) {
 		}
 	}
 	return s, nil
+}
+
+// Imported is the persona an agent file makes.
+type Imported struct {
+	Agent  *Agent
+	Spec   *persona.Spec
+	Source string
+}
+
+// Import reads the agent files at path (Find) and makes their personas.
+// The agents of a Claude Code plugin get the plugin's skills
+// (skills/NAME/SKILL.md, as local skills) and MCP servers (.mcp.json),
+// which Claude Code gives every agent of the plugin. Two agents of one
+// name are an error.
+func Import(path, harness string) ([]Imported, error) {
+	sources, err := Find(path, harness)
+	if err != nil {
+		return nil, err
+	}
+	var skills []persona.Skill
+	var servers map[string]persona.MCPServer
+	if root, ok := pluginRoot(path); ok {
+		if skills, err = pluginSkills(root); err != nil {
+			return nil, err
+		}
+		if servers, err = pluginServers(root); err != nil {
+			return nil, err
+		}
+	}
+	var out []Imported
+	from := map[string]string{}
+	for _, src := range sources {
+		a, err := src.Read()
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := from[a.Name]; dup {
+			return nil, fmt.Errorf("%s and %s both define agent %s", other, src.Path, a.Name)
+		}
+		from[a.Name] = src.Path
+		spec := a.Spec()
+		if src.Harness == persona.HarnessClaude && (len(skills) > 0 || len(servers) > 0) {
+			spec.Skills = slices.Clone(skills)
+			for name, s := range servers {
+				if _, own := spec.MCPServers[name]; own {
+					continue
+				}
+				if spec.MCPServers == nil {
+					spec.MCPServers = map[string]persona.MCPServer{}
+				}
+				spec.MCPServers[name] = s
+			}
+		}
+		out = append(out, Imported{Agent: a, Spec: spec, Source: src.Path})
+	}
+	return out, nil
+}
+
+// pluginRoot returns the Claude Code plugin directory path is, when it is
+// one (it holds .claude-plugin/plugin.json).
+func pluginRoot(path string) (string, bool) {
+	if _, err := os.Stat(filepath.Join(path, ".claude-plugin", "plugin.json")); err != nil {
+		return "", false
+	}
+	abs, err := filepath.Abs(path)
+	return abs, err == nil
+}
+
+// pluginSkills returns the skills of the plugin at root, as local skills
+// anchored there.
+func pluginSkills(root string) ([]persona.Skill, error) {
+	entries, err := os.ReadDir(filepath.Join(root, "skills"))
+	if err != nil {
+		return nil, nil
+	}
+	var out []persona.Skill
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, "skills", e.Name())
+		if _, err := os.Stat(filepath.Join(dir, "SKILL.md")); err != nil {
+			continue
+		}
+		sk := persona.Skill{ID: e.Name(), Source: "./skills/" + e.Name(), Path: dir, Within: root}
+		if _, err := persona.ReadSkill(sk); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		out = append(out, sk)
+	}
+	return out, nil
+}
+
+// pluginServers returns the MCP servers of the plugin's .mcp.json
+// ({"mcpServers": {...}} or the map alone, as Claude Code reads it).
+func pluginServers(root string) (map[string]persona.MCPServer, error) {
+	file := filepath.Join(root, ".mcp.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil
+	}
+	var wrapped struct {
+		MCPServers map[string]persona.MCPServer `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &wrapped); err == nil && wrapped.MCPServers != nil {
+		return fixTypes(wrapped.MCPServers), nil
+	}
+	var flat map[string]persona.MCPServer
+	if err := json.Unmarshal(data, &flat); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return fixTypes(flat), nil
+}
+
+// fixTypes gives servers without a type the one Claude Code infers.
+func fixTypes(m map[string]persona.MCPServer) map[string]persona.MCPServer {
+	for name, s := range m {
+		if s.Type == "" && s.Command != "" {
+			s.Type = "stdio"
+		}
+		normalize(&s)
+		m[name] = s
+	}
+	return m
 }

@@ -58,14 +58,26 @@ type Persona struct {
 
 // Pack is a collected pack.
 type Pack struct {
-	Dir        string
-	Name       string
-	Version    string
-	PersonaDir string
-	Personas   []Persona
+	Dir         string
+	Name        string
+	Version     string
+	Description string
+	PersonaDir  string
+	Personas    []Persona
 	// Files maps archive paths (relative to the pack root, slash form) to
 	// absolute source paths, for everything Write puts in the archive.
 	Files map[string]string
+	// Generated maps archive paths to the content of files made for the
+	// archive (a plugin layout), written beside Files; Plugin names the
+	// plugin.
+	Generated map[string]Content
+	Plugin    string
+}
+
+// Content is a file made for the archive.
+type Content struct {
+	Data []byte
+	Exec bool
 }
 
 // IDs returns the persona ids, sorted.
@@ -81,6 +93,7 @@ func (p *Pack) IDs() []string {
 type packageJSON struct {
 	Name           string `json:"name"`
 	Version        string `json:"version"`
+	Description    string `json:"description"`
 	AgentWorkforce struct {
 		Personas string `json:"personas"`
 	} `json:"agentworkforce"`
@@ -126,7 +139,7 @@ func CollectWith(dir string, o Options) (*Pack, error) {
 	if err := json.Unmarshal(data, &pj); err != nil {
 		return nil, fmt.Errorf("%s: invalid JSON: %v", pjPath, err)
 	}
-	p := &Pack{Dir: root, Name: pj.Name, Version: pj.Version, PersonaDir: pj.AgentWorkforce.Personas, Files: map[string]string{"package.json": pjPath}}
+	p := &Pack{Dir: root, Name: pj.Name, Version: pj.Version, Description: pj.Description, PersonaDir: pj.AgentWorkforce.Personas, Files: map[string]string{"package.json": pjPath}}
 	if p.PersonaDir == "" {
 		p.PersonaDir = "personas"
 	}
@@ -323,8 +336,14 @@ func (p *Pack) Write(w io.Writer) error {
 	if p.Name == "" || p.Version == "" {
 		return fmt.Errorf("%s: package.json needs a name and a version to be packed", filepath.Join(p.Dir, "package.json"))
 	}
-	names := make([]string, 0, len(p.Files))
+	names := make([]string, 0, len(p.Files)+len(p.Generated))
 	for n := range p.Files {
+		names = append(names, n)
+	}
+	for n := range p.Generated {
+		if _, ok := p.Files[n]; ok {
+			return fmt.Errorf("%s is in the pack directory and would be generated too", n)
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -334,13 +353,19 @@ func (p *Pack) Write(w io.Writer) error {
 	}
 	tw := tar.NewWriter(gz)
 	for _, n := range names {
-		data, err := os.ReadFile(p.Files[n])
-		if err != nil {
-			return err
-		}
-		mode := int64(0o644)
-		if fi, err := os.Stat(p.Files[n]); err == nil && fi.Mode()&0o111 != 0 {
+		gen, generated := p.Generated[n]
+		data, mode := gen.Data, int64(0o644)
+		if gen.Exec {
 			mode = 0o755
+		}
+		if !generated {
+			var err error
+			if data, err = os.ReadFile(p.Files[n]); err != nil {
+				return err
+			}
+			if fi, err := os.Stat(p.Files[n]); err == nil && fi.Mode()&0o111 != 0 {
+				mode = 0o755
+			}
 		}
 		hdr := &tar.Header{
 			Typeflag: tar.TypeReg,
@@ -375,6 +400,17 @@ var (
 // ReadArchive unpacks a gzip'd npm tarball into dir (which must exist and
 // be empty) and returns the path of its package root, dir/package.
 func ReadArchive(r io.Reader, dir string) (string, error) {
+	return readArchive(r, dir, false)
+}
+
+// ReadAnyArchive is ReadArchive for an archive of any one top directory
+// (a Claude Code plugin's tarball), or none: it returns package/ when the
+// archive has it, else the one directory all entries are in, else dir.
+func ReadAnyArchive(r io.Reader, dir string) (string, error) {
+	return readArchive(r, dir, true)
+}
+
+func readArchive(r io.Reader, dir string, anyRoot bool) (string, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return "", fmt.Errorf("not a gzip'd tarball: %w", err)
@@ -396,18 +432,17 @@ func ReadArchive(r io.Reader, dir string) (string, error) {
 		if n >= MaxEntries {
 			return "", fmt.Errorf("archive has more than %d entries", MaxEntries)
 		}
-		name, err := entryName(hdr.Name)
+		if hdr.Typeflag == tar.TypeDir || hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue // directories are made for the files in them
+		}
+		name, err := entryName(hdr.Name, anyRoot)
 		if err != nil {
 			return "", err
 		}
 		switch hdr.Typeflag {
-		case tar.TypeDir:
-			continue
 		case tar.TypeReg:
 		case tar.TypeSymlink, tar.TypeLink:
 			return "", fmt.Errorf("archive entry %q is a link; packs hold regular files only", hdr.Name)
-		case tar.TypeXGlobalHeader:
-			continue
 		default:
 			return "", fmt.Errorf("archive entry %q is not a regular file (type %q)", hdr.Name, hdr.Typeflag)
 		}
@@ -440,7 +475,17 @@ func ReadArchive(r io.Reader, dir string) (string, error) {
 	}
 	root := filepath.Join(dir, "package")
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return "", errors.New("archive has no package/ directory")
+		if !anyRoot {
+			return "", errors.New("archive has no package/ directory")
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return "", err
+		}
+		if len(entries) == 1 && entries[0].IsDir() {
+			return filepath.Join(dir, entries[0].Name()), nil
+		}
+		return dir, nil
 	}
 	return root, nil
 }
@@ -460,7 +505,7 @@ func validateDir(d string) error {
 
 // entryName checks an archive entry name: relative, no "..", under
 // package/.
-func entryName(name string) (string, error) {
+func entryName(name string, anyRoot bool) (string, error) {
 	if name == "" || strings.ContainsRune(name, 0) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || strings.Contains(name, `\`) ||
 		(len(name) >= 2 && name[1] == ':') {
 		return "", fmt.Errorf("archive entry %q has an absolute or unsafe path", name)
@@ -471,7 +516,10 @@ func entryName(name string) (string, error) {
 		}
 	}
 	clean := path.Clean(name)
-	if clean != "package" && !strings.HasPrefix(clean, "package/") {
+	if clean == "." {
+		return "", fmt.Errorf("archive entry %q names the archive's root", name)
+	}
+	if !anyRoot && clean != "package" && !strings.HasPrefix(clean, "package/") {
 		return "", fmt.Errorf("archive entry %q is outside package/", name)
 	}
 	return clean, nil
