@@ -31,9 +31,19 @@ The install lands whole or not at all. --persona takes ids or doublestar
 patterns of ids; an unknown id or a pattern matching no persona fails before
 anything is written.
 
+SOURCE may also be a git repository: git+URL[#REF] (any URL git clones,
+file:// included) or github:OWNER/REPO[@REF], REF a branch, tag or commit.
+Each install records in the layer's workforce.lock.json the source, what it
+resolved to (the commit, the npm name@version) and a hash of every file it
+wrote; --frozen installs only when the source still matches that record
+(and replaces the personas it holds), and workforce outdated lists the
+sources that moved.
+
 Example:
 
    workforce install ./team-personas --user
+   workforce install git+https://github.com/acme/personas.git#v2
+   workforce install github:acme/personas@main --frozen
    workforce install @acme/review-personas --persona reviewer --overwrite
    workforce install ./team-personas --persona 'review-*'`,
 		Flags: []cli.Flag{
@@ -41,6 +51,7 @@ Example:
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace personas already installed"},
 			&cli.BoolFlag{Name: "user", Usage: "install into the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "install into this directory"},
+			&cli.BoolFlag{Name: "frozen", Usage: "install only what the layer's lock file records for SOURCE: the same commit or version and the same files"},
 			jsonFlag,
 		},
 		Action: installAction,
@@ -68,7 +79,14 @@ func installAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := install.Pack(p, install.Options{Target: target, Personas: c.StringSlice("persona"), Overwrite: c.Bool("overwrite")})
+	res, err := install.Pack(p, install.Options{
+		Target: target, Personas: c.StringSlice("persona"), Overwrite: c.Bool("overwrite"),
+		Source: lockSource(source), Resolved: p.Resolved, Frozen: c.Bool("frozen"),
+	})
+	var fe *install.FrozenError
+	if errors.As(err, &fe) {
+		return withCode(exitFailure, fmt.Errorf("nothing installed: %w", err), "install without --frozen to take the source as it is now and update the lock file")
+	}
 	var ce *install.ConflictError
 	if errors.As(err, &ce) {
 		for _, id := range ce.IDs {
@@ -138,4 +156,16 @@ func projectLayerDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(persona.ProjectDir)), nil
+}
+
+// lockSource is how the lock file names source: a local directory or
+// tarball by its absolute path, so that outdated finds it from anywhere;
+// anything else as given.
+func lockSource(source string) string {
+	if _, err := os.Stat(source); err == nil {
+		if abs, err := filepath.Abs(source); err == nil {
+			return abs
+		}
+	}
+	return source
 }

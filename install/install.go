@@ -46,6 +46,13 @@ type Options struct {
 	Personas []string
 	// Overwrite replaces installed personas of the same id.
 	Overwrite bool
+	// Source, when set, is recorded in the target's lock file (LockFile)
+	// with what the personas' files hash to; Resolved is what it resolved
+	// to (a git commit, an npm name@version).
+	Source, Resolved string
+	// Frozen installs only when the lock file's entry of Source holds the
+	// same resolution, personas and file hashes (and then replaces them).
+	Frozen bool
 }
 
 // Installed is one installed persona.
@@ -148,13 +155,19 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	}
 	defer unlock()
 
+	var lock *Lock
+	if o.Source != "" || o.Frozen {
+		if lock, err = ReadLock(target); err != nil {
+			return nil, err
+		}
+	}
 	var conflicts []string
 	for _, ps := range chosen {
 		if _, err := os.Lstat(filepath.Join(target, ps.ID+".json")); err == nil {
 			conflicts = append(conflicts, ps.ID)
 		}
 	}
-	if len(conflicts) > 0 && !o.Overwrite {
+	if len(conflicts) > 0 && !o.Overwrite && !o.Frozen {
 		return nil, &ConflictError{Target: target, IDs: conflicts}
 	}
 
@@ -163,6 +176,48 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 		return nil, fmt.Errorf("cannot write beside %s: %w", target, err)
 	}
 	defer os.RemoveAll(stage)
+	all, err := stageAll(stage, chosen)
+	if err != nil {
+		return nil, err
+	}
+	var entry LockEntry
+	if lock != nil {
+		entry = LockEntry{Source: o.Source, Resolved: o.Resolved, Personas: []string{}}
+		var names []string
+		for _, st := range all {
+			entry.Personas = append(entry.Personas, st.id)
+			names = append(names, st.names...)
+		}
+		if entry.Files, err = hashTree(stage, names); err != nil {
+			return nil, err
+		}
+		if o.Frozen {
+			if err := checkFrozen(lock, o.Source, o.Resolved, entry.Personas, entry.Files); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create %s: %w", target, err)
+	}
+	if err := commit(stage, target, all); err != nil {
+		return nil, err
+	}
+	if lock != nil && o.Source != "" {
+		lock.record(entry)
+		if err := lock.write(target); err != nil {
+			return nil, fmt.Errorf("installed, but the lock file %s was not written: %w", filepath.Join(target, LockFile), err)
+		}
+	}
+	res := &Result{Target: target, Installed: []Installed{}}
+	for _, st := range all {
+		res.Installed = append(res.Installed, Installed{ID: st.id, File: filepath.Join(target, st.id+".json"), Assets: st.assets})
+	}
+	return res, nil
+}
+
+// stageAll stages each persona of chosen in stage.
+func stageAll(stage string, chosen []pack.Persona) ([]staged, error) {
 	var all []staged
 	for _, ps := range chosen {
 		st, err := stagePersona(stage, ps)
@@ -171,17 +226,26 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 		}
 		all = append(all, st)
 	}
-	if err := os.MkdirAll(target, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", target, err)
-	}
-	if err := commit(stage, target, all); err != nil {
+	return all, nil
+}
+
+// Hashes returns what installing p would write, as a lock entry's files
+// hold it: the hash of each file by its path in the layer.
+func Hashes(p *pack.Pack) (map[string]string, error) {
+	stage, err := os.MkdirTemp("", "workforce-hash-")
+	if err != nil {
 		return nil, err
 	}
-	res := &Result{Target: target, Installed: []Installed{}}
-	for _, st := range all {
-		res.Installed = append(res.Installed, Installed{ID: st.id, File: filepath.Join(target, st.id+".json"), Assets: st.assets})
+	defer os.RemoveAll(stage)
+	all, err := stageAll(stage, p.Personas)
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	var names []string
+	for _, st := range all {
+		names = append(names, st.names...)
+	}
+	return hashTree(stage, names)
 }
 
 // stagePersona writes a persona and its assets into the staging directory.

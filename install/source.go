@@ -22,6 +22,24 @@ import (
 // Archives are unpacked into a temporary directory that cleanup removes.
 func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err error) {
 	cleanup = func() {}
+	if url, ref, ok := ParseGitSource(source); ok {
+		tmp, err := os.MkdirTemp("", "workforce-git-")
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		dir := filepath.Join(tmp, "clone")
+		commit, err := gitCheckout(ctx, url, ref, dir)
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("%s: %w", source, err)
+		}
+		os.RemoveAll(filepath.Join(dir, ".git"))
+		if p, err = collect(dir); err != nil {
+			return nil, cleanup, err
+		}
+		p.Resolved = commit
+		return p, cleanup, nil
+	}
 	if fi, err := os.Stat(source); err == nil && fi.IsDir() {
 		p, err := collect(source)
 		return p, cleanup, err
@@ -36,13 +54,13 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 			cleanup()
 		}
 	}()
-	tgz := source
+	tgz, resolved := source, ""
 	if fi, err := os.Stat(source); err != nil || !fi.Mode().IsRegular() {
 		pkg, err := NpmPack(ctx, source, tmp, "", nil)
 		if err != nil {
 			return nil, cleanup, fmt.Errorf("%q is not a directory or a .tgz file, so it is taken as an npm spec: %w", source, err)
 		}
-		tgz = pkg.File
+		tgz, resolved = pkg.File, pkg.Name+"@"+pkg.Version
 	}
 	f, err := os.Open(tgz)
 	if err != nil {
@@ -57,8 +75,11 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("%s: %w", source, err)
 	}
-	p, err = collect(root)
-	return p, cleanup, err
+	if p, err = collect(root); err != nil {
+		return nil, cleanup, err
+	}
+	p.Resolved = resolved
+	return p, cleanup, nil
 }
 
 // collect reads the pack in dir, or, when dir has no package.json but is

@@ -72,6 +72,9 @@ type Pack struct {
 	// plugin.
 	Generated map[string]Content
 	Plugin    string
+	// Resolved is what the source the pack was read from resolved to (a
+	// git commit, an npm name@version), set by install.Open.
+	Resolved string
 }
 
 // Content is a file made for the archive.
