@@ -33,7 +33,7 @@ anything is written.
 
 SOURCE may also be a git repository: git+URL[#REF] (any URL git clones,
 file:// included) or github:OWNER/REPO[@REF], REF a branch, tag or commit.
-Each install records in the layer's workforce.lock.json the source, what it
+Each install records in the layer's workforce.lock the source, what it
 resolved to (the commit, the npm name@version) and a hash of every file it
 wrote; --frozen installs only when the source still matches that record
 (and replaces the personas it holds), and workforce outdated lists the

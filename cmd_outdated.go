@@ -12,7 +12,7 @@ func init() {
 	register(&cli.Command{
 		Name:  "outdated",
 		Usage: "list the installed packs whose source moved",
-		Description: `Reads the layer's workforce.lock.json (the project layer, --user or --dir,
+		Description: `Reads the layer's workforce.lock (the project layer, --user or --dir,
 as install chooses) and compares each source with what it is now: a git
 ref's commit (git ls-remote), an npm spec's version (npm pack), a directory's
 or tarball's files. Prints "SOURCE<TAB>LOCKED<TAB>CURRENT<TAB>WHY" for each

@@ -25,8 +25,9 @@ import (
 // hash of every file installed. install --frozen checks a source against
 // it; workforce outdated compares it with the sources now.
 
-// LockFile is the lock file's name in a layer directory.
-const LockFile = "workforce.lock.json"
+// LockFile is the lock file's name in a layer directory: JSON, named
+// without .json so that the loader does not read it as a persona.
+const LockFile = "workforce.lock"
 
 // lockVersion is the lock file's format.
 const lockVersion = 1
