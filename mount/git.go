@@ -2,7 +2,9 @@ package mount
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -427,8 +429,12 @@ func gitCmd(dir string, args ...string) ([]byte, error) {
 // head returns the commit the sandbox's HEAD names; empty without a
 // repository of the sandbox's own, a commit, or git.
 func (s *Session) head() string {
-	if fi, err := os.Lstat(filepath.Join(s.Tree, ".git")); err != nil || !fi.IsDir() {
+	gitDir := filepath.Join(s.Tree, ".git")
+	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
 		return ""
+	}
+	if h, ok := readHead(gitDir); ok {
+		return h
 	}
 	out, err := gitCmd(s.Tree, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
@@ -438,6 +444,69 @@ func (s *Session) head() string {
 		return h
 	}
 	return ""
+}
+
+// readHead resolves HEAD from the files of the git directory gitDir, as
+// `git rev-parse --verify HEAD^{commit}` does for the common layouts,
+// without starting git (every run asks, before the harness starts): HEAD
+// naming a commit, or a branch whose ref is a loose file or a line of
+// packed-refs; no HEAD file, or a branch with no commit yet, is no commit.
+// ok is false for anything else, which git is asked about: a reftable
+// repository, a linked worktree's common directory, a symbolic ref or a
+// link where a file should be. The name is taken to be a commit's.
+func readHead(gitDir string) (string, bool) {
+	regular := func(name string) ([]byte, bool, bool) { // data, exists, ok
+		p := filepath.Join(gitDir, filepath.FromSlash(name))
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, true
+		}
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false, false
+		}
+		data, err := os.ReadFile(p)
+		return data, true, err == nil
+	}
+	if _, exists, ok := regular("commondir"); exists || !ok {
+		return "", false
+	}
+	head, exists, ok := regular("HEAD")
+	if !ok {
+		return "", false
+	}
+	if !exists {
+		return "", true // not a repository: git finds no HEAD either
+	}
+	line := strings.TrimSpace(string(head))
+	if isObjectName(line) {
+		return line, true
+	}
+	ref, found := strings.CutPrefix(line, "ref: ")
+	if !found || !strings.HasPrefix(ref, "refs/heads/") || ref == "refs/heads/.invalid" || strings.Contains(ref, "..") {
+		return "", false
+	}
+	loose, exists, ok := regular(ref)
+	if !ok {
+		return "", false
+	}
+	if exists {
+		if h := strings.TrimSpace(string(loose)); isObjectName(h) {
+			return h, true
+		}
+		return "", false
+	}
+	packed, exists, ok := regular("packed-refs")
+	if !ok {
+		return "", false
+	}
+	if exists {
+		for _, l := range strings.Split(string(packed), "\n") {
+			if h, name, ok := strings.Cut(l, " "); ok && name == ref && isObjectName(h) {
+				return h, true
+			}
+		}
+	}
+	return "", true // a branch with no commit yet
 }
 
 // GitStart returns the commit the sandbox's HEAD named when it was made;

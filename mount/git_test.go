@@ -442,3 +442,54 @@ func TestGitDirLinksAreSealed(t *testing.T) {
 		}
 	}
 }
+
+// TestReadHead: HEAD read from the git directory's files is what git
+// rev-parse says, in every layout readHead takes on, and the others are
+// left to git.
+func TestReadHead(t *testing.T) {
+	n := 0
+	commit := func(dir string) {
+		n++
+		os.WriteFile(filepath.Join(dir, "f"), []byte(fmt.Sprint(n)), 0o644)
+		gitIn(t, dir, "add", "-A")
+		gitIn(t, dir, "commit", "-q", "-m", "c")
+	}
+	tests := []struct {
+		name  string
+		setup func(dir string)
+		ok    bool
+	}{
+		{"branch, loose ref", func(dir string) { commit(dir) }, true},
+		{"branch, packed ref", func(dir string) { commit(dir); gitIn(t, dir, "pack-refs", "--all") }, true},
+		{"detached", func(dir string) { commit(dir); commit(dir); gitIn(t, dir, "checkout", "-q", "--detach", "HEAD~1") }, true},
+		{"no commit yet", func(dir string) {}, true},
+		{"other branch", func(dir string) { commit(dir); gitIn(t, dir, "checkout", "-q", "-b", "topic"); commit(dir) }, true},
+		{"symbolic ref to a symbolic ref", func(dir string) {
+			commit(dir)
+			gitIn(t, dir, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+			gitIn(t, dir, "symbolic-ref", "HEAD", "refs/heads/alias")
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitIn(t, dir, "init", "-q", "-b", "main")
+			tt.setup(dir)
+			want := ""
+			if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").Output(); err == nil {
+				want = strings.TrimSpace(string(out))
+			}
+			got, ok := readHead(filepath.Join(dir, ".git"))
+			if ok != tt.ok || ok && got != want {
+				t.Errorf("readHead = %q, %v; git says %q, want ok %v", got, ok, want, tt.ok)
+			}
+			s := &Session{Tree: dir}
+			if h := s.head(); h != want {
+				t.Errorf("head() = %q, git says %q", h, want)
+			}
+		})
+	}
+	if h, ok := readHead(t.TempDir()); h != "" || !ok {
+		t.Errorf("readHead of a directory without HEAD = %q, %v", h, ok)
+	}
+}
