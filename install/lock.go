@@ -188,12 +188,12 @@ func checkFrozen(l *Lock, source, resolved string, personas []string, files map[
 	if !slices.Equal(ps, locked) {
 		return &FrozenError{source, fmt.Sprintf("it holds personas %s, the lock %s", strings.Join(ps, ", "), strings.Join(locked, ", "))}
 	}
-	for _, f := range sortedKeys(files) {
+	for _, f := range slices.Sorted(maps.Keys(files)) {
 		if e.Files[f] != files[f] {
 			return &FrozenError{source, fmt.Sprintf("%s differs from the locked file", f)}
 		}
 	}
-	for _, f := range sortedKeys(e.Files) {
+	for _, f := range slices.Sorted(maps.Keys(e.Files)) {
 		if _, ok := files[f]; !ok {
 			return &FrozenError{source, fmt.Sprintf("the locked %s is not in it", f)}
 		}
@@ -206,15 +206,6 @@ func orNone(s string) string {
 		return "nothing"
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Status is how a locked source compares with the source now.

@@ -55,13 +55,7 @@ func ParseClaude(file string, data []byte) (*Agent, error) {
 			a.Description = s
 		}
 	}
-	a.Prompt, a.Sidecar = splitSidecar(strings.TrimSpace(fm.body))
-	if a.Sidecar != nil {
-		a.Sidecar.Text = strings.TrimSpace(a.Sidecar.Text)
-		if a.Sidecar.Text != "" {
-			a.Sidecar.Text += "\n"
-		}
-	}
+	a.Prompt, a.Sidecar = markdownPrompt(fm.body)
 	var rest object
 	for i := range fm.fields {
 		f := &fm.fields[i]

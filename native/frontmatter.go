@@ -184,3 +184,14 @@ func restEntries(harness string, rest json.RawMessage, taken func(string) bool) 
 	}
 	return out, nil
 }
+
+// markdownPrompt is the prompt and sidecar of a markdown agent's body,
+// trimmed as the harnesses trim it; the sidecar text keeps one final
+// newline.
+func markdownPrompt(body string) (string, *Sidecar) {
+	prompt, sc := splitSidecar(strings.TrimSpace(body))
+	if sc != nil {
+		sc.Text = strings.TrimSpace(sc.Text) + "\n"
+	}
+	return prompt, sc
+}
