@@ -123,8 +123,15 @@ func exportAction(c *cli.Context) error {
 		if e.Dropped == nil {
 			e.Dropped = []native.Dropped{}
 		}
-		if _, err := os.Lstat(e.File); err == nil && !c.Bool("overwrite") && !c.Bool("dry-run") {
-			conflicts = append(conflicts, e.File)
+		if fi, err := os.Lstat(e.File); err == nil && !c.Bool("dry-run") {
+			if !fi.Mode().IsRegular() {
+				// Checked before anything is written: a rename onto it
+				// would fail half-way.
+				return fmt.Errorf("%s exists and is not a file; nothing exported", e.File)
+			}
+			if !c.Bool("overwrite") {
+				conflicts = append(conflicts, e.File)
+			}
 		}
 		files = append(files, e)
 	}

@@ -155,19 +155,24 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	}
 	defer unlock()
 
-	var lock *Lock
-	if o.Source != "" || o.Frozen {
-		if lock, err = ReadLock(target); err != nil {
-			return nil, err
-		}
+	lock, err := ReadLock(target)
+	if err != nil {
+		return nil, err
+	}
+	if o.Frozen && lock.Entry(o.Source) == nil {
+		return nil, &FrozenError{o.Source, "the lock file has no entry for it"}
 	}
 	var conflicts []string
 	for _, ps := range chosen {
 		if _, err := os.Lstat(filepath.Join(target, ps.ID+".json")); err == nil {
-			conflicts = append(conflicts, ps.ID)
+			// --frozen replaces what the lock says this source
+			// installed, and nothing else.
+			if e := lock.Entry(o.Source); !o.Frozen || e == nil || !slices.Contains(e.Personas, ps.ID) {
+				conflicts = append(conflicts, ps.ID)
+			}
 		}
 	}
-	if len(conflicts) > 0 && !o.Overwrite && !o.Frozen {
+	if len(conflicts) > 0 && !o.Overwrite {
 		return nil, &ConflictError{Target: target, IDs: conflicts}
 	}
 
@@ -181,7 +186,7 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 		return nil, err
 	}
 	var entry LockEntry
-	if lock != nil {
+	if o.Source != "" {
 		entry = LockEntry{Source: o.Source, Resolved: o.Resolved, Personas: []string{}}
 		var names []string
 		for _, st := range all {
@@ -203,8 +208,18 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	if err := commit(stage, target, all); err != nil {
 		return nil, err
 	}
-	if lock != nil && o.Source != "" {
-		lock.record(entry)
+	if o.Source != "" || len(lock.Packs) > 0 {
+		if o.Source != "" {
+			lock.record(entry)
+		} else {
+			// Not from a source the lock follows (an import): the
+			// personas it replaced are no longer the lock's.
+			var ids []string
+			for _, st := range all {
+				ids = append(ids, st.id)
+			}
+			lock.forget(ids, "")
+		}
 		if err := lock.write(target); err != nil {
 			return nil, fmt.Errorf("installed, but the lock file %s was not written: %w", filepath.Join(target, LockFile), err)
 		}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/pack"
 )
 
 // The lock file records, in the layer, what each install put there: the
@@ -88,14 +89,38 @@ func ReadLock(dir string) (*Lock, error) {
 // record replaces the entry of e.Source with e, and takes e's personas out
 // of every other entry (an install replaced them).
 func (l *Lock) record(e LockEntry) {
+	if old := l.Entry(e.Source); old != nil && old.Resolved == e.Resolved {
+		// The same source as it was: what an install of some of its
+		// personas (--persona) wrote is added to what it held.
+		installed := slices.Clone(e.Personas)
+		for _, id := range old.Personas {
+			if !slices.Contains(installed, id) {
+				e.Personas = append(e.Personas, id)
+			}
+		}
+		for f, h := range old.Files {
+			if !owned(f, installed) {
+				e.Files[f] = h
+			}
+		}
+		sort.Strings(e.Personas)
+	}
+	l.forget(e.Personas, e.Source)
+	l.Packs = append(l.Packs, e)
+	sort.Slice(l.Packs, func(i, j int) bool { return l.Packs[i].Source < l.Packs[j].Source })
+}
+
+// forget takes ids out of every entry but the one of source (an install
+// or an import replaced them), dropping entries left with none.
+func (l *Lock) forget(ids []string, source string) {
 	var kept []LockEntry
 	for _, o := range l.Packs {
-		if o.Source == e.Source {
+		if o.Source == source {
 			continue
 		}
 		var ps []string
 		for _, id := range o.Personas {
-			if !slices.Contains(e.Personas, id) {
+			if !slices.Contains(ids, id) {
 				ps = append(ps, id)
 			}
 		}
@@ -104,15 +129,14 @@ func (l *Lock) record(e LockEntry) {
 		}
 		files := map[string]string{}
 		for f, h := range o.Files {
-			if !owned(f, e.Personas) {
+			if !owned(f, ids) {
 				files[f] = h
 			}
 		}
 		o.Personas, o.Files = ps, files
 		kept = append(kept, o)
 	}
-	l.Packs = append(kept, e)
-	sort.Slice(l.Packs, func(i, j int) bool { return l.Packs[i].Source < l.Packs[j].Source })
+	l.Packs = kept
 }
 
 // owned reports whether the file f of a layer belongs to one of ids.
@@ -181,12 +205,10 @@ func checkFrozen(l *Lock, source, resolved string, personas []string, files map[
 	if e.Resolved != resolved {
 		return &FrozenError{source, fmt.Sprintf("it resolves to %s, the lock to %s", orNone(resolved), orNone(e.Resolved))}
 	}
-	ps := slices.Clone(personas)
-	sort.Strings(ps)
-	locked := slices.Clone(e.Personas)
-	sort.Strings(locked)
-	if !slices.Equal(ps, locked) {
-		return &FrozenError{source, fmt.Sprintf("it holds personas %s, the lock %s", strings.Join(ps, ", "), strings.Join(locked, ", "))}
+	for _, id := range personas {
+		if !slices.Contains(e.Personas, id) {
+			return &FrozenError{source, fmt.Sprintf("it holds persona %s, which the lock does not", id)}
+		}
 	}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		if e.Files[f] != files[f] {
@@ -194,7 +216,7 @@ func checkFrozen(l *Lock, source, resolved string, personas []string, files map[
 		}
 	}
 	for _, f := range slices.Sorted(maps.Keys(e.Files)) {
-		if _, ok := files[f]; !ok {
+		if _, ok := files[f]; !ok && owned(f, personas) {
 			return &FrozenError{source, fmt.Sprintf("the locked %s is not in it", f)}
 		}
 	}
@@ -232,9 +254,16 @@ func Outdated(ctx context.Context, dir string) ([]Status, error) {
 	out := []Status{}
 	for _, e := range l.Packs {
 		st := Status{Source: e.Source, Locked: e.Resolved}
+		fail := func(err error) {
+			st.Outdated, st.Why = true, "cannot check: "+err.Error()
+			out = append(out, st)
+		}
 		if url, ref, ok := ParseGitSource(e.Source); ok {
-			if st.Current, err = RemoteCommit(ctx, url, ref); err != nil {
-				return nil, fmt.Errorf("%s: %w", e.Source, err)
+			if pinned(ref, e.Resolved) {
+				st.Current = e.Resolved // a commit stays itself
+			} else if st.Current, err = RemoteCommit(ctx, url, ref); err != nil {
+				fail(err)
+				continue
 			}
 			st.Outdated = st.Current != e.Resolved
 			if st.Outdated {
@@ -246,13 +275,16 @@ func Outdated(ctx context.Context, dir string) ([]Status, error) {
 		p, cleanup, err := Open(ctx, e.Source)
 		if err != nil {
 			cleanup()
-			return nil, fmt.Errorf("%s: %w", e.Source, err)
+			fail(err)
+			continue
 		}
 		st.Current = p.Resolved
+		p.Personas = slices.DeleteFunc(p.Personas, func(ps pack.Persona) bool { return !slices.Contains(e.Personas, ps.ID) })
 		files, err := Hashes(p)
 		cleanup()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.Source, err)
+			fail(err)
+			continue
 		}
 		switch {
 		case st.Current != e.Resolved:
@@ -263,4 +295,20 @@ func Outdated(ctx context.Context, dir string) ([]Status, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// pinned reports whether ref names the commit resolved: its full name or
+// an abbreviation of it.
+func pinned(ref, resolved string) bool {
+	ref = strings.ToLower(ref)
+	return len(ref) >= 4 && isHex(ref) && strings.HasPrefix(resolved, ref)
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }

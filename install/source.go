@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,9 @@ func collect(dir string) (*pack.Pack, error) {
 	_, errPlugin := os.Stat(filepath.Join(dir, ".claude-plugin", "plugin.json"))
 	if errPJ == nil || errPlugin != nil {
 		return pack.Collect(dir)
+	}
+	if err := linksStayIn(dir); err != nil {
+		return nil, err
 	}
 	found, err := native.Import(dir, persona.HarnessClaude)
 	if err != nil {
@@ -178,4 +182,28 @@ func LookPath(name string, env []string) (string, error) {
 		}
 	}
 	return "", exec.ErrNotFound
+}
+
+// linksStayIn refuses a plugin directory holding a symbolic link that
+// leads out of it: a plugin from a repository or an archive must not bring
+// in the installer's own files (~/.claude, an MCP configuration with
+// tokens), as a pack's sidecars and skills may not.
+func linksStayIn(root string) error {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		to, err := filepath.EvalSymlinks(p)
+		if err != nil || !persona.Within(real, to) {
+			return fmt.Errorf("%s: a symbolic link leading out of the plugin; a plugin holds its own files only", p)
+		}
+		return nil
+	})
 }

@@ -210,10 +210,10 @@ func FormatCodex(a *Agent) ([]byte, error) {
 	add("name", a.Name)
 	add("description", a.Description)
 	if m := a.Model; m != "" && m != ModelInherit {
-		if _, after, ok := strings.Cut(m, "/"); ok {
-			m = after // codex names models without their provider
-		}
-		add("model", m)
+		// Codex names OpenAI's models without their provider; any other
+		// name (meta-llama/llama-3.1-70b on a provider of the file's
+		// model_provider) is the model's own.
+		add("model", strings.TrimPrefix(m, "openai/"))
 	}
 	hs := a.Settings
 	for _, x := range []struct{ key, v string }{

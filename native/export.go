@@ -31,6 +31,17 @@ func Export(description string, r *persona.Resolved, h, name string) (*File, err
 	}
 	var dropped []Dropped
 	drop := func(field, value, why string) { dropped = append(dropped, Dropped{field, value, why}) }
+	if r.Harness != h && a.Model != ModelInherit {
+		drop("model", a.Model, fmt.Sprintf("tier %s runs on %s; the agent runs on %s's own default model", r.Tier, r.Harness, h))
+		a.Model = ModelInherit
+	}
+	if other := persona.ChannelFor(persona.HarnessClaude); h != persona.HarnessClaude {
+		if sc := r.Sidecar(other); sc.IsSet() && !r.Sidecar(persona.ChannelFor(h)).IsSet() {
+			drop(string(other), "", h+" reads AGENTS.md; the file carries the agentsMd sidecar only")
+		}
+	} else if sc := r.Sidecar(persona.ChannelAgents); sc.IsSet() && !r.Sidecar(persona.ChannelClaude).IsSet() {
+		drop(string(persona.ChannelAgents), "", "claude reads CLAUDE.md; the file carries the claudeMd sidecar only")
+	}
 	if sc := r.Sidecar(persona.ChannelFor(h)); sc.IsSet() {
 		text, err := sc.Text()
 		if err != nil {

@@ -126,18 +126,18 @@ func compareRoundTrip(t *testing.T, h string, want, got *persona.Resolved) {
 		}
 	}
 	eq("systemPrompt", strings.TrimSpace(got.SystemPrompt), strings.TrimSpace(want.SystemPrompt))
-	model := want.Model
-	switch h {
-	case persona.HarnessClaude:
+	model, gotModel := want.Model, got.Model
+	switch {
+	case want.Harness != h:
+		model = ModelInherit // a tier of another harness: the target's own model
+	case h == persona.HarnessClaude:
 		model = strings.TrimPrefix(model, "anthropic/")
-	default:
-		if _, after, ok := strings.Cut(model, "/"); ok {
-			model = after
-		}
-	}
-	gotModel := got.Model
-	if h == persona.HarnessOpencode {
-		_, gotModel, _ = strings.Cut(gotModel, "/")
+	case h == persona.HarnessCodex:
+		model = strings.TrimPrefix(model, "openai/")
+	case h == persona.HarnessOpencode:
+		// opencode's models are provider/model (harness.OpencodeAgent adds
+		// the provider).
+		model, gotModel = withoutProvider(model), withoutProvider(gotModel)
 	}
 	eq("model", gotModel, model)
 	eq("harnessSettings.reasoning", got.HarnessSettings.Reasoning, want.HarnessSettings.Reasoning)
@@ -183,4 +183,11 @@ func compact(raw []byte) []byte {
 	var b bytes.Buffer
 	json.Compact(&b, raw)
 	return b.Bytes()
+}
+
+func withoutProvider(model string) string {
+	if _, after, ok := strings.Cut(model, "/"); ok {
+		return after
+	}
+	return model
 }

@@ -24,7 +24,7 @@ import (
 // (its tier's model names another harness's). Claude Code ignores a plugin
 // agent's permissionMode and mcpServers: the servers go to the plugin's
 // .mcp.json, and the mode is left out with a note. Local and inline
-// skills are written to skills/ID/; fetched ones (npm, skills.sh, prpm)
+// skills are written to skills/NAME/ (NAME the one in its SKILL.md); fetched ones (npm, skills.sh, prpm)
 // are not bundled.
 
 // Plugin names a plugin: its name (kebab-case, no spaces), version and
@@ -125,9 +125,14 @@ func PluginFiles(pl Plugin, personas []*persona.Persona) (map[string]PluginFile,
 					notes = append(notes, fmt.Sprintf("%s: skill %s is not bundled: %v", p.ID, sk.ID, err))
 					continue
 				}
-				skillFrom[sk.ID] = p.ID // the same files twice are fine; put refuses others
+				// The directory is named by SKILL.md's name, which is
+				// validated, as install names it.
+				if err := persona.ValidateSkillName(c.Name); err != nil {
+					return nil, nil, fmt.Errorf("%s: skill %s: name %w", p.ID, sk.ID, err)
+				}
+				skillFrom[c.Name] = p.ID // the same files twice are fine; put refuses others
 				for _, sf := range c.Files {
-					if err := put(path.Join("skills", sk.ID, sf.Path), PluginFile{Data: sf.Data, Exec: sf.Exec}); err != nil {
+					if err := put(path.Join("skills", c.Name, sf.Path), PluginFile{Data: sf.Data, Exec: sf.Exec}); err != nil {
 						return nil, nil, fmt.Errorf("skill %s of %s: %w", sk.ID, p.ID, err)
 					}
 				}

@@ -344,6 +344,9 @@ func (p *Pack) Write(w io.Writer) error {
 		names = append(names, n)
 	}
 	for n := range p.Generated {
+		if c := path.Clean(n); c != n || path.IsAbs(n) || c == ".." || strings.HasPrefix(c, "../") {
+			return fmt.Errorf("generated file %q would leave the pack", n)
+		}
 		if _, ok := p.Files[n]; ok {
 			return fmt.Errorf("%s is in the pack directory and would be generated too", n)
 		}
