@@ -21,9 +21,6 @@ import (
 // server names or one-key maps of a name to a server. Unknown keys are
 // ignored by Claude Code, with a warning.
 
-// claudeKeys are the keys Export writes from persona fields, in order.
-var claudeKeys = []string{"name", "description", "model", "effort", "permissionMode", "disallowedTools", "mcpServers", "skills"}
-
 // bareTool is a tool name without a rule.
 var bareTool = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
@@ -47,10 +44,9 @@ func ParseClaude(file string, data []byte) (*Agent, error) {
 			return nil, fail(f, "want a non-empty string")
 		}
 		if key == "name" {
-			if !kebab.MatchString(s) {
-				return nil, fail(f, fmt.Sprintf("%q is not a persona id (lower-case letters and digits in words joined by -)", s))
+			if a.Name = kebabID(s); a.Name == "" {
+				return nil, fail(f, fmt.Sprintf("%q gives no persona id (lower-case letters and digits in words joined by -)", s))
 			}
-			a.Name = s
 		} else {
 			a.Description = s
 		}
@@ -62,7 +58,9 @@ func ParseClaude(file string, data []byte) (*Agent, error) {
 		s, isStr := scalarString(f.value)
 		mapped := false
 		switch f.key {
-		case "name", "description":
+		case "name":
+			mapped = s == a.Name // else kept as written
+		case "description":
 			continue
 		case "model":
 			if !isStr || strings.TrimSpace(s) == "" {
@@ -189,7 +187,11 @@ func claudeServers(n *yaml.Node) (map[string]persona.MCPServer, bool) {
 // persona's, named in the file (their files are not written).
 func FormatClaude(a *Agent, skills []persona.Skill) ([]byte, []Dropped, error) {
 	var dropped []Dropped
-	entries := []entry{{"name", str(a.Name)}, {"description", str(a.Description)}}
+	name, _ := nameValue(a.Rest)
+	if name == "" {
+		name = a.Name
+	}
+	entries := []entry{{"name", str(name)}, {"description", str(a.Description)}}
 	if a.Model != "" {
 		entries = append(entries, entry{"model", str(strings.TrimPrefix(a.Model, "anthropic/"))})
 	}
@@ -239,15 +241,13 @@ func FormatClaude(a *Agent, skills []persona.Skill) ([]byte, []Dropped, error) {
 			dropped = append(dropped, Dropped{"skills", s.ID, "named in the file; Claude Code finds it in .claude/skills or a plugin's skills/ (workforce pack writes a plugin with it)"})
 		}
 	}
-	rest, err := restEntries(persona.HarnessClaude, a.Rest, func(k string) bool {
-		if !slices.Contains(claudeKeys, k) {
-			return false
-		}
-		return slices.ContainsFunc(entries, func(e entry) bool { return e.key == k }) || k == "name" || k == "description"
+	rest, more, err := restEntries(persona.HarnessClaude, a.Rest, func(k string) bool {
+		return slices.ContainsFunc(entries, func(e entry) bool { return e.key == k })
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	dropped = append(dropped, more...)
 	out, err := formatMarkdown(append(entries, rest...), joinSidecar(a.Prompt, a.Sidecar))
 	return out, dropped, err
 }

@@ -62,9 +62,12 @@ func ParseCodex(file string, data []byte) (*Agent, error) {
 	if a.Name, err = str("name", true); err != nil {
 		return nil, err
 	}
-	a.Name = strings.TrimSpace(a.Name)
-	if !kebab.MatchString(a.Name) {
-		return nil, fail("name", fmt.Sprintf("%q is not a persona id (lower-case letters and digits in words joined by -)", a.Name))
+	raw := a.Name
+	if a.Name = kebabID(raw); a.Name == "" {
+		return nil, fail("name", fmt.Sprintf("%q gives no persona id (lower-case letters and digits in words joined by -)", raw))
+	}
+	if raw != a.Name {
+		m["name"] = raw // kept as written
 	}
 	if a.Description, err = str("description", true); err != nil {
 		return nil, err
@@ -207,7 +210,11 @@ func FormatCodex(a *Agent) ([]byte, error) {
 		plain = append(plain, kv{key: key, value: value})
 		written[key] = true
 	}
-	add("name", a.Name)
+	name, _ := nameValue(a.Rest)
+	if name == "" {
+		name = a.Name
+	}
+	add("name", name)
 	add("description", a.Description)
 	if m := a.Model; m != "" && m != ModelInherit {
 		// Codex names OpenAI's models without their provider; any other
@@ -228,6 +235,9 @@ func FormatCodex(a *Agent) ([]byte, error) {
 		return nil, fmt.Errorf("native.codex: %w", err)
 	}
 	for i, k := range ks {
+		if k == "name" {
+			continue // written above
+		}
 		if written[k] || k == "mcp_servers" && len(a.MCPServers) > 0 || k == "sandbox_workspace_write" && hs.WorkspaceWriteNetworkAccess != nil {
 			return nil, fmt.Errorf("native.codex: %s is a persona field's key; set the field instead", k)
 		}

@@ -164,25 +164,28 @@ func formatMarkdown(entries []entry, body string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// restEntries returns the entries of a native block, after checking that
-// none is a key the persona's fields write (taken).
-func restEntries(harness string, rest json.RawMessage, taken func(string) bool) ([]entry, error) {
+// restEntries returns the entries of a native block but those the
+// persona's fields wrote (written): the field wins, and the block's value
+// is named in the Dropped list.
+func restEntries(harness string, rest json.RawMessage, written func(string) bool) ([]entry, []Dropped, error) {
 	ks, vs, err := keys(rest)
 	if err != nil {
-		return nil, fmt.Errorf("native.%s: %w", harness, err)
+		return nil, nil, fmt.Errorf("native.%s: %w", harness, err)
 	}
 	var out []entry
+	var dropped []Dropped
 	for i, k := range ks {
-		if taken(k) {
-			return nil, fmt.Errorf("native.%s: %s is written from a persona field; set the field instead", harness, k)
+		if written(k) {
+			dropped = append(dropped, Dropped{Field: "native." + harness + "." + k, Why: "the persona's own field is written in its place"})
+			continue
 		}
 		n, err := jsonNode(vs[i])
 		if err != nil {
-			return nil, fmt.Errorf("native.%s.%s: %w", harness, k, err)
+			return nil, nil, fmt.Errorf("native.%s.%s: %w", harness, k, err)
 		}
 		out = append(out, entry{k, n})
 	}
-	return out, nil
+	return out, dropped, nil
 }
 
 // markdownPrompt is the prompt and sidecar of a markdown agent's body,

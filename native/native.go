@@ -165,3 +165,29 @@ func (d Dropped) String() string {
 
 // kebab matches a persona id.
 var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// notKebab are the runs of characters a persona id does not have.
+var notKebab = regexp.MustCompile(`[^a-z0-9]+`)
+
+// kebabID is the persona id of an agent named name: lower case, every run
+// of other characters a hyphen ("Code Reviewer" and opencode's
+// "review/deep" give code-reviewer and review-deep); empty when nothing is
+// left. The name itself is kept in the native block when it differs.
+func kebabID(name string) string {
+	return strings.Trim(notKebab.ReplaceAllString(strings.ToLower(name), "-"), "-")
+}
+
+// nameValue returns the native block's name, when it holds one.
+func nameValue(rest json.RawMessage) (string, bool) {
+	ks, vs, err := keys(rest)
+	if err != nil {
+		return "", false
+	}
+	for i, k := range ks {
+		var s string
+		if k == "name" && json.Unmarshal(vs[i], &s) == nil {
+			return s, true
+		}
+	}
+	return "", false
+}

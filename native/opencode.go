@@ -39,8 +39,11 @@ func ParseOpencode(file, name string, data []byte) (*Agent, error) {
 			return nil, &Error{File: file, Line: f.line, Msg: f.key + ": want a string"}
 		}
 		switch {
-		case f.key == "name" && isStr:
+		case f.key == "name" && isStr && s == kebabID(s):
 			a.Name = s
+		case f.key == "name" && isStr:
+			a.Name = s // and kept as written
+			rest.add("name", json.RawMessage(quote(s)))
 		case f.key == "description" && isStr:
 			a.Description = s
 		case f.key == "model" && isStr && s != "":
@@ -56,8 +59,14 @@ func ParseOpencode(file, name string, data []byte) (*Agent, error) {
 			rest.add(f.key, v)
 		}
 	}
-	if !kebab.MatchString(a.Name) {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("agent %q: the name is not a persona id (lower-case letters and digits in words joined by -)", a.Name)}
+	if id := kebabID(a.Name); id != a.Name {
+		if id == "" {
+			return nil, &Error{File: file, Msg: fmt.Sprintf("agent %q: the name gives no persona id (lower-case letters and digits in words joined by -)", a.Name)}
+		}
+		if fm.get("name") == nil {
+			rest.add("name", json.RawMessage(quote(a.Name))) // a name from the path, dir/name
+		}
+		a.Name = id
 	}
 	if a.Description == "" {
 		// opencode's primary agents need none; a persona does.
@@ -202,13 +211,20 @@ func FormatOpencode(a *Agent) ([]byte, []Dropped, error) {
 		}
 		entries = append(entries, entry{k, n})
 	}
-	rest, err := restEntries(persona.HarnessOpencode, a.Rest, func(k string) bool {
+	rest, more, err := restEntries(persona.HarnessOpencode, a.Rest, func(k string) bool {
 		_, set := agent[k]
-		return k == "description" || k == "name" || set
+		return k == "description" || set
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	dropped = append(dropped, more...)
 	out, err := formatMarkdown(append(entries, rest...), joinSidecar(a.Prompt, a.Sidecar))
 	return out, dropped, err
+}
+
+// quote is s as a JSON string.
+func quote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }
