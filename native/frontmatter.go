@@ -59,6 +59,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 // The front matter must open the file; the body is what follows the
 // closing line, without the one empty line that usually separates them.
 func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte order mark, as Claude Code strips it
 	rest, ok := cutLine(data, "---")
 	if !ok {
 		return nil, &Error{File: file, Line: 1, Msg: `no front matter: the file must start with a "---" line`}
@@ -69,7 +70,7 @@ func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
 	line := 2
 	for len(rest) > 0 {
 		l, after, _ := bytes.Cut(rest, []byte("\n"))
-		if string(bytes.TrimSuffix(l, []byte("\r"))) == "---" {
+		if string(bytes.TrimRight(l, " \t\r")) == "---" {
 			body, found = after, true
 			break
 		}
@@ -82,14 +83,17 @@ func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(head, &doc); err != nil {
-		msg := err.Error()
-		n := 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ = strconv.Atoi(m[1])
-			msg = msg[len(m[0]):]
-			n++ // the YAML starts on the file's second line
+		// Claude Code and opencode read a value holding ": " (description:
+		// Use when: ...) by quoting it and trying again; so does this.
+		if fixed, changed := quoteColons(head); !changed || yaml.Unmarshal(fixed, &doc) != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			n := 1 // yaml names no line for the first
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				n, _ = strconv.Atoi(m[1])
+				msg = err.Error()[len(m[0]):]
+			}
+			return nil, &Error{File: file, Line: n + 1, Msg: "front matter: " + msg} // the YAML starts on the file's second line
 		}
-		return nil, &Error{File: file, Line: n, Msg: "front matter: " + msg}
 	}
 	fm := &frontMatter{}
 	if len(doc.Content) > 0 {
@@ -115,13 +119,33 @@ func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
 	return fm, nil
 }
 
-// cutLine returns data after its first line when that line is want.
+// cutLine returns data after its first line when that line is want
+// (trailing blanks aside).
 func cutLine(data []byte, want string) ([]byte, bool) {
 	l, after, found := bytes.Cut(data, []byte("\n"))
-	if !found || string(bytes.TrimSuffix(l, []byte("\r"))) != want {
+	if !found || string(bytes.TrimRight(l, " \t\r")) != want {
 		return data, false
 	}
 	return after, true
+}
+
+// plainColon is a top-level "key: value" line whose plain value holds
+// ": " or " #", which YAML reads as a mapping or a comment.
+var plainColon = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#\s][^\r]*?(?:: | #)[^\r]*?)\s*$`)
+
+// quoteColons single-quotes the values of plainColon lines, as the
+// harnesses' readers do before a second try; changed is false when there
+// is none.
+func quoteColons(head []byte) ([]byte, bool) {
+	lines := bytes.Split(head, []byte("\n"))
+	changed := false
+	for i, l := range lines {
+		if m := plainColon.FindSubmatch(l); m != nil {
+			lines[i] = []byte(string(m[1]) + ": '" + strings.ReplaceAll(string(m[2]), "'", "''") + "'")
+			changed = true
+		}
+	}
+	return bytes.Join(lines, []byte("\n")), changed
 }
 
 // entry is a front matter key and its value, for writing.
@@ -197,4 +221,10 @@ func markdownPrompt(body string) (string, *Sidecar) {
 		sc.Text = strings.TrimSpace(sc.Text) + "\n"
 	}
 	return prompt, sc
+}
+
+// hasFrontMatter reports whether data opens with a front matter line.
+func hasFrontMatter(data []byte) bool {
+	_, ok := cutLine(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), "---")
+	return ok
 }

@@ -23,7 +23,7 @@ import (
 // gives (OpencodeName).
 func ParseOpencode(file, name string, data []byte) (*Agent, error) {
 	fm := &frontMatter{body: string(data)}
-	if bytes.HasPrefix(data, []byte("---\n")) || bytes.HasPrefix(data, []byte("---\r\n")) {
+	if hasFrontMatter(data) {
 		var err error
 		if fm, err = parseFrontMatter(file, data); err != nil {
 			return nil, err
