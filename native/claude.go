@@ -68,7 +68,10 @@ func ParseClaude(file string, data []byte) (*Agent, error) {
 			}
 			a.Model, mapped = strings.TrimSpace(s), true
 			if strings.EqualFold(a.Model, ModelInherit) {
-				a.Model = ModelInherit
+				// Written out, inherit is the parent's model; left out,
+				// a configured default subagent model may win: the
+				// native block says which.
+				a.Model, mapped = ModelInherit, false
 			}
 		case "effort":
 			if isStr && (s == "low" || s == "medium" || s == "high") {
@@ -192,8 +195,11 @@ func FormatClaude(a *Agent, skills []persona.Skill) ([]byte, []Dropped, error) {
 		name = a.Name
 	}
 	entries := []entry{{"name", str(name)}, {"description", str(a.Description)}}
-	if a.Model != "" {
+	switch m, _ := restValue(a.Rest, "model"); {
+	case a.Model != "" && a.Model != ModelInherit:
 		entries = append(entries, entry{"model", str(strings.TrimPrefix(a.Model, "anthropic/"))})
+	case m != "":
+		entries = append(entries, entry{"model", str(m)}) // inherit, written out
 	}
 	if v := a.Settings.Reasoning; v != "" {
 		entries = append(entries, entry{"effort", str(v)})
@@ -241,7 +247,8 @@ func FormatClaude(a *Agent, skills []persona.Skill) ([]byte, []Dropped, error) {
 			dropped = append(dropped, Dropped{"skills", s.ID, "named in the file; Claude Code finds it in .claude/skills or a plugin's skills/ (workforce pack writes a plugin with it)"})
 		}
 	}
-	rest, more, err := restEntries(persona.HarnessClaude, a.Rest, func(k string) bool {
+	// The name and model the native block holds were written above.
+	rest, more, err := restEntries(persona.HarnessClaude, withoutKeys(a.Rest, "name", "model"), func(k string) bool {
 		return slices.ContainsFunc(entries, func(e entry) bool { return e.key == k })
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -228,4 +229,19 @@ func keys(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 		ks, vs = append(ks, kt.(string)), append(vs, v)
 	}
 	return ks, vs, nil
+}
+
+// withoutKeys returns the JSON object raw without keys.
+func withoutKeys(raw json.RawMessage, drop ...string) json.RawMessage {
+	ks, vs, err := keys(raw)
+	if err != nil {
+		return raw
+	}
+	var o object
+	for i, k := range ks {
+		if !slices.Contains(drop, k) {
+			o.add(k, vs[i])
+		}
+	}
+	return o.raw()
 }

@@ -178,14 +178,17 @@ func kebabID(name string) string {
 }
 
 // nameValue returns the native block's name, when it holds one.
-func nameValue(rest json.RawMessage) (string, bool) {
+func nameValue(rest json.RawMessage) (string, bool) { return restValue(rest, "name") }
+
+// restValue returns the string the native block holds for key.
+func restValue(rest json.RawMessage, key string) (string, bool) {
 	ks, vs, err := keys(rest)
 	if err != nil {
 		return "", false
 	}
 	for i, k := range ks {
 		var s string
-		if k == "name" && json.Unmarshal(vs[i], &s) == nil {
+		if k == key && json.Unmarshal(vs[i], &s) == nil {
 			return s, true
 		}
 	}
