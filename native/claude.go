@@ -25,7 +25,12 @@ import (
 var bareTool = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 // ParseClaude reads a Claude Code subagent file.
-func ParseClaude(file string, data []byte) (*Agent, error) {
+func ParseClaude(file string, data []byte) (*Agent, error) { return parseClaude(file, data, "") }
+
+// parseClaude reads a Claude Code subagent file; a plugin's agent (named,
+// when its file names none, pluginName: its path below agents/) may leave
+// out its name and description.
+func parseClaude(file string, data []byte, pluginName string) (*Agent, error) {
 	fm, err := parseFrontMatter(file, data)
 	if err != nil {
 		return nil, err
@@ -36,6 +41,16 @@ func ParseClaude(file string, data []byte) (*Agent, error) {
 	}
 	for _, key := range []string{"name", "description"} {
 		f := fm.get(key)
+		if f == nil && pluginName != "" {
+			if key == "name" {
+				if a.Name = kebabID(pluginName); a.Name == "" {
+					return nil, &Error{File: file, Msg: fmt.Sprintf("%q gives no persona id", pluginName)}
+				}
+			} else {
+				a.Description = "Agent " + pluginName + " of a plugin"
+			}
+			continue
+		}
 		if f == nil {
 			return nil, &Error{File: file, Line: 1, Msg: key + ": missing; Claude Code needs it in the front matter"}
 		}

@@ -12,12 +12,21 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
+// scanDir is a directory Find reads agent files of a harness from; name,
+// when set, names an agent by its path (opencode).
+type scanDir struct {
+	dir, harness string
+	recursive    bool
+	name         func(string) string
+}
+
 // Source is an agent file found by Find.
 type Source struct {
 	Path    string
 	Harness string
-	// Name is the agent's name as its path gives it (opencode's); empty
-	// for the others, whose name is in the file.
+	// Name is the agent's name as its path gives it: opencode's, and a
+	// Claude Code plugin's agent's when its file names none; empty for the
+	// others, whose name is in the file.
 	Name string
 }
 
@@ -29,7 +38,7 @@ func (s Source) Read() (*Agent, error) {
 	}
 	switch s.Harness {
 	case persona.HarnessClaude:
-		return ParseClaude(s.Path, data)
+		return parseClaude(s.Path, data, s.Name)
 	case persona.HarnessOpencode:
 		return ParseOpencode(s.Path, s.Name, data)
 	case persona.HarnessCodex:
@@ -94,22 +103,36 @@ func Find(path, harness string) ([]Source, error) {
 			return nil
 		})
 	}
-	steps := []struct {
-		dir, harness string
-		recursive    bool
-		name         func(string) string
-	}{
+	steps := []scanDir{
 		{filepath.Join(path, ".claude", "agents"), persona.HarnessClaude, true, nil},
 		{filepath.Join(path, ".opencode", "agent"), persona.HarnessOpencode, true, OpencodeName},
 		{filepath.Join(path, ".opencode", "agents"), persona.HarnessOpencode, true, OpencodeName},
 		{filepath.Join(path, ".codex", "agents"), persona.HarnessCodex, true, nil},
 	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	base, parent := filepath.Base(abs), filepath.Base(filepath.Dir(abs))
+	switch {
+	case base == "agents" && parent == ".claude":
+		steps = append(steps, scanDir{path, persona.HarnessClaude, true, nil})
+	case base == "agents" && parent == ".codex":
+		steps = append(steps, scanDir{path, persona.HarnessCodex, true, nil})
+	case (base == "agent" || base == "agents") && (parent == ".opencode" || parent == "opencode"):
+		steps = append(steps, scanDir{path, persona.HarnessOpencode, true, OpencodeName})
+	case base == "opencode":
+		// opencode's own configuration directory (~/.config/opencode).
+		for _, d := range []string{"agent", "agents"} {
+			steps = append(steps, scanDir{filepath.Join(path, d), persona.HarnessOpencode, true, OpencodeName})
+		}
+	}
 	if _, err := os.Stat(filepath.Join(path, ".claude-plugin", "plugin.json")); err == nil {
-		steps = append(steps, struct {
-			dir, harness string
-			recursive    bool
-			name         func(string) string
-		}{filepath.Join(path, "agents"), persona.HarnessClaude, true, nil})
+		// A plugin's agent may leave out its name (Claude Code then names
+		// it by its path below agents/) and its description.
+		steps = append(steps, scanDir{filepath.Join(path, "agents"), persona.HarnessClaude, true, func(rel string) string {
+			return strings.TrimSuffix(strings.TrimPrefix(rel, "agents/"), ".md")
+		}})
 	}
 	for _, st := range steps {
 		if err := scan(st.dir, st.harness, st.recursive, st.name); err != nil {

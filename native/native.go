@@ -194,3 +194,17 @@ func restValue(rest json.RawMessage, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// restValueRaw returns the JSON value the native block holds for key.
+func restValueRaw(rest json.RawMessage, key string) (json.RawMessage, bool) {
+	ks, vs, err := keys(rest)
+	if err != nil {
+		return nil, false
+	}
+	for i, k := range ks {
+		if k == key {
+			return vs[i], true
+		}
+	}
+	return nil, false
+}

@@ -107,6 +107,21 @@ func PluginFiles(pl Plugin, personas []*persona.Persona) (map[string]PluginFile,
 				notes = append(notes, fmt.Sprintf("%s: permissions.mode %s is left out: Claude Code ignores a plugin agent's permissionMode", j.name, m))
 				rc.Permissions.Mode = ""
 			}
+			if n := rc.Native; n != nil && len(n.Claude) > 0 {
+				// Keys Claude Code ignores in a plugin's agent, with a
+				// warning each: left out, and said so.
+				ignored := []string{"permissionMode", "hooks", "mcpServers", "initialPrompt", "observer", "observerMessage", "observeSubagents"}
+				if kept := withoutKeys(n.Claude, ignored...); len(kept) != len(n.Claude) {
+					for _, k := range ignored {
+						if _, ok := restValueRaw(n.Claude, k); ok {
+							notes = append(notes, fmt.Sprintf("%s: native.claude.%s is left out: Claude Code ignores it in a plugin's agent", j.name, k))
+						}
+					}
+					c := *n
+					c.Claude = kept
+					rc.Native = &c
+				}
+			}
 			skills := rc.Skills
 			rc.Skills = nil
 			f, err := Export(p.Spec.Description, &rc, persona.HarnessClaude, j.name)
