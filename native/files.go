@@ -236,8 +236,21 @@ func Import(path, harness string) ([]Imported, error) {
 		}
 		from[a.Name] = src.Path
 		spec := a.Spec()
+		if src.Harness == persona.HarnessClaude {
+			if named, ok := claudeSkills(src.Path, a.Rest); ok {
+				// The skills the agent names, found where Claude Code
+				// finds them: persona skills, read from there.
+				a.Rest = withoutKeys(a.Rest, "skills")
+				spec = a.Spec()
+				spec.Skills = named
+			}
+		}
 		if src.Harness == persona.HarnessClaude && (len(skills) > 0 || len(servers) > 0) {
-			spec.Skills = slices.Clone(skills)
+			for _, sk := range skills {
+				if !slices.ContainsFunc(spec.Skills, func(o persona.Skill) bool { return o.ID == sk.ID }) {
+					spec.Skills = append(spec.Skills, sk)
+				}
+			}
 			for name, s := range servers {
 				if _, own := spec.MCPServers[name]; own {
 					continue
@@ -319,4 +332,50 @@ func fixTypes(m map[string]persona.MCPServer) map[string]persona.MCPServer {
 		m[name] = s
 	}
 	return m
+}
+
+// claudeSkills returns, as local persona skills, the skills a Claude Code
+// agent file names (its skills key, in the native block), when each is a
+// skill directory beside the agents directory holding the file
+// (.claude/skills/NAME beside .claude/agents, a plugin's skills/NAME
+// beside its agents/); ok is false otherwise, and the names stay as
+// written.
+func claudeSkills(file string, rest json.RawMessage) ([]persona.Skill, bool) {
+	raw, ok := restValueRaw(rest, "skills")
+	if !ok {
+		return nil, false
+	}
+	n, err := jsonNode(raw)
+	if err != nil {
+		return nil, false
+	}
+	names, ok := toolList(n)
+	if !ok || len(names) == 0 {
+		return nil, false
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, false
+	}
+	dir := filepath.Dir(abs)
+	for filepath.Base(dir) != "agents" {
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil, false
+		}
+		dir = up
+	}
+	root := filepath.Dir(dir) // .claude, or the plugin's root
+	var out []persona.Skill
+	for _, name := range names {
+		if persona.ValidateSkillName(name) != nil {
+			return nil, false
+		}
+		sk := persona.Skill{ID: name, Source: "./skills/" + name, Path: filepath.Join(root, "skills", name), Within: root}
+		if _, err := persona.ReadSkill(sk); err != nil {
+			return nil, false
+		}
+		out = append(out, sk)
+	}
+	return out, true
 }

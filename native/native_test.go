@@ -160,6 +160,19 @@ func compareRoundTrip(t *testing.T, h string, want, got *persona.Resolved) {
 		}
 		eq("permissions.deny", got.Permissions.Deny, deny)
 		eq("mcpServers", got.MCPServers, want.MCPServers)
+		// The skills by name: in the persona's skills when their
+		// directories are beside the agents directory, else as written.
+		var wantNames, gotNames []string
+		for _, sk := range want.Skills {
+			wantNames = append(wantNames, sk.ID)
+		}
+		for _, sk := range got.Skills {
+			gotNames = append(gotNames, sk.ID)
+		}
+		if raw, ok := restValueRaw(got.Native.For(h), "skills"); ok {
+			json.Unmarshal(raw, &gotNames)
+		}
+		eq("skills", gotNames, wantNames)
 	case persona.HarnessOpencode:
 		w := *want
 		w.ID, w.Harness, got.ID = "x", persona.HarnessOpencode, "x"
