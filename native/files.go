@@ -3,6 +3,7 @@ package native
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +29,9 @@ type Source struct {
 	// Claude Code plugin's agent's when its file names none; empty for the
 	// others, whose name is in the file.
 	Name string
+	// Config says the agent is an entry named Name of the agent map of an
+	// opencode configuration file.
+	Config bool
 }
 
 // Read parses the agent file.
@@ -40,6 +44,10 @@ func (s Source) Read() (*Agent, error) {
 	case persona.HarnessClaude:
 		return parseClaude(s.Path, data, s.Name)
 	case persona.HarnessOpencode:
+		if s.Config {
+			a, _, err := ParseOpencodeConfig(s.Path, s.Name, data)
+			return a, err
+		}
 		return ParseOpencode(s.Path, s.Name, data)
 	case persona.HarnessCodex:
 		return ParseCodex(s.Path, data)
@@ -139,6 +147,28 @@ func Find(path, harness string) ([]Source, error) {
 			return nil, err
 		}
 	}
+	// The agent maps of opencode's configuration files.
+	var configs []string
+	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+		configs = append(configs, filepath.Join(path, name), filepath.Join(path, ".opencode", name))
+	}
+	for _, cfg := range configs {
+		data, err := os.ReadFile(cfg)
+		if err != nil {
+			continue
+		}
+		agents, err := OpencodeConfigAgents(cfg, data)
+		if err != nil {
+			return nil, err
+		}
+		if len(agents) > 0 && harness != "" && harness != persona.HarnessOpencode {
+			return nil, fmt.Errorf("%s holds opencode agents, not %s ones", cfg, harness)
+		}
+		for _, name := range slices.Sorted(maps.Keys(agents)) {
+			out = append(out, Source{Path: cfg, Harness: persona.HarnessOpencode, Name: name, Config: true})
+			found = true
+		}
+	}
 	if !found {
 		// A directory of agent files.
 		entries, err := os.ReadDir(path)
@@ -158,7 +188,7 @@ func Find(path, harness string) ([]Source, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no agent files (.claude/agents, .opencode/agent, .opencode/agents, .codex/agents, a Claude Code plugin's agents/, or .md and .toml files)", path)
 	}
-	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(out, func(a, b Source) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 

@@ -109,3 +109,29 @@ func FuzzCodex(f *testing.F) {
 		sameAgent(t, a, b)
 	})
 }
+
+// FuzzOpencodeConfig: the reader of opencode's configuration files never
+// panics, and an agent it accepts, written as an agent file, reads back
+// the same.
+func FuzzOpencodeConfig(f *testing.F) {
+	f.Add([]byte(`{"agent": {"a": {"description": "d", "prompt": "p", "permission": {"edit": "deny"}}}}`))
+	f.Add([]byte("{\n// c\n\"agent\": {\"a\": {\"mode\": \"primary\",},},}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, ok, err := ParseOpencodeConfig("opencode.json", "a", data)
+		if err != nil || !ok {
+			return
+		}
+		out, _, err := FormatOpencode(a)
+		if err != nil {
+			t.Fatalf("cannot write what was read: %v", err)
+		}
+		b, err := ParseOpencode("a.md", "a", out)
+		if err != nil {
+			t.Fatalf("cannot read what was written: %v\n%s", err, out)
+		}
+		if _, after, ok := strings.Cut(b.Model, "/"); ok && !strings.Contains(a.Model, "/") {
+			b.Model = after
+		}
+		sameAgent(t, a, b)
+	})
+}

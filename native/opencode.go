@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/tailscale/hujson"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -29,6 +32,82 @@ func ParseOpencode(file, name string, data []byte) (*Agent, error) {
 			return nil, err
 		}
 	}
+	return opencodeAgent(file, name, fm)
+}
+
+// ParseOpencodeConfig reads the agent name of the agent map of an opencode
+// configuration file (opencode.json or opencode.jsonc): the same keys as
+// an agent file's front matter, the prompt a string of its own. ok is
+// false when the file has no such agent.
+func ParseOpencodeConfig(file, name string, data []byte) (a *Agent, ok bool, err error) {
+	entries, err := OpencodeConfigAgents(file, data)
+	if err != nil {
+		return nil, false, err
+	}
+	raw, ok := entries[name]
+	if !ok {
+		return nil, false, nil
+	}
+	n, err := jsonNode(raw)
+	if err != nil || n.Kind != yaml.MappingNode {
+		return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s: want an object", name)}
+	}
+	fm := &frontMatter{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		if fm.get(k) != nil {
+			return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s: %s is set twice", name, k)}
+		}
+		if s, isStr := scalarString(v); k == "prompt" && isStr {
+			fm.body = s
+			if ref, ok := strings.CutPrefix(s, "{file:"); ok && strings.HasSuffix(ref, "}") {
+				// opencode reads the prompt from the file, relative to
+				// the configuration's directory.
+				ref = strings.TrimSuffix(ref, "}")
+				if strings.HasPrefix(ref, "~/") {
+					home, _ := os.UserHomeDir()
+					ref = filepath.Join(home, ref[2:])
+				} else if !filepath.IsAbs(ref) {
+					ref = filepath.Join(filepath.Dir(file), ref)
+				}
+				text, err := os.ReadFile(ref)
+				if err != nil {
+					return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s.prompt: %v", name, err)}
+				}
+				fm.body = string(text)
+			}
+			continue
+		}
+		fm.fields = append(fm.fields, field{key: k, value: v})
+	}
+	a, err = opencodeAgent(file, name, fm)
+	return a, err == nil, err
+}
+
+// OpencodeConfigAgents returns the entries of the agent map of an opencode
+// configuration file, by name.
+func OpencodeConfigAgents(file string, data []byte) (map[string]json.RawMessage, error) {
+	std, err := hujson.Standardize(data)
+	if err != nil {
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	var cfg map[string]json.RawMessage // opencode's keys match exactly
+	if err := json.Unmarshal(std, &cfg); err != nil {
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	raw, ok := cfg["agent"]
+	if !ok {
+		return nil, nil
+	}
+	var agents map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &agents); err != nil {
+		return nil, &Error{File: file, Msg: "agent: " + err.Error()}
+	}
+	return agents, nil
+}
+
+// opencodeAgent maps an opencode agent's keys and prompt to an Agent.
+func opencodeAgent(file, name string, fm *frontMatter) (*Agent, error) {
 	a := &Agent{Harness: persona.HarnessOpencode, Name: name, Model: ModelInherit}
 	a.Prompt, a.Sidecar = markdownPrompt(fm.body)
 	var rest object
