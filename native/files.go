@@ -3,8 +3,8 @@ package native
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
