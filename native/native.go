@@ -10,8 +10,9 @@
 // MCP servers, each into its persona field when the field can hold it
 // exactly. Every other key of the file, and a value a persona field cannot
 // hold exactly, is kept unchanged in the persona's "native" block for that
-// harness, in the file's order, so that writing the persona back gives the
-// file again.
+// harness, in the file's order (codex's in key order, as its TOML reader
+// gives them), so that writing the persona back gives the file again. A
+// name that is no persona id gives one in kebab-case and is kept there too.
 //
 // A persona becomes an agent file per tier (Export): the tier's values in
 // the harness's keys, the native block restored, and the sidecar text of
