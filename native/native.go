@@ -164,9 +164,6 @@ func (d Dropped) String() string {
 	return fmt.Sprintf("%s %s: %s", d.Field, d.Value, d.Why)
 }
 
-// kebab matches a persona id.
-var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 // notKebab are the runs of characters a persona id does not have.
 var notKebab = regexp.MustCompile(`[^a-z0-9]+`)
 
