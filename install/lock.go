@@ -89,9 +89,11 @@ func ReadLock(dir string) (*Lock, error) {
 // record replaces the entry of e.Source with e, and takes e's personas out
 // of every other entry (an install replaced them).
 func (l *Lock) record(e LockEntry) {
-	if old := l.Entry(e.Source); old != nil && old.Resolved == e.Resolved {
-		// The same source as it was: what an install of some of its
-		// personas (--persona) wrote is added to what it held.
+	if old := l.Entry(e.Source); old != nil {
+		// What an install of some of a source's personas (--persona)
+		// wrote is added to what the source's entry held: the others
+		// stay tracked with the files they have, which --frozen and
+		// outdated then find differ when the source moved meanwhile.
 		installed := slices.Clone(e.Personas)
 		for _, id := range old.Personas {
 			if !slices.Contains(installed, id) {

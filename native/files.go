@@ -55,14 +55,26 @@ func (s Source) Read() (*Agent, error) {
 	return nil, fmt.Errorf("%s: unknown harness %q", s.Path, s.Harness)
 }
 
+// opencodeBuiltin are opencode's own agents, which an agent map entry
+// configures rather than defines.
+var opencodeBuiltin = map[string]bool{"build": true, "plan": true, "general": true, "explore": true, "title": true, "summary": true, "compaction": true}
+
+// disabled reports whether an agent map entry turns its agent off.
+func disabled(raw json.RawMessage) bool {
+	var e struct {
+		Disable bool `json:"disable"`
+	}
+	return json.Unmarshal(raw, &e) == nil && e.Disable
+}
+
 // Find lists the agent files at path: the file itself, or below a
 // directory the agents directories each harness reads (.claude/agents,
 // .opencode/agent and agents, .codex/agents), a Claude Code plugin's
 // agents/ (beside .claude-plugin/plugin.json), or, in a directory that is
 // none of these, its own agent files. The harness of a file comes from
 // where it is (or its .toml extension: codex); harness, when set, is the
-// harness of files whose place does not tell, and must agree with those
-// that do.
+// harness of files whose place does not tell, and limits the places read
+// to that harness's.
 func Find(path, harness string) ([]Source, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -82,7 +94,7 @@ func Find(path, harness string) ([]Source, error) {
 			return nil
 		}
 		if harness != "" && harness != h {
-			return fmt.Errorf("%s holds %s agents, not %s ones", dir, h, harness)
+			return nil // another harness's agents: not asked for
 		}
 		found = true
 		ext := ".md"
@@ -161,10 +173,13 @@ func Find(path, harness string) ([]Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(agents) > 0 && harness != "" && harness != persona.HarnessOpencode {
-			return nil, fmt.Errorf("%s holds opencode agents, not %s ones", cfg, harness)
+		if harness != "" && harness != persona.HarnessOpencode {
+			continue
 		}
 		for _, name := range slices.Sorted(maps.Keys(agents)) {
+			if opencodeBuiltin[name] || disabled(agents[name]) {
+				continue // settings of opencode's own agents, or an agent turned off
+			}
 			out = append(out, Source{Path: cfg, Harness: persona.HarnessOpencode, Name: name, Config: true})
 			found = true
 		}

@@ -130,8 +130,9 @@ func cutLine(data []byte, want string) ([]byte, bool) {
 }
 
 // plainColon is a top-level "key: value" line whose plain value holds
-// ": " or " #", which YAML reads as a mapping or a comment.
-var plainColon = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#\s][^\r]*?(?:: | #)[^\r]*?)\s*$`)
+// ": ", which YAML reads as a mapping; a line with a comment (" #") is
+// left as it is, its meaning kept.
+var plainColon = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#\s][^\r#]*?: [^\r#]*?)\s*$`)
 
 // quoteColons single-quotes the values of plainColon lines, as the
 // harnesses' readers do before a second try; changed is false when there

@@ -63,14 +63,17 @@ func ParseOpencodeConfig(file, name string, data []byte) (a *Agent, ok bool, err
 			if ref, ok := strings.CutPrefix(s, "{file:"); ok && strings.HasSuffix(ref, "}") {
 				// opencode reads the prompt from the file, relative to
 				// the configuration's directory.
+				// Only a file beside it, in its directory's tree, is read:
+				// a configuration from elsewhere (a repository) must not
+				// bring in the importer's own files.
 				ref = strings.TrimSuffix(ref, "}")
-				if strings.HasPrefix(ref, "~/") {
-					home, _ := os.UserHomeDir()
-					ref = filepath.Join(home, ref[2:])
-				} else if !filepath.IsAbs(ref) {
-					ref = filepath.Join(filepath.Dir(file), ref)
+				dir, _ := filepath.Abs(filepath.Dir(file))
+				dir, _ = filepath.EvalSymlinks(dir)
+				real, err := filepath.EvalSymlinks(filepath.Join(dir, ref))
+				if err != nil || filepath.IsAbs(ref) || strings.HasPrefix(ref, "~") || !persona.Within(dir, real) {
+					return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s.prompt: %s is not a file beside the configuration; copy its text in", name, s)}
 				}
-				text, err := os.ReadFile(ref)
+				text, err := os.ReadFile(real)
 				if err != nil {
 					return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s.prompt: %v", name, err)}
 				}
