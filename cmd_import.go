@@ -37,7 +37,7 @@ Example:
    workforce import ~/.codex/agents/reviewer.toml --user
    workforce import ./agents/reviewer.md --harness opencode --dry-run`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "harness", Usage: "the harness of .md files whose place does not tell: claude or opencode"},
+			&cli.StringFlag{Name: "harness", Usage: "the harness of .md files whose place does not tell (claude or opencode); also reads only that harness's places"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace personas of the same id"},
 			&cli.BoolFlag{Name: "user", Usage: "write into the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "write into this directory"},
