@@ -9,6 +9,8 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
@@ -56,6 +58,30 @@ Example:
 		},
 		Action: installAction,
 	})
+}
+
+func init() { install.ReadPlugin = readPlugin }
+
+// readPlugin reads a Claude Code plugin directory as a pack: each of its
+// agents a persona (native.Import), with the plugin's skills and MCP
+// servers.
+func readPlugin(dir string) (*pack.Pack, error) {
+	found, err := native.Import(dir, persona.HarnessClaude)
+	if err != nil {
+		return nil, err
+	}
+	p := &pack.Pack{Dir: dir, Files: map[string]string{}}
+	for _, in := range found {
+		data, err := native.MarshalPersona(in.Spec)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := persona.Parse(in.Source, data); err != nil {
+			return nil, fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, err)
+		}
+		p.Personas = append(p.Personas, pack.Persona{ID: in.Spec.ID, File: in.Source, Spec: in.Spec, Data: data})
+	}
+	return p, nil
 }
 
 func installAction(c *cli.Context) error {

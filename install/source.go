@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -83,34 +82,26 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 	return p, cleanup, nil
 }
 
+// ReadPlugin reads a Claude Code plugin directory (one with
+// .claude-plugin/plugin.json and no package.json) as a pack, its agents
+// made personas. The package that knows the agent formats sets it (package
+// main sets native's reader): install knows no harness. Unset, such a
+// directory is refused as a pack without package.json.
+var ReadPlugin func(dir string) (*pack.Pack, error)
+
 // collect reads the pack in dir, or, when dir has no package.json but is
-// a Claude Code plugin (.claude-plugin/plugin.json), the plugin: each of
-// its agents a persona (native.Import).
+// a Claude Code plugin, the plugin (ReadPlugin), after checking that no
+// link leads out of it.
 func collect(dir string) (*pack.Pack, error) {
 	_, errPJ := os.Stat(filepath.Join(dir, "package.json"))
 	_, errPlugin := os.Stat(filepath.Join(dir, ".claude-plugin", "plugin.json"))
-	if errPJ == nil || errPlugin != nil {
+	if errPJ == nil || errPlugin != nil || ReadPlugin == nil {
 		return pack.Collect(dir)
 	}
 	if err := linksStayIn(dir); err != nil {
 		return nil, err
 	}
-	found, err := native.Import(dir, persona.HarnessClaude)
-	if err != nil {
-		return nil, err
-	}
-	p := &pack.Pack{Dir: dir, Files: map[string]string{}}
-	for _, in := range found {
-		data, err := native.MarshalPersona(in.Spec)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := persona.Parse(in.Source, data); err != nil {
-			return nil, fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, err)
-		}
-		p.Personas = append(p.Personas, pack.Persona{ID: in.Spec.ID, File: in.Source, Spec: in.Spec, Data: data})
-	}
-	return p, nil
+	return ReadPlugin(dir)
 }
 
 // NpmPackage is a package npm pack fetched.
