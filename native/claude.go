@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/seed-3bc194a6/workforce/persona"
 	"go.yaml.in/yaml/v3"
@@ -22,7 +23,7 @@ import (
 // ignored by Claude Code, with a warning.
 
 // bareTool is a tool name without a rule.
-var bareTool = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+var bareTool = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`) })
 
 // ParseClaude reads a Claude Code subagent file.
 func ParseClaude(file string, data []byte) (*Agent, error) { return parseClaude(file, data, "") }
@@ -97,7 +98,7 @@ func parseClaude(file string, data []byte, pluginName string) (*Agent, error) {
 				a.Permissions.Mode, mapped = s, true
 			}
 		case "disallowedTools":
-			if tools, ok := toolList(f.value); ok && len(tools) > 0 && !slices.ContainsFunc(tools, func(t string) bool { return !bareTool.MatchString(t) }) {
+			if tools, ok := toolList(f.value); ok && len(tools) > 0 && !slices.ContainsFunc(tools, func(t string) bool { return !bareTool().MatchString(t) }) {
 				a.Permissions.Deny, mapped = tools, true
 			}
 		case "mcpServers":
@@ -228,7 +229,7 @@ func FormatClaude(a *Agent, skills []persona.Skill) ([]byte, []Dropped, error) {
 	}
 	var deny []string
 	for _, rule := range p.Deny {
-		if !bareTool.MatchString(rule) {
+		if !bareTool().MatchString(rule) {
 			dropped = append(dropped, Dropped{"permissions.deny", rule, "disallowedTools takes tools away whole; a rule would take all of " + strings.SplitN(rule, "(", 2)[0]})
 			continue
 		}

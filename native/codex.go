@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -23,7 +24,7 @@ import (
 // or its native block holds.
 
 // bareKey is a TOML bare key, as codex's config keys all are.
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // ParseCodex reads a codex custom agent file.
 func ParseCodex(file string, data []byte) (*Agent, error) {
@@ -105,7 +106,7 @@ func ParseCodex(file string, data []byte) (*Agent, error) {
 	}
 	var rest object
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !bareKey.MatchString(k) {
+		if !bareKey().MatchString(k) {
 			return nil, &Error{File: file, Msg: fmt.Sprintf("%q is not a codex config key (codex's keys are bare words of letters, digits, _ and -)", k)}
 		}
 		v, err := json.Marshal(m[k])

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -53,7 +54,7 @@ func (fm *frontMatter) get(key string) *field {
 	return nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // parseFrontMatter splits data into its front matter, parsed, and body.
 // The front matter must open the file; the body is what follows the
@@ -88,7 +89,7 @@ func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
 		if fixed, changed := quoteColons(head); !changed || yaml.Unmarshal(fixed, &doc) != nil {
 			msg := strings.TrimPrefix(err.Error(), "yaml: ")
 			n := 1 // yaml names no line for the first
-			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 				n, _ = strconv.Atoi(m[1])
 				msg = err.Error()[len(m[0]):]
 			}
@@ -132,7 +133,9 @@ func cutLine(data []byte, want string) ([]byte, bool) {
 // plainColon is a top-level "key: value" line whose plain value holds
 // ": ", which YAML reads as a mapping; a line with a comment (" #") is
 // left as it is, its meaning kept.
-var plainColon = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#\s][^\r#]*?: [^\r#]*?)\s*$`)
+var plainColon = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#\s][^\r#]*?: [^\r#]*?)\s*$`)
+})
 
 // quoteColons single-quotes the values of plainColon lines, as the
 // harnesses' readers do before a second try; changed is false when there
@@ -141,7 +144,7 @@ func quoteColons(head []byte) ([]byte, bool) {
 	lines := bytes.Split(head, []byte("\n"))
 	changed := false
 	for i, l := range lines {
-		if m := plainColon.FindSubmatch(l); m != nil {
+		if m := plainColon().FindSubmatch(l); m != nil {
 			lines[i] = []byte(string(m[1]) + ": '" + strings.ReplaceAll(string(m[2]), "'", "''") + "'")
 			changed = true
 		}

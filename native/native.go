@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -68,14 +69,20 @@ type Sidecar struct {
 // own default.
 const ModelInherit = persona.ModelInherit
 
+// This package's patterns are compiled on first use (sync.OnceValue):
+// every command links it, and compiling them at start-up cost each command
+// half a millisecond (GODEBUG=inittrace=1).
+
 // sidecarMarker is the line that starts the sidecar text in a prompt.
-var sidecarMarker = regexp.MustCompile(`(?m)^<!-- workforce:(claudeMd|agentsMd)(?: (overwrite|extend))? -->\n`)
+var sidecarMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^<!-- workforce:(claudeMd|agentsMd)(?: (overwrite|extend))? -->\n`)
+})
 
 // splitSidecar splits prompt at its last sidecar marker line; the
 // prompt before it loses its final newlines (joinSidecar puts one empty
 // line between them).
 func splitSidecar(prompt string) (string, *Sidecar) {
-	all := sidecarMarker.FindAllStringSubmatchIndex(prompt, -1)
+	all := sidecarMarker().FindAllStringSubmatchIndex(prompt, -1)
 	if len(all) == 0 {
 		return prompt, nil
 	}
@@ -165,14 +172,14 @@ func (d Dropped) String() string {
 }
 
 // notKebab are the runs of characters a persona id does not have.
-var notKebab = regexp.MustCompile(`[^a-z0-9]+`)
+var notKebab = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // kebabID is the persona id of an agent named name: lower case, every run
 // of other characters a hyphen ("Code Reviewer" and opencode's
 // "review/deep" give code-reviewer and review-deep); empty when nothing is
 // left. The name itself is kept in the native block when it differs.
 func kebabID(name string) string {
-	return strings.Trim(notKebab.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	return strings.Trim(notKebab().ReplaceAllString(strings.ToLower(name), "-"), "-")
 }
 
 // nameValue returns the native block's name, when it holds one.

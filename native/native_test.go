@@ -154,7 +154,7 @@ func compareRoundTrip(t *testing.T, h string, want, got *persona.Resolved) {
 		eq("permissions.mode", got.Permissions.Mode, want.Permissions.Mode)
 		var deny []string
 		for _, d := range want.Permissions.Deny {
-			if bareTool.MatchString(d) {
+			if bareTool().MatchString(d) {
 				deny = append(deny, d)
 			}
 		}

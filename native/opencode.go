@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -200,7 +201,7 @@ var opencodeTools = map[string][]string{
 	"todowrite": {"TodoWrite"}, "skill": {"Skill"},
 }
 
-var mcpAll = regexp.MustCompile(`^([A-Za-z0-9-]+)_\*$`)
+var mcpAll = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9-]+)_\*$`) })
 
 // opencodePermissions returns the persona rules whose mapping to opencode
 // (harness.OpencodeAgent) is exactly the permission src, in its order;
@@ -226,7 +227,7 @@ func opencodePermissions(src json.RawMessage) (persona.Permissions, bool) {
 		var action string
 		if json.Unmarshal(vs[i], &action) == nil {
 			tools, ok := opencodeTools[k]
-			if m := mcpAll.FindStringSubmatch(k); !ok && m != nil {
+			if m := mcpAll().FindStringSubmatch(k); !ok && m != nil {
 				tools, ok = []string{"mcp__" + m[1]}, true
 			}
 			if !ok {
