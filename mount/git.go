@@ -407,9 +407,15 @@ func isObjectName(s string) bool {
 
 // gitCmd runs git in dir with an environment that names no repository,
 // and returns its standard output.
-func gitCmd(dir string, args ...string) ([]byte, error) {
+func gitCmd(dir string, args ...string) ([]byte, error) { return gitRun(dir, nil, args...) }
+
+// gitRun runs git in dir with stdin, as gitCmd does.
+func gitRun(dir string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	env := []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {

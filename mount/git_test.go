@@ -493,3 +493,39 @@ func TestReadHead(t *testing.T) {
 		t.Errorf("readHead of a directory without HEAD = %q, %v", h, ok)
 	}
 }
+
+// TestGitDirOfTheCallerIsIgnored: with GIT_DIR set in workforce's
+// environment (a git hook runs with it), the git the sandbox runs still
+// works on the sandbox's own repository: the real index keeps no mark of
+// the files the sandbox hides.
+func TestGitDirOfTheCallerIsIgnored(t *testing.T) {
+	root := t.TempDir()
+	gitIn(t, root, "init", "-q", "-b", "main")
+	must(t, os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("the repository's\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644))
+	gitIn(t, root, "add", "-A")
+	gitIn(t, root, "commit", "-q", "-m", "c")
+	t.Setenv("GIT_DIR", filepath.Join(root, ".git"))
+	t.Setenv("GIT_WORK_TREE", root)
+	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Remove()
+	cmd := exec.Command("git", "ls-files", "-v")
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "S AGENTS.md") {
+		t.Errorf("the real index marks AGENTS.md skip-worktree:\n%s", out)
+	}
+	sb := exec.Command("git", "ls-files", "-v")
+	sb.Dir = s.Tree
+	sb.Env = cmd.Env
+	if out, err := sb.Output(); err != nil || !strings.Contains(string(out), "S AGENTS.md") {
+		t.Errorf("the sandbox's index does not mark AGENTS.md skip-worktree: %v\n%s", err, out)
+	}
+}

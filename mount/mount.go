@@ -618,19 +618,9 @@ func (s *Session) quietGit() error {
 }
 
 func (s *Session) git(stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = s.Tree
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	// Without the caller's GIT_* variables: a GIT_DIR would point git at
+	// the real repository (gitRun).
+	return gitRun(s.Tree, stdin, args...)
 }
 
 // Materialize writes an instruction file into the sandbox's working
