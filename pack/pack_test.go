@@ -4,10 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -197,20 +200,28 @@ func FuzzReadArchive(f *testing.F) {
 	f.Add(archive(f, &tar.Header{Typeflag: tar.TypeReg, Name: "package/a.json"}))
 	f.Add(archive(f, &tar.Header{Typeflag: tar.TypeReg, Name: "package/../x"}))
 	f.Add(archive(f, &tar.Header{Typeflag: tar.TypeSymlink, Name: "package/l", Linkname: "../../"}))
+	f.Add(archive(f, &tar.Header{Typeflag: tar.TypeReg, Name: "./plugin/agents/a.md"}))
+	f.Add(archive(f, &tar.Header{Typeflag: tar.TypeReg, Name: "/etc/x"}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		parent := t.TempDir()
-		dir := filepath.Join(parent, "out")
-		os.Mkdir(dir, 0o755)
-		ReadArchive(bytes.NewReader(data), dir)
-		entries, _ := os.ReadDir(parent)
-		if len(entries) != 1 {
-			t.Fatalf("ReadArchive wrote outside its directory: %v", entries)
-		}
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.Type()&os.ModeSymlink != 0 {
-				t.Fatalf("ReadArchive made a symlink: %s", p)
+		// Both readers: npm's layout, and any top directory (a plugin's).
+		for _, read := range []func(io.Reader, string) (string, error){ReadArchive, ReadAnyArchive} {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "out")
+			os.Mkdir(dir, 0o755)
+			root, err := read(bytes.NewReader(data), dir)
+			entries, _ := os.ReadDir(parent)
+			if len(entries) != 1 {
+				t.Fatalf("the reader wrote outside its directory: %v", entries)
 			}
-			return nil
-		})
+			if err == nil && !persona.Within(dir, root) {
+				t.Fatalf("the root %s is outside %s", root, dir)
+			}
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type()&os.ModeSymlink != 0 {
+					t.Fatalf("the reader made a symlink: %s", p)
+				}
+				return nil
+			})
+		}
 	})
 }
