@@ -28,8 +28,10 @@ with tiers, one file per tier named ID-TIER, or, for PERSONA@TIER, one named
 ID. The prompt carries the sidecar text of the harness's channel after a
 marker line (agent files have no sidecars; workforce import splits it off
 again), and the persona's "native" block for the harness is written back.
-What the file cannot say is named in a warning each. An existing file is a
-conflict (exit 3) unless --overwrite; all files are written or none.
+What the file cannot say is named in a warning each (a tier that runs on
+another harness gives a file on the target's own default model). An existing
+file is a conflict (exit 3) unless --overwrite; every target is checked
+before any file is written.
 
 Example:
 

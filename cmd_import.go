@@ -19,13 +19,15 @@ func init() {
 		Usage:     "make personas of the harnesses' own agent files",
 		ArgsUsage: "PATH...",
 		Description: `Each PATH is an agent file or a directory holding them: a project (its
-.claude/agents, .opencode/agent, .opencode/agents and .codex/agents), a Claude
-Code plugin (agents/ beside .claude-plugin/plugin.json), or a directory of
-.md and .toml agent files. Each agent becomes a persona without tiers, named
-by the agent, on the harness the file is for: prompt, description, model
-("inherit" when the file names none), reasoning effort, permission rules and
-MCP servers in their persona fields, and every other key of the file kept as
-written in the persona's "native" block, which workforce export writes back.
+.claude/agents, .opencode/agent, .opencode/agents, .codex/agents and the agent
+map of opencode.json), an agents directory, opencode's configuration
+directory, a Claude Code plugin (agents/ beside .claude-plugin/plugin.json), or
+a directory of .md and .toml agent files. Each agent becomes a persona without
+tiers, its id the agent's name in kebab-case, on the harness the file is for:
+prompt, description, model ("inherit" when the file names none), reasoning
+effort, permission rules, MCP servers and the skills it names in their persona
+fields, and every other key of the file kept as written in the persona's
+"native" block, which workforce export writes back.
 The personas land as install lands a pack: in the project layer, --user for
 the user layer, or --dir; an existing persona is a conflict (exit 3) unless
 --overwrite; all land or none. A file that cannot be read is an error naming
