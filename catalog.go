@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
 )
@@ -39,4 +44,41 @@ func diagnosticStrings(cat *persona.Catalog) []string {
 		out = append(out, d.Error())
 	}
 	return out
+}
+
+// importedPersona is the pack persona an imported agent makes, checked as
+// the loader checks a standalone persona file (its local skills are read
+// when it is installed). import and install (of a plugin) share it.
+func importedPersona(in native.Imported) (pack.Persona, error) {
+	data, err := native.MarshalPersona(in.Spec)
+	if err != nil {
+		return pack.Persona{}, err
+	}
+	s := *in.Spec
+	s.Skills = nil
+	check, err := native.MarshalPersona(&s)
+	if err != nil {
+		return pack.Persona{}, err
+	}
+	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer([]persona.File{{Name: s.ID + ".json", Data: check}})})
+	if len(cat.Errors) > 0 {
+		d := *cat.Errors[0]
+		d.File = s.ID + ".json"
+		return pack.Persona{}, fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, &d)
+	}
+	return pack.Persona{ID: s.ID, File: in.Source, Spec: in.Spec, Data: data}, nil
+}
+
+// installConflict turns install's conflict into its report (a line per
+// persona, exit 3); other errors pass through. verb says what did not
+// happen: "installed", "imported".
+func installConflict(w io.Writer, err error, verb string) error {
+	var ce *install.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	for _, id := range ce.IDs {
+		errorf(w, "conflict: %s/%s.json already exists", ce.Target, id)
+	}
+	return withCode(exitConflict, fmt.Errorf("nothing %s: %w", verb, err), "use --overwrite to replace them")
 }

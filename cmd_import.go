@@ -84,15 +84,12 @@ func importAction(c *cli.Context) error {
 				return fmt.Errorf("%s and %s both define agent %s", other, in.Source, id)
 			}
 			from[id] = in.Source
-			data, err := native.MarshalPersona(in.Spec)
+			ps, err := importedPersona(in)
 			if err != nil {
 				return err
 			}
-			if err := checkPersona(in.Spec); err != nil {
-				return fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, err)
-			}
-			all = append(all, imported{ID: id, Harness: in.Spec.Harness, Source: in.Source, Data: data})
-			p.Personas = append(p.Personas, pack.Persona{ID: id, File: in.Source, Spec: in.Spec, Data: data})
+			all = append(all, imported{ID: id, Harness: in.Spec.Harness, Source: in.Source, Data: ps.Data})
+			p.Personas = append(p.Personas, ps)
 		}
 	}
 	if c.Bool("dry-run") {
@@ -109,15 +106,8 @@ func importAction(c *cli.Context) error {
 		return err
 	}
 	res, err := install.Pack(p, install.Options{Target: target, Overwrite: c.Bool("overwrite")})
-	var ce *install.ConflictError
-	if errors.As(err, &ce) {
-		for _, id := range ce.IDs {
-			errorf(c.App.ErrWriter, "conflict: %s/%s.json already exists", ce.Target, id)
-		}
-		return withCode(exitConflict, fmt.Errorf("nothing imported: %w", err), "use --overwrite to replace them")
-	}
 	if err != nil {
-		return err
+		return installConflict(c.App.ErrWriter, err, "imported")
 	}
 	for i := range all {
 		all[i].File = filepath.Join(res.Target, all[i].ID+".json")
@@ -127,24 +117,6 @@ func importAction(c *cli.Context) error {
 	}
 	for _, in := range all {
 		fmt.Fprintf(c.App.Writer, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
-	}
-	return nil
-}
-
-// checkPersona checks a persona made in memory as the loader checks a
-// standalone persona file (its local skills are read when it is written).
-func checkPersona(spec *persona.Spec) error {
-	s := *spec
-	s.Skills = nil
-	data, err := native.MarshalPersona(&s)
-	if err != nil {
-		return err
-	}
-	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer([]persona.File{{Name: s.ID + ".json", Data: data}})})
-	if len(cat.Errors) > 0 {
-		d := *cat.Errors[0]
-		d.File = s.ID + ".json"
-		return &d
 	}
 	return nil
 }

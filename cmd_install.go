@@ -72,14 +72,11 @@ func readPlugin(dir string) (*pack.Pack, error) {
 	}
 	p := &pack.Pack{Dir: dir, Files: map[string]string{}}
 	for _, in := range found {
-		data, err := native.MarshalPersona(in.Spec)
+		ps, err := importedPersona(in)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := persona.Parse(in.Source, data); err != nil {
-			return nil, fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, err)
-		}
-		p.Personas = append(p.Personas, pack.Persona{ID: in.Spec.ID, File: in.Source, Spec: in.Spec, Data: data})
+		p.Personas = append(p.Personas, ps)
 	}
 	return p, nil
 }
@@ -113,15 +110,8 @@ func installAction(c *cli.Context) error {
 	if errors.As(err, &fe) {
 		return withCode(exitFailure, fmt.Errorf("nothing installed: %w", err), "install without --frozen to take the source as it is now and update the lock file")
 	}
-	var ce *install.ConflictError
-	if errors.As(err, &ce) {
-		for _, id := range ce.IDs {
-			errorf(c.App.ErrWriter, "conflict: %s/%s.json already exists", ce.Target, id)
-		}
-		return withCode(exitConflict, fmt.Errorf("nothing installed: %w", err), "use --overwrite to replace them")
-	}
 	if err != nil {
-		return err
+		return installConflict(c.App.ErrWriter, err, "installed")
 	}
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, res)

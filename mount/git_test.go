@@ -12,19 +12,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
+// gitIn runs git in dir for a test (gittest.Run).
+var gitIn = gittest.Run
 
 // bytesIn returns the bytes of the regular files below dir: what making
 // it wrote.

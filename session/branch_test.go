@@ -9,9 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
 
 func needGit(t *testing.T) {
@@ -21,19 +20,8 @@ func needGit(t *testing.T) {
 	}
 }
 
-// git runs git in dir as a user with no configuration of their own, and
-// returns its output.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
+// git runs git in dir for a test (gittest.Run).
+var git = gittest.Run
 
 // agentSession makes a session as a run that died after its agent worked
 // leaves it, in a repository of files (name -> content): agent runs in
@@ -51,20 +39,7 @@ func agentSession(t *testing.T, files map[string]string, repo bool, agent func(t
 		git(t, root, "add", "-A")
 		git(t, root, "commit", "-q", "-m", "start")
 	}
-	dir := mount.NewSessionDir(home, "p")
-	s, err := create(dir, Record{ID: filepath.Base(dir), Persona: "p", Root: root, Cwd: root, PID: deadPID, Started: time.Now(), Phase: Creating})
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := mount.Create(context.Background(), mount.Options{Home: home, Persona: "p", Root: root, Cwd: root, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	must(t, box.Save())
-	s.Record.Phase = Running
-	must(t, s.save())
-	agent(box.Tree)
-	s.Close()
+	s = leaveSession(t, home, root, agent)
 	return root, s
 }
 

@@ -35,6 +35,19 @@ func staleSession(t *testing.T, files int) (home, root string, s *Session) {
 	for i := range files {
 		must(t, os.WriteFile(filepath.Join(root, "f"+string(rune('a'+i))+".txt"), []byte("real"), 0o644))
 	}
+	s = leaveSession(t, home, root, func(tree string) {
+		for i := range files {
+			must(t, os.WriteFile(filepath.Join(tree, "f"+string(rune('a'+i))+".txt"), []byte("agent"), 0o644))
+		}
+	})
+	return home, root, s
+}
+
+// leaveSession makes a session of root as a run that died while its
+// harness worked leaves it: record (phase running, its process gone),
+// manifest and sandbox on disk, agent run in the sandbox tree.
+func leaveSession(t *testing.T, home, root string, agent func(tree string)) *Session {
+	t.Helper()
 	dir := mount.NewSessionDir(home, "p")
 	s, err := create(dir, Record{ID: filepath.Base(dir), Persona: "p", Root: root, Cwd: root, PID: deadPID, Started: time.Now(), Phase: Creating})
 	if err != nil {
@@ -47,11 +60,9 @@ func staleSession(t *testing.T, files int) (home, root string, s *Session) {
 	must(t, box.Save())
 	s.Record.Phase = Running
 	must(t, s.save())
-	for i := range files {
-		must(t, os.WriteFile(filepath.Join(box.Tree, "f"+string(rune('a'+i))+".txt"), []byte("agent"), 0o644))
-	}
+	agent(box.Tree)
 	s.Close() // the process is gone
-	return home, root, s
+	return s
 }
 
 func TestStaleSessionIsListedAndSynced(t *testing.T) {
