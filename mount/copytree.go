@@ -1,11 +1,13 @@
 package mount
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -30,8 +32,10 @@ import (
 type visitor interface {
 	// entry is called for every entry but the root, with its path relative
 	// to the root (slashes), the real directory holding it and its name,
-	// and what lstat said; it returns whether to leave the entry out.
-	entry(rel, dir, name string, st *unix.Stat_t) (skip bool)
+	// and what lstat said; it returns whether to leave the entry out. (The
+	// stat is passed by value: a pointer through an interface would cost
+	// a heap allocation per entry.)
+	entry(rel, dir, name string, st warmStat) (skip bool)
 	// files is called, once per directory, with the regular files copied
 	// (or kept, in a refresh) from it.
 	files(batch []statEntry)
@@ -192,7 +196,7 @@ func (c *copier) dir(j dirJob) {
 		return
 	}
 	defer unix.Close(dfd)
-	names, err := readNames(sfd, j.src)
+	rels, err := readRels(sfd, j.src, j.rel)
 	if err != nil {
 		c.fail(err)
 		return
@@ -213,20 +217,17 @@ func (c *copier) dir(j dirJob) {
 	}
 	var subdirs []dirJob
 	var modes []dirMode
-	var regular []statEntry
+	regular := make([]statEntry, 0, len(rels))
 	defer func() {
 		if len(regular) > 0 {
 			c.v.files(regular)
 		}
 	}()
-	for _, name := range names {
+	for _, rel := range rels {
 		if c.ctx.Err() != nil {
 			return
 		}
-		rel := name
-		if j.rel != "" {
-			rel = j.rel + "/" + name
-		}
+		name := baseName(rel, j.rel)
 		var st unix.Stat_t
 		if err := unix.Fstatat(sfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if errors.Is(err, unix.ENOENT) {
@@ -235,7 +236,7 @@ func (c *copier) dir(j dirJob) {
 			c.fail(&fs.PathError{Op: "lstat", Path: filepath.Join(j.src, name), Err: err})
 			return
 		}
-		skip := c.v.entry(rel, j.src, name, &st)
+		skip := c.v.entry(rel, j.src, name, toWarm(&st))
 		var cur unix.Stat_t
 		var links uint64
 		exists, trusted := false, true
@@ -325,9 +326,9 @@ func (c *copier) dir(j dirJob) {
 		for _, e := range warmed {
 			have = append(have, e.name)
 		}
-		in := make(map[string]bool, len(names))
-		for _, n := range names {
-			in[n] = true
+		in := make(map[string]bool, len(rels))
+		for _, rel := range rels {
+			in[baseName(rel, j.rel)] = true
 		}
 		for _, n := range have {
 			if !in[n] {
@@ -383,19 +384,107 @@ func removeAt(dfd int, path, name string) error {
 }
 
 // readNames lists the directory open as fd.
-func readNames(fd int, path string) ([]string, error) {
-	buf := make([]byte, 32<<10)
-	var names []string
+func readNames(fd int, path string) ([]string, error) { return readRels(fd, path, "") }
+
+// direntBufs are the buffers directories are read into.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// The layout of the records getdents64 returns (struct linux_dirent64).
+var (
+	direntIno    = int(unsafe.Offsetof(unix.Dirent{}.Ino))
+	direntReclen = int(unsafe.Offsetof(unix.Dirent{}.Reclen))
+	direntName   = int(unsafe.Offsetof(unix.Dirent{}.Name))
+)
+
+// readRels lists the directory open as fd (path) as the paths of its
+// entries below the directory rel: rel + "/" + name, or the name alone
+// when rel is "". The paths of what one read of the directory returns are
+// substrings of one string, made to measure: a directory costs a few
+// allocations, not two per entry (the copy reads every directory of the
+// project).
+func readRels(fd int, path, rel string) ([]string, error) {
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
+	var rels []string
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
 		}
 		if n <= 0 {
-			return names, nil
+			return rels, nil
 		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		// Twice over the records: to measure, then to copy.
+		size, count := 0, 0
+		if err := eachDirent(buf[:n], func(name []byte) {
+			size += len(name)
+			if rel != "" {
+				size += len(rel) + 1
+			}
+			count++
+		}); err != nil {
+			return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
+		}
+		if count == 0 {
+			continue
+		}
+		block := make([]byte, 0, size)
+		rels = slices.Grow(rels, count)
+		eachDirent(buf[:n], func(name []byte) {
+			if rel != "" {
+				block = append(block, rel...)
+				block = append(block, '/')
+			}
+			block = append(block, name...)
+		})
+		all := unsafe.String(unsafe.SliceData(block), len(block)) // block is not written again
+		eachDirent(buf[:n], func(name []byte) {
+			m := len(name)
+			if rel != "" {
+				m += len(rel) + 1
+			}
+			rels = append(rels, all[:m])
+			all = all[m:]
+		})
 	}
+}
+
+// eachDirent calls f with the name of each entry of buf, records of
+// getdents64, but "." and "..".
+func eachDirent(buf []byte, f func(name []byte)) error {
+	for off := 0; off < len(buf); {
+		if off+direntName > len(buf) {
+			return unix.EIO
+		}
+		reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+direntReclen])))
+		if reclen <= direntName || off+reclen > len(buf) {
+			return unix.EIO
+		}
+		ino := *(*uint64)(unsafe.Pointer(&buf[off+direntIno]))
+		name := buf[off+direntName : off+reclen]
+		off += reclen
+		if ino == 0 {
+			continue // an entry removed (as readdir(3))
+		}
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if len(name) == 0 || string(name) == "." || string(name) == ".." {
+			continue
+		}
+		f(name)
+	}
+	return nil
+}
+
+// baseName returns the name of rel, a path below the directory dir (""
+// the root).
+func baseName(rel, dir string) string {
+	if dir == "" {
+		return rel
+	}
+	return rel[len(dir)+1:]
 }
 
 func readlinkAt(dirfd int, name string) (string, error) {
@@ -574,18 +663,15 @@ func statTreeFrom(ctx context.Context, root, start string, workers int, skip fun
 			return
 		}
 		defer unix.Close(fd)
-		names, err := readNames(fd, path)
+		rels, err := readRels(fd, path, rel)
 		if err != nil {
 			fail(err)
 			return
 		}
-		batch := make([]statEntry, 0, len(names))
+		batch := make([]statEntry, 0, len(rels))
 		var subdirs []string
-		for _, name := range names {
-			r := name
-			if rel != "" {
-				r = rel + "/" + name
-			}
+		for _, r := range rels {
+			name := baseName(r, rel)
 			var st unix.Stat_t
 			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				if errors.Is(err, unix.ENOENT) {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,9 +20,9 @@ import (
 // copyAll is a visitor that copies everything as it is.
 type copyAll struct{}
 
-func (copyAll) entry(string, string, string, *unix.Stat_t) bool { return false }
-func (copyAll) files([]statEntry)                               {}
-func (copyAll) link(_, _, target string) (string, bool)         { return target, true }
+func (copyAll) entry(string, string, string, warmStat) bool { return false }
+func (copyAll) files([]statEntry)                           {}
+func (copyAll) link(_, _, target string) (string, bool)     { return target, true }
 
 // TestCopyTree: the copy has every regular file's bytes, mode and
 // modification time, every directory's mode and time, every symlink's
@@ -106,4 +109,72 @@ func TestCopyTreeCancelled(t *testing.T) {
 	if err := copyTree(ctx, src, filepath.Join(t.TempDir(), "copy"), 2, copyAll{}); err == nil {
 		t.Fatal("copyTree with a cancelled context succeeded")
 	}
+}
+
+// TestReadRels: a directory read in several reads (more names than one
+// buffer holds) lists every entry once, below the directory it is asked
+// for, and never "." or "..".
+func TestReadRels(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string]bool{}
+	for i := range 3000 {
+		name := fmt.Sprintf("entry-%04d-%s", i, strings.Repeat("x", i%40))
+		if i%7 == 0 {
+			must(t, os.Mkdir(filepath.Join(dir, name), 0o755))
+		} else {
+			must(t, os.WriteFile(filepath.Join(dir, name), nil, 0o644))
+		}
+		want[name] = true
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	must(t, err)
+	defer unix.Close(fd)
+	for _, below := range []string{"", "a", "a/b c"} {
+		if _, err := unix.Seek(fd, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		rels, err := readRels(fd, dir, below)
+		must(t, err)
+		if len(rels) != len(want) {
+			t.Errorf("below %q: %d entries, want %d", below, len(rels), len(want))
+		}
+		seen := map[string]bool{}
+		for _, rel := range rels {
+			name := baseName(rel, below)
+			if below != "" && rel != below+"/"+name {
+				t.Errorf("below %q: %q is not below it", below, rel)
+			}
+			if !want[name] || seen[name] {
+				t.Errorf("below %q: %q unexpected or listed twice", below, name)
+			}
+			seen[name] = true
+		}
+	}
+}
+
+// FuzzEachDirent: records of any bytes never make the reader read outside
+// them, and every name it gives is a name: not empty, no NUL, not "." or
+// "..".
+func FuzzEachDirent(f *testing.F) {
+	// Two real records: "a" and ".".
+	rec := func(name string) []byte {
+		b := make([]byte, (direntName+len(name)+1+7)&^7)
+		b[direntIno] = 1
+		*(*uint16)(unsafe.Pointer(&b[direntReclen])) = uint16(len(b))
+		copy(b[direntName:], name)
+		return b
+	}
+	f.Add(append(rec("a"), rec(".")...))
+	f.Add(rec("a name"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		err := eachDirent(buf, func(name []byte) {
+			if len(name) == 0 || bytes.IndexByte(name, 0) >= 0 || string(name) == "." || string(name) == ".." {
+				t.Errorf("name %q", name)
+			}
+		})
+		if err != nil && err != unix.EIO {
+			t.Errorf("error %v", err)
+		}
+	})
 }

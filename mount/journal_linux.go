@@ -244,7 +244,7 @@ func (s *Session) statJournal(ctx context.Context, dirty map[string]struct{}, sk
 	// link to a file of the tree, written through (made, written, removed:
 	// no event names the file): the journal cannot tell, the walk can.
 	madeAndGone := func(dir, name string) bool {
-		_, known := s.manifest[joinRel(dir, name)]
+		_, known := s.realFiles()[joinRel(dir, name)]
 		return !known
 	}
 	for dir, names := range byDir {
@@ -330,12 +330,12 @@ func (s *Session) statJournal(ctx context.Context, dirty map[string]struct{}, sk
 		}
 	}
 	for rel := range dirty {
-		if _, ok := s.manifest[rel]; ok {
+		if _, ok := s.realFiles()[rel]; ok {
 			gone = append(gone, rel)
 		}
 	}
 	if len(dirs) > 0 {
-		for rel := range s.manifest {
+		for rel := range s.realFiles() {
 			if _, named := dirty[rel]; !named && under(rel, dirs) {
 				gone = append(gone, rel)
 			}
@@ -373,26 +373,17 @@ func (s *Session) narrow(ctx context.Context, skip func(string) bool, visit func
 	return dirty, maybeGone, true
 }
 
-// unchangedBase appends to after the entries of the copy that nothing in
-// dirty names, neither them nor a directory above them: what a walk of
-// the sandbox would see of them is what the copy made.
-func (s *Session) unchangedBase(after []statEntry, dirty map[string]struct{}) []statEntry {
+// keepUnchanged adds to a the entries of the copy that nothing in dirty
+// names, neither them nor a directory above them: what a walk of the
+// sandbox would see of them is what the copy made.
+func (s *Session) keepUnchanged(a *seenState, dirty map[string]struct{}) {
 	dirs := map[string]bool{}
 	for _, d := range s.dirs {
 		if _, ok := dirty[d]; ok {
 			dirs[d] = true
 		}
 	}
-	for _, e := range s.base {
-		if _, ok := dirty[e.rel]; ok {
-			continue
-		}
-		if len(dirs) > 0 && underAny(e.rel, dirs) {
-			continue
-		}
-		after = append(after, e)
-	}
-	return after
+	a.base, a.dirty, a.dirs = &s.base, dirty, dirs
 }
 
 // underAny reports whether a directory above rel is in dirs.

@@ -17,4 +17,4 @@ func (s *Session) narrow(context.Context, func(string) bool, func([]statEntry)) 
 	return nil, nil, false
 }
 
-func (s *Session) unchangedBase(after []statEntry, _ map[string]struct{}) []statEntry { return after }
+func (s *Session) keepUnchanged(*seenState, map[string]struct{}) {}

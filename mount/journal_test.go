@@ -154,9 +154,9 @@ func pick(root string, r *rand.Rand, dir bool) string {
 // stateOf describes what a sync saw of the sandbox, as a refresh uses it:
 // every path, its type, and for a regular file its mode, size, time and
 // links.
-func stateOf(after []statEntry) []string {
+func stateOf(after *seenState) []string {
 	var out []string
-	for _, e := range after {
+	for e := range after.all() {
 		line := fmt.Sprintf("%s %o", e.rel, e.st.mode&unix.S_IFMT)
 		if e.st.mode&unix.S_IFMT == unix.S_IFREG {
 			line += fmt.Sprintf(" %o %d %d.%d %d", e.st.mode&0o7777, e.st.size, e.st.mtime.Sec, e.st.mtime.Nsec, e.st.nlink)

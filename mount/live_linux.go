@@ -371,7 +371,7 @@ func (l *Live) scan() {
 				}
 				seen[e.rel] = true
 				l.mu.Lock()
-				me, known := l.s.manifest[e.rel]
+				me, known := l.s.realFiles()[e.rel]
 				if !known || !l.s.untouched(e.rel, me, &e.st) {
 					l.pending[liveKey{e.rel, fromReal}] = now.Add(-l.o.Settle)
 				}
@@ -379,7 +379,7 @@ func (l *Live) scan() {
 			}
 		})
 		l.mu.Lock()
-		for rel := range l.s.manifest {
+		for rel := range l.s.realFiles() {
 			if !seen[rel] && l.crosses(rel) {
 				l.pending[liveKey{rel, fromReal}] = now.Add(-l.o.Settle)
 			}
@@ -392,7 +392,7 @@ func (l *Live) scan() {
 // the manifest has it: the same size, time and mode, or absent for a file
 // it does not have.
 func (l *Live) asManifest(rel string, st *unix.Stat_t, err error) bool {
-	if _, known := l.s.manifest[rel]; !known {
+	if _, known := l.s.realFiles()[rel]; !known {
 		return errors.Is(err, fs.ErrNotExist)
 	}
 	return err == nil && l.s.unchanged(rel, st)
@@ -419,14 +419,15 @@ func (l *Live) cross(rel string, fromReal bool) {
 	dstAsManifest := l.asManifest(rel, &dst2, derr)
 	switch {
 	case errors.Is(serr, fs.ErrNotExist):
-		if _, known := l.s.manifest[rel]; !known || !l.o.Deletes || !dstAsManifest {
+		if _, known := l.s.realFiles()[rel]; !known || !l.o.Deletes || !dstAsManifest {
 			return // left to the final sync-back, which reports it
 		}
 		if err := l.remove(dst, rel); err != nil {
 			l.fail(rel, err)
 			return
 		}
-		delete(l.s.manifest, rel)
+		delete(l.s.realFiles(), rel)
+		l.s.edited = true
 		l.changed = true
 		l.report.Deleted++
 	case sst.Mode&unix.S_IFMT != unix.S_IFREG:
@@ -451,7 +452,8 @@ func (l *Live) cross(rel string, fromReal bool) {
 		if !fromReal {
 			l.written = append(l.written, rel)
 		}
-		l.s.manifest[rel] = entry{size: st.Size, mtime: time.Unix(st.Mtim.Unix()), mode: fileMode(uint32(st.Mode))}
+		l.s.realFiles()[rel] = entry{size: st.Size, mtime: st.Mtim.Nano(), mode: fileMode(uint32(st.Mode))}
+		l.s.edited = true
 		l.changed = true
 		if fromReal {
 			l.report.ToSandbox++

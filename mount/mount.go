@@ -135,7 +135,7 @@ type Plan struct {
 
 type entry struct {
 	size  int64
-	mtime time.Time
+	mtime int64 // nanoseconds since the epoch
 	mode  fs.FileMode
 }
 
@@ -149,18 +149,29 @@ type Session struct {
 	// Reused says the tree is a warm sandbox, refreshed.
 	Reused bool
 
-	after []statEntry // the sandbox as Sync saw it, with SyncOptions.Remember
+	after *seenState // the sandbox as Sync saw it, with SyncOptions.Remember
 
 	// base is every entry the copy made, as it made it, and dirs its
 	// directories; journal records what changes after (journal.go).
-	base    []statEntry
-	dirs    []string
-	journal *journal
+	base entryList
+	dirs []string
+	// baseFiles is the number of regular files in base, which are the
+	// manifest's files until edited says the manifest changed (live
+	// sync).
+	baseFiles int
+	edited    bool
+	journal   *journal
 
 	gitStart string // the sandbox's HEAD commit when it was made (git.go)
 
-	rules       *rules
-	manifest    map[string]entry // rel path (slash) -> real file at copy time
+	rules *rules
+	// manifest is the real files at copy time by path (slashes): made
+	// by Open, or by Create from base in the background (makeManifest),
+	// so that the harness does not wait for one insert per file;
+	// realFiles waits for it.
+	manifest   map[string]entry
+	manifestOK chan struct{} // closed when Create's manifest is made
+
 	readonly    map[string]bool
 	materialize map[string]bool   // rel paths written by Materialize
 	links       map[string]string // rel path -> target of symlinks made again by sealLink
@@ -364,7 +375,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	}
 	s = &Session{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: o.Root,
-		rules: r, manifest: map[string]entry{}, readonly: map[string]bool{}, materialize: map[string]bool{},
+		rules: r, readonly: map[string]bool{}, materialize: map[string]bool{},
 		links: map[string]string{},
 	}
 	s.Workdir = filepath.Join(s.Tree, rel)
@@ -389,10 +400,6 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	var copyErr error
 	if o.Warm != "" {
 		state := loadWarmState(o.Warm)
-		if state != nil {
-			s.manifest = make(map[string]entry, state.count)
-			s.base = make([]statEntry, 0, state.count)
-		}
 		if err := os.Rename(o.Warm, s.Tree); err == nil {
 			s.Reused = true
 			copyErr = refreshTree(ctx, o.Root, s.Tree, workers, v, state)
@@ -404,8 +411,8 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 				return nil, fmt.Errorf("cannot remove the warm sandbox %s: %w", s.Tree, err)
 			}
 			s.Reused, copyErr = false, nil
-			s.manifest, s.readonly, s.links, s.skipped = map[string]entry{}, map[string]bool{}, map[string]string{}, nil
-			s.base, s.dirs = nil, nil
+			s.readonly, s.links, s.skipped = map[string]bool{}, map[string]string{}, nil
+			s.base, s.dirs, s.baseFiles = entryList{}, nil, 0
 			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
 		}
 	}
@@ -418,6 +425,8 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		}
 		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
 	}
+	s.base.add(v.others)
+	s.makeManifest()
 	// From here on, what changes in the tree is in the journal: what
 	// Create still does, Materialize, and the harness.
 	s.journal = startJournal(s.Tree, append(s.dirs, ""))
@@ -435,9 +444,9 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if err := sealWorktrees(o.Root, s.Tree, v.gitdirs); err != nil {
 		return nil, err
 	}
-	for rel := range s.readonly {
-		p := filepath.Join(s.Tree, filepath.FromSlash(rel))
-		if err := os.Chmod(p, s.manifest[rel].mode.Perm()&^0o222); err != nil {
+	for _, e := range v.readonly {
+		p := filepath.Join(s.Tree, filepath.FromSlash(e.rel))
+		if err := os.Chmod(p, fileMode(e.st.mode).Perm()&^0o222); err != nil {
 			return nil, err
 		}
 	}
@@ -465,10 +474,12 @@ type createVisitor struct {
 	// gitLinks are links in git directories that lead out of the
 	// project, by path relative to the root, to where they lead.
 	gitLinks map[string]string
+	others   []statEntry // the directories and links of the copy
+	readonly []statEntry // the read-only files
 }
 
-func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
-	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
+	isDir := st.mode&unix.S_IFMT == unix.S_IFDIR
 	if name == ".git" && !isDir {
 		// A .git file or link names a git directory, maybe the real
 		// repository's: sealGitFiles decides what the sandbox gets.
@@ -498,9 +509,9 @@ func (v *createVisitor) entry(rel, dir, name string, st *unix.Stat_t) bool {
 		v.mu.Unlock()
 		return true
 	}
-	if t := st.Mode & unix.S_IFMT; t == unix.S_IFDIR || t == unix.S_IFLNK {
+	if t := st.mode & unix.S_IFMT; t == unix.S_IFDIR || t == unix.S_IFLNK {
 		v.mu.Lock()
-		v.s.base = append(v.s.base, statEntry{rel: rel, st: toWarm(st)})
+		v.others = append(v.others, statEntry{rel: rel, st: st})
 		if isDir {
 			v.s.dirs = append(v.s.dirs, rel)
 		}
@@ -534,12 +545,12 @@ func (v *createVisitor) files(batch []statEntry) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.s.base = append(v.s.base, batch...)
+	v.s.base.add(batch)
+	v.s.baseFiles += len(batch)
 	for i := range batch {
-		e := &batch[i]
-		v.s.manifest[e.rel] = entry{size: e.st.size, mtime: time.Unix(e.st.mtime.Sec, e.st.mtime.Nsec), mode: fileMode(e.st.mode)}
 		if ro[i] {
-			v.s.readonly[e.rel] = true
+			v.s.readonly[batch[i].rel] = true
+			v.readonly = append(v.readonly, batch[i])
 		}
 	}
 }
@@ -569,6 +580,32 @@ func (v *createVisitor) link(rel, src, target string) (string, bool) {
 	v.s.links[rel] = t
 	v.mu.Unlock()
 	return t, true
+}
+
+// makeManifest makes the manifest of the files in base, in the
+// background: a warm run's harness need not wait for it, and a harness
+// runs for longer than it takes.
+func (s *Session) makeManifest() {
+	done := make(chan struct{})
+	s.manifestOK = done
+	go func() {
+		defer close(done)
+		m := make(map[string]entry, s.baseFiles)
+		for e := range s.base.all() {
+			if e.st.mode&unix.S_IFMT == unix.S_IFREG {
+				m[e.rel] = entry{size: e.st.size, mtime: e.st.mtime.Nano(), mode: fileMode(e.st.mode)}
+			}
+		}
+		s.manifest = m
+	}()
+}
+
+// realFiles returns the manifest, once it is made.
+func (s *Session) realFiles() map[string]entry {
+	if s.manifestOK != nil {
+		<-s.manifestOK
+	}
+	return s.manifest
 }
 
 // Skipped returns the paths, relative to the root, left out of the copy.
@@ -742,7 +779,7 @@ func (s *Session) Park(warm string) error {
 	}
 	if s.after != nil {
 		// A cache: without it the next refresh stats the sandbox.
-		_ = saveWarmState(warm, s.after)
+		_ = saveWarmState(warm, s.after.all())
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -140,9 +139,9 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	known := 0 // entries the manifest has, seen in the sandbox
 	var files, links, special []string
 	var mu sync.Mutex
-	if o.Remember {
-		s.after = make([]statEntry, 0, max(len(s.manifest), len(s.base))+64)
-	}
+	s.after = nil
+	var seen seenState
+
 	// A stat of every entry, on several workers: most files are as the
 	// copy left them and are settled here; the others are synced below,
 	// in order. When the journal kept while the harness ran can be
@@ -162,7 +161,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			default: // a FIFO, a socket, a device
 				spc = append(spc, e.rel)
 			}
-			me, ok := s.manifest[e.rel]
+			me, ok := s.realFiles()[e.rel]
 			if ok {
 				n++
 			}
@@ -173,7 +172,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		mu.Lock()
 		known += n
 		if o.Remember {
-			s.after = append(s.after, batch...)
+			seen.walked.add(batch)
 		}
 		files = append(files, changed...)
 		links = append(links, lnk...)
@@ -183,15 +182,14 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	var err error
 	dirty, maybeGone, narrowed := s.narrow(ctx, skip, visit)
 	if narrowed {
-		if o.Remember {
-			s.after = s.unchangedBase(s.after, dirty)
-		}
+		s.keepUnchanged(&seen, dirty)
 	} else {
 		files, links, special, known = nil, nil, nil, 0
-		if o.Remember {
-			s.after = s.after[:0]
-		}
+		seen = seenState{}
 		err = statTree(ctx, s.Tree, 2*runtime.GOMAXPROCS(0), skip, visit)
+	}
+	if o.Remember {
+		s.after = &seen
 	}
 	var unread []string // sandbox directories that could not be read
 	if err != nil {
@@ -223,7 +221,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		if s.materialize[rel] {
 			continue
 		}
-		_, known := s.manifest[rel]
+		_, known := s.realFiles()[rel]
 		switch {
 		case known:
 			// A regular file the agent replaced by a link, a FIFO, a
@@ -262,9 +260,9 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	// than the manifest, which are they (with the journal: which of those
 	// it names are).
 	var gone []string
-	if !narrowed && known < len(s.manifest) {
-		maybeGone = make([]string, 0, len(s.manifest))
-		for rel := range s.manifest {
+	if !narrowed && known < len(s.realFiles()) {
+		maybeGone = make([]string, 0, len(s.realFiles()))
+		for rel := range s.realFiles() {
 			maybeGone = append(maybeGone, rel)
 		}
 	}
@@ -377,7 +375,7 @@ func unreadable(tree string) []Failure {
 // untouched reports whether the sandbox's file rel, of stat st, is as the
 // copy left it: its manifest entry e's size, time and mode.
 func (s *Session) untouched(rel string, e entry, st *warmStat) bool {
-	if st.size != e.size || st.mtime.Nano() != e.mtime.UnixNano() {
+	if st.size != e.size || st.mtime.Nano() != e.mtime {
 		return false
 	}
 	mode := fileMode(st.mode)
@@ -399,18 +397,18 @@ func (s *Session) skippedPath(rel string) bool {
 // there is none), is as it was when the sandbox was made: the regular file
 // of the manifest, or still nothing for a file that was not there.
 func (s *Session) unchanged(rel string, st *unix.Stat_t) bool {
-	e, known := s.manifest[rel]
+	e, known := s.realFiles()[rel]
 	if !known || st == nil {
 		return !known && st == nil
 	}
 	return st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == e.size &&
-		time.Unix(st.Mtim.Unix()).Equal(e.mtime) && fileMode(uint32(st.Mode)) == e.mode
+		st.Mtim.Nano() == e.mtime && fileMode(uint32(st.Mode)) == e.mode
 }
 
 // syncFile syncs the sandbox's regular file rel back; an error is the
 // failure of that file alone.
 func (s *Session) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTree) error {
-	e, known := s.manifest[rel]
+	e, known := s.realFiles()[rel]
 	if s.readonly[rel] || s.rules.ignored(rel, false) || s.rules.hidden(rel) || s.rules.isReadonly(rel) {
 		if known || !s.skippedPath(rel) {
 			r.NotSynced = append(r.NotSynced, rel)
@@ -433,7 +431,7 @@ func (s *Session) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 	if err := unix.Fstat(in, &bst); err != nil {
 		return &fs.PathError{Op: "stat", Path: box.path(rel), Err: err}
 	}
-	if known && bst.Size == e.size && time.Unix(bst.Mtim.Unix()).Equal(e.mtime) && fileMode(uint32(bst.Mode)) == e.mode {
+	if known && bst.Size == e.size && bst.Mtim.Nano() == e.mtime && fileMode(uint32(bst.Mode)) == e.mode {
 		return nil // untouched by the agent
 	}
 	perm := uint32(bst.Mode) & 0o777 // never a set-user-ID or set-group-ID bit

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/google/renameio/v2"
 	"golang.org/x/sys/unix"
@@ -83,7 +85,7 @@ func lookupWarm(d []warmEntry, name string) (warmStat, bool) {
 func stateFile(tree string) string { return tree + ".state" }
 
 // saveWarmState writes the entries after for tree.
-func saveWarmState(tree string, after []statEntry) error {
+func saveWarmState(tree string, after iter.Seq[*statEntry]) error {
 	t, err := renameio.NewPendingFile(stateFile(tree), renameio.WithPermissions(0o600), renameio.WithTempDir(filepath.Dir(tree)))
 	if err != nil {
 		return err
@@ -91,10 +93,13 @@ func saveWarmState(tree string, after []statEntry) error {
 	defer t.Cleanup()
 	w := bufio.NewWriterSize(t, 64<<10)
 	w.WriteString(warmStateMagic)
-	buf := binary.AppendUvarint(nil, uint64(len(after)))
+	count := 0
+	for range after {
+		count++
+	}
+	buf := binary.AppendUvarint(nil, uint64(count))
 	w.Write(buf)
-	for i := range after {
-		e := &after[i]
+	for e := range after {
 		buf = binary.AppendUvarint(buf[:0], uint64(len(e.rel)))
 		buf = append(buf, e.rel...)
 		buf = binary.AppendUvarint(buf, uint64(e.st.mode))
@@ -128,7 +133,10 @@ func loadWarmState(tree string) *warmState {
 
 var errDamaged = errors.New("damaged warm state")
 
+// readWarmState reads a warm state file's data, which must not change
+// after: the names of the entries are substrings of it, not copies.
 func readWarmState(data []byte) (*warmState, error) {
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	rest, ok := bytes.CutPrefix(data, []byte(warmStateMagic))
 	if !ok {
 		return nil, errors.New("not a warm state")
@@ -154,11 +162,10 @@ func readWarmState(data []byte) (*warmState, error) {
 		return nil, errDamaged
 	}
 	w := &warmState{dirs: map[string][]warmEntry{"": nil}, count: int(count)}
-	// The names are substrings of one copy of the data, and the entries
-	// one array in the file's order, in which a directory's entries are
-	// (nearly always) one run: a directory's slice is its run of that
-	// array, copied only when its entries are in several runs.
-	text := string(rest)
+	// The names are substrings of text, and the entries one array in
+	// the file's order, in which a directory's entries are (nearly
+	// always) one run: a directory's slice is its run of that array,
+	// copied only when its entries are in several runs.
 	all := make([]warmEntry, count)
 	type run struct {
 		dir    string

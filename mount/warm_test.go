@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"os/exec"
 	"path"
@@ -158,12 +159,12 @@ func testWarmSandboxIsFresh(t *testing.T, remember bool) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("the refreshed sandbox differs from a fresh one:\n%s", diffLines(got, want))
 	}
-	if len(refreshed.manifest) != len(fresh.manifest) {
-		t.Errorf("the manifests have %d and %d files", len(refreshed.manifest), len(fresh.manifest))
+	if len(refreshed.realFiles()) != len(fresh.realFiles()) {
+		t.Errorf("the manifests have %d and %d files", len(refreshed.realFiles()), len(fresh.realFiles()))
 	}
-	for rel, e := range fresh.manifest {
-		r, ok := refreshed.manifest[rel]
-		if !ok || r.size != e.size || !r.mtime.Equal(e.mtime) || r.mode != e.mode {
+	for rel, e := range fresh.realFiles() {
+		r, ok := refreshed.realFiles()[rel]
+		if !ok || r.size != e.size || r.mtime != e.mtime || r.mode != e.mode {
 			t.Errorf("manifest[%s] = %+v, want %+v", rel, r, e)
 		}
 	}
@@ -210,7 +211,7 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	for rel, ws := range want {
 		after = append(after, statEntry{rel: rel, st: ws})
 	}
-	must(t, saveWarmState(tree, after))
+	must(t, saveWarmState(tree, listOf(after)))
 	w := loadWarmState(tree)
 	if w == nil {
 		t.Fatal("the saved warm state does not load")
@@ -237,13 +238,13 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	}
 	// A name listed twice: the directory is not trusted.
 	twice := append(after, statEntry{rel: "d/e", st: warmStat{mode: unix.S_IFREG}})
-	must(t, saveWarmState(tree, twice))
+	must(t, saveWarmState(tree, listOf(twice)))
 	if w := loadWarmState(tree); w != nil {
 		if _, ok := w.dir("d"); ok {
 			t.Error("a directory listing a name twice was trusted")
 		}
 	}
-	must(t, saveWarmState(tree, after))
+	must(t, saveWarmState(tree, listOf(after)))
 	data, _ := os.ReadFile(stateFile(tree))
 	os.WriteFile(stateFile(tree), data[:len(data)-3], 0o600)
 	if loadWarmState(tree) != nil {
@@ -252,9 +253,9 @@ func TestWarmStateRoundTrip(t *testing.T) {
 	// Cut at an entry's end: the count tells.
 	x := statEntry{rel: "x", st: warmStat{mode: unix.S_IFREG}}
 	y := statEntry{rel: "y", st: warmStat{mode: unix.S_IFREG}}
-	must(t, saveWarmState(tree, []statEntry{x}))
+	must(t, saveWarmState(tree, listOf([]statEntry{x})))
 	single, _ := os.ReadFile(stateFile(tree))
-	must(t, saveWarmState(tree, []statEntry{x, y}))
+	must(t, saveWarmState(tree, listOf([]statEntry{x, y})))
 	double, _ := os.ReadFile(stateFile(tree))
 	os.WriteFile(stateFile(tree), double[:len(single)], 0o600)
 	if loadWarmState(tree) != nil {
@@ -347,4 +348,11 @@ func TestWarmRefreshFollowsNoLink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// listOf yields the entries es.
+func listOf(es []statEntry) iter.Seq[*statEntry] {
+	var l entryList
+	l.add(es)
+	return l.all()
 }
