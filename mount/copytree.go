@@ -36,9 +36,10 @@ type visitor interface {
 	// stat is passed by value: a pointer through an interface would cost
 	// a heap allocation per entry.)
 	entry(rel, dir, name string, st warmStat) (skip bool)
-	// files is called, once per directory, with the regular files copied
-	// (or kept, in a refresh) from it.
-	files(batch []statEntry)
+	// done is called, once per directory, with the entries the copy made
+	// (or kept, in a refresh) of it: regular files, directories and links,
+	// with what lstat said of the real ones.
+	done(batch []statEntry)
 	// link returns the target to give the sandbox's copy of the symlink
 	// src (rel), or ok false to leave it out.
 	link(rel, src, target string) (newTarget string, ok bool)
@@ -217,10 +218,10 @@ func (c *copier) dir(j dirJob) {
 	}
 	var subdirs []dirJob
 	var modes []dirMode
-	regular := make([]statEntry, 0, len(rels))
+	made := make([]statEntry, 0, len(rels))
 	defer func() {
-		if len(regular) > 0 {
-			c.v.files(regular)
+		if len(made) > 0 {
+			c.v.done(made)
 		}
 	}()
 	for _, rel := range rels {
@@ -285,11 +286,12 @@ func (c *copier) dir(j dirJob) {
 					return
 				}
 			}
+			made = append(made, statEntry{rel: rel, st: toWarm(&st)})
 			dst := filepath.Join(j.dst, name)
 			modes = append(modes, dirMode{rel, uint32(st.Mode) & 0o7777, st.Mtim})
 			subdirs = append(subdirs, dirJob{src: filepath.Join(j.src, name), dst: dst, rel: rel, trusted: j.trusted && trusted})
 		case unix.S_IFREG:
-			regular = append(regular, statEntry{rel: rel, st: toWarm(&st)})
+			made = append(made, statEntry{rel: rel, st: toWarm(&st)})
 			if exists {
 				continue // the same size, time and mode: kept
 			}
@@ -304,19 +306,22 @@ func (c *copier) dir(j dirJob) {
 				return
 			}
 			if t, ok := c.v.link(rel, filepath.Join(j.src, name), target); ok {
+				same := false
 				if exists {
 					if cur, err := readlinkAt(dfd, name); err == nil && cur == t {
-						continue
-					}
-					if err := removeAt(dfd, j.dst, name); err != nil {
+						same = true
+					} else if err := removeAt(dfd, j.dst, name); err != nil {
 						c.fail(err)
 						return
 					}
 				}
-				if err := unix.Symlinkat(t, dfd, name); err != nil {
-					c.fail(&fs.PathError{Op: "symlink", Path: filepath.Join(j.dst, name), Err: err})
-					return
+				if !same {
+					if err := unix.Symlinkat(t, dfd, name); err != nil {
+						c.fail(&fs.PathError{Op: "symlink", Path: filepath.Join(j.dst, name), Err: err})
+						return
+					}
 				}
+				made = append(made, statEntry{rel: rel, st: toWarm(&st)})
 			}
 		default:
 			// Devices, FIFOs and sockets are not copied.
@@ -407,12 +412,17 @@ func readRels(fd int, path, rel string) ([]string, error) {
 	defer direntBufs.Put(bp)
 	buf := *bp
 	var rels []string
-	for {
+	for reads := 0; ; reads++ {
 		n, err := unix.Getdents(fd, buf)
 		if err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
 		}
 		if n <= 0 {
+			if reads > 1 {
+				// A name renamed over while the directory was read may
+				// be listed twice: once is what a listing means.
+				rels = uniqueRels(rels)
+			}
 			return rels, nil
 		}
 		// Twice over the records: to measure, then to copy.
@@ -448,6 +458,19 @@ func readRels(fd int, path, rel string) ([]string, error) {
 			all = all[m:]
 		})
 	}
+}
+
+// uniqueRels returns rels without the repeats of a path, in order.
+func uniqueRels(rels []string) []string {
+	seen := make(map[string]bool, len(rels))
+	out := rels[:0]
+	for _, rel := range rels {
+		if !seen[rel] {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // eachDirent calls f with the name of each entry of buf, records of

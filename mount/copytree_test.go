@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +22,7 @@ import (
 type copyAll struct{}
 
 func (copyAll) entry(string, string, string, warmStat) bool { return false }
-func (copyAll) files([]statEntry)                           {}
+func (copyAll) done([]statEntry)                            {}
 func (copyAll) link(_, _, target string) (string, bool)     { return target, true }
 
 // TestCopyTree: the copy has every regular file's bytes, mode and
@@ -177,4 +178,18 @@ func FuzzEachDirent(f *testing.F) {
 			t.Errorf("error %v", err)
 		}
 	})
+}
+
+// TestUniqueRels: a path listed twice (renamed over during a listing) is
+// kept once, in its first place.
+func TestUniqueRels(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{nil, []string{}},
+		{[]string{"a", "b"}, []string{"a", "b"}},
+		{[]string{"d/a", "d/b", "d/a", "d/c", "d/b"}, []string{"d/a", "d/b", "d/c"}},
+	} {
+		if got := uniqueRels(append([]string(nil), c.in...)); !slices.Equal(got, c.want) {
+			t.Errorf("uniqueRels(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

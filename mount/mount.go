@@ -425,7 +425,6 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		}
 		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
 	}
-	s.base.add(v.others)
 	s.makeManifest()
 	// From here on, what changes in the tree is in the journal: what
 	// Create still does, Materialize, and the harness.
@@ -474,7 +473,6 @@ type createVisitor struct {
 	// gitLinks are links in git directories that lead out of the
 	// project, by path relative to the root, to where they lead.
 	gitLinks map[string]string
-	others   []statEntry // the directories and links of the copy
 	readonly []statEntry // the read-only files
 }
 
@@ -509,24 +507,20 @@ func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
 		v.mu.Unlock()
 		return true
 	}
-	if t := st.mode & unix.S_IFMT; t == unix.S_IFDIR || t == unix.S_IFLNK {
-		v.mu.Lock()
-		v.others = append(v.others, statEntry{rel: rel, st: st})
-		if isDir {
-			v.s.dirs = append(v.s.dirs, rel)
-		}
-		v.mu.Unlock()
-	}
 	return false
 }
 
-// files records the regular files of one directory in the manifest.
-func (v *createVisitor) files(batch []statEntry) {
+// done records what the copy made of one directory in base: regular
+// files (the manifest's), directories and links; but git's own.
+func (v *createVisitor) done(batch []statEntry) {
 	if _, in := gitInner(batch[0].rel); in {
 		// git's own files are never synced; a git directory's config may
 		// name its work tree (sealWorktrees).
 		has := 0
 		for i := range batch {
+			if batch[i].st.mode&unix.S_IFMT != unix.S_IFREG {
+				continue
+			}
 			switch path.Base(batch[i].rel) {
 			case "config", "HEAD":
 				has++
@@ -539,20 +533,37 @@ func (v *createVisitor) files(batch []statEntry) {
 		}
 		return
 	}
-	ro := make([]bool, len(batch))
-	for i := range batch {
-		ro[i] = v.r.isReadonly(batch[i].rel)
+	// One batch per directory, its files, directories and links
+	// together, so that the warm state saved from base has each
+	// directory's entries in one run (readWarmState).
+	kept := batch[:0]
+	files := 0
+	var ro []statEntry
+	var dirs []string
+	for _, e := range batch {
+		switch e.st.mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			if isDotGit(e.rel) {
+				continue // a git directory, copied but git's own
+			}
+			dirs = append(dirs, e.rel)
+		case unix.S_IFREG:
+			files++
+			if v.r.isReadonly(e.rel) {
+				ro = append(ro, e)
+			}
+		}
+		kept = append(kept, e)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.s.base.add(batch)
-	v.s.baseFiles += len(batch)
-	for i := range batch {
-		if ro[i] {
-			v.s.readonly[batch[i].rel] = true
-			v.readonly = append(v.readonly, batch[i])
-		}
+	v.s.base.add(kept)
+	v.s.baseFiles += files
+	v.s.dirs = append(v.s.dirs, dirs...)
+	for _, e := range ro {
+		v.s.readonly[e.rel] = true
 	}
+	v.readonly = append(v.readonly, ro...)
 }
 
 func (v *createVisitor) link(rel, src, target string) (string, bool) {

@@ -171,6 +171,18 @@ func testWarmSandboxIsFresh(t *testing.T, remember bool) {
 	if !reflect.DeepEqual(refreshed.skipped, fresh.skipped) || !reflect.DeepEqual(refreshed.readonly, fresh.readonly) {
 		t.Errorf("skipped %v and read-only %v, want %v and %v", refreshed.skipped, refreshed.readonly, fresh.skipped, fresh.readonly)
 	}
+	// Saved (from the copy's entries, not the map) and read back, both
+	// manifests are the map they were made with.
+	for _, s := range []*Session{refreshed, fresh} {
+		must(t, s.Save())
+		back, err := Open(s.Dir)
+		if err != nil {
+			t.Fatalf("the saved manifest does not read back: %v", err)
+		}
+		if !reflect.DeepEqual(back.realFiles(), s.realFiles()) || !reflect.DeepEqual(back.readonly, s.readonly) {
+			t.Errorf("the manifest read back differs: %d files, want %d", len(back.realFiles()), len(s.realFiles()))
+		}
+	}
 }
 
 // diffLines shows the lines only one of got and want has.
