@@ -2,7 +2,7 @@ package discover
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"sort"
 	"strings"
 
@@ -248,11 +248,11 @@ func from(p Profile) string {
 }
 
 // versionPattern finds a version number in a harness's --version output.
-var versionPattern = regexp.MustCompile(`\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?`)
+var versionPattern = lazyre.New(`\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?`)
 
 // ParseVersion returns the first x.y.z version in s, or "".
 func ParseVersion(s string) string {
-	v := versionPattern.FindString(s)
+	v := versionPattern().FindString(s)
 	if v == "" || !semver.IsValid("v"+v) {
 		return ""
 	}

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -176,7 +176,7 @@ func (p ocPermission) MarshalJSON() ([]byte, error) {
 // config: permission.bash["git push *"] = "deny".
 func (r ocRule) describe() string {
 	key := "permission." + r.perm
-	if !plainKey.MatchString(r.perm) {
+	if !plainKey().MatchString(r.perm) {
 		key = fmt.Sprintf("permission[%q]", r.perm)
 	}
 	if r.pattern == "*" {
@@ -185,13 +185,13 @@ func (r ocRule) describe() string {
 	return fmt.Sprintf("%s[%q] = %q", key, r.pattern, r.action)
 }
 
-var plainKey = regexp.MustCompile(`^[a-z_]+$`)
+var plainKey = lazyre.New(`^[a-z_]+$`)
 
 // ocNameChars are what opencode replaces with _ in an MCP tool's name.
-var ocNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var ocNameChars = lazyre.New(`[^a-zA-Z0-9_-]`)
 
 // ocName is a name as opencode writes it in an MCP tool's name.
-func ocName(s string) string { return ocNameChars.ReplaceAllString(s, "_") }
+func ocName(s string) string { return ocNameChars().ReplaceAllString(s, "_") }
 
 // opencodeRules maps one persona rule to opencode permission rules, or
 // says why it cannot.
@@ -323,13 +323,13 @@ func opencodePath(spec string, o Options) ([]string, error) {
 	return pats, nil
 }
 
-var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+var hostName = lazyre.New(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
 
 // opencodeDomain turns WebFetch(domain:HOST) into the URL patterns of the
 // host, over http and https.
 func opencodeDomain(spec string) ([]string, error) {
 	host, ok := strings.CutPrefix(spec, "domain:")
-	if !ok || !hostName.MatchString(host) {
+	if !ok || !hostName().MatchString(host) {
 		return nil, errors.New("opencode's webfetch patterns match URLs; only domain:HOST, a host without wildcards, maps exactly")
 	}
 	var out []string

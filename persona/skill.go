@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,14 +82,14 @@ type SkillSource struct {
 }
 
 var (
-	urlScheme   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	prpmURL     = regexp.MustCompile(`(?i)^https?://prpm\.dev/packages/([^/\s?#]+)/([^/\s?#]+)/?(?:[?#].*)?$`)
-	prpmBare    = regexp.MustCompile(`^([^/\s]+)/([^/\s]+)$`)
-	githubSkill = regexp.MustCompile(`(?i)^(https?://github\.com/[^/\s?#]+/[^/\s?#]+?)(?:\.git)?#([^\s?#]+)$`)
-	githubTree  = regexp.MustCompile(`(?i)^(https?://github\.com/[^/\s?#]+/[^/\s?#]+?)(?:\.git)?/tree/([^/\s?#]+)/([^?#]+?)(?:[?#].*)?$`)
+	urlScheme   = lazyre.New(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	prpmURL     = lazyre.New(`(?i)^https?://prpm\.dev/packages/([^/\s?#]+)/([^/\s?#]+)/?(?:[?#].*)?$`)
+	prpmBare    = lazyre.New(`^([^/\s]+)/([^/\s]+)$`)
+	githubSkill = lazyre.New(`(?i)^(https?://github\.com/[^/\s?#]+/[^/\s?#]+?)(?:\.git)?#([^\s?#]+)$`)
+	githubTree  = lazyre.New(`(?i)^(https?://github\.com/[^/\s?#]+/[^/\s?#]+?)(?:\.git)?/tree/([^/\s?#]+)/([^?#]+?)(?:[?#].*)?$`)
 	// installName is what agentworkforce 4.0.2 accepts as the name a
 	// remote skill installs as.
-	installName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	installName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 // skillForms lists the source forms, for errors.
@@ -112,21 +112,21 @@ func ParseSkillSource(source string) (SkillSource, error) {
 		}
 		return SkillSource{Kind: SkillNpm, Ref: spec, Name: npmName(spec)}, nil
 	}
-	if urlScheme.MatchString(source) {
-		if m := prpmURL.FindStringSubmatch(source); m != nil {
+	if urlScheme().MatchString(source) {
+		if m := prpmURL().FindStringSubmatch(source); m != nil {
 			ref := m[1] + "/" + m[2]
 			if !remoteName(m[2]) || strings.HasPrefix(ref, "-") {
 				return SkillSource{}, fmt.Errorf("skill source %q: %q is not a package name a skill can install as", source, m[2])
 			}
 			return SkillSource{Kind: SkillPrpm, Ref: ref, Name: m[2]}, nil
 		}
-		if m := githubSkill.FindStringSubmatch(source); m != nil {
+		if m := githubSkill().FindStringSubmatch(source); m != nil {
 			if !remoteName(m[2]) {
 				return SkillSource{}, fmt.Errorf("skill source %q: %q is not a skill name", source, m[2])
 			}
 			return SkillSource{Kind: SkillGitHub, Ref: m[1], Name: m[2]}, nil
 		}
-		if m := githubTree.FindStringSubmatch(source); m != nil {
+		if m := githubTree().FindStringSubmatch(source); m != nil {
 			segs := strings.FieldsFunc(m[3], func(r rune) bool { return r == '/' })
 			name := ""
 			if len(segs) > 0 {
@@ -160,7 +160,7 @@ func ParseSkillSource(source string) (SkillSource, error) {
 	case source == "." || strings.HasPrefix(source, "./") || strings.HasPrefix(source, "../") || source == "..":
 		return local(false)
 	}
-	if m := prpmBare.FindStringSubmatch(source); m != nil && !strings.HasPrefix(source, "-") {
+	if m := prpmBare().FindStringSubmatch(source); m != nil && !strings.HasPrefix(source, "-") {
 		if !remoteName(m[2]) {
 			return SkillSource{}, fmt.Errorf("skill source %q reads as a prpm package <scope>/<name>, and %q is not a name a skill can install as; write ./%s for a local directory", source, m[2], source)
 		}
@@ -170,7 +170,7 @@ func ParseSkillSource(source string) (SkillSource, error) {
 }
 
 // remoteName reports whether s is a name a remote skill may install as.
-func remoteName(s string) bool { return installName.MatchString(s) && s != "." && s != ".." }
+func remoteName(s string) bool { return installName().MatchString(s) && s != "." && s != ".." }
 
 // npmName returns the package name of an npm registry spec without its
 // scope and version ("@acme/review@1.2.0" -> "review"), or "" for other
@@ -278,7 +278,7 @@ type SkillMeta struct {
 	DescriptionLine int    `json:"-"`
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = lazyre.New(`^yaml: line (\d+): `)
 
 // ParseSkillFile parses the front matter of a SKILL.md and checks it: the
 // file starts with a line "---", YAML follows up to the next line "---",
@@ -313,7 +313,7 @@ func ParseSkillFile(file string, data []byte) (*SkillMeta, error) {
 	if err := yaml.Unmarshal(front, &doc); err != nil {
 		msg := err.Error()
 		line := 1
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line, msg = n+1, msg[len(m[0]):]
 		} else {
