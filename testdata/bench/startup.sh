@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process start-up, measured in one run on the same machine: a Go
-# hello-world, `workforce context` at depth 40 and `workforce list --json`
+# hello-world, `workforce --version` (the floor: package initialisation
+# and one line printed), `workforce context` at depth 40 and `workforce list --json`
 # over 1,000 personas in three layers, for the working tree's workforce and,
 # given a git revision, for that revision's (read with git archive; the
 # repository is not touched). Each is timed by `perf stat -r RUNS` (wall
@@ -70,6 +71,9 @@ for round in $(seq "$rounds"); do
   echo "round $round, $runs runs each, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "  hello-world: $(measure "$tmp/hello-world")"
   for b in "${bins[@]}"; do
+    # --version initialises every package and prints one line: the floor
+    # any command of this binary starts from.
+    echo "  $b --version: $(measure "$tmp/$b" --version)"
     echo "  $b context depth 40: $(cd "$tmp" && measure "$tmp/$b" context "$dir" --harness codex)"
     echo "  $b list --json 1,000: $(cd "$tmp/lrepo" && measure "$tmp/$b" list --json)"
   done
