@@ -668,7 +668,10 @@ func reviewHeld(c *cli.Context, res *session.Result) error {
 		warnf(stderr, "%v", err)
 	}
 	answer := "keep"
-	if tty := openTerminal(); tty != nil {
+	if res.HungUp {
+		// The terminal closed during the run: no question, the work waits.
+		warnf(stderr, "the terminal closed while the agent worked: its work is held for review")
+	} else if tty := openTerminal(); tty != nil {
 		answer = askReview(tty)
 		tty.Close()
 	}

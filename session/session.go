@@ -186,6 +186,9 @@ type Result struct {
 	Held bool
 	// TimedOut says Options.Timeout stopped the harness.
 	TimedOut bool
+	// HungUp says SIGHUP came while the session ran: the terminal is
+	// gone, and nobody is there to answer a question.
+	HungUp bool
 }
 
 // signals tracks the signals of a run.
@@ -385,7 +388,7 @@ func Run(o Options) (*Result, error) {
 			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Live: liveReport, TimedOut: timedOut}, err
 		}
 		if held {
-			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Held: true, Live: liveReport, TimedOut: timedOut}, nil
+			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Held: true, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}, nil
 		}
 		// Nothing to review: the run ends as any other.
 	}
@@ -396,7 +399,7 @@ func Run(o Options) (*Result, error) {
 		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""},
 		SyncCommitted: o.SyncCommitted, Warn: warn,
 	})
-	res := &Result{Session: s, Code: code, ExitCode: exit, Report: rep, Live: liveReport, TimedOut: timedOut}
+	res := &Result{Session: s, Code: code, ExitCode: exit, Report: rep, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}
 	if err != nil {
 		res.Kept = true
 		return res, err
