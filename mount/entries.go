@@ -7,13 +7,11 @@ import "iter"
 // 20,000 files brings 20,000 entries. A batch, once added, is not changed.
 type entryList struct {
 	batches [][]statEntry
-	n       int
 }
 
 func (l *entryList) add(batch []statEntry) {
 	if len(batch) > 0 {
 		l.batches = append(l.batches, batch)
-		l.n += len(batch)
 	}
 }
 
