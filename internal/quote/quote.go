@@ -1,0 +1,183 @@
+// Package quote makes strings that the agent controls safe to print: file
+// names, branch names, messages. It quotes them as git quotes paths
+// (core.quotePath): a name that needs no quoting is printed as it is;
+// any other is put in double quotes, with C escapes (\t, \n, \", \\, ...)
+// and octal escapes of the bytes that are not printable text.
+//
+// Unlike git's default, valid UTF-8 that prints as itself (letters,
+// marks, numbers, punctuation, symbols and spaces of any script) is kept
+// as it is, as git does with core.quotePath=false: what is quoted is what
+// could move the cursor, change colours, ring the bell, reorder the text
+// (bidirectional overrides), hide characters (format characters such as
+// zero-width joiners) or fail to decode. So a quoted name never holds a
+// control byte, and a printed name can always be read back with Unquote.
+//
+// Machine-readable output (--json) carries the exact name instead.
+package quote
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Name returns s as it is when it needs no quoting, and otherwise in double
+// quotes with escapes, as described in the package documentation.
+func Name(s string) string {
+	if !needs(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\a':
+				b.WriteString(`\a`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\v':
+				b.WriteString(`\v`)
+			case '\f':
+				b.WriteString(`\f`)
+			case '\r':
+				b.WriteString(`\r`)
+			default:
+				if c < 0x20 || c == 0x7f {
+					octal(&b, c)
+				} else {
+					b.WriteByte(c)
+				}
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if printable(r, n) {
+			b.WriteString(s[i : i+n])
+		} else {
+			for j := 0; j < n; j++ {
+				octal(&b, s[i+j])
+			}
+		}
+		i += n
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Names quotes each of names.
+func Names(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = Name(n)
+	}
+	return out
+}
+
+// needs reports whether s must be quoted.
+func needs(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f || c == '"' || c == '\\' {
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !printable(r, n) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// printable reports whether the rune r, decoded from n bytes, is valid
+// UTF-8 that prints as itself.
+func printable(r rune, n int) bool {
+	if r == utf8.RuneError && n <= 1 {
+		return false
+	}
+	return unicode.IsGraphic(r)
+}
+
+func octal(b *strings.Builder, c byte) {
+	b.WriteByte('\\')
+	b.WriteByte('0' + c>>6)
+	b.WriteByte('0' + c>>3&7)
+	b.WriteByte('0' + c&7)
+}
+
+// ErrSyntax is the error of Unquote for text that Name cannot have made.
+var ErrSyntax = errors.New("invalid quoted name")
+
+// Unquote reverses Name: a string not starting with a double quote is
+// returned as it is; a quoted one has its escapes decoded.
+func Unquote(q string) (string, error) {
+	if !strings.HasPrefix(q, `"`) {
+		return q, nil
+	}
+	if len(q) < 2 || q[len(q)-1] != '"' {
+		return "", ErrSyntax
+	}
+	q = q[1 : len(q)-1]
+	var b strings.Builder
+	b.Grow(len(q))
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch c {
+		case '"':
+			return "", ErrSyntax
+		case '\\':
+		default:
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i == len(q) {
+			return "", ErrSyntax
+		}
+		switch q[i] {
+		case '"', '\\':
+			b.WriteByte(q[i])
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'v':
+			b.WriteByte('\v')
+		case 'f':
+			b.WriteByte('\f')
+		case 'r':
+			b.WriteByte('\r')
+		case '0', '1', '2', '3':
+			if i+2 >= len(q) || !isOctal(q[i+1]) || !isOctal(q[i+2]) {
+				return "", ErrSyntax
+			}
+			b.WriteByte((q[i]-'0')<<6 | (q[i+1]-'0')<<3 | (q[i+2] - '0'))
+			i += 2
+		default:
+			return "", ErrSyntax
+		}
+	}
+	return b.String(), nil
+}
+
+func isOctal(c byte) bool { return '0' <= c && c <= '7' }

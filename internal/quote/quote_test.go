@@ -1,0 +1,76 @@
+package quote
+
+import (
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestName(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "src/main.go", "src/main.go"},
+		{"spaces kept", "my file.txt", "my file.txt"},
+		{"letters of any script", "docs/résumé-日本.md", "docs/résumé-日本.md"},
+		{"escape and bell", "a\x1b[2Jb\a", `"a\033[2Jb\a"`},
+		{"newline", "a\nconflict: b", `"a\nconflict: b"`},
+		{"carriage return", "ok\rbad", `"ok\rbad"`},
+		{"tab", "a\tb", `"a\tb"`},
+		{"double quote", `say "hi"`, `"say \"hi\""`},
+		{"backslash", `a\b`, `"a\\b"`},
+		{"delete", "a\x7f", `"a\177"`},
+		{"invalid UTF-8", "a\xff\xfeb", `"a\377\376b"`},
+		{"truncated rune", "a\xe6\x97", `"a\346\227"`},
+		{"C1 control", "a\u009bb", `"a\302\233b"`},
+		{"bidirectional override", "evil\u202etxt.exe", `"evil\342\200\256txt.exe"`},
+		{"zero width joiner", "a\u200db", `"a\342\200\215b"`},
+		{"line separator", "a\u2028b", `"a\342\200\250b"`},
+		{"empty", "", ""},
+		{"leading quote", `"x`, `"\"x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Name(tt.in)
+			if got != tt.want {
+				t.Errorf("Name(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+			back, err := Unquote(got)
+			if err != nil || back != tt.in {
+				t.Errorf("Unquote(%s) = %q, %v, want %q", got, back, err, tt.in)
+			}
+		})
+	}
+}
+
+func TestUnquoteRejects(t *testing.T) {
+	for _, q := range []string{`"`, `"abc`, `"a"b"`, `"a\"`, `"a\q"`, `"a\4xx"`, `"\08"`, `"\0"`} {
+		if got, err := Unquote(q); err == nil {
+			t.Errorf("Unquote(%s) = %q, want an error", q, got)
+		}
+	}
+}
+
+func FuzzName(f *testing.F) {
+	for _, s := range []string{"", "a", "src/x.go", "a\x1b]0;title\a", "\xff", "é", "\u202e", `"\"`, "a\nb", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := Name(s)
+		back, err := Unquote(q)
+		if err != nil || back != s {
+			t.Fatalf("Unquote(Name(%q)) = %q, %v", s, back, err)
+		}
+		if !utf8.ValidString(q) {
+			t.Fatalf("Name(%q) = %q is not valid UTF-8", s, q)
+		}
+		for _, r := range q {
+			if r != ' ' && !unicode.IsGraphic(r) {
+				t.Fatalf("Name(%q) = %q holds %U, which does not print as itself", s, q, r)
+			}
+		}
+		if q != s && (len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"') {
+			t.Fatalf("Name(%q) = %q: a changed name must be in quotes", s, q)
+		}
+	})
+}
