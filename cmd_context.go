@@ -36,7 +36,7 @@ Example:
 			&cli.StringFlag{Name: "harness", Value: "codex", Usage: "harness or profile: " + strings.Join(discover.Names(), ", ")},
 			profileFlagDef,
 			markersFlag,
-			&cli.IntFlag{Name: "max-bytes", Usage: "byte budget across project files (default: the profile's)"},
+			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files (default: the profile's)"},
 			&cli.StringSliceFlag{Name: "fallback", Usage: "extra instruction file name tried after the profile's own (codex)"},
 			&cli.BoolFlag{Name: "no-globals", Usage: "leave out global files from the home directory"},
 			jsonFlag,
@@ -59,7 +59,7 @@ Example:
 				Flags: []cli.Flag{
 					stateFlag,
 					&cli.StringFlag{Name: "dir", Usage: "session working directory, used when the state file is created (default: the working directory)"},
-					&cli.IntFlag{Name: "max-files", Value: discover.DefaultMaxFilesPerResolve, Usage: "most files returned by one call"},
+					&cli.IntFlag{Name: "max-files", Value: discover.DefaultMaxFilesPerResolve, Action: atLeast("max-files", 1), Usage: "most files returned by one call"},
 					markersFlag,
 					jsonFlag,
 				},

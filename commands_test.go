@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -38,4 +39,66 @@ func TestUsageText(t *testing.T) {
 		}
 	}
 	walk("workforce", app.Commands)
+}
+
+// TestUsageErrors walks every command: an unknown flag, a value a typed
+// flag cannot parse and an unknown subcommand each exit with the usage
+// status and say what is wrong, before the command does anything.
+func TestUsageErrors(t *testing.T) {
+	t.Setenv("AGENT_WORKFORCE_HOME", t.TempDir())
+	app := newApp(io.Discard, io.Discard)
+	type usageCase struct {
+		args []string
+		want string
+	}
+	var cases []usageCase
+	var walk func(path []string, cmds []*cli.Command)
+	walk = func(path []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Name == "help" {
+				continue
+			}
+			p := append(append([]string(nil), path...), c.Name)
+			cases = append(cases, usageCase{append(append([]string(nil), p...), "--no-such-flag"), "unknown flag --no-such-flag for workforce " + strings.Join(p, " ")})
+			for _, f := range c.Flags {
+				n := "--" + f.Names()[0]
+				switch f.(type) {
+				case *cli.DurationFlag:
+					cases = append(cases,
+						usageCase{append(append([]string(nil), p...), n+"=abc"), "invalid value \"abc\": not a duration"},
+						usageCase{append(append([]string(nil), p...), n+"=-5s"), "invalid duration -5s: it cannot be negative"})
+				case *cli.IntFlag:
+					cases = append(cases,
+						usageCase{append(append([]string(nil), p...), n+"=abc"), "invalid value \"abc\": not a whole number"},
+						usageCase{append(append([]string(nil), p...), n+"=-1"), "invalid value -1: must be"})
+				case *cli.BoolFlag:
+					cases = append(cases, usageCase{append(append([]string(nil), p...), n+"=maybe"), "invalid value \"maybe\": not true or false"})
+				}
+			}
+			if len(c.Subcommands) > 0 && c.Action == nil {
+				cases = append(cases, usageCase{append(append([]string(nil), p...), "no-such-command"), "unknown command \"no-such-command\" for workforce " + strings.Join(p, " ")})
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, app.Commands)
+	cases = append(cases,
+		usageCase{[]string{"--no-such-flag"}, "unknown flag --no-such-flag for workforce"},
+		usageCase{[]string{"no-such-command"}, "unknown command \"no-such-command\" for workforce"},
+		usageCase{[]string{"help", "no-such-command"}, "unknown command \"no-such-command\" for workforce"},
+		usageCase{[]string{"export", "code-reviewer"}, "workforce export needs --harness"},
+	)
+	if len(cases) < 40 {
+		t.Fatalf("only %d cases: the walk found too few commands", len(cases))
+	}
+	for _, tc := range cases {
+		var stdout, stderr strings.Builder
+		code := run(append([]string{"workforce"}, tc.args...), &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), "workforce: error: "+tc.want) && !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("workforce %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr.String(), exitUsage, tc.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("workforce %s: stdout %q, want nothing", strings.Join(tc.args, " "), stdout.String())
+		}
+	}
 }

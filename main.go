@@ -16,6 +16,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -52,15 +53,25 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      false,
 		ExitErrHandler:       func(*cli.Context, error) {}, // run reports errors itself
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError(err)
-		},
+		OnUsageError:         onUsageError,
 	}
 }
+
+// usageOnce guards setUsageErrors, which changes the registered commands
+// every app shares.
+var usageOnce sync.Once
 
 // run executes the application and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	var unknown error
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		unknown = unknownCommand(c, name)
+	}
+	usageOnce.Do(func() { setUsageErrors(app.Commands) })
 	err := app.Run(interspersed(app, args))
+	if err == nil {
+		err = unknown
+	}
 	return report(stderr, err)
 }
