@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -265,7 +266,7 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 				fmt.Fprintf(stderr, "workforce: fetching skill %s\n", detail)
 			case "sync":
 				syncing = true
-				fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", detail)
+				fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", quote.Name(detail))
 			}
 		}
 	}
@@ -288,7 +289,7 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 	if l := res.Live; l != nil {
 		fmt.Fprintf(c.App.Writer, "live: %d to the repository, %d to the sandbox, %d deleted, %d conflicts\n", l.ToReal, l.ToSandbox, l.Deleted, len(l.Conflicts))
 		for _, f := range l.Failed {
-			fmt.Fprintf(c.App.Writer, "failed: %s: %s\n", f.Path, f.Error)
+			fmt.Fprintf(c.App.Writer, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
 		}
 	}
 	if res.Report != nil {
@@ -344,23 +345,24 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 	printEach(w, "on the branch", r.OnBranch)
 	for _, cf := range r.Conflicts {
 		if cf.Saved == "" {
-			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", cf.Path, cf.Real)
+			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", quote.Name(cf.Path), quote.Name(cf.Real))
 			continue
 		}
-		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", cf.Path, cf.Real, cf.Saved)
+		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", quote.Name(cf.Path), quote.Name(cf.Real), quote.Name(cf.Saved))
 	}
 	for _, f := range r.Failed {
-		fmt.Fprintf(w, "failed: %s: %s\n", f.Path, f.Error)
+		fmt.Fprintf(w, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
 	}
 	if r.Interrupted {
 		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
 	}
 }
 
-// printEach prints a "label: item" line for each item.
+// printEach prints a "label: item" line for each item, a name the agent
+// may have chosen, quoted.
 func printEach(w io.Writer, label string, items []string) {
 	for _, it := range items {
-		fmt.Fprintf(w, "%s: %s\n", label, it)
+		fmt.Fprintf(w, "%s: %s\n", label, quote.Name(it))
 	}
 }
 

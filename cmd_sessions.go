@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -262,7 +263,7 @@ func sessionsListAction(c *cli.Context) error {
 	fmt.Fprintln(tw, "ID\tPERSONA\tPHASE\tAGE\tCHANGED\tROOT")
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t\tunreadable\t\t\t%s\n", r.ID, r.Error)
+			fmt.Fprintf(tw, "%s\t\tunreadable\t\t\t%s\n", quote.Name(r.ID), quote.Text(r.Error))
 			continue
 		}
 		phase := r.Phase
@@ -379,7 +380,7 @@ func syncSession(c *cli.Context, s *session.Session, sel *session.Selector) erro
 		o.Only = sel.Match
 	}
 	if isTerminal(stderr) {
-		o.Progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", rel) }
+		o.Progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", quote.Name(rel)) }
 		defer fmt.Fprint(stderr, "\r\033[K")
 	}
 	rep, kept, err := s.Sync(ctx, o)

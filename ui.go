@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -76,16 +77,22 @@ func report(stderr io.Writer, err error) int {
 	return code
 }
 
+// errorf, warnf and hintf print one line each. What they print may hold
+// names or output the agent controls (an error of the file system naming
+// a file, git's stderr): anything in it that does not print as itself is
+// escaped (quote.Text), so no message can move the cursor, recolour the
+// terminal or forge a line of the report. Names themselves are quoted by
+// the caller with quote.Name, as report lines quote them.
 func errorf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: error: "+format+"\n", args...)
+	fmt.Fprintf(w, "workforce: error: %s\n", quote.Text(fmt.Sprintf(format, args...)))
 }
 
 func warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: warning: "+format+"\n", args...)
+	fmt.Fprintf(w, "workforce: warning: %s\n", quote.Text(fmt.Sprintf(format, args...)))
 }
 
 func hintf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: hint: "+format+"\n", args...)
+	fmt.Fprintf(w, "workforce: hint: %s\n", quote.Text(fmt.Sprintf(format, args...)))
 }
 
 // isTerminal reports whether w is a terminal; progress output is shown only

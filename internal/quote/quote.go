@@ -12,6 +12,8 @@
 // zero-width joiners) or fail to decode. So a quoted name never holds a
 // control byte, and a printed name can always be read back with Unquote.
 //
+// Text escapes a whole message the same way, in place and without quotes,
+// for errors and warnings that may carry such a name or git's output.
 // Machine-readable output (--json) carries the exact name instead.
 package quote
 
@@ -38,26 +40,8 @@ func Name(s string) string {
 			case '"', '\\':
 				b.WriteByte('\\')
 				b.WriteByte(c)
-			case '\a':
-				b.WriteString(`\a`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\t':
-				b.WriteString(`\t`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\v':
-				b.WriteString(`\v`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\r':
-				b.WriteString(`\r`)
 			default:
-				if c < 0x20 || c == 0x7f {
-					octal(&b, c)
-				} else {
-					b.WriteByte(c)
-				}
+				escape(&b, c)
 			}
 			i++
 			continue
@@ -74,6 +58,88 @@ func Name(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// escape writes the ASCII byte c, with a C escape when it is a control
+// character.
+func escape(b *strings.Builder, c byte) {
+	switch c {
+	case '\a':
+		b.WriteString(`\a`)
+	case '\b':
+		b.WriteString(`\b`)
+	case '\t':
+		b.WriteString(`\t`)
+	case '\n':
+		b.WriteString(`\n`)
+	case '\v':
+		b.WriteString(`\v`)
+	case '\f':
+		b.WriteString(`\f`)
+	case '\r':
+		b.WriteString(`\r`)
+	default:
+		if c < 0x20 || c == 0x7f {
+			octal(b, c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+}
+
+// Text returns the message s with what does not print as itself escaped
+// in place (\n, \033, octal bytes), without quotes: for messages that may
+// hold a name or output the agent controls, such as an error from the file
+// system or from git. It keeps s as it is when nothing needs escaping;
+// unlike Name it is not meant to be read back.
+func Text(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				escape(&b, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if printable(r, n) {
+			b.WriteString(s[i : i+n])
+		} else {
+			for j := 0; j < n; j++ {
+				octal(&b, s[i+j])
+			}
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// needsEscape reports whether Text changes s.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !printable(r, n) {
+			return true
+		}
+		i += n
+	}
+	return false
 }
 
 // Names quotes each of names.

@@ -74,3 +74,36 @@ func FuzzName(f *testing.F) {
 		}
 	})
 }
+
+func TestText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"open src/x.go: permission denied", "open src/x.go: permission denied"},
+		{`a "quoted" \ name`, `a "quoted" \ name`},
+		{"open a\x1b[2Jb: no such file", `open a\033[2Jb: no such file`},
+		{"line\nforged: line", `line\nforged: line`},
+		{"bad \xff byte", `bad \377 byte`},
+		{"rtl \u202e", `rtl \342\200\256`},
+	}
+	for _, tt := range tests {
+		if got := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "\x1b[31m", "\xff", "\u202e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := Text(s)
+		if !utf8.ValidString(q) {
+			t.Fatalf("Text(%q) = %q is not valid UTF-8", s, q)
+		}
+		for _, r := range q {
+			if r != ' ' && !unicode.IsGraphic(r) {
+				t.Fatalf("Text(%q) = %q holds %U", s, q, r)
+			}
+		}
+	})
+}

@@ -65,6 +65,10 @@
 //	                       was given: a harness that outlives workforce
 //	                       must not hold the test's pipes open
 //
+// A PATH in double quotes is read as a Go string literal, so that a test
+// can name a file with control bytes or invalid UTF-8 ("a\x1bb\xff.txt");
+// it holds no space.
+//
 // A failing action is reported on stderr and the rest still run. The exit
 // status is 0 unless an exit action says otherwise.
 package main
@@ -204,6 +208,9 @@ func workforce(dir string, args ...string) []byte {
 func act(dir, line string) (int, bool) {
 	verb, rest, _ := strings.Cut(line, " ")
 	arg, text, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	if u, err := strconv.Unquote(arg); err == nil && strings.HasPrefix(arg, `"`) {
+		arg = u // a name with bytes a line cannot hold: "a\x1b[2J\n.txt"
+	}
 	path := arg
 	if path != "" && !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
