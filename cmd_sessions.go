@@ -82,7 +82,8 @@ what it committed is left to that branch unless --sync-committed. A sync killed 
 Syncs of one session wait for each other; a session whose run is still
 going is refused, and so is one whose harness outlived its workforce
 process and still runs (it may still write): wait for it to exit or stop
-it, or sync what it has written so far with --force. The session is
+it, or sync what it has written so far with --force (the session is then
+kept while the harness runs). The session is
 removed once synced without conflicts, unless --keep.
 
 Exit status: 0, or 3 when there were conflicts.

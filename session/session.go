@@ -820,7 +820,8 @@ func (s *Session) Changes(deletes bool) (*mount.Report, error) {
 // second Sync waits, and returns ErrGone if the first removed it), a
 // session a running process holds is refused with ErrLive, and one whose
 // harness outlived its run and still runs with a *HarnessRunningError,
-// after a short wait for it to exit. Unless o.Keep, the session directory
+// after a short wait for it to exit (with o.Force it syncs, and keeps the
+// session while that harness runs). Unless o.Keep, the session directory
 // is removed when the sync is complete without conflicts, and nothing was
 // left out (o.Only) or left in the sandbox only (the agent's commits, when
 // they could not be brought as its branch). kept says the session
@@ -851,9 +852,17 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, k
 		}
 		return nil, true, err
 	}
+	// Forced while the harness still runs: what it has written so far
+	// syncs, and the session stays, since the harness writes on in it.
+	running := false
 	if !o.Force {
 		if err := s.awaitHarness(); err != nil {
 			return nil, true, err
+		}
+	} else if herr := s.HarnessRunning(); herr != nil {
+		running = true
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("%v; the session is kept, so that what it writes next can still be synced", herr))
 		}
 	}
 	box, err := mount.Open(s.Dir)
@@ -864,7 +873,7 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, k
 	if err != nil {
 		return rep, true, err
 	}
-	kept = o.Keep || keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	kept = o.Keep || keep || running || len(rep.Conflicts) > 0 || rep.Interrupted
 	if !kept {
 		if err := s.Remove(); err != nil {
 			return rep, true, err
