@@ -195,6 +195,10 @@ func runAction(c *cli.Context) error {
 		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: inRepo, AllowUnmapped: c.Bool("allow-unmapped"),
 		Profile: func(h string) (discover.Profile, string, error) { return harnessProfile(c, h) },
 	})
+	var gitDir *session.InGitDirError
+	if errors.As(err, &gitDir) {
+		return usageError(err, "cd "+shellJoin([]string{gitDir.Root})+" first")
+	}
 	if err != nil {
 		return err
 	}

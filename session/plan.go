@@ -93,6 +93,17 @@ type Plan struct {
 	refusal error
 }
 
+// InGitDirError is the error of a run started in the repository's git
+// directory (or below it): sync-back never brings anything back from
+// there, so the run is refused before anything is made.
+type InGitDirError struct {
+	Cwd, Root string
+}
+
+func (e *InGitDirError) Error() string {
+	return fmt.Sprintf("the working directory %s is inside the repository's git directory, from which the sandbox syncs nothing back; run from the working tree of %s", e.Cwd, e.Root)
+}
+
 // NewPlan plans a run: the session directory, what the sandbox hides and
 // materializes (by the harness's discovery profile, in overwrite or extend
 // mode), and the harness's command line, environment (sealed: no path of
@@ -118,6 +129,9 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	workRel, err := filepath.Rel(o.Root, o.Cwd)
 	if err != nil {
 		return nil, err
+	}
+	if !o.InRepo && mount.InGitDir(workRel) {
+		return nil, &InGitDirError{Cwd: o.Cwd, Root: o.Root}
 	}
 	p.Workdir = filepath.Join(tree, workRel)
 	switch {
