@@ -68,7 +68,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.CommandNotFound = func(c *cli.Context, name string) {
 		unknown = unknownCommand(c, name)
 	}
-	usageOnce.Do(func() { setUsageErrors(app.Commands) })
+	// The help command is added when the app starts: Before sees it.
+	app.Before = func(c *cli.Context) error {
+		usageOnce.Do(func() { setUsageErrors(c.App.Commands) })
+		return nil
+	}
 	err := app.Run(interspersed(app, args))
 	if err == nil {
 		err = unknown

@@ -148,6 +148,9 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		return usageError(fmt.Errorf("unknown flag %s for %s", flagName(f), name), help)
 	}
+	if f, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return usageError(fmt.Errorf("%s %s needs a value", name, flagName(f)), help)
+	}
 	if m := badValue.FindStringSubmatch(msg); m != nil {
 		why := m[3]
 		if k := flagKind(c, m[2]); k != "" {
