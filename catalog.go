@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
@@ -44,6 +45,40 @@ func diagnosticStrings(cat *persona.Catalog) []string {
 		out = append(out, d.Error())
 	}
 	return out
+}
+
+// overrideNotes prints a note for each persona an install or an import
+// landed that lies over a persona of its id in a lower layer: the one it
+// overrides and the fields it inherits from it, or the one it shadows,
+// taking nothing from it.
+func overrideNotes(w io.Writer, installed []install.Installed) {
+	for _, in := range installed {
+		switch {
+		case in.Overrides != nil:
+			inherits := "nothing from it"
+			if len(in.Inherits) > 0 {
+				inherits = strings.Join(in.Inherits, ", ")
+			}
+			notef(w, "%s overrides the %s %s (%s); it inherits %s", in.ID, in.Overrides.Layer, in.ID, in.Overrides.File, inherits)
+		case in.Shadows != nil:
+			notef(w, "%s shadows the %s %s (%s) and takes nothing from it", in.ID, in.Shadows.Layer, in.ID, in.Shadows.File)
+		}
+	}
+}
+
+// notef prints a note: something the user may not expect, not a problem.
+func notef(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "workforce: note: "+format+"\n", args...)
+}
+
+// cascadeLayers returns the layers of the cascade, for install.Options;
+// nil when they cannot be read (the notes they give are then left out).
+func cascadeLayers() []persona.Layer {
+	layers, err := persona.Layers(loadOptions())
+	if err != nil {
+		return nil
+	}
+	return layers
 }
 
 // importedPersona is the pack persona an imported agent makes, checked as

@@ -28,6 +28,12 @@ prompt, description, model ("inherit" when the file names none), reasoning
 effort, permission rules, MCP servers and the skills it names in their persona
 fields, and every other key of the file kept as written in the persona's
 "native" block, which workforce export writes back.
+Each persona says "inherit": false: it takes nothing from a persona of the
+same id in a lower layer (a built-in code-reviewer under an imported "Code
+Reviewer"), since the agent file means only what it says; a note names the
+persona it shadows. --inherit leaves that out, so that the persona is laid
+over the lower one and inherits what it does not set; a note then names
+the fields it inherits.
 The personas land as install lands a pack: in the project layer, --user for
 the user layer, or --dir; an existing persona is a conflict (exit 3) unless
 --overwrite; all land or none. A file that cannot be read is an error naming
@@ -40,6 +46,7 @@ Example:
    workforce import ./agents/reviewer.md --harness opencode --dry-run`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "the harness of .md files whose place does not tell (claude or opencode); also reads only that harness's places"},
+			&cli.BoolFlag{Name: "inherit", Usage: "lay each persona over a lower persona of the same id, inheriting what the agent file does not set, instead of shadowing it (\"inherit\": false)"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace personas of the same id"},
 			&cli.BoolFlag{Name: "user", Usage: "write into the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "write into this directory"},
@@ -56,7 +63,12 @@ type imported struct {
 	Harness string `json:"harness"`
 	Source  string `json:"source"`
 	File    string `json:"file,omitempty"`
-	Data    []byte `json:"-"`
+	// Overrides, Inherits and Shadows are install.Installed's: the
+	// persona of the same id below that the imported one lies over.
+	Overrides *persona.Origin `json:"overrides,omitempty"`
+	Inherits  []string        `json:"inherits,omitempty"`
+	Shadows   *persona.Origin `json:"shadows,omitempty"`
+	Data      []byte          `json:"-"`
 }
 
 func importAction(c *cli.Context) error {
@@ -84,6 +96,9 @@ func importAction(c *cli.Context) error {
 				return fmt.Errorf("%s and %s both define agent %s", other, in.Source, id)
 			}
 			from[id] = in.Source
+			if c.Bool("inherit") {
+				in.Spec.Inherit = nil
+			}
 			ps, err := importedPersona(in)
 			if err != nil {
 				return err
@@ -105,16 +120,22 @@ func importAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := install.Pack(p, install.Options{Target: target, Overwrite: c.Bool("overwrite")})
+	res, err := install.Pack(p, install.Options{Target: target, Overwrite: c.Bool("overwrite"), Layers: cascadeLayers()})
 	if err != nil {
 		return installConflict(c.App.ErrWriter, err, "imported")
 	}
 	for i := range all {
 		all[i].File = filepath.Join(res.Target, all[i].ID+".json")
+		for _, in := range res.Installed {
+			if in.ID == all[i].ID {
+				all[i].Overrides, all[i].Inherits, all[i].Shadows = in.Overrides, in.Inherits, in.Shadows
+			}
+		}
 	}
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, all)
 	}
+	overrideNotes(c.App.ErrWriter, res.Installed)
 	for _, in := range all {
 		fmt.Fprintf(c.App.Writer, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
 	}

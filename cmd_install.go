@@ -29,6 +29,11 @@ skills in <target>/<id>__assets/skills/<name>/. The target is
 the project layer (.agentworkforce/workforce/personas at the nearest
 directory with .git, or the working directory), --user for the user layer,
 or --dir. An existing persona is a conflict (exit 3) unless --overwrite.
+A persona lands as an override: where a lower layer (the user layer, the
+built-in catalog) has a persona of the same id, the installed one inherits
+what it does not set, unless its file says "inherit": false (the agents of
+a plugin do); a note names that persona and the fields inherited from it,
+and --json carries them (overrides, inherits, shadows).
 The install lands whole or not at all. --persona takes ids or doublestar
 patterns of ids; an unknown id or a pattern matching no persona fails before
 anything is written.
@@ -105,6 +110,7 @@ func installAction(c *cli.Context) error {
 	res, err := install.Pack(p, install.Options{
 		Target: target, Personas: c.StringSlice("persona"), Overwrite: c.Bool("overwrite"),
 		Source: lockSource(source), Resolved: p.Resolved, Frozen: c.Bool("frozen"),
+		Layers: cascadeLayers(),
 	})
 	var fe *install.FrozenError
 	if errors.As(err, &fe) {
@@ -116,6 +122,7 @@ func installAction(c *cli.Context) error {
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, res)
 	}
+	overrideNotes(c.App.ErrWriter, res.Installed)
 	for _, in := range res.Installed {
 		fmt.Fprintf(c.App.Writer, "installed %s: %s", in.ID, in.File)
 		var sidecars, skills int

@@ -23,6 +23,11 @@ anchored to the file that declared them. The persona resolved for TIER (the
 default tier when none is given) follows: harness, model and where each came
 from (the tier, or the top level), and the effective CLAUDE.md / AGENTS.md
 sidecars. A flat persona (no tiers: one runtime for every tier) says so.
+A persona laid over a persona of the same id in a lower layer says which
+(overrides:) and the fields it inherits from it; one that hides such a
+persona and takes nothing from it ("inherit": false, or extends of another
+id) says which (shadows:). --json has them as overrides, inherits and
+shadows.
 
 ID may be a doublestar glob (review-*): every persona it matches is shown,
 and --json prints a JSON array of them; a pattern matching no persona is an
@@ -51,6 +56,12 @@ type showOutput struct {
 	Source string           `json:"source"`
 	Path   string           `json:"path"`
 	Chain  []persona.Origin `json:"chain"`
+	// Overrides is the persona of the same id in a lower layer this one
+	// is laid over, Inherits the fields that come from below; Shadows
+	// the one it hides, taking nothing from it.
+	Overrides *persona.Origin `json:"overrides,omitempty"`
+	Inherits  []string        `json:"inherits,omitempty"`
+	Shadows   *persona.Origin `json:"shadows,omitempty"`
 	// Form is "flat" (one runtime serves every tier) or "tiered".
 	Form       string             `json:"form"`
 	Spec       *persona.Spec      `json:"spec"`
@@ -148,6 +159,7 @@ func showMapping(c *cli.Context, out *showOutput) error {
 func newShowOutput(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved) showOutput {
 	out := showOutput{
 		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: p.Chain, Form: "tiered",
+		Overrides: p.Overrides, Shadows: p.Shadows, Inherits: p.Inherited(),
 		Spec: p.Spec, Provenance: p.Provenance(), Resolved: r,
 		Warnings: personaDiagnostics(cat, p),
 	}
@@ -213,7 +225,22 @@ func printShow(c *cli.Context, out showOutput) error {
 	for _, o := range out.Chain {
 		chain = append(chain, o.Layer+":"+o.File)
 	}
-	fmt.Fprintf(w, "merged from: %s\n\n", strings.Join(chain, " <- "))
+	fmt.Fprintf(w, "merged from: %s\n", strings.Join(chain, " <- "))
+	if o := out.Overrides; o != nil {
+		inherits := "nothing"
+		if len(out.Inherits) > 0 {
+			inherits = strings.Join(out.Inherits, ", ")
+		}
+		fmt.Fprintf(w, "overrides: the %s %s (%s); inherits %s\n", o.Layer, out.ID, o.File, inherits)
+	}
+	if o := out.Shadows; o != nil {
+		why := `"inherit": false`
+		if out.Spec.Inherits() {
+			why = "it extends another persona"
+		}
+		fmt.Fprintf(w, "shadows: the %s %s (%s); takes nothing from it: %s\n", o.Layer, out.ID, o.File, why)
+	}
+	fmt.Fprintln(w)
 
 	values := flatten(out.Spec)
 	fields := make([]string, 0, len(out.Provenance))

@@ -13,6 +13,16 @@
 // <target>/<id>__assets/skills/<name>/ (a .md file as <name>/SKILL.md) and
 // its source points there; inline and remote skills stay as written.
 //
+// A persona installed over a persona of the same id in a lower layer is an
+// override, as every persona file is: it inherits what it does not set,
+// unless it says "inherit": false. Given the cascade (Options.Layers), Pack
+// reports which persona each one overrides and the fields it inherits, or
+// which it shadows, so that the command can say so.
+//
+// An error about a file of a source Open copied into a temporary directory
+// (an unpacked archive, a clone) names the file as the source has it, after
+// the source ("x.tgz: package/personas/a.json:3:5: ..."; SourceError).
+//
 // An install lands whole or not at all: everything is written to a staging
 // directory beside the target, then renamed into place; if a rename fails,
 // the ones already done are undone and replaced files restored. Concurrent
@@ -53,6 +63,12 @@ type Options struct {
 	// Frozen installs only when the lock file's entry of Source holds the
 	// same resolution, personas and file hashes (and then replaces them).
 	Frozen bool
+	// Layers, when set, is the cascade the target is read in, highest
+	// first: Pack then reports, for each persona it installed, the
+	// persona of the same id below the target it overrides or shadows
+	// (Installed.Overrides, Inherits, Shadows). A target that is none of
+	// the layers' directories is taken to be above them all.
+	Layers []persona.Layer
 }
 
 // Installed is one installed persona.
@@ -60,6 +76,13 @@ type Installed struct {
 	ID     string   `json:"id"`
 	File   string   `json:"file"`
 	Assets []string `json:"assets"`
+	// Overrides is the persona of the same id below the target that the
+	// installed one is laid over, and Inherits the fields it takes from
+	// there (persona.Persona.Inherited); Shadows is the one it hides,
+	// taking nothing ("inherit": false). Set only with Options.Layers.
+	Overrides *persona.Origin `json:"overrides,omitempty"`
+	Inherits  []string        `json:"inherits,omitempty"`
+	Shadows   *persona.Origin `json:"shadows,omitempty"`
 }
 
 // Result is what Pack did.
@@ -183,7 +206,7 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	defer os.RemoveAll(stage)
 	all, err := stageAll(stage, chosen)
 	if err != nil {
-		return nil, err
+		return nil, inSource(err, p.TempDir, p.SourceName)
 	}
 	var entry LockEntry
 	if o.Source != "" {
@@ -228,7 +251,44 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	for _, st := range all {
 		res.Installed = append(res.Installed, Installed{ID: st.id, File: filepath.Join(target, st.id+".json"), Assets: st.assets})
 	}
+	if len(o.Layers) > 0 {
+		relate(res, o.Layers)
+	}
 	return res, nil
+}
+
+// relate fills in what each installed persona overrides or shadows: it
+// loads the target's layer and the layers below it, and reads the
+// relation off each persona whose top file is the installed one.
+func relate(res *Result, layers []persona.Layer) {
+	same := func(a, b string) bool {
+		if a == b {
+			return true
+		}
+		ra, errA := filepath.EvalSymlinks(a)
+		rb, errB := filepath.EvalSymlinks(b)
+		return errA == nil && errB == nil && ra == rb
+	}
+	here := persona.Layer{Name: "target", Dir: res.Target}
+	below := layers
+	for i, l := range layers {
+		if l.Dir != "" && same(filepath.Clean(l.Dir), res.Target) {
+			here.Name, below = l.Name, layers[i+1:]
+			break
+		}
+	}
+	cat := persona.LoadLayers(append([]persona.Layer{here}, below...))
+	for i := range res.Installed {
+		in := &res.Installed[i]
+		p, ok := cat.Get(in.ID)
+		if !ok || p.Path != in.File {
+			continue
+		}
+		in.Overrides, in.Shadows = p.Overrides, p.Shadows
+		if p.Overrides != nil {
+			in.Inherits = p.Inherited()
+		}
+	}
 }
 
 // stageAll stages each persona of chosen in stage.
@@ -254,7 +314,7 @@ func Hashes(p *pack.Pack) (map[string]string, error) {
 	defer os.RemoveAll(stage)
 	all, err := stageAll(stage, p.Personas)
 	if err != nil {
-		return nil, err
+		return nil, inSource(err, p.TempDir, p.SourceName)
 	}
 	var names []string
 	for _, st := range all {

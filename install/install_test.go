@@ -1,6 +1,8 @@
 package install
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -243,5 +245,181 @@ func BenchmarkCollectAndWrite500(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Close()
+	}
+}
+
+// TestInstallSaysWhatItOverrides: with the cascade given, each installed
+// persona names the persona of its id below the target that it overrides
+// (and what it inherits from it) or shadows; layers above the target do
+// not count, and a target outside the cascade is taken to be above it.
+func TestInstallSaysWhatItOverrides(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pack/package.json", `{"name": "p", "version": "1.0.0"}`)
+	write("pack/personas/rev.json", `{"id": "rev", "description": "mine", "permissions": {"deny": ["Bash"]}}`)
+	write("pack/personas/solo.json", `{"id": "solo", "intent": "i", "description": "d", "harness": "claude", "model": "m"}`)
+	write("pack/personas/mine.json", `{"id": "mine", "inherit": false, "intent": "i", "description": "d", "harness": "claude", "model": "m"}`)
+	whole := `{"id": %q, "intent": "base", "description": "base", "claudeMdContent": "base notes", "permissions": {"deny": ["WebFetch"]},
+ "tiers": {"best": {"harness": "codex", "model": "m"}, "minimum": {"harness": "claude", "model": "m"}}}`
+	write("base/rev.json", fmt.Sprintf(whole, "rev"))
+	write("base/mine.json", fmt.Sprintf(whole, "mine"))
+	write("project/rev.json", fmt.Sprintf(whole, "rev"))
+	p, err := pack.Collect(filepath.Join(root, "pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := persona.Layer{Name: persona.LayerProject, Dir: filepath.Join(root, "project")}
+	user := persona.Layer{Name: persona.LayerUser, Dir: filepath.Join(root, "user")}
+	base := persona.Layer{Name: "dir:2", Dir: filepath.Join(root, "base")}
+	tests := []struct {
+		name   string
+		target string
+		layers []persona.Layer
+		want   map[string]string // id -> "overrides LAYER FILE: INHERITS" or "shadows LAYER FILE"
+	}{
+		{
+			name:   "a layer of the cascade",
+			target: user.Dir,
+			layers: []persona.Layer{project, user, base},
+			want: map[string]string{
+				"rev":  "overrides dir:2 base/rev.json: claudeMd intent permissions.deny tiers.best tiers.minimum",
+				"mine": "shadows dir:2 base/mine.json",
+				"solo": "",
+			},
+		},
+		{
+			name:   "outside the cascade, above it all",
+			target: filepath.Join(root, "elsewhere"),
+			layers: []persona.Layer{project, base},
+			want: map[string]string{
+				"rev":  "overrides project project/rev.json: claudeMd intent permissions.deny tiers.best tiers.minimum",
+				"mine": "shadows dir:2 base/mine.json",
+				"solo": "",
+			},
+		},
+		{
+			name:   "no cascade given",
+			target: filepath.Join(root, "quiet"),
+			want:   map[string]string{"rev": "", "mine": "", "solo": ""},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Pack(p, Options{Target: tt.target, Layers: tt.layers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, in := range res.Installed {
+				rel := func(o *persona.Origin) string {
+					r, _ := filepath.Rel(root, o.File)
+					return o.Layer + " " + r
+				}
+				switch {
+				case in.Overrides != nil && in.Shadows != nil:
+					got[in.ID] = "both"
+				case in.Overrides != nil:
+					got[in.ID] = "overrides " + rel(in.Overrides) + ": " + strings.Join(in.Inherits, " ")
+				case in.Shadows != nil:
+					got[in.ID] = "shadows " + rel(in.Shadows)
+				default:
+					got[in.ID] = ""
+				}
+			}
+			for id, want := range tt.want {
+				if got[id] != want {
+					t.Errorf("%s: %q, want %q", id, got[id], want)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenNamesArchiveEntries: an error about a file of a .tgz names it as
+// the archive does, after the archive's path, never by the temporary
+// directory it was unpacked into.
+func TestOpenNamesArchiveEntries(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // each after "<tgz>: "
+	}{
+		{"a schema error and a missing sidecar", map[string]string{
+			"package/package.json":        `{"name": "p", "version": "1.0.0"}`,
+			"package/personas/x.json":     "{\n  \"id\": \"x\",\n  \"intent\": 5\n}",
+			"package/personas/fine.json":  `{"id": "fine", "intent": "i", "description": "d", "harness": "claude", "model": "m"}`,
+			"package/personas/notes.md":   "notes",
+			"package/personas/other.json": `{"id": "other", "claudeMd": "gone.md"}`,
+		}, []string{"package/personas/x.json:3:13: intent: must be string", "package/personas/other.json: claudeMd: sidecar file not found"}},
+		{"a syntax error, in a pack of another top directory", map[string]string{
+			"pkg/package.json":    `{"name": "p", "version": "1.0.0"}`,
+			"pkg/personas/x.json": "{\n  \"id\": \"x\",\n  \"intent\": 5\n}",
+		}, []string{"pkg/personas/x.json:3:13: intent: must be string"}},
+		{"invalid UTF-8", map[string]string{
+			"package/package.json":    `{"name": "p", "version": "1.0.0"}`,
+			"package/personas/x.json": "{\"id\": \"x\", \"intent\": \"caf\xe9\"}",
+		}, []string{"package/personas/x.json:1:27: invalid UTF-8"}},
+		{"no personas", map[string]string{
+			"package/package.json": `{"name": "p", "version": "1.0.0", "agentworkforce": {"personas": "agents"}}`,
+			"package/agents/x.md":  "not a persona",
+		}, []string{"package: no persona files in agents"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tgz := filepath.Join(t.TempDir(), "bad.tgz")
+			writeTgz(t, tgz, tt.files)
+			p, cleanup, err := Open(t.Context(), tgz)
+			defer cleanup()
+			if err == nil {
+				t.Fatalf("Open(%s) = %v, want an error", tgz, p.IDs())
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), tgz+": "+want) {
+					t.Errorf("Open() error = %q, want it to hold %q", err, tgz+": "+want)
+				}
+			}
+			if strings.Contains(err.Error(), os.TempDir()+string(filepath.Separator)+"workforce-") {
+				t.Errorf("Open() error = %q names the temporary directory", err)
+			}
+		})
+	}
+}
+
+// writeTgz writes a gzip'd tarball of files.
+func writeTgz(t *testing.T, path string, files map[string]string) {
+	t.Helper()
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	for _, n := range names {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: n, Size: int64(len(files[n])), Mode: 0o644}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(files[n])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

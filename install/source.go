@@ -35,9 +35,10 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 		}
 		os.RemoveAll(filepath.Join(dir, ".git"))
 		if p, err = collect(dir); err != nil {
-			return nil, cleanup, err
+			return nil, cleanup, inSource(err, dir, source)
 		}
 		p.Resolved = commit
+		p.TempDir, p.SourceName = dir, source
 		return p, cleanup, nil
 	}
 	if fi, err := os.Stat(source); err == nil && fi.IsDir() {
@@ -76,10 +77,51 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 		return nil, cleanup, fmt.Errorf("%s: %w", source, err)
 	}
 	if p, err = collect(root); err != nil {
-		return nil, cleanup, err
+		return nil, cleanup, inSource(err, out, source)
 	}
 	p.Resolved = resolved
+	p.TempDir, p.SourceName = out, source
 	return p, cleanup, nil
+}
+
+// SourceError is an error about the files of a source that Open copied
+// into a temporary directory (an unpacked archive, a clone). Its message
+// names them as the source has them, the source and the path in it
+// ("x.tgz: package/personas/a.json:3:5: ..."), never by the copy's path,
+// which the user never saw and which is gone when the command ends.
+type SourceError struct {
+	Err    error
+	Source string
+	// dirs are the copy's directory as written and without symlinks.
+	dirs []string
+}
+
+func (e *SourceError) Error() string {
+	msg := e.Err.Error()
+	for _, d := range e.dirs {
+		msg = strings.ReplaceAll(msg, d+string(filepath.Separator), e.Source+": ")
+		msg = strings.ReplaceAll(msg, d, e.Source)
+	}
+	return msg
+}
+
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// inSource returns err as a *SourceError about the copy of source in dir;
+// nil stays nil, and without a copy (dir empty) err is returned as it is.
+func inSource(err error, dir, source string) error {
+	if err == nil || dir == "" {
+		return err
+	}
+	e := &SourceError{Err: err, Source: source, dirs: []string{filepath.Clean(dir)}}
+	if real, rerr := filepath.EvalSymlinks(dir); rerr == nil && real != e.dirs[0] {
+		// The longer first, so that neither leaves a part of the other.
+		e.dirs = append(e.dirs, real)
+		if len(real) > len(e.dirs[0]) {
+			e.dirs[0], e.dirs[1] = e.dirs[1], e.dirs[0]
+		}
+	}
+	return e
 }
 
 // ReadPlugin reads a Claude Code plugin directory (one with

@@ -3,11 +3,14 @@
 // front matter), opencode agents (the same, with opencode's keys) and codex
 // custom agents (TOML).
 //
-// An agent file becomes a flat persona (no tiers): its harness, name (the
-// persona id, which must be kebab-case), description (also the intent, which
-// agent files do not have), prompt, model ("inherit" when the file names
-// none: the harness's own default), reasoning effort, permission rules and
-// MCP servers, each into its persona field when the field can hold it
+// An agent file becomes a flat persona (no tiers) that says "inherit":
+// false, since the file means only what it says: a persona of the same id
+// in a lower layer (the built-in code-reviewer under an imported "Code
+// Reviewer") lends it nothing. Its harness, name (the persona id, which
+// must be kebab-case), description (also the intent, which agent files do
+// not have), prompt, model ("inherit" when the file names none: the
+// harness's own default), reasoning effort, permission rules and MCP
+// servers go each into its persona field when the field can hold it
 // exactly. Every other key of the file, and a value a persona field cannot
 // hold exactly, is kept unchanged in the persona's "native" block for that
 // harness, in the file's order (codex's in key order, as its TOML reader
@@ -114,10 +117,11 @@ func joinSidecar(prompt string, sc *Sidecar) string {
 	return prompt + marker + sc.Text
 }
 
-// Spec is the flat persona a holds.
+// Spec is the flat persona a holds. It inherits nothing from a lower
+// persona of its id (Inherit false): clear Inherit to lay it over one.
 func (a *Agent) Spec() *persona.Spec {
 	s := &persona.Spec{
-		ID: a.Name, Intent: a.Name, Description: a.Description,
+		ID: a.Name, Inherit: new(false), Intent: a.Name, Description: a.Description,
 		MCPServers: a.MCPServers,
 	}
 	s.Harness, s.Model, s.SystemPrompt = a.Harness, a.Model, a.Prompt

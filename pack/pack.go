@@ -75,6 +75,12 @@ type Pack struct {
 	// Resolved is what the source the pack was read from resolved to (a
 	// git commit, an npm name@version), set by install.Open.
 	Resolved string
+	// TempDir is the temporary directory install.Open copied the source
+	// into (an unpacked archive, a clone), and SourceName the source as
+	// the user named it; errors about the files there name them by
+	// SourceName and their path in the source. Both empty for a
+	// directory read in place.
+	TempDir, SourceName string
 }
 
 // Content is a file made for the archive.

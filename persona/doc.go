@@ -37,6 +37,19 @@
 // standalone persona: intent, description and a runtime (a flat one, or
 // tiers).
 //
+// A file that says "inherit": false takes nothing from a lower persona of
+// its own id: it shadows that persona whole, and so must be complete on its
+// own, which Parse checks (an error naming the file and the field). Absent,
+// inherit is true, the original tool's rule. extends is not affected:
+// extends of another id names the base explicitly, and such a file never
+// took anything from a lower persona of its own id, whatever inherit says;
+// extends of the file's own id asks for exactly what inherit false refuses,
+// so the two together are an error. workforce import writes "inherit":
+// false, since a native agent file means only what it says. A Persona
+// names the lower persona of its id it is laid over (Overrides, with
+// Inherited listing what comes from below) or hides (Shadows), so that
+// show and install can say so.
+//
 // Flat and tiered files cascade by one rule, a higher layer wins, and
 // within one file a tier wins over the top level: a field of the top-level
 // runtime that a file sets (harness, model, systemPrompt, a harnessSettings
@@ -77,7 +90,11 @@
 //     as written and checked by the schema, not by the fast path; files that
 //     set them are rare.
 //   - timeoutSeconds is a whole number of seconds (agentworkforce 4.0.2
-//     accepts any positive number).
+//     accepts any positive number), written without a fraction or an
+//     exponent: 3.0 and 1e3 are errors at the field as the file names it
+//     (tiers.best.harnessSettings.timeoutSeconds).
+//   - A persona file is UTF-8: an invalid byte is an error at its line and
+//     column, not replaced.
 //   - Persona ids, tags and pack file paths are selected with doublestar
 //     globs (Select, SelectNames); a pattern that matches nothing is a
 //     *NoMatchError.

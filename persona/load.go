@@ -162,8 +162,41 @@ type Persona struct {
 	Spec *Spec `json:"spec"`
 	// Chain lists the files merged, base first.
 	Chain []Origin `json:"chain"`
+	// Overrides is the persona of the same id in a lower layer that this
+	// one is laid over (the layer and the highest file of it), nil when
+	// there is none; Inherited tells what comes from it.
+	Overrides *Origin `json:"overrides,omitempty"`
+	// Shadows is the persona of the same id in a lower layer that this
+	// one hides and takes nothing from: its file says "inherit": false,
+	// or extends another id. nil when there is none.
+	Shadows *Origin `json:"shadows,omitempty"`
 	// files are the specs of Chain, as read.
 	files []*Spec
+}
+
+// Inherited returns the fields of the persona that come, whole or in part,
+// from a file below its own (the persona it overrides or extends), sorted,
+// tiers by tier and permissions and mount by list ("claudeMd",
+// "description", "env", "permissions.deny", "tiers.best"); nil for a
+// persona of one file.
+func (p *Persona) Inherited() []string {
+	if len(p.files) < 2 {
+		return nil
+	}
+	var out []string
+	for field, origins := range p.Provenance() {
+		if field == "id" || !slices.ContainsFunc(origins, func(o Origin) bool { return o.File != p.Path }) {
+			continue
+		}
+		parts := strings.SplitN(field, ".", 3)
+		group := parts[0]
+		if len(parts) > 1 && (group == "tiers" || group == "permissions" || group == "mount") {
+			group += "." + parts[1]
+		}
+		out = append(out, group)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Provenance tells, for every field the persona sets, the files it came
@@ -710,14 +743,22 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 	origin := Origin{Layer: r.layers[layer].Name, File: s.path}
 	var base *Persona
 	var err error
-	if spec.Extends != "" && spec.Extends != spec.ID {
-		base, err = r.base(layer, spec.Extends)
-		if err != nil {
-			return nil, err
+	p := &Persona{ID: spec.ID, Layer: origin.Layer, Path: s.path}
+	if (spec.Extends != "" && spec.Extends != spec.ID) || !spec.Inherits() {
+		if spec.Extends != "" {
+			base, err = r.base(layer, spec.Extends)
+			if err != nil {
+				return nil, err
+			}
+			if base == nil {
+				return nil, &Diagnostic{File: s.path, Field: "extends",
+					Message: fmt.Sprintf("extends unknown persona %q; no layer at or below %s defines it", spec.Extends, origin.Layer)}
+			}
 		}
-		if base == nil {
-			return nil, &Diagnostic{File: s.path, Field: "extends",
-				Message: fmt.Sprintf("extends unknown persona %q; no layer at or below %s defines it", spec.Extends, origin.Layer)}
+		// The persona of the same id below is hidden; resolving it
+		// reports its problems, as for every file read.
+		if lower, err := r.base(layer+1, spec.ID); err == nil && lower != nil {
+			p.Shadows = &Origin{Layer: lower.Layer, File: lower.Path}
 		}
 	} else {
 		base, err = r.base(layer+1, spec.ID)
@@ -728,8 +769,10 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 			return nil, &Diagnostic{File: s.path, Field: "extends",
 				Message: fmt.Sprintf("extends %q but no layer below %s defines it", spec.Extends, origin.Layer)}
 		}
+		if base != nil {
+			p.Overrides = &Origin{Layer: base.Layer, File: base.Path}
+		}
 	}
-	p := &Persona{ID: spec.ID, Layer: origin.Layer, Path: s.path}
 	var merged *Spec
 	if base != nil {
 		c := *base.Spec
@@ -776,6 +819,10 @@ func checkMerged(p *Persona, standalone bool) Errors {
 			missing = append(missing, "a runtime (harness and model at the top level, or tiers)")
 		}
 		if len(missing) > 0 {
+			if !s.Inherits() {
+				fail("", `"inherit": false takes nothing from a lower persona, so the file must be a whole persona; it lacks %s`, strings.Join(missing, ", "))
+				return errs
+			}
 			fail("", "no lower layer defines persona %q to override, and as a standalone persona it lacks %s", s.ID, strings.Join(missing, ", "))
 			return errs
 		}

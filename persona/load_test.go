@@ -251,6 +251,85 @@ func TestCascadeResolution(t *testing.T) {
 			wantErrors: []string{`user/rev.json: defaultTier: tier "minimum" is not defined; defined: best`},
 		},
 		{
+			name:    "an override says what it overrides and inherits",
+			archive: base + "-- user/rev.json --\n{\"id\": \"rev\", \"description\": \"user\", \"permissions\": {\"deny\": [\"Bash\"]}}\n",
+			wantIDs: []string{"rev"},
+			check: func(t *testing.T, cat *Catalog) {
+				p, _ := cat.Get("rev")
+				if p.Overrides == nil || p.Overrides.Layer != "base" || !strings.HasSuffix(p.Overrides.File, "base/rev.json") || p.Shadows != nil {
+					t.Errorf("Overrides = %v, Shadows = %v, want base/rev.json and nil", p.Overrides, p.Shadows)
+				}
+				if got, want := p.Inherited(), []string{"intent", "tiers.best"}; !slices.Equal(got, want) {
+					t.Errorf("Inherited() = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "inherit false shadows the lower persona whole",
+			archive: "-- base/rev.json --\n{\"id\": \"rev\", \"intent\": \"review\", \"tags\": [\"t\"], \"description\": \"base\", \"claudeMdContent\": \"base notes\", \"inputs\": {\"A\": \"a\"}, \"permissions\": {\"deny\": [\"WebFetch\"]}, \"tiers\": {\"best\": {\"harness\": \"claude\", \"model\": \"m\"}, \"minimum\": {\"harness\": \"codex\", \"model\": \"m\"}}}\n" +
+				"-- user/rev.json --\n{\"id\": \"rev\", \"inherit\": false, \"intent\": \"mine\", \"description\": \"user\", \"harness\": \"opencode\", \"model\": \"o\"}\n",
+			wantIDs: []string{"rev"},
+			check: func(t *testing.T, cat *Catalog) {
+				p, _ := cat.Get("rev")
+				s := p.Spec
+				if p.Layer != "user" || len(p.Chain) != 1 || s.Tags != nil || s.Inputs != nil || s.Permissions != nil || s.Tiers != nil || s.ClaudeMdContent != "" {
+					t.Errorf("rev from %s, chain %v, spec %+v: want the user file alone", p.Layer, p.Chain, s)
+				}
+				if p.Shadows == nil || !strings.HasSuffix(p.Shadows.File, "base/rev.json") || p.Overrides != nil {
+					t.Errorf("Shadows = %v, Overrides = %v, want base/rev.json and nil", p.Shadows, p.Overrides)
+				}
+				if got := p.Inherited(); got != nil {
+					t.Errorf("Inherited() = %q, want none", got)
+				}
+				if r, _ := p.Resolve("best"); r.Harness != "opencode" || r.Claude.IsSet() {
+					t.Errorf("rev@best runs %s with %+v", r.Harness, r.Claude)
+				}
+			},
+		},
+		{
+			name:       "inherit false, not whole: the lower persona stays visible",
+			archive:    base + "-- user/rev.json --\n{\"id\": \"rev\", \"inherit\": false, \"description\": \"user\"}\n",
+			wantIDs:    []string{"rev"},
+			wantErrors: []string{`user/rev.json:1:15: "inherit": false takes nothing from a lower persona, so the file must be a whole persona; it lacks intent, a runtime`},
+			check: func(t *testing.T, cat *Catalog) {
+				if p, _ := cat.Get("rev"); p.Layer != "base" {
+					t.Errorf("rev from %s, want base", p.Layer)
+				}
+			},
+		},
+		{
+			name:    "inherit false with nothing below",
+			archive: "-- user/a.json --\n{\"id\": \"a\", \"inherit\": false, \"intent\": \"i\", \"description\": \"d\", \"harness\": \"claude\", \"model\": \"m\"}\n",
+			wantIDs: []string{"a"},
+			check: func(t *testing.T, cat *Catalog) {
+				if p, _ := cat.Get("a"); p.Shadows != nil || p.Overrides != nil {
+					t.Errorf("Shadows = %v, Overrides = %v, want nil", p.Shadows, p.Overrides)
+				}
+			},
+		},
+		{
+			name: "extends of another id shadows the lower persona of its own, whatever inherit says",
+			archive: base + "-- base/other.json --\n{\"id\": \"other\", \"intent\": \"o\", \"description\": \"other\", \"harness\": \"codex\", \"model\": \"c\"}\n" +
+				"-- user/rev.json --\n{\"id\": \"rev\", \"extends\": \"other\", \"inherit\": false}\n" +
+				"-- project/rev.json --\n{\"id\": \"rev\", \"description\": \"project\"}\n",
+			wantIDs: []string{"other", "rev"},
+			check: func(t *testing.T, cat *Catalog) {
+				p, _ := cat.Get("rev")
+				if p.Spec.Harness != "codex" || p.Spec.Tiers != nil || p.Spec.Description != "project" {
+					t.Errorf("rev = %+v, want other's runtime and the project's description", p.Spec)
+				}
+				if p.Overrides == nil || !strings.HasSuffix(p.Overrides.File, "user/rev.json") {
+					t.Errorf("Overrides = %v, want user/rev.json", p.Overrides)
+				}
+				if got, want := p.Inherited(), []string{"harness", "intent", "model"}; !slices.Equal(got, want) {
+					t.Errorf("Inherited() = %q, want %q", got, want)
+				}
+				if p.Spec.Inherit != nil {
+					t.Errorf("merged inherit = %v, want the project file's (unset)", *p.Spec.Inherit)
+				}
+			},
+		},
+		{
 			name:       "bypass excludes sandbox settings",
 			archive:    base + "-- user/rev.json --\n{\"id\": \"rev\", \"tiers\": {\"best\": {\"harnessSettings\": {\"dangerouslyBypassApprovalsAndSandbox\": true, \"sandboxMode\": \"read-only\"}}}}\n",
 			wantIDs:    []string{"rev"},

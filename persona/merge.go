@@ -81,6 +81,13 @@ func hasRepeats(list []string) bool {
 func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 	dst.ID = src.ID
 	prov.set("id", o)
+	// inherit says how the file itself is laid: it is not inherited.
+	dst.Inherit = src.Inherit
+	if src.Inherit != nil {
+		prov.set("inherit", o)
+	} else if prov != nil {
+		delete(prov, "inherit")
+	}
 	if src.Intent != "" {
 		dst.Intent = src.Intent
 		prov.set("intent", o)

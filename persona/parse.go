@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,6 +120,10 @@ func Diagnostics(file string, err error) []*Diagnostic {
 // together. Sidecar paths are returned as written; Anchor resolves them.
 // name is used in errors. Syntax errors and schema violations carry the
 // line and column of the offending value; every violation is listed.
+//
+// A file must be UTF-8: an invalid byte is an error at its line and column
+// (a JSON decoder would replace it silently). A file that says "inherit":
+// false must be a whole persona on its own (checkWhole).
 func Parse(name string, data []byte) (*Spec, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if spec, ok := quickParse(data); ok {
@@ -133,6 +138,13 @@ func Parse(name string, data []byte) (*Spec, error) {
 // parseSlow validates data with the JSON Schema and reports every
 // violation with its position.
 func parseSlow(name string, data []byte) (*Spec, error) {
+	// The fast path's decoder refuses invalid UTF-8, so only this path
+	// needs to look for it.
+	if off := invalidUTF8(data); off >= 0 {
+		line, col := position(data, off)
+		return nil, &Diagnostic{File: name, Line: line, Column: col,
+			Message: fmt.Sprintf("invalid UTF-8: byte %#02x; a persona file is UTF-8 text", data[off])}
+	}
 	if err := validateSchema(name, data); err != nil {
 		return nil, err
 	}
@@ -144,6 +156,22 @@ func parseSlow(name string, data []byte) (*Spec, error) {
 		return nil, errs
 	}
 	return &spec, nil
+}
+
+// invalidUTF8 returns the offset of the first byte of data that is not
+// part of a valid UTF-8 encoding, or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for off := 0; off < len(data); {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n == 1 {
+			return off
+		}
+		off += n
+	}
+	return -1
 }
 
 // validateSchema checks data against the JSON Schema.
@@ -207,6 +235,25 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 			check(t, &rt.Sidecars)
 		}
 	}
+	if !s.Inherits() {
+		if s.Extends == s.ID {
+			at("inherit", `"inherit": false takes nothing from a lower persona of the same id, and "extends" names it; drop one`)
+		} else if s.Extends == "" {
+			for _, d := range checkWhole(name, s) {
+				if pos == nil {
+					pos = positions(data)
+				}
+				off, ok := pos[d.Field]
+				if !ok || d.Field == "" {
+					off, ok = pos[keyPos+"inherit"]
+				}
+				if ok {
+					d.Line, d.Column = position(data, off)
+				}
+				errs = append(errs, d)
+			}
+		}
+	}
 	for i, sk := range s.Skills {
 		field := "skills." + strconv.Itoa(i)
 		if len(sk.Files) > 0 {
@@ -232,6 +279,13 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 	return errs
 }
 
+// checkWhole checks a file that says "inherit": false and extends nothing
+// as the cascade checks a persona with nothing below it: it must be whole
+// on its own.
+func checkWhole(name string, s *Spec) Errors {
+	return checkMerged(&Persona{ID: s.ID, Path: name, Spec: standalone(s, Origin{})}, true)
+}
+
 // syntaxError turns a decoding error into a diagnostic with a position.
 func syntaxError(name string, data []byte, err error) error {
 	var se *json.SyntaxError
@@ -243,10 +297,14 @@ func syntaxError(name string, data []byte, err error) error {
 		off = int(se.Offset) - 1
 		msg = "invalid JSON: " + se.Error()
 	case errors.As(err, &te):
-		off = int(te.Offset) - 1
-		field := te.Field
-		return &Diagnostic{File: name, Line: lineOf(data, off), Column: colOf(data, off), Field: field,
-			Message: fmt.Sprintf("must be %s, not %s", te.Type, te.Value)}
+		// te.Field is a path of Go names: an embedded struct's type
+		// ("Runtime.harnessSettings.timeoutSeconds"), and neither map
+		// keys nor list indexes. The value's place in the document gives
+		// the field as the file names it.
+		field, start := valueAt(data, int(te.Offset)-1)
+		line, col := position(data, start)
+		return &Diagnostic{File: name, Line: line, Column: col, Field: field,
+			Message: fmt.Sprintf("must be %s, not %s", jsonType(te.Type.Kind()), te.Value)}
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		off = len(data)
 		msg = "invalid JSON: unexpected end of file"
@@ -258,8 +316,44 @@ func syntaxError(name string, data []byte, err error) error {
 	return &Diagnostic{File: name, Line: line, Column: col, Message: msg}
 }
 
-func lineOf(data []byte, off int) int { l, _ := position(data, off); return l }
-func colOf(data []byte, off int) int  { _, c := position(data, off); return c }
+// valueAt returns the dotted field name and the start of the innermost
+// value of data holding the byte at off: the value starting last at or
+// before it (values nest, and come in the order of the document).
+func valueAt(data []byte, off int) (field string, start int) {
+	start = -1
+	for k, at := range positions(data) {
+		if strings.HasPrefix(k, keyPos) || at > off {
+			continue
+		}
+		if at > start || (at == start && len(k) > len(field)) {
+			field, start = k, at
+		}
+	}
+	if start < 0 {
+		return "", max(off, 0)
+	}
+	return field, start
+}
+
+// jsonType names the JSON values a Go kind holds, for messages.
+func jsonType(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number written without a fraction or an exponent, within 64 bits"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return k.String()
+}
 
 // position converts a byte offset into a 1-based line and column; the column
 // counts characters, not bytes.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const validPersona = `{
@@ -74,6 +75,29 @@ func TestParse(t *testing.T) {
 			wantErr: []string{"p.json:2:3: unknown field 'modle'", "p.json:2:36: tiers.best: unknown field 'prompt'"}},
 		{name: "wide characters count as one column", data: "{\"id\": \"x\", \"description\": \"é\", \"intent\": 5}",
 			wantErr: []string{"p.json:1:43: intent: must be string, but got number"}},
+		{name: "invalid UTF-8 in a string", data: "{\"id\": \"x\",\n  \"description\": \"caf\xe9 au lait\"}",
+			wantErr: []string{"p.json:2:22: invalid UTF-8: byte 0xe9; a persona file is UTF-8 text"}},
+		{name: "invalid UTF-8 after wide characters", data: "{\"id\": \"x\", \"intent\": \"é\xff\"}",
+			wantErr: []string{"p.json:1:25: invalid UTF-8: byte 0xff"}},
+		{name: "a truncated sequence", data: "{\"id\": \"x\", \"intent\": \"\xe2\x82\"}",
+			wantErr: []string{"p.json:1:24: invalid UTF-8: byte 0xe2"}},
+		{name: "an encoded surrogate", data: "{\"id\": \"x\",\n\n \"intent\": \"\xed\xa0\x80\"}",
+			wantErr: []string{"p.json:3:13: invalid UTF-8: byte 0xed"}},
+		{name: "inherit false, whole", data: `{"id": "x", "inherit": false, "intent": "i", "description": "d", "harness": "claude", "model": "m"}`},
+		{name: "inherit true needs nothing more", data: `{"id": "x", "inherit": true, "tiers": {"best": {"model": "m"}}}`},
+		{name: "inherit false, extending another id", data: `{"id": "x", "inherit": false, "extends": "y"}`},
+		{name: "inherit false, not whole", data: "{\"id\": \"x\",\n  \"inherit\": false, \"tiers\": {\"best\": {\"model\": \"m\"}}}",
+			wantErr: []string{`p.json:2:3: "inherit": false takes nothing from a lower persona, so the file must be a whole persona; it lacks intent, description`}},
+		{name: "inherit false, a tier without a harness", data: "{\"id\": \"x\", \"inherit\": false, \"intent\": \"i\", \"description\": \"d\",\n  \"tiers\": {\"best\": {\"model\": \"m\"}}}",
+			wantErr: []string{"p.json:1:13: tiers.best.harness: missing, in the tier and at the top level"}},
+		{name: "inherit false, a flat persona without a model", data: "{\"id\": \"x\", \"inherit\": false, \"intent\": \"i\", \"description\": \"d\",\n  \"harness\": \"codex\"}",
+			wantErr: []string{"p.json:1:13: model: missing; want the model the harness runs"}},
+		{name: "inherit false and extends of its own id", data: `{"id": "x", "extends": "x", "inherit": false}`,
+			wantErr: []string{`p.json:1:40: inherit: "inherit": false takes nothing from a lower persona of the same id, and "extends" names it; drop one`}},
+		{name: "inherit is a boolean", data: `{"id": "x", "inherit": "no"}`,
+			wantErr: []string{"p.json:1:24: inherit: must be boolean, but got string"}},
+		{name: "a fraction in an integer", data: "{\"id\": \"x\",\n  \"harnessSettings\": {\"timeoutSeconds\": 3.0}}",
+			wantErr: []string{"p.json:2:41: harnessSettings.timeoutSeconds: must be a whole number written without a fraction or an exponent, within 64 bits, not number 3.0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +122,46 @@ func TestParse(t *testing.T) {
 				if !strings.HasPrefix(d.Error(), tt.wantErr[i]) {
 					t.Errorf("error %d = %q, want prefix %q", i, d.Error(), tt.wantErr[i])
 				}
+			}
+		})
+	}
+}
+
+// TestTypeErrorFields: a value the schema accepts but Go cannot hold is
+// reported at the field as the file names it, map keys and list indexes
+// included, never with Go's names (Runtime.harnessSettings...).
+func TestTypeErrorFields(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       string
+	}{
+		{"top-level timeout", `{"id": "x", "harnessSettings": {"timeoutSeconds": 1e3}}`,
+			"p.json:1:51: harnessSettings.timeoutSeconds: must be a whole number written without a fraction or an exponent, within 64 bits, not number 1e3"},
+		{"a tier's timeout", "{\"id\": \"x\", \"tiers\": {\"best\": {\"model\": \"m\",\n  \"harnessSettings\": {\"timeoutSeconds\": 2.5}}}}",
+			"p.json:2:41: tiers.best.harnessSettings.timeoutSeconds: must be a whole number"},
+		{"a later tier's timeout", `{"id": "x", "tiers": {"best": {"model": "m"}, "best-value": {"harnessSettings": {"timeoutSeconds": 99999999999999999999}}}}`,
+			"p.json:1:100: tiers.best-value.harnessSettings.timeoutSeconds: must be a whole number"},
+		{"an embedded cloud field", `{"id": "x", "sandbox": 3}`, "p.json:1:24: sandbox: must be true or false, not number"},
+		{"a list element's field", `{"id": "x", "skills": [{"id": "a", "source": "s"}, {"id": "b", "source": 3}]}`,
+			"p.json:1:74: skills.1.source: must be a string, not number"},
+		{"a map value's list", `{"id": "x", "mcpServers": {"s": {"type": "stdio", "command": "c", "args": ["a", 1]}}}`,
+			"p.json:1:81: mcpServers.s.args.1: must be a string, not number"},
+		{"an object for a string", `{"id": "x", "model": {"name": "m"}}`,
+			"p.json:1:22: model: must be a string, not object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Spec
+			err := json.Unmarshal([]byte(tt.data), &s)
+			if err == nil {
+				t.Fatalf("Unmarshal(%s) = nil error", tt.data)
+			}
+			got := syntaxError("p.json", []byte(tt.data), err).Error()
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("syntaxError() = %q, want prefix %q", got, tt.want)
+			}
+			if strings.Contains(got, "Runtime") || strings.Contains(got, "CloudFields") {
+				t.Errorf("syntaxError() = %q names a Go type", got)
 			}
 		})
 	}
@@ -143,6 +207,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("{\n  \"id\": \"x\"\n  \"intent\": \"y\"\n}"))
 	f.Add([]byte(`{"id": "x", "claudeMd": "../a.md"}`))
 	f.Add([]byte(`{"id": "é", "inputs": {"A": 1}}`))
+	f.Add([]byte("{\"id\": \"x\", \"intent\": \"caf\xe9\"}"))
+	f.Add([]byte(`{"id": "x", "inherit": false, "intent": "i", "description": "d", "harness": "claude", "model": "m"}`))
+	f.Add([]byte(`{"id": "x", "harnessSettings": {"timeoutSeconds": 3.0}}`))
 	f.Add([]byte(`{"id": "x", "harness": "grok", "model": "m", "systemPrompt": "p", "harnessSettings": {"reasoning": "low"}, "sandbox": true, "onEvent": "h.ts"}`))
 	f.Add([]byte(`{"id": "x", "memory": {"scopes": ["user"], "trajectories": {"autoCompact": false}}, "relay": false, "capabilities": {"a": {}}}`))
 	f.Add([]byte(`{"id": "x", "inputs": {"A": {"picker": {"provider": "p", "resource": "r"}}}, "mount": {"enabled": false}}`))
@@ -156,6 +223,9 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		spec, err := Parse("fuzz.json", data)
+		if err == nil && !utf8.Valid(data) {
+			t.Fatalf("Parse accepted invalid UTF-8: %q", data)
+		}
 		if err != nil {
 			for _, d := range Diagnostics("fuzz.json", err) {
 				if d.File != "fuzz.json" {

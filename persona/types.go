@@ -275,9 +275,13 @@ func (c *CloudFields) Names() []string {
 // top-level Runtime serves every tier. With tiers, the top-level Runtime
 // holds the defaults each tier overrides field by field; see TierRuntime.
 type Spec struct {
-	Schema      string               `json:"$schema,omitempty"`
-	ID          string               `json:"id"`
-	Extends     string               `json:"extends,omitempty"`
+	Schema  string `json:"$schema,omitempty"`
+	ID      string `json:"id"`
+	Extends string `json:"extends,omitempty"`
+	// Inherit false makes the file take nothing from a lower layer's
+	// persona of the same id: it shadows that persona whole, and must be
+	// a whole persona itself. Unset means true (Inherits).
+	Inherit     *bool                `json:"inherit,omitempty"`
 	Intent      string               `json:"intent,omitempty"`
 	Tags        []string             `json:"tags,omitempty"`
 	Description string               `json:"description,omitempty"`
@@ -324,6 +328,10 @@ func (n *Native) For(h string) json.RawMessage {
 	}
 	return nil
 }
+
+// Inherits reports whether the spec takes what it does not set from a
+// lower layer's persona of the same id: Inherit unset or true.
+func (s *Spec) Inherits() bool { return s.Inherit == nil || *s.Inherit }
 
 // Flat reports whether the spec has no tiers: its top-level runtime is
 // the runtime of every tier.
