@@ -83,8 +83,14 @@ func report(stderr io.Writer, err error) int {
 // escaped (quote.Text), so no message can move the cursor, recolour the
 // terminal or forge a line of the report. Names themselves are quoted by
 // the caller with quote.Name, as report lines quote them.
+//
+// An error of several lines (errors.Join: every bad file of a pack) is
+// printed as several error lines, each with its prefix, so that no line of
+// it can pass for a hint or for a line of the report on stdout.
 func errorf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: error: %s\n", quote.Text(fmt.Sprintf(format, args...)))
+	for _, line := range strings.Split(fmt.Sprintf(format, args...), "\n") {
+		fmt.Fprintf(w, "workforce: error: %s\n", quote.Text(line))
+	}
 }
 
 func warnf(w io.Writer, format string, args ...any) {
