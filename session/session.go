@@ -566,7 +566,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Session, o SyncOptions) (
 	}
 	mo := o.SyncOptions
 	mo.OnBranch = nil
-	onBranch, err := s.exportBranch(box)
+	onBranch, err := s.exportBranch(box, warn)
 	if err != nil {
 		keep = true
 		warn(fmt.Sprintf("%v; what the agent committed syncs back as changes, its commits stay in the sandbox, and the session is kept (workforce sessions sync %s tries again)", err, s.ID()))
