@@ -121,8 +121,8 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 	// A repository of its own: the files are hashed as they are (no
 	// filters), and nothing a repository configures runs (internal/git).
 	ctx := context.Background()
-	g := git.Repo{GitDir: filepath.Join(tmp, "git")}
-	if _, err := (git.Repo{}).Run(ctx, nil, "init", "-q", "--bare", "--template=", g.GitDir); err != nil {
+	g := git.Repo{Dir: tmp, GitDir: filepath.Join(tmp, "git")}
+	if _, err := (git.Repo{Dir: tmp}).Run(ctx, nil, "init", "-q", "--bare", "--template=", g.GitDir); err != nil {
 		return err
 	}
 
@@ -170,7 +170,7 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 				fmt.Fprintf(&info, "%s %s\t%s\x00", sd.mode, ids[sd.path], changes[i].Path)
 			}
 		}
-		idx := git.Repo{GitDir: g.GitDir, IndexFile: filepath.Join(tmp, name+".index")}
+		idx := git.Repo{Dir: tmp, GitDir: g.GitDir, IndexFile: filepath.Join(tmp, name+".index")}
 		if info.Len() > 0 {
 			if _, err := idx.Run(ctx, info.Bytes(), "update-index", "-z", "--add", "--index-info"); err != nil {
 				return "", err

@@ -31,8 +31,10 @@
 // files, which are as the copy found them for every change but a conflict
 // (the manifest tells). One git hash-object, without filters, hashes the
 // files; temporary indexes give the two trees; git diff of the trees
-// gives the patch, with modes, binary files and --stat as git shows them
-// and paths as git apply reads them (a/, b/). Neither the real repository
+// gives the patch, with modes and --stat as git shows them, binary files
+// as binary patches (--binary) and paths as git apply reads them (a/,
+// b/); git runs there as in any repository workforce does not trust
+// (internal/git). Neither the real repository
 // nor the sandbox's is written, and a project without a repository works
 // the same (git itself must be installed). Diffing the sandbox against
 // its start commit instead would show the user's uncommitted edits of
