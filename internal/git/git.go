@@ -26,8 +26,9 @@
 //     --no-pager, core.editor and sequence.editor ":" (which git never
 //     runs), core.askPass and credential.helper empty,
 //     protocol.allow=never (no transport at all, so core.sshCommand,
-//     core.gitProxy, ext:: URLs, remote.<name>.uploadpack and credential
-//     helpers are never reached), commit and tag signing and
+//     core.gitProxy, ext:: URLs, remote.<name>.uploadpack, credential
+//     helpers and core.alternateRefsCommand, which only transports use,
+//     are never reached), commit and tag signing and
 //     log.showSignature off (gpg.program is never needed), gc.auto=0 and
 //     maintenance.auto=false.
 //   - What has no such key is never asked for: filters

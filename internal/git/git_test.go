@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
 
 func needGit(t *testing.T) {
@@ -304,13 +302,13 @@ func markers(t *testing.T, marks string) []string {
 func TestUntrustedRunsNothing(t *testing.T) {
 	needGit(t)
 	repo, marks := t.TempDir(), t.TempDir()
-	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	run(t, repo, "init", "-q", "-b", "main")
 	must(t, os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(repo, "b.go"), []byte("package b\n"), 0o644))
-	gittest.Run(t, repo, "add", "-A")
-	gittest.Run(t, repo, "commit", "-q", "-m", "one")
+	run(t, repo, "add", "-A")
+	run(t, repo, "commit", "-q", "-m", "one")
 	must(t, os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a, changed\n"), 0o644))
-	gittest.Run(t, repo, "commit", "-q", "-am", "two")
+	run(t, repo, "commit", "-q", "-am", "two")
 	hostile(t, repo, marks)
 	must(t, os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a, loose\n"), 0o644))
 	t.Setenv("MARKS", marks)
@@ -368,9 +366,9 @@ func TestTrustedKeepsTheUsersCredentials(t *testing.T) {
 	global := filepath.Join(home, "gitconfig")
 	must(t, os.WriteFile(global, []byte("[credential]\n\thelper = \"!f() { echo username=u; echo password=from-the-users-helper; }; f\"\n"), 0o644))
 	repo := t.TempDir()
-	gittest.Run(t, repo, "init", "-q")
+	run(t, repo, "init", "-q")
 	other := t.TempDir()
-	gittest.Run(t, other, "init", "-q", "--bare")
+	run(t, other, "init", "-q", "--bare")
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	t.Setenv("GIT_DIR", other)
 
@@ -420,6 +418,20 @@ func TestIsObjectName(t *testing.T) {
 			t.Errorf("IsObjectName(%q) = %v, want %v", s, got, want)
 		}
 	}
+}
+
+// run runs git in dir as a user with no configuration of their own, for
+// a test, and returns its combined output.
+func run(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
 
 func must(t *testing.T, err error) {

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
 
 // TestBlobName: the name is git's, for both object formats.
@@ -19,10 +17,10 @@ func TestBlobName(t *testing.T) {
 	needGit(t)
 	for _, format := range []string{"sha1", "sha256"} {
 		repo := t.TempDir()
-		gittest.Run(t, repo, "init", "-q", "--object-format="+format)
+		run(t, repo, "init", "-q", "--object-format="+format)
 		for _, content := range []string{"", "a\n", "\x00\x01binary\xff", strings.Repeat("long line\n", 10000)} {
 			must(t, os.WriteFile(filepath.Join(repo, "f"), []byte(content), 0o644))
-			want := strings.TrimSpace(gittest.Run(t, repo, "hash-object", "--no-filters", "f"))
+			want := strings.TrimSpace(run(t, repo, "hash-object", "--no-filters", "f"))
 			got, err := BlobName(want, strings.NewReader(content), int64(len(content)))
 			if err != nil || got != want {
 				t.Errorf("%s: BlobName(%.20q) = %s, %v; want %s", format, content, got, err, want)
@@ -42,21 +40,21 @@ func TestBlobName(t *testing.T) {
 func TestStoredIn(t *testing.T) {
 	needGit(t)
 	real := t.TempDir()
-	gittest.Run(t, real, "init", "-q", "-b", "main")
-	gittest.Run(t, real, "commit", "-q", "--allow-empty", "-m", "real")
-	realCommit := strings.TrimSpace(gittest.Run(t, real, "rev-parse", "HEAD"))
+	run(t, real, "init", "-q", "-b", "main")
+	run(t, real, "commit", "-q", "--allow-empty", "-m", "real")
+	realCommit := strings.TrimSpace(run(t, real, "rev-parse", "HEAD"))
 
 	box := t.TempDir()
-	gittest.Run(t, box, "init", "-q", "-b", "main")
+	run(t, box, "init", "-q", "-b", "main")
 	objects := filepath.Join(box, ".git", "objects")
 	must(t, os.WriteFile(filepath.Join(objects, "info", "alternates"), []byte(filepath.Join(real, ".git", "objects")+"\n"), 0o644))
-	gittest.Run(t, box, "update-ref", "HEAD", realCommit)
-	gittest.Run(t, box, "commit", "-q", "--allow-empty", "-m", "packed")
-	packed := strings.TrimSpace(gittest.Run(t, box, "rev-parse", "HEAD"))
-	gittest.Run(t, box, "repack", "-q", "-a", "-d", "-l")
-	gittest.Run(t, box, "commit", "-q", "--allow-empty", "-m", "loose")
-	loose := strings.TrimSpace(gittest.Run(t, box, "rev-parse", "HEAD"))
-	if n := gittest.Run(t, box, "rev-list", "--count", "HEAD"); strings.TrimSpace(n) != "3" {
+	run(t, box, "update-ref", "HEAD", realCommit)
+	run(t, box, "commit", "-q", "--allow-empty", "-m", "packed")
+	packed := strings.TrimSpace(run(t, box, "rev-parse", "HEAD"))
+	run(t, box, "repack", "-q", "-a", "-d", "-l")
+	run(t, box, "commit", "-q", "--allow-empty", "-m", "loose")
+	loose := strings.TrimSpace(run(t, box, "rev-parse", "HEAD"))
+	if n := run(t, box, "rev-list", "--count", "HEAD"); strings.TrimSpace(n) != "3" {
 		t.Fatalf("the sandbox sees %s commits, want 3", n)
 	}
 	if idx, _ := filepath.Glob(filepath.Join(objects, "pack", "*.idx")); len(idx) != 1 {
@@ -83,7 +81,7 @@ func TestStoredIn(t *testing.T) {
 
 	// A version 1 index lists the same objects.
 	v1 := t.TempDir()
-	gittest.Run(t, v1, "init", "-q", "--bare")
+	run(t, v1, "init", "-q", "--bare")
 	pack := strings.TrimSpace(gitIn(t, box, []byte(packed+"\n"), "pack-objects", "--index-version=1", filepath.Join(v1, "objects", "pack", "p")))
 	if _, err := os.Stat(filepath.Join(v1, "objects", "pack", "p-"+pack+".idx")); err != nil {
 		t.Fatal(err)
