@@ -1,21 +1,22 @@
 package install
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
 // Packs from git: git+URL[#REF] (any URL git fetches, file:// included)
 // and github:OWNER/REPO[@REF]; REF is a branch, a tag or a commit, the
 // remote's default branch when absent. The repository is cloned into a
 // temporary directory and REF checked out; hooks never run (a clone has
-// none), git never prompts, and the caller's GIT_DIR and the like are not
-// passed on.
+// none). Git runs under the policy for a source the user named
+// (internal/git): the user's credential setup works, git never prompts,
+// never runs the ext:: transport, and the caller's GIT_DIR and the like
+// are not passed on.
 
 // ParseGitSource returns the URL and ref of a git source; ok is false
 // for a source that is not one.
@@ -39,47 +40,31 @@ func ParseGitSource(source string) (url, ref string, ok bool) {
 	return url, ref, true
 }
 
-// gitEnv is the environment git runs with: the caller's, without the
-// variables that would point it at another repository, never prompting.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES":
-			continue
+// runGit runs git in dir on a repository of a source the user named
+// (Trusted: the user's credentials and configuration apply; see
+// internal/git) and returns its standard output, trimmed.
+func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := git.Repo{Dir: dir, Trust: git.Trusted}.Run(ctx, nil, args...)
+	if err != nil {
+		var ge *git.Error
+		if errors.As(err, &ge) && ge.ExitCode() >= 0 {
+			return "", fmt.Errorf("git %s: %s", args[0], ge.Stderr)
 		}
-		env = append(env, kv)
+		return "", err
 	}
-	return append(env, "GIT_TERMINAL_PROMPT=0")
-}
-
-func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(stderr.String()))
-		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
-	}
-	return strings.TrimSpace(out.String()), nil
+	return strings.TrimSpace(string(out)), nil
 }
 
 // gitCheckout clones url into dir, checks out ref and returns the commit.
 func gitCheckout(ctx context.Context, url, ref, dir string) (string, error) {
-	if _, err := git(ctx, "", "clone", "--quiet", "--no-checkout", "--", url, dir); err != nil {
+	if _, err := runGit(ctx, "", "clone", "--quiet", "--no-checkout", "--", url, dir); err != nil {
 		return "", err
 	}
 	target := "HEAD"
 	if ref != "" {
 		target = ""
 		for _, c := range []string{ref, "origin/" + ref} {
-			if commit, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", c+"^{commit}"); err == nil {
+			if commit, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", c+"^{commit}"); err == nil {
 				target = commit
 				break
 			}
@@ -88,23 +73,23 @@ func gitCheckout(ctx context.Context, url, ref, dir string) (string, error) {
 			return "", fmt.Errorf("no branch, tag or commit %q in %s", ref, url)
 		}
 	}
-	if _, err := git(ctx, dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", target); err != nil {
+	if _, err := runGit(ctx, dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", target); err != nil {
 		return "", err
 	}
-	return git(ctx, dir, "rev-parse", "HEAD")
+	return runGit(ctx, dir, "rev-parse", "HEAD")
 }
 
 // RemoteCommit returns the commit ref names in the repository at url now
 // (the default branch when ref is empty; a commit names itself).
 func RemoteCommit(ctx context.Context, url, ref string) (string, error) {
-	if isCommit(ref) {
+	if git.IsObjectName(ref) {
 		return ref, nil
 	}
 	pattern := ref
 	if ref == "" {
 		pattern = "HEAD"
 	}
-	out, err := git(ctx, "", "ls-remote", "--", url, pattern, "refs/heads/"+pattern, "refs/tags/"+pattern, "refs/tags/"+pattern+"^{}")
+	out, err := runGit(ctx, "", "ls-remote", "--", url, pattern, "refs/heads/"+pattern, "refs/tags/"+pattern, "refs/tags/"+pattern+"^{}")
 	if err != nil {
 		return "", err
 	}
@@ -121,17 +106,4 @@ func RemoteCommit(ctx context.Context, url, ref string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no branch or tag %q in %s", pattern, url)
-}
-
-// isCommit reports whether ref is a full commit name.
-func isCommit(ref string) bool {
-	if len(ref) != 40 && len(ref) != 64 {
-		return false
-	}
-	for _, c := range ref {
-		if !strings.ContainsRune("0123456789abcdef", c) {
-			return false
-		}
-	}
-	return true
 }

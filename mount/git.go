@@ -2,18 +2,20 @@ package mount
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/otiai10/copy"
+
+	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
 // The sandbox's git shares the real repository's objects instead of
@@ -275,7 +277,8 @@ func sealWorktrees(root, tree string, gitdirs []string) error {
 		if err != nil || !bytes.Contains(bytes.ToLower(data), []byte("worktree")) {
 			continue
 		}
-		out, err := exec.Command("git", "config", "--file", cfg, "--get", "core.worktree").Output()
+		// --file reads that file alone: no include is followed.
+		out, err := gitRun("", nil, "config", "--file", cfg, "--get", "core.worktree")
 		if err != nil {
 			continue // not set, or no git: nothing git would follow here
 		}
@@ -292,9 +295,8 @@ func sealWorktrees(root, tree string, gitdirs []string) error {
 		if !in {
 			continue
 		}
-		cmd := exec.Command("git", "config", "--file", cfg, "core.worktree", filepath.Join(tree, rel))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("cannot point the sandbox's git at the sandbox (%s): %v: %s", cfg, err, bytes.TrimSpace(out))
+		if _, err := gitRun("", nil, "config", "--file", cfg, "core.worktree", filepath.Join(tree, rel)); err != nil {
+			return fmt.Errorf("cannot point the sandbox's git at the sandbox (%s): %w", cfg, err)
 		}
 	}
 	return nil
@@ -342,14 +344,10 @@ func ownGitDir(dotgit, box string) error {
 	}
 	// A submodule's config names its work tree relative to its git
 	// directory; in the sandbox the work tree is where .git is.
-	if _, err := exec.LookPath("git"); err == nil {
-		cmd := exec.Command("git", "--git-dir", box, "config", "--unset", "core.worktree")
-		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 5 { // 5: not set
-				return fmt.Errorf("git config in the sandbox: %v: %s", err, strings.TrimSpace(stderr.String()))
+	if cfg := filepath.Join(box, "config"); git.Installed() {
+		if _, err := os.Stat(cfg); err == nil {
+			if _, err := gitRun("", nil, "config", "--file", cfg, "--unset", "core.worktree"); err != nil && git.ExitCode(err) != 5 { // 5: not set
+				return fmt.Errorf("git config in the sandbox: %w", err)
 			}
 		}
 	}
@@ -386,50 +384,30 @@ func nearestGitDir(tree, dir string) (gitdir, top string) {
 
 // The agent's commits. The sandbox's HEAD when it was made is recorded
 // (Session.GitStart); commits the agent makes on top are brought into the
-// real repository as a branch by a fetch from the sandbox (git runs
-// upload-pack safely in a repository it does not trust), which writes the
+// real repository as a branch by a fetch from the sandbox, which writes the
 // objects and that one ref, nothing else: no FETCH_HEAD, no maintenance,
 // no tags, no submodules; the user's HEAD, index, working tree and other
 // refs are never touched.
+//
+// Git in the sandbox runs under the policy of internal/git for a
+// repository workforce does not trust (the agent wrote it): nothing its
+// configuration names runs, and no command that reads the working tree
+// (status, diff against it) is asked; what the agent left as committed is
+// found by hashing its files here (CommittedOnly). The fetch runs in the
+// real repository; upload-pack, in the sandbox, runs nothing the sandbox
+// configures either (see the package documentation of internal/git).
 
-// isObjectName reports whether s is a full hexadecimal object name.
-func isObjectName(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+// gitRun runs git in dir, a directory of the sandbox (or "" for none),
+// with stdin, under the policy for a repository workforce does not trust,
+// and returns its standard output.
+func gitRun(dir string, stdin []byte, args ...string) ([]byte, error) {
+	return git.Repo{Dir: dir}.Run(context.Background(), stdin, args...)
 }
 
-// gitCmd runs git in dir with an environment that names no repository,
-// and returns its standard output.
-func gitCmd(dir string, args ...string) ([]byte, error) { return gitRun(dir, nil, args...) }
-
-// gitRun runs git in dir with stdin, as gitCmd does.
-func gitRun(dir string, stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	env := []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+// realGit runs git in dir, in the user's real repository, under the
+// user's configuration, and returns its standard output.
+func realGit(dir string, args ...string) ([]byte, error) {
+	return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), nil, args...)
 }
 
 // head returns the commit the sandbox's HEAD names; empty without a
@@ -442,11 +420,11 @@ func (s *Session) head() string {
 	if h, ok := readHead(gitDir); ok {
 		return h
 	}
-	out, err := gitCmd(s.Tree, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	out, err := gitRun(s.Tree, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
 		return ""
 	}
-	if h := strings.TrimSpace(string(out)); isObjectName(h) {
+	if h := strings.TrimSpace(string(out)); git.IsObjectName(h) {
 		return h
 	}
 	return ""
@@ -484,7 +462,7 @@ func readHead(gitDir string) (string, bool) {
 		return "", true // not a repository: git finds no HEAD either
 	}
 	line := strings.TrimSpace(string(head))
-	if isObjectName(line) {
+	if git.IsObjectName(line) {
 		return line, true
 	}
 	ref, found := strings.CutPrefix(line, "ref: ")
@@ -496,7 +474,7 @@ func readHead(gitDir string) (string, bool) {
 		return "", false
 	}
 	if exists {
-		if h := strings.TrimSpace(string(loose)); isObjectName(h) {
+		if h := strings.TrimSpace(string(loose)); git.IsObjectName(h) {
 			return h, true
 		}
 		return "", false
@@ -507,7 +485,7 @@ func readHead(gitDir string) (string, bool) {
 	}
 	if exists {
 		for _, l := range strings.Split(string(packed), "\n") {
-			if h, name, ok := strings.Cut(l, " "); ok && name == ref && isObjectName(h) {
+			if h, name, ok := strings.Cut(l, " "); ok && name == ref && git.IsObjectName(h) {
 				return h, true
 			}
 		}
@@ -519,23 +497,79 @@ func readHead(gitDir string) (string, bool) {
 // empty when the project has no repository or no commit.
 func (s *Session) GitStart() string { return s.gitStart }
 
-// Commits returns the sandbox's HEAD and the number of commits on it
-// since GitStart: what the agent committed. n is 0 when it committed
-// nothing (or HEAD moved elsewhere, to no new commit).
-func (s *Session) Commits() (head string, n int, err error) {
+// Commits is what the agent did to the sandbox's HEAD.
+type Commits struct {
+	// Head is the commit the sandbox's HEAD names; empty without one.
+	Head string
+	// New is the number of commits on Head since GitStart that the agent
+	// made (see Session.Commits).
+	New int
+	// Moved says Head is not GitStart though the agent made no commit on
+	// it: HEAD, or its branch, was moved to a commit the repository
+	// already had.
+	Moved bool
+}
+
+// Commits returns what the agent committed: the sandbox's HEAD and the
+// number of commits on it since GitStart that are the agent's. A commit
+// is the agent's when git wrote it in the sandbox (its object is in the
+// sandbox's own store, where git writes what the real repository does not
+// have), or when no branch, tag or other ref of the real repository
+// reaches it but the branches sessions made (sessions: their names' prefix
+// below refs/heads/, such as "workforce/"). So a HEAD moved to commits the
+// repository already had is no commit of the agent's, and one the agent
+// made again as it was (the same tree, parents, author and time) is.
+func (s *Session) Commits(sessions string) (Commits, error) {
 	if s.gitStart == "" {
-		return "", 0, nil
+		return Commits{}, nil
 	}
-	head = s.head()
-	if head == "" || head == s.gitStart {
-		return head, 0, nil
+	c := Commits{Head: s.head()}
+	if c.Head == "" || c.Head == s.gitStart {
+		return c, nil
 	}
-	out, err := gitCmd(s.Tree, "rev-list", "--count", head, "^"+s.gitStart)
+	out, err := gitRun(s.Tree, nil, "rev-list", c.Head, "^"+s.gitStart, "--")
 	if err != nil {
-		return head, 0, err
+		return c, err
 	}
-	n, err = strconv.Atoi(strings.TrimSpace(string(out)))
-	return head, n, err
+	all := strings.Fields(string(out))
+	stored, err := git.StoredIn(filepath.Join(s.Tree, ".git", "objects"), all)
+	if err != nil {
+		return c, err
+	}
+	// The commits the real repository's refs reach are left out by the
+	// refs' names, given on standard input.
+	refs, err := realGit(s.Root, "for-each-ref", "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)")
+	if err != nil {
+		return c, err
+	}
+	var not bytes.Buffer
+	for _, line := range strings.Split(string(refs), "\n") {
+		f := strings.SplitN(line, " ", 5)
+		if len(f) != 5 || strings.HasPrefix(f[4], "refs/heads/"+sessions) && sessions != "" {
+			continue
+		}
+		switch {
+		case f[0] == "commit" && git.IsObjectName(f[1]):
+			fmt.Fprintf(&not, "^%s\n", f[1])
+		case f[2] == "commit" && git.IsObjectName(f[3]):
+			fmt.Fprintf(&not, "^%s\n", f[3])
+		}
+	}
+	out, err = gitRun(s.Tree, not.Bytes(), "rev-list", "--ignore-missing", "--stdin", c.Head, "^"+s.gitStart, "--")
+	if err != nil {
+		return c, err
+	}
+	unreached := map[string]bool{}
+	for _, name := range strings.Fields(string(out)) {
+		unreached[name] = true
+	}
+	for _, name := range all {
+		if stored[name] || unreached[name] {
+			c.New++
+		}
+	}
+	c.Moved = c.New == 0
+	return c, nil
 }
 
 // ExportBranch brings the sandbox's HEAD into the real repository as the
@@ -548,21 +582,22 @@ func (s *Session) ExportBranch(name string) error {
 		return err
 	}
 	ref := "refs/heads/" + name
-	if old, err := gitCmd(s.Root, "rev-parse", "--verify", "--quiet", ref); err == nil {
+	if old, err := realGit(s.Root, "rev-parse", "--verify", "--quiet", ref); err == nil {
 		head := s.head()
 		if strings.TrimSpace(string(old)) == head {
 			return nil
 		}
 		// This session's: one of the agent's commits, an earlier export.
 		o := strings.TrimSpace(string(old))
-		_, errHead := gitCmd(s.Tree, "merge-base", "--is-ancestor", o, head)
-		_, errStart := gitCmd(s.Tree, "merge-base", "--is-ancestor", o, s.gitStart)
+		_, errHead := gitRun(s.Tree, nil, "merge-base", "--is-ancestor", o, head)
+		_, errStart := gitRun(s.Tree, nil, "merge-base", "--is-ancestor", o, s.gitStart)
 		if errHead != nil || errStart == nil {
 			return fmt.Errorf("the real repository already has a branch %s that is not this session's", name)
 		}
 	}
-	_, err := gitCmd(s.Root,
+	_, err := realGit(s.Root,
 		"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false",
+		"-c", "protocol.file.allow=always",
 		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-maintenance",
 		s.Tree, "+HEAD:"+ref)
 	if err != nil {
@@ -573,7 +608,7 @@ func (s *Session) ExportBranch(name string) error {
 
 // checkBranchName refuses a name git would not take as a branch.
 func checkBranchName(name string) error {
-	if _, err := gitCmd(os.TempDir(), "check-ref-format", "refs/heads/"+name); err != nil || strings.HasPrefix(name, "-") {
+	if _, err := gitRun(os.TempDir(), nil, "check-ref-format", "refs/heads/"+name); err != nil || strings.HasPrefix(name, "-") {
 		return fmt.Errorf("%q is not a branch name", name)
 	}
 	return nil
@@ -582,33 +617,82 @@ func checkBranchName(name string) error {
 // CommittedOnly returns the files the agent changed by commits (GitStart
 // to HEAD) and left as committed: their content in the sandbox is HEAD's.
 // They are on the branch; sync-back need not bring them as loose changes.
+//
+// The files are compared with HEAD's blobs here, byte for byte (git
+// status would run the filters the sandbox's attributes name): a file a
+// filter would make equal counts as changed, and syncs back as the agent
+// left it.
 func (s *Session) CommittedOnly() (map[string]bool, error) {
-	head, n, err := s.Commits()
-	if err != nil || n == 0 {
-		return nil, err
+	head := s.head()
+	if s.gitStart == "" || head == "" || head == s.gitStart {
+		return nil, nil
 	}
-	committed, err := gitCmd(s.Tree, "diff", "--name-only", "-z", "--no-renames", s.gitStart, head)
+	raw, err := gitRun(s.Tree, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff", "--no-textconv", s.gitStart, head, "--")
 	if err != nil {
 		return nil, err
-	}
-	// Files whose working copy differs from HEAD, and untracked ones.
-	loose, err := gitCmd(s.Tree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignored=no")
-	if err != nil {
-		return nil, err
-	}
-	dirty := map[string]bool{}
-	for _, rec := range strings.Split(string(loose), "\x00") {
-		if len(rec) > 3 {
-			dirty[rec[3:]] = true
-		}
 	}
 	out := map[string]bool{}
-	for _, rel := range strings.Split(string(committed), "\x00") {
-		if rel != "" && !dirty[rel] {
+	fields := strings.Split(string(raw), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		// :OLDMODE NEWMODE OLDNAME NEWNAME STATUS, then the path.
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		rel := fields[i+1]
+		if len(meta) != 5 || rel == "" {
+			return nil, fmt.Errorf("git diff-tree: cannot read %q", fields[i])
+		}
+		same, err := asCommitted(filepath.Join(s.Tree, filepath.FromSlash(rel)), meta[1], meta[3])
+		if err != nil {
+			return nil, err
+		}
+		if same {
 			out[rel] = true
 		}
 	}
 	return out, nil
+}
+
+// asCommitted reports whether the file at path is what a commit holds:
+// the entry of mode mode and object name name (mode 000000: no entry).
+func asCommitted(path, mode, name string) (bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return mode == "000000", nil
+	}
+	if err != nil {
+		return false, err
+	}
+	switch mode {
+	case "160000": // a submodule's commit: its files are its own
+		return true, nil
+	case "120000":
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return false, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return false, err
+		}
+		blob, err := git.BlobName(name, strings.NewReader(target), int64(len(target)))
+		return blob == name, err
+	case "100644", "100755":
+		if !fi.Mode().IsRegular() || (fi.Mode().Perm()&0o111 != 0) != (mode == "100755") {
+			return false, nil
+		}
+		// Non-blocking: what is a file now may be a FIFO by the time it
+		// is opened.
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return false, err
+		}
+		blob, err := git.BlobName(name, f, fi.Size())
+		return blob == name, err
+	}
+	return false, nil
 }
 
 // DeleteBranch deletes the branch name (refs/heads/name) of the real
@@ -619,11 +703,11 @@ func DeleteBranch(root, name, commit string) error {
 	if err := checkBranchName(name); err != nil {
 		return err
 	}
-	if !isObjectName(commit) {
+	if !git.IsObjectName(commit) {
 		return fmt.Errorf("%q is not a commit", commit)
 	}
 	ref := "refs/heads/" + name
-	out, err := gitCmd(root, "for-each-ref", "--format=%(refname) %(objectname)", ref)
+	out, err := realGit(root, "for-each-ref", "--format=%(refname) %(objectname)", ref)
 	if err != nil {
 		return fmt.Errorf("cannot read the branches of %s: %w", root, err)
 	}
@@ -639,14 +723,14 @@ func DeleteBranch(root, name, commit string) error {
 	case now != commit:
 		return fmt.Errorf("the branch %s of %s has moved since the session made it: it is left as it is", name, root)
 	}
-	if wts, err := gitCmd(root, "worktree", "list", "--porcelain"); err == nil {
+	if wts, err := realGit(root, "worktree", "list", "--porcelain"); err == nil {
 		for _, line := range strings.Split(string(wts), "\n") {
 			if line == "branch "+ref {
 				return fmt.Errorf("the branch %s of %s is checked out: it is left as it is", name, root)
 			}
 		}
 	}
-	if _, err := gitCmd(root, "update-ref", "-d", ref, commit); err != nil {
+	if _, err := realGit(root, "update-ref", "-d", ref, commit); err != nil {
 		return fmt.Errorf("cannot delete the branch %s of %s: %w", name, root, err)
 	}
 	return nil

@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/seed-3bc194a6/workforce/internal/git"
 	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
 
@@ -288,8 +290,8 @@ func TestExportBranch(t *testing.T) {
 	if s.GitStart() != start {
 		t.Fatalf("GitStart = %q, want %q", s.GitStart(), start)
 	}
-	if _, n, err := s.Commits(); n != 0 || err != nil {
-		t.Fatalf("Commits before the agent = %d, %v", n, err)
+	if c, err := s.Commits("workforce/"); c.New != 0 || c.Moved || err != nil {
+		t.Fatalf("Commits before the agent = %+v, %v", c, err)
 	}
 	// The agent: two commits, then a loose edit of a committed file and
 	// a new untracked one.
@@ -317,9 +319,8 @@ func TestExportBranch(t *testing.T) {
 	gitIn(t, root, "commit", "-q", "-m", "by the user")
 	before := gitState(t, filepath.Join(root, ".git"))
 
-	head, n, err := s.Commits()
-	if err != nil || n != 2 {
-		t.Fatalf("Commits = %s, %d, %v; want 2", head, n, err)
+	if c, err := s.Commits("workforce/"); err != nil || c.New != 2 || c.Moved {
+		t.Fatalf("Commits = %+v, %v; want 2 new", c, err)
 	}
 	if err := s.ExportBranch("workforce/s1"); err != nil {
 		t.Fatal(err)
@@ -355,6 +356,129 @@ func TestExportBranch(t *testing.T) {
 	}
 	if want := map[string]bool{"main.go": true, "new.go": true}; !reflect.DeepEqual(got, want) {
 		t.Errorf("CommittedOnly = %v, want %v", got, want)
+	}
+}
+
+// TestCommitsAreTheAgents: Commits counts the commits the agent made,
+// not those it moved HEAD to that the repository already had; a commit
+// that only a session's branch holds, or that git wrote in the sandbox,
+// is the agent's.
+func TestCommitsAreTheAgents(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	commitIn := func(t *testing.T, dir, msg string) string {
+		t.Helper()
+		gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+		return strings.TrimSpace(gitIn(t, dir, "rev-parse", "HEAD"))
+	}
+	write := func(t *testing.T, path, text string) {
+		t.Helper()
+		must(t, os.WriteFile(path, []byte(text+"\n"), 0o644))
+	}
+	tests := []struct {
+		name     string
+		sessions string
+		agent    func(t *testing.T, root, tree string)
+		new      int
+		moved    bool
+	}{
+		{"nothing", "workforce/", func(t *testing.T, root, tree string) {}, 0, false},
+		{"two commits", "workforce/", func(t *testing.T, root, tree string) {
+			commitIn(t, tree, "a")
+			commitIn(t, tree, "b")
+		}, 2, false},
+		{"HEAD to a branch of the user's", "workforce/", func(t *testing.T, root, tree string) {
+			write(t, filepath.Join(tree, ".git", "HEAD"), "ref: refs/heads/other")
+		}, 0, true},
+		{"branch back to an ancestor", "workforce/", func(t *testing.T, root, tree string) {
+			first := strings.TrimSpace(gitIn(t, root, "rev-parse", "HEAD~1"))
+			write(t, filepath.Join(tree, ".git", "refs", "heads", "main"), first)
+		}, 0, true},
+		{"a commit on top of a branch of the user's", "workforce/", func(t *testing.T, root, tree string) {
+			write(t, filepath.Join(tree, ".git", "HEAD"), "ref: refs/heads/other")
+			commitIn(t, tree, "on other")
+		}, 1, false},
+		{"HEAD to an earlier session's branch", "workforce/", func(t *testing.T, root, tree string) {
+			write(t, filepath.Join(tree, ".git", "HEAD"), "ref: refs/heads/workforce/earlier")
+		}, 1, false},
+		{"HEAD to an earlier session's branch, sessions not named", "", func(t *testing.T, root, tree string) {
+			write(t, filepath.Join(tree, ".git", "HEAD"), "ref: refs/heads/workforce/earlier")
+		}, 0, true},
+		{"a commit of the agent's on a branch of the user's since", "workforce/", func(t *testing.T, root, tree string) {
+			c := commitIn(t, tree, "mine")
+			gitIn(t, root, "fetch", "-q", tree, "HEAD:refs/heads/merged")
+			if got := strings.TrimSpace(gitIn(t, root, "rev-parse", "merged")); got != c {
+				t.Fatalf("merged = %s, want %s", got, c)
+			}
+		}, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			gitIn(t, root, "init", "-q", "-b", "main")
+			commitIn(t, root, "first")
+			start := commitIn(t, root, "start")
+			gitIn(t, root, "checkout", "-q", "-b", "other")
+			commitIn(t, root, "the user's other work")
+			gitIn(t, root, "checkout", "-q", "-b", "workforce/earlier", "main")
+			commitIn(t, root, "an earlier session's")
+			gitIn(t, root, "checkout", "-q", "main")
+			s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Remove()
+			tt.agent(t, root, s.Tree)
+			c, err := s.Commits(tt.sessions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.New != tt.new || c.Moved != tt.moved || c.Head == "" || (c.Head == start) != (tt.new == 0 && !tt.moved) {
+				t.Errorf("Commits(%q) = %+v, want %d new, moved %v (start %s)", tt.sessions, c, tt.new, tt.moved, start)
+			}
+		})
+	}
+}
+
+// TestAsCommitted: a file is as a commit holds it when its bytes, its
+// kind and its executable bit are the commit's; a FIFO is not opened.
+func TestAsCommitted(t *testing.T) {
+	dir := t.TempDir()
+	blob := func(text string) string {
+		name, err := git.BlobName(strings.Repeat("0", 40), strings.NewReader(text), int64(len(text)))
+		must(t, err)
+		return name
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "f"), []byte("text\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "x"), []byte("#!/bin/sh\n"), 0o755))
+	must(t, os.Symlink("f", filepath.Join(dir, "l")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	tests := []struct {
+		path, mode, name string
+		want             bool
+	}{
+		{"f", "100644", blob("text\n"), true},
+		{"f", "100644", blob("other\n"), false},
+		{"f", "100755", blob("text\n"), false},
+		{"x", "100755", blob("#!/bin/sh\n"), true},
+		{"x", "100644", blob("#!/bin/sh\n"), false},
+		{"l", "120000", blob("f"), true},
+		{"l", "120000", blob("g"), false},
+		{"l", "100644", blob("f"), false},
+		{"f", "120000", blob("text\n"), false},
+		{"gone", "000000", strings.Repeat("0", 40), true},
+		{"f", "000000", strings.Repeat("0", 40), false},
+		{"f/below", "000000", strings.Repeat("0", 40), true},
+		{"gone", "100644", blob(""), false},
+		{"fifo", "100644", blob(""), false},
+		{"f", "160000", strings.Repeat("1", 40), true},
+	}
+	for _, tt := range tests {
+		got, err := asCommitted(filepath.Join(dir, tt.path), tt.mode, tt.name)
+		if err != nil || got != tt.want {
+			t.Errorf("asCommitted(%s, %s) = %v, %v; want %v", tt.path, tt.mode, got, err, tt.want)
+		}
 	}
 }
 

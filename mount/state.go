@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/renameio/v2"
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
 // ManifestFile is the name, in a session directory, of the sandbox's
@@ -188,7 +190,7 @@ func readManifest(dir string, r *bufio.Reader) (*Session, error) {
 		return nil, fmt.Errorf("the working directory %q is not inside the sandbox", h.Workdir)
 	case h.Files < 0:
 		return nil, fmt.Errorf("a negative file count")
-	case h.GitStart != "" && !isObjectName(h.GitStart):
+	case h.GitStart != "" && !git.IsObjectName(h.GitStart):
 		return nil, fmt.Errorf("the start commit %q is not an object name", h.GitStart)
 	}
 	s := &Session{

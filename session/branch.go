@@ -9,39 +9,34 @@ import (
 
 // BranchName returns the branch of the real repository that the agent's
 // commits of session id are brought to: workforce/<id>.
-func BranchName(id string) string { return "workforce/" + id }
+func BranchName(id string) string { return branchPrefix + id }
 
-// isObjectName reports whether s is a full hexadecimal object name.
-func isObjectName(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// branchPrefix begins the name of every session's branch.
+const branchPrefix = "workforce/"
 
 // exportBranch brings the commits the agent made in box into the real
 // repository as the session's branch (BranchName), and records the branch,
 // the number of commits and the commit it names. onBranch says the agent's
 // commits are on the branch; it is false, with no error, when the agent
-// committed nothing.
-func (s *Session) exportBranch(box *mount.Session) (onBranch bool, err error) {
-	head, n, err := box.Commits()
+// committed nothing. A HEAD the agent moved to a commit the repository
+// already had is no commit of the agent's: no branch is made, and warn
+// says so.
+func (s *Session) exportBranch(box *mount.Session, warn func(string)) (onBranch bool, err error) {
+	c, err := box.Commits(branchPrefix)
 	if err != nil {
 		return false, fmt.Errorf("cannot read the agent's commits in session %s: %w", s.ID(), err)
 	}
-	if n == 0 {
+	if c.Moved {
+		warn(fmt.Sprintf("the agent moved HEAD to %s, a commit the repository already has: no branch is made", c.Head[:12]))
+	}
+	if c.New == 0 {
 		return false, nil
 	}
 	name := BranchName(s.ID())
 	if err := box.ExportBranch(name); err != nil {
 		return false, fmt.Errorf("session %s: %w", s.ID(), err)
 	}
-	s.Record.Branch, s.Record.Commits, s.Record.Head = name, n, head
+	s.Record.Branch, s.Record.Commits, s.Record.Head = name, c.New, c.Head
 	return true, s.save()
 }
 
@@ -50,7 +45,7 @@ func (s *Session) exportBranch(box *mount.Session) (onBranch bool, err error) {
 // Review. held is false, and nothing recorded, when there is nothing to
 // review: no commit and no change a sync-back would bring.
 func (s *Session) hold(box *mount.Session, warn func(string)) (held bool, err error) {
-	if _, err := s.exportBranch(box); err != nil {
+	if _, err := s.exportBranch(box, warn); err != nil {
 		warn(fmt.Sprintf("%v; the commits stay in the sandbox, and what they changed shows as changes", err))
 	}
 	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-3bc194a6/workforce/internal/git"
 	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
 
@@ -20,8 +21,8 @@ func needGit(t *testing.T) {
 	}
 }
 
-// git runs git in dir for a test (gittest.Run).
-var git = gittest.Run
+// gitIn runs git in dir for a test (gittest.Run).
+var gitIn = gittest.Run
 
 // agentSession makes a session as a run that died after its agent worked
 // leaves it, in a repository of files (name -> content): agent runs in
@@ -35,9 +36,9 @@ func agentSession(t *testing.T, files map[string]string, repo bool, agent func(t
 		must(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
 	}
 	if repo {
-		git(t, root, "init", "-q", "-b", "main")
-		git(t, root, "add", "-A")
-		git(t, root, "commit", "-q", "-m", "start")
+		gitIn(t, root, "init", "-q", "-b", "main")
+		gitIn(t, root, "add", "-A")
+		gitIn(t, root, "commit", "-q", "-m", "start")
 	}
 	s = leaveSession(t, home, root, agent)
 	return root, s
@@ -48,9 +49,9 @@ func agentSession(t *testing.T, files map[string]string, repo bool, agent func(t
 func committer(t *testing.T) func(tree string) {
 	return func(tree string) {
 		must(t, os.WriteFile(filepath.Join(tree, "a.txt"), []byte("a by the agent\n"), 0o644))
-		git(t, tree, "commit", "-q", "-am", "first")
+		gitIn(t, tree, "commit", "-q", "-am", "first")
 		must(t, os.WriteFile(filepath.Join(tree, "b.txt"), []byte("b by the agent\n"), 0o644))
-		git(t, tree, "commit", "-q", "-am", "second")
+		gitIn(t, tree, "commit", "-q", "-am", "second")
 		must(t, os.WriteFile(filepath.Join(tree, "c.txt"), []byte("c by the agent\n"), 0o644))
 	}
 }
@@ -78,13 +79,13 @@ func TestSyncBringsCommitsAsBranch(t *testing.T) {
 			t.Fatalf("Sync() = %v, kept %v", err, kept)
 		}
 		r := s.Record
-		if r.Branch != BranchName(s.ID()) || r.Commits != 2 || !isObjectName(r.Head) {
+		if r.Branch != BranchName(s.ID()) || r.Commits != 2 || !git.IsObjectName(r.Head) {
 			t.Fatalf("record: branch %q, %d commits, head %q; want %s, 2", r.Branch, r.Commits, r.Head, BranchName(s.ID()))
 		}
-		if got := git(t, root, "log", "--format=%s", r.Branch); got != "second\nfirst\nstart\n" {
+		if got := gitIn(t, root, "log", "--format=%s", r.Branch); got != "second\nfirst\nstart\n" {
 			t.Errorf("git log %s:\n%s", r.Branch, got)
 		}
-		if got := strings.TrimSpace(git(t, root, "rev-parse", r.Branch)); got != r.Head {
+		if got := strings.TrimSpace(gitIn(t, root, "rev-parse", r.Branch)); got != r.Head {
 			t.Errorf("the branch names %s, the record %s", got, r.Head)
 		}
 		wantA, wantOn := "a\n", []string{"a.txt", "b.txt"}
@@ -109,8 +110,8 @@ func TestSyncBringsCommitsAsBranch(t *testing.T) {
 func TestBranchNotTheSessions(t *testing.T) {
 	needGit(t)
 	root, s := agentSession(t, abc, true, committer(t))
-	git(t, root, "branch", BranchName(s.ID()))
-	before := git(t, root, "rev-parse", BranchName(s.ID()))
+	gitIn(t, root, "branch", BranchName(s.ID()))
+	before := gitIn(t, root, "rev-parse", BranchName(s.ID()))
 	var warned []string
 	rep, kept, err := s.Sync(context.Background(), SyncOptions{Warn: func(m string) { warned = append(warned, m) }})
 	if err != nil || !kept {
@@ -119,7 +120,7 @@ func TestBranchNotTheSessions(t *testing.T) {
 	if len(warned) != 1 || !strings.Contains(warned[0], "not this session's") || !strings.Contains(warned[0], s.ID()) {
 		t.Errorf("warnings %q", warned)
 	}
-	if git(t, root, "rev-parse", BranchName(s.ID())) != before || s.Record.Branch != "" {
+	if gitIn(t, root, "rev-parse", BranchName(s.ID())) != before || s.Record.Branch != "" {
 		t.Errorf("the user's branch was replaced, or recorded: %q", s.Record.Branch)
 	}
 	if got := read(t, filepath.Join(root, "a.txt")); got != "a by the agent\n" || len(rep.OnBranch) != 0 {
@@ -160,28 +161,28 @@ func TestDiscard(t *testing.T) {
 		t.Fatal(err)
 	}
 	moved := *s
-	git(t, root, "branch", "-f", "moved", s.Record.Branch)
+	gitIn(t, root, "branch", "-f", "moved", s.Record.Branch)
 	moved.Record.Branch, moved.Record.Head = "moved", strings.Repeat("0", 40)
 	if err := moved.RemoveBranch(); err == nil || !strings.Contains(err.Error(), "has moved") {
 		t.Errorf("RemoveBranch of a moved branch = %v", err)
 	}
 	// Checked out in a worktree of the user's: left.
 	wt := filepath.Join(t.TempDir(), "wt")
-	git(t, root, "worktree", "add", "-q", wt, s.Record.Branch)
+	gitIn(t, root, "worktree", "add", "-q", wt, s.Record.Branch)
 	if err := s.RemoveBranch(); err == nil || !strings.Contains(err.Error(), "is checked out") {
 		t.Errorf("RemoveBranch of a branch checked out = %v", err)
 	}
-	git(t, root, "worktree", "remove", wt)
+	gitIn(t, root, "worktree", "remove", wt)
 	if err := s.Discard(false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(s.Dir); err == nil {
 		t.Error("the session is still there")
 	}
-	if got := git(t, root, "branch", "--list", "workforce/*"); got != "" {
+	if got := gitIn(t, root, "branch", "--list", "workforce/*"); got != "" {
 		t.Errorf("branches left: %q", got)
 	}
-	if got := git(t, root, "branch", "--list", "moved"); got == "" {
+	if got := gitIn(t, root, "branch", "--list", "moved"); got == "" {
 		t.Error("the moved branch was deleted")
 	}
 }

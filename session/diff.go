@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/git"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -93,7 +93,7 @@ var ErrNoGit = errors.New("showing the agent's changes needs git, which is not i
 // o.Stat it writes git's --stat summary, the conflicts listed after it.
 // It needs git installed (ErrNoGit).
 func (s *Session) Diff(w io.Writer, o DiffOptions) error {
-	if _, err := exec.LookPath("git"); err != nil {
+	if !git.Installed() {
 		return ErrNoGit
 	}
 	box, err := mount.Open(s.Dir)
@@ -118,8 +118,11 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	g := &tempGit{dir: filepath.Join(tmp, "git")}
-	if _, err := g.run(nil, "init", "-q", "--bare", g.dir); err != nil {
+	// A repository of its own: the files are hashed as they are (no
+	// filters), and nothing a repository configures runs (internal/git).
+	ctx := context.Background()
+	g := git.Repo{Dir: tmp, GitDir: filepath.Join(tmp, "git")}
+	if _, err := (git.Repo{Dir: tmp}).Run(ctx, nil, "init", "-q", "--bare", "--template=", g.GitDir); err != nil {
 		return err
 	}
 
@@ -156,7 +159,7 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 			}
 		}
 	}
-	ids, err := g.hash(files)
+	ids, err := hashFiles(ctx, g, files)
 	if err != nil {
 		return err
 	}
@@ -167,13 +170,13 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 				fmt.Fprintf(&info, "%s %s\t%s\x00", sd.mode, ids[sd.path], changes[i].Path)
 			}
 		}
-		idx := &tempGit{dir: g.dir, index: filepath.Join(tmp, name+".index")}
+		idx := git.Repo{Dir: tmp, GitDir: g.GitDir, IndexFile: filepath.Join(tmp, name+".index")}
 		if info.Len() > 0 {
-			if _, err := idx.run(info.Bytes(), "update-index", "-z", "--add", "--index-info"); err != nil {
+			if _, err := idx.Run(ctx, info.Bytes(), "update-index", "-z", "--add", "--index-info"); err != nil {
 				return "", err
 			}
 		}
-		out, err := idx.run(nil, "write-tree")
+		out, err := idx.Run(ctx, nil, "write-tree")
 		return strings.TrimSpace(string(out)), err
 	}
 	from, err := tree("start", bases)
@@ -193,9 +196,13 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 		args := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", color}
 		if o.Stat {
 			args = append(args, "--stat")
+		} else {
+			// Binary files as patches git apply takes, not as "Binary
+			// files differ".
+			args = append(args, "--binary")
 		}
 		args = append(args, from, to, "--")
-		out, err := g.run(nil, append(args, paths...)...)
+		out, err := g.Run(ctx, nil, append(args, paths...)...)
 		if err == nil {
 			_, err = w.Write(out)
 		}
@@ -256,43 +263,9 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 	return flush()
 }
 
-// tempGit runs git on the temporary repository dir, with index as its
-// index when set, and an environment that names no other repository.
-type tempGit struct {
-	dir, index string
-}
-
-func (g *tempGit) run(stdin []byte, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = g.dir
-	if args[0] == "init" {
-		cmd.Dir = ""
-	}
-	env := []string{"GIT_DIR=" + g.dir, "GIT_LITERAL_PATHSPECS=1", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
-	if g.index != "" {
-		env = append(env, "GIT_INDEX_FILE="+g.index)
-	}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
-
-// hash writes the files into the repository, as they are (no filters),
-// and returns the object name of each.
-func (g *tempGit) hash(files []string) (map[string]string, error) {
+// hashFiles writes the files into the repository g, as they are (no
+// filters), and returns the object name of each.
+func hashFiles(ctx context.Context, g git.Repo, files []string) (map[string]string, error) {
 	ids := make(map[string]string, len(files))
 	var plain []string
 	for _, f := range files {
@@ -303,7 +276,7 @@ func (g *tempGit) hash(files []string) (map[string]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			out, err := g.run(data, "hash-object", "-w", "--no-filters", "--stdin")
+			out, err := g.Run(ctx, data, "hash-object", "-w", "--no-filters", "--stdin")
 			if err != nil {
 				return nil, err
 			}
@@ -315,7 +288,7 @@ func (g *tempGit) hash(files []string) (map[string]string, error) {
 	if len(plain) == 0 {
 		return ids, nil
 	}
-	out, err := g.run([]byte(strings.Join(plain, "\n")+"\n"), "hash-object", "-w", "--no-filters", "--stdin-paths")
+	out, err := g.Run(ctx, []byte(strings.Join(plain, "\n")+"\n"), "hash-object", "-w", "--no-filters", "--stdin-paths")
 	if err != nil {
 		return nil, err
 	}

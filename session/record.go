@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/internal/git"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -153,7 +154,7 @@ func parseRecord(data []byte) (*Record, error) {
 	switch {
 	case r.Branch != "" && r.Branch != BranchName(r.ID):
 		return nil, fmt.Errorf("the branch %q is not the session's (%s)", r.Branch, BranchName(r.ID))
-	case r.Branch != "" && !isObjectName(r.Head):
+	case r.Branch != "" && !git.IsObjectName(r.Head):
 		return nil, fmt.Errorf("the branch's commit %q is not an object name", r.Head)
 	case r.Commits < 0:
 		return nil, fmt.Errorf("a negative number of commits (%d)", r.Commits)

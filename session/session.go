@@ -31,8 +31,10 @@
 // files, which are as the copy found them for every change but a conflict
 // (the manifest tells). One git hash-object, without filters, hashes the
 // files; temporary indexes give the two trees; git diff of the trees
-// gives the patch, with modes, binary files and --stat as git shows them
-// and paths as git apply reads them (a/, b/). Neither the real repository
+// gives the patch, with modes and --stat as git shows them, binary files
+// as binary patches (--binary) and paths as git apply reads them (a/,
+// b/); git runs there as in any repository workforce does not trust
+// (internal/git). Neither the real repository
 // nor the sandbox's is written, and a project without a repository works
 // the same (git itself must be installed). Diffing the sandbox against
 // its start commit instead would show the user's uncommitted edits of
@@ -566,7 +568,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Session, o SyncOptions) (
 	}
 	mo := o.SyncOptions
 	mo.OnBranch = nil
-	onBranch, err := s.exportBranch(box)
+	onBranch, err := s.exportBranch(box, warn)
 	if err != nil {
 		keep = true
 		warn(fmt.Sprintf("%v; what the agent committed syncs back as changes, its commits stay in the sandbox, and the session is kept (workforce sessions sync %s tries again)", err, s.ID()))
