@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,14 +58,15 @@ func TestManifestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, _, _ := strings.Cut(string(good), "\n")
+	format := fmt.Sprintf(`"format":%d`, manifestFormat)
 	tests := []struct {
 		name, data, want string
 	}{
 		{"empty", "", "not a session manifest"},
 		{"not JSON", "hello", "not a session manifest"},
 		{"truncated", string(good[:len(good)-10]), "truncated?"},
-		{"a newer format", strings.Replace(header, `"format":1`, `"format":2`, 1) + "\n", "written by a newer workforce (format 2; this one reads format 1)"},
-		{"an unknown field", strings.Replace(header, `"format":1`, `"format":1,"x":1`, 1), "unknown field"},
+		{"a newer format", strings.Replace(header, format, fmt.Sprintf(`"format":%d`, manifestFormat+1), 1) + "\n", fmt.Sprintf("written by a newer workforce (format %d; this one reads format %d)", manifestFormat+1, manifestFormat)},
+		{"an unknown field", strings.Replace(header, format, format+`,"x":1`, 1), "unknown field"},
 		{"a path escaping", strings.Replace(string(good), `"p":"a.txt"`, `"p":"../a.txt"`, 1), `file "../a.txt" is not inside the project`},
 		{"more files than announced", string(good) + `{"p":"z","s":1,"t":1,"m":420}` + "\n", "more files than"},
 	}
@@ -110,7 +112,7 @@ func FuzzManifestLine(f *testing.F) {
 	f.Add("<html>&\u2028", int64(7), int64(7), uint32(0o444), true)
 	f.Fuzz(func(t *testing.T, rel string, size, mtime int64, mode uint32, ro bool) {
 		e := entry{size: size, mtime: mtime, mode: fs.FileMode(mode)}
-		line := appendManifestFile(nil, rel, e, ro)
+		line := appendManifestFile(nil, rel, e, ro, nil)
 		var m manifestFile
 		if err := json.Unmarshal(line, &m); err != nil {
 			t.Fatalf("%q does not decode: %v", line, err)
