@@ -143,16 +143,17 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // socket, a device), made anew or in the place of a regular file, is
 // reported in NotSynced and never crosses.
 //
-// Removals come first: the files and links of the copy the agent
-// deleted, or put something else in the place of (a type change: a
-// directory or a link for a file, a file or a link for a directory, a
-// file or a directory for a link). They apply with SyncOptions.Deletes
-// only; a directory they empty is then removed too when the sandbox no
-// longer has it (renamed, removed, replaced), never one the user made or
-// one empty at copy time. What the agent put in the place of a removal
-// left out waits for it (Report.Blocked), and is written once its place
-// is clear: a conflict only when the user changed the path, or something
-// below a directory being replaced.
+// Removals are the files and links of the copy the agent deleted, or put
+// something else in the place of (a type change: a directory or a link
+// for a file, a file or a link for a directory, a file or a directory for
+// a link). They apply with SyncOptions.Deletes only, those of type
+// changes before the files, the others after; a directory they empty is
+// then removed too when the sandbox no longer has it (renamed, removed,
+// replaced), never one the user made or one empty at copy time. What the
+// agent put in the place of a removal left out waits for it
+// (Report.Blocked), and is written once its place is clear: a conflict
+// only when the user changed the path, or something below a directory
+// being replaced.
 //
 // What a sync applied is the base of the next sync of the session: the
 // manifest takes each file written back, found written or deleted as the
@@ -273,10 +274,9 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			}
 		}
 	}
-	// Removals first: the agent's deletions, and the removal part of its
-	// type changes (a file, a directory or a link of the copy it put
-	// something else in the place of), so that what it put there can be
-	// written after them.
+	// Removals: the agent's deletions, and the removal part of its type
+	// changes (a file, a directory or a link of the copy it put something
+	// else in the place of).
 	if !narrowed && known < len(s.realFiles()) {
 		maybeGone = make([]string, 0, len(s.realFiles()))
 		for rel := range s.realFiles() {
@@ -310,45 +310,65 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		}
 	}
 	sort.Strings(gone)
+	sort.Strings(files)
 	var held, failed, deleted pathSet // removals left, failed, made
-	for _, rel := range gone {
-		if ctx.Err() != nil {
-			r.Interrupted = true
-			return r, nil
-		}
-		if o.OnBranch[rel] {
-			r.OnBranch = append(r.OnBranch, rel)
-			held.add(rel)
-			continue
-		}
-		if !o.Deletes {
-			r.Unapplied = append(r.Unapplied, rel)
-			held.add(rel)
-			continue
-		}
-		n := len(r.Deleted)
-		var err error
-		if isLink[rel] {
-			err = s.deleteLink(rel, r, o, real)
-		} else {
-			err = s.deleteFile(rel, r, o, real)
-		}
-		switch {
-		case err != nil:
-			fail(rel, err)
-			failed.add(rel)
-		case len(r.Deleted) > n:
-			deleted.add(rel)
-			if !o.DryRun {
-				s.forget(rel)
+	removeEach := func(rels []string) (stopped bool) {
+		for _, rel := range rels {
+			if ctx.Err() != nil {
+				r.Interrupted = true
+				return true
+			}
+			if o.OnBranch[rel] {
+				r.OnBranch = append(r.OnBranch, rel)
+				held.add(rel)
+				continue
+			}
+			if !o.Deletes {
+				r.Unapplied = append(r.Unapplied, rel)
+				held.add(rel)
+				continue
+			}
+			n := len(r.Deleted)
+			var err error
+			if isLink[rel] {
+				err = s.deleteLink(rel, r, o, real)
+			} else {
+				err = s.deleteFile(rel, r, o, real)
+			}
+			switch {
+			case err != nil:
+				fail(rel, err)
+				failed.add(rel)
+			case len(r.Deleted) > n:
+				deleted.add(rel)
+				if !o.DryRun {
+					s.forget(rel)
+				}
 			}
 		}
+		if !o.DryRun && len(deleted.paths) > 0 {
+			s.removeEmptied(&deleted, box, real)
+		}
+		return false
 	}
-	if !o.DryRun && len(deleted.paths) > 0 {
-		s.removeEmptied(&deleted, box, real)
+	// The removal part of type changes first, to clear the place of the
+	// files that take it; the other deletions after the files, as ever.
+	var writes pathSet
+	for _, rel := range files {
+		writes.add(rel)
+	}
+	var first, last []string
+	for _, rel := range gone {
+		if _, ok := writes.near(rel); ok {
+			first = append(first, rel)
+		} else {
+			last = append(last, rel)
+		}
+	}
+	if removeEach(first) {
+		return r, nil
 	}
 
-	sort.Strings(files)
 	for _, rel := range files {
 		if ctx.Err() != nil {
 			r.Interrupted = true
@@ -387,8 +407,13 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			s.applied = append(s.applied, rel)
 		}
 	}
+	if removeEach(last) {
+		return r, nil
+	}
 	sort.Slice(r.Failed, func(i, j int) bool { return r.Failed[i].Path < r.Failed[j].Path })
 	r.Conflicts = sortConflicts(r.Conflicts)
+	sort.Strings(r.Deleted)
+	sort.Strings(r.Unapplied)
 	sort.Strings(r.OnBranch)
 	if len(r.Failed) > 0 && !o.DryRun {
 		return r, &SyncError{Failed: r.Failed}
