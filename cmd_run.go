@@ -295,6 +295,8 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		printReport(c.App.Writer, stderr, res.Report)
 		if res.Report.Interrupted {
 			hintf(stderr, "workforce sessions sync %s finishes it", res.Session.Record.ID)
+		} else if len(res.Report.Blocked) > 0 && res.Kept {
+			hintBlocked(stderr, res.Session.Record.ID)
 		}
 	}
 	if res.Session != nil {
@@ -340,6 +342,7 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 	if len(r.Unapplied) > 0 {
 		hintf(stderr, "run with --sync-deletes to apply deletions")
 	}
+	printEach(w, "not applied, in the place of a deletion kept", r.Blocked)
 	printEach(w, "not synced", r.NotSynced)
 	printEach(w, "on the branch", r.OnBranch)
 	for _, cf := range r.Conflicts {
@@ -355,6 +358,12 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 	if r.Interrupted {
 		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
 	}
+}
+
+// hintBlocked says how to finish the session id, kept for the files that
+// wait for a deletion (mount.Report.Blocked).
+func hintBlocked(stderr io.Writer, id string) {
+	hintf(stderr, "the session is kept for what the agent put in the place of what it deleted: workforce sessions sync %s --sync-deletes applies it, workforce sessions discard %s drops it", id, id)
 }
 
 // printEach prints a "label: item" line for each item.

@@ -279,7 +279,7 @@ func sessionsListAction(c *cli.Context) error {
 }
 
 func changedCount(r *mount.Report) int {
-	return len(r.Created) + len(r.Updated) + len(r.Deleted) + len(r.Unapplied) + len(r.Conflicts)
+	return len(r.Created) + len(r.Updated) + len(r.Deleted) + len(r.Unapplied) + len(r.Blocked) + len(r.Conflicts)
 }
 
 // age prints a duration as people read an age.
@@ -401,6 +401,8 @@ func syncSession(c *cli.Context, s *session.Session, sel *session.Selector) erro
 		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
 		if s.Record.Phase == session.Review {
 			hintf(stderr, "the rest of the agent's work stays in the session: workforce sessions apply %s applies it, workforce sessions discard %s drops it", s.ID(), s.ID())
+		} else if len(rep.Blocked) > 0 && !rep.Interrupted {
+			hintBlocked(stderr, s.ID())
 		}
 	}
 	switch {
