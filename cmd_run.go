@@ -31,7 +31,9 @@ would load it in your directory, is folded in before the persona's), starts the 
 there, and after it exits syncs new and changed files back. Files changed in
 the repository meanwhile are conflicts: the repository's version stays, the
 agent's is kept under the session directory. Deletions are applied only with
---sync-deletes. Commits the agent makes come back as the branch
+--sync-deletes, and so is a file, directory or symlink the agent replaced by
+another of them (the session is kept for what takes its place). Commits the
+agent makes come back as the branch
 workforce/<session-id> of the repository, and what it committed is left to
 that branch unless --sync-committed. --review (or "review": true in
 <home>/config.json) holds the work instead of syncing it back: it shows what

@@ -76,13 +76,17 @@ Example:
 				Description: `Runs the sync-back of the run that made the session: new and changed files flow
 back, a file changed in the real tree too is a conflict (yours stays, the
 agent's is saved under the session's conflicts/), deletions apply only with
---sync-deletes. The agent's commits become the branch workforce/<id>, and
-what it committed is left to that branch unless --sync-committed. A sync killed half-way and run again finishes the job.
+--sync-deletes, and so does a file, directory or symlink the agent replaced
+by another of them (what takes its place waits in the session). The agent's
+commits become the branch workforce/<id>, and what it committed is left to
+that branch unless --sync-committed. A sync killed half-way and run again
+finishes the job.
 Syncs of one session wait for each other; a session whose run is still
 going is refused, and so is one whose harness outlived its workforce
 process and still runs (it may still write): wait for it to exit or stop
 it, or sync what it has written so far with --force. The session is
-removed once synced without conflicts, unless --keep.
+removed once synced without conflicts, unless --keep; what a kept session
+synced is yours from then on (a later edit or deletion is no conflict).
 
 Exit status: 0, or 3 when there were conflicts.
 
@@ -127,8 +131,10 @@ conflicts/), deletions apply only with --sync-deletes, and what the agent
 committed is left to its branch workforce/<id> unless --sync-committed.
 PATH and GLOB arguments (doublestar globs, quoted) apply only the files they
 name, relative to your working directory; the rest stays in the session for
-a later apply or discard. The session is removed once all its work is
-applied without conflicts, unless --keep.
+a later apply or discard. What was applied is yours from then on: a later
+edit or deletion of it is no conflict, and a later apply brings it again
+only if the agent changed it again. The session is removed once all its
+work is applied without conflicts, unless --keep.
 
 Exit status: 0, or 3 when there were conflicts.
 

@@ -23,6 +23,13 @@
 // Sync with SyncOptions.Only applies part of it (the rest stays, in phase
 // Review), Sync applies it all, Discard drops it.
 //
+// A session that stays after a sync (part of the work applied, Keep,
+// conflicts, files waiting for a deletion: mount.Report.Blocked, an
+// interruption) records what the sync applied as the base of the next
+// one (mount.Session.SaveApplied): the user's later edits and deletions
+// of those files are the user's, never conflicts, and they sync again
+// only when the agent changes them again.
+//
 // The diff. Diff shows exactly the files a sync-back would bring now
 // (Changed: deletions included), committed and uncommitted alike, against
 // the tree the session started from. Each side becomes a git tree in a
