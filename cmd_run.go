@@ -32,7 +32,9 @@ would load it in your directory, is folded in before the persona's), starts the 
 there, and after it exits syncs new and changed files back. Files changed in
 the repository meanwhile are conflicts: the repository's version stays, the
 agent's is kept under the session directory. Deletions are applied only with
---sync-deletes. Commits the agent makes come back as the branch
+--sync-deletes, and so is a file, directory or symlink the agent replaced by
+another of them (the session is kept for what takes its place). Commits the
+agent makes come back as the branch
 workforce/<session-id> of the repository, and what it committed is left to
 that branch unless --sync-committed. --review (or "review": true in
 <home>/config.json) holds the work instead of syncing it back: it shows what
@@ -300,6 +302,8 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		printReport(c.App.Writer, stderr, res.Report)
 		if res.Report.Interrupted {
 			hintf(stderr, "workforce sessions sync %s finishes it", res.Session.Record.ID)
+		} else if len(res.Report.Blocked) > 0 && res.Kept {
+			hintBlocked(stderr, res.Session.Record.ID)
 		}
 	}
 	if res.Session != nil {
@@ -345,6 +349,7 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 	if len(r.Unapplied) > 0 {
 		hintf(stderr, "run with --sync-deletes to apply deletions")
 	}
+	printEach(w, "not applied, in the place of a deletion kept", r.Blocked)
 	printEach(w, "not synced", r.NotSynced)
 	printEach(w, "on the branch", r.OnBranch)
 	for _, cf := range r.Conflicts {
@@ -360,6 +365,12 @@ func printReport(w, stderr io.Writer, r *mount.Report) {
 	if r.Interrupted {
 		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
 	}
+}
+
+// hintBlocked says how to finish the session id, kept for the files that
+// wait for a deletion (mount.Report.Blocked).
+func hintBlocked(stderr io.Writer, id string) {
+	hintf(stderr, "the session is kept for what the agent put in the place of what it deleted: workforce sessions sync %s --sync-deletes applies it, workforce sessions discard %s drops it", id, id)
 }
 
 // printEach prints a "label: item" line for each item, a name the agent

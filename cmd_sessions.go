@@ -77,14 +77,18 @@ Example:
 				Description: `Runs the sync-back of the run that made the session: new and changed files flow
 back, a file changed in the real tree too is a conflict (yours stays, the
 agent's is saved under the session's conflicts/), deletions apply only with
---sync-deletes. The agent's commits become the branch workforce/<id>, and
-what it committed is left to that branch unless --sync-committed. A sync killed half-way and run again finishes the job.
+--sync-deletes, and so does a file, directory or symlink the agent replaced
+by another of them (what takes its place waits in the session). The agent's
+commits become the branch workforce/<id>, and what it committed is left to
+that branch unless --sync-committed. A sync killed half-way and run again
+finishes the job.
 Syncs of one session wait for each other; a session whose run is still
 going is refused, and so is one whose harness outlived its workforce
 process and still runs (it may still write): wait for it to exit or stop
 it, or sync what it has written so far with --force (the session is then
-kept while the harness runs). The session is
-removed once synced without conflicts, unless --keep.
+kept while the harness runs). The session is removed once synced without
+conflicts, unless --keep; what a kept session synced is yours from then on
+(a later edit or deletion is no conflict).
 
 Exit status: 0, or 3 when there were conflicts.
 
@@ -129,8 +133,10 @@ conflicts/), deletions apply only with --sync-deletes, and what the agent
 committed is left to its branch workforce/<id> unless --sync-committed.
 PATH and GLOB arguments (doublestar globs, quoted) apply only the files they
 name, relative to your working directory; the rest stays in the session for
-a later apply or discard. The session is removed once all its work is
-applied without conflicts, unless --keep.
+a later apply or discard. What was applied is yours from then on: a later
+edit or deletion of it is no conflict, and a later apply brings it again
+only if the agent changed it again. The session is removed once all its
+work is applied without conflicts, unless --keep.
 
 Exit status: 0, or 3 when there were conflicts.
 
@@ -281,7 +287,7 @@ func sessionsListAction(c *cli.Context) error {
 }
 
 func changedCount(r *mount.Report) int {
-	return len(r.Created) + len(r.Updated) + len(r.Deleted) + len(r.Unapplied) + len(r.Conflicts)
+	return len(r.Created) + len(r.Updated) + len(r.Deleted) + len(r.Unapplied) + len(r.Blocked) + len(r.Conflicts)
 }
 
 // age prints a duration as people read an age.
@@ -403,6 +409,8 @@ func syncSession(c *cli.Context, s *session.Session, sel *session.Selector) erro
 		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
 		if s.Record.Phase == session.Review {
 			hintf(stderr, "the rest of the agent's work stays in the session: workforce sessions apply %s applies it, workforce sessions discard %s drops it", s.ID(), s.ID())
+		} else if len(rep.Blocked) > 0 && !rep.Interrupted {
+			hintBlocked(stderr, s.ID())
 		}
 	}
 	switch {

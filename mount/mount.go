@@ -31,11 +31,19 @@
 // modification time, mode): a file the agent changed flows back only when
 // the real file is still as it was; otherwise it is a conflict, the real
 // file stays and the agent's version is saved under conflicts/. Files whose
-// content is unchanged are not written. Deletions are reported and applied
-// only on request. Symlinks, FIFOs, sockets and devices the agent creates
-// or puts in a file's place are reported, not synced. Sync-back follows no
-// symbolic link below either root, and a type change on the real side is
-// a conflict; a path it cannot read or write is reported in Report.Failed
+// content is unchanged are not written. What a sync applied is the base of
+// the next one (the manifest takes the real file it left), so that the
+// user's later edits and deletions of it are the user's. Deletions, of
+// files and of links of the copy, are reported and applied only on
+// request, and so are the directories they empty that the agent no longer
+// has. A type change the agent made (a file, a directory, a link in the
+// place of another of them) is a deletion and a change: its removal
+// applies only on request, what takes its place waits for it
+// (Report.Blocked), and it conflicts only where the user changed the path.
+// Symlinks, FIFOs, sockets and devices the agent creates or puts in a
+// file's place are reported, not synced. Sync-back follows no symbolic
+// link below either root, and a type change on the real side is a
+// conflict; a path it cannot read or write is reported in Report.Failed
 // and the rest still syncs (Sync then returns a *SyncError); each file is
 // written whole (an unnamed temporary file, or one named per session and
 // file), with its holes, never with setuid or setgid, never through a hard
@@ -155,12 +163,12 @@ type Session struct {
 	// directories; journal records what changes after (journal.go).
 	base entryList
 	dirs []string
-	// baseFiles is the number of regular files in base, which are the
-	// manifest's files until edited says the manifest changed (live
-	// sync).
-	baseFiles int
-	edited    bool
-	journal   *journal
+	// baseFiles and baseLinks are the numbers of regular files and of
+	// symbolic links in base, which are the manifest's until edited says
+	// the manifest changed (live sync, a sync that applied changes).
+	baseFiles, baseLinks int
+	edited               bool
+	journal              *journal
 
 	gitStart string // the sandbox's HEAD commit when it was made (git.go)
 
@@ -171,6 +179,20 @@ type Session struct {
 	// realFiles waits for it.
 	manifest   map[string]entry
 	manifestOK chan struct{} // closed when Create's manifest is made
+	// realLinks is the real tree's symbolic links at copy time, by path:
+	// what the agent removed of them is a deletion (made with manifest).
+	realLinks map[string]entry
+	// boxBase is the sandbox side of the base where it is not the
+	// manifest's: a file a sync applied is, in the manifest, the real
+	// file the sync left, and here the sandbox's file as it was then
+	// (the two differ in time). A file the agent changes after that is
+	// changed against this entry.
+	boxBase map[string]entry
+	// applied are the files a Sync wrote back or found written, whose
+	// base settle moves to what the real tree has now as it ends; moved
+	// says a sync moved the base since the session was made or opened.
+	applied []string
+	moved   bool
 
 	readonly    map[string]bool
 	materialize map[string]bool   // rel paths written by Materialize
@@ -412,7 +434,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 			}
 			s.Reused, copyErr = false, nil
 			s.readonly, s.links, s.skipped = map[string]bool{}, map[string]string{}, nil
-			s.base, s.dirs, s.baseFiles = entryList{}, nil, 0
+			s.base, s.dirs, s.baseFiles, s.baseLinks = entryList{}, nil, 0, 0
 			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
 		}
 	}
@@ -537,7 +559,7 @@ func (v *createVisitor) done(batch []statEntry) {
 	// together, so that the warm state saved from base has each
 	// directory's entries in one run (readWarmState).
 	kept := batch[:0]
-	files := 0
+	files, links := 0, 0
 	var ro []statEntry
 	var dirs []string
 	for _, e := range batch {
@@ -552,6 +574,8 @@ func (v *createVisitor) done(batch []statEntry) {
 			if v.r.isReadonly(e.rel) {
 				ro = append(ro, e)
 			}
+		case unix.S_IFLNK:
+			links++
 		}
 		kept = append(kept, e)
 	}
@@ -559,6 +583,7 @@ func (v *createVisitor) done(batch []statEntry) {
 	defer v.mu.Unlock()
 	v.s.base.add(kept)
 	v.s.baseFiles += files
+	v.s.baseLinks += links
 	v.s.dirs = append(v.s.dirs, dirs...)
 	for _, e := range ro {
 		v.s.readonly[e.rel] = true
@@ -593,22 +618,31 @@ func (v *createVisitor) link(rel, src, target string) (string, bool) {
 	return t, true
 }
 
-// makeManifest makes the manifest of the files in base, in the
-// background: a warm run's harness need not wait for it, and a harness
-// runs for longer than it takes.
+// makeManifest makes the manifest of the files and links in base, in
+// the background: a warm run's harness need not wait for it, and a
+// harness runs for longer than it takes.
 func (s *Session) makeManifest() {
 	done := make(chan struct{})
 	s.manifestOK = done
 	go func() {
 		defer close(done)
 		m := make(map[string]entry, s.baseFiles)
+		l := make(map[string]entry, s.baseLinks)
 		for e := range s.base.all() {
-			if e.st.mode&unix.S_IFMT == unix.S_IFREG {
-				m[e.rel] = entry{size: e.st.size, mtime: e.st.mtime.Nano(), mode: fileMode(e.st.mode)}
+			switch e.st.mode & unix.S_IFMT {
+			case unix.S_IFREG:
+				m[e.rel] = entryOf(&e.st)
+			case unix.S_IFLNK:
+				l[e.rel] = entryOf(&e.st)
 			}
 		}
-		s.manifest = m
+		s.manifest, s.realLinks = m, l
 	}()
+}
+
+// entryOf is the manifest entry of an entry of stat st.
+func entryOf(st *warmStat) entry {
+	return entry{size: st.size, mtime: st.mtime.Nano(), mode: fileMode(st.mode)}
 }
 
 // realFiles returns the manifest, once it is made.
@@ -617,6 +651,18 @@ func (s *Session) realFiles() map[string]entry {
 		<-s.manifestOK
 	}
 	return s.manifest
+}
+
+// copyLinks returns the real tree's links at copy time, once the
+// manifest is made.
+func (s *Session) copyLinks() map[string]entry {
+	if s.manifestOK != nil {
+		<-s.manifestOK
+	}
+	if s.realLinks == nil {
+		s.realLinks = map[string]entry{}
+	}
+	return s.realLinks
 }
 
 // Skipped returns the paths, relative to the root, left out of the copy.

@@ -21,15 +21,18 @@ import (
 )
 
 // ManifestFile is the name, in a session directory, of the sandbox's
-// durable state: the manifest of the real files at copy time, and what
-// sync-back needs besides (the copy rules, the materialized files, the
-// links made again, the paths left out), so that a session can be synced
-// after the process that made it is gone.
+// durable state: the manifest of the real files and links at copy time
+// (or as the sync that applied them left them), and what sync-back needs
+// besides (the copy rules, the materialized files, the links made again,
+// the paths left out), so that a session can be synced after the process
+// that made it is gone.
 const ManifestFile = "manifest.json"
 
 // manifestFormat is the version of the manifest file's format. A file of a
-// higher format was written by a newer workforce and is refused.
-const manifestFormat = 1
+// higher format was written by a newer workforce and is refused. Format 2
+// added the real tree's links and the sandbox side of applied files
+// (manifestFile.Box); format 1 is read as a manifest without them.
+const manifestFormat = 2
 
 // manifestHeader is the manifest file's first JSON value; the files follow,
 // one JSON value per line, so that reading and writing stream.
@@ -51,8 +54,9 @@ type manifestHeader struct {
 	Files    int    `json:"files"`
 }
 
-// manifestFile is one real file at copy time. A path that is not valid
-// UTF-8, which JSON strings cannot hold, is in PathBytes (base64).
+// manifestFile is one real file, or symbolic link, at copy time (or as
+// the sync that applied it left it). A path that is not valid UTF-8,
+// which JSON strings cannot hold, is in PathBytes (base64).
 type manifestFile struct {
 	Path      string      `json:"p,omitempty"`
 	PathBytes []byte      `json:"b,omitempty"`
@@ -60,6 +64,9 @@ type manifestFile struct {
 	MTime     int64       `json:"t"` // nanoseconds since the epoch
 	Mode      fs.FileMode `json:"m"`
 	Readonly  bool        `json:"r,omitempty"`
+	// Box is the sandbox's file where it is not as the real one
+	// (Session.boxBase): size, time and mode.
+	Box *[3]int64 `json:"x,omitempty"`
 }
 
 // Save writes the session's state to ManifestFile in its directory,
@@ -86,9 +93,9 @@ func (s *Session) Save() error {
 	// a file, sorted.
 	fromBase := s.manifestOK != nil && !s.edited
 	if fromBase {
-		h.Files = s.baseFiles
+		h.Files = s.baseFiles + s.baseLinks
 	} else {
-		h.Files = len(s.realFiles())
+		h.Files = len(s.realFiles()) + len(s.copyLinks())
 	}
 	for rel := range s.materialize {
 		h.Materialized = append(h.Materialized, rel)
@@ -98,30 +105,35 @@ func (s *Session) Save() error {
 		return err
 	}
 	line := make([]byte, 0, 256)
-	write := func(rel string, e entry) error {
-		line = appendManifestFile(line[:0], rel, e, len(s.readonly) > 0 && s.readonly[rel])
+	write := func(rel string, e entry, box *entry) error {
+		line = appendManifestFile(line[:0], rel, e, len(s.readonly) > 0 && s.readonly[rel], box)
 		_, err := w.Write(line)
 		return err
 	}
 	if fromBase {
 		for b := range s.base.all() {
-			if b.st.mode&unix.S_IFMT != unix.S_IFREG {
-				continue // a directory or a link
+			if t := b.st.mode & unix.S_IFMT; t != unix.S_IFREG && t != unix.S_IFLNK {
+				continue // a directory
 			}
-			if err := write(b.rel, entry{size: b.st.size, mtime: b.st.mtime.Nano(), mode: fileMode(b.st.mode)}); err != nil {
+			if err := write(b.rel, entryOf(&b.st), nil); err != nil {
 				return err
 			}
 		}
 	} else {
-		m := s.realFiles()
-		rels := make([]string, 0, len(m))
-		for rel := range m {
-			rels = append(rels, rel)
-		}
-		sort.Strings(rels)
-		for _, rel := range rels {
-			if err := write(rel, m[rel]); err != nil {
-				return err
+		for _, m := range []map[string]entry{s.realFiles(), s.copyLinks()} {
+			rels := make([]string, 0, len(m))
+			for rel := range m {
+				rels = append(rels, rel)
+			}
+			sort.Strings(rels)
+			for _, rel := range rels {
+				var box *entry
+				if b, ok := s.boxBase[rel]; ok {
+					box = &b
+				}
+				if err := write(rel, m[rel], box); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -197,6 +209,7 @@ func readManifest(dir string, r *bufio.Reader) (*Session, error) {
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: h.Root,
 		rules:    rulesFrom(h.Ignore, h.Readonly, h.Hide, h.HidePaths),
 		manifest: make(map[string]entry, min(h.Files, 1<<20)), readonly: map[string]bool{},
+		realLinks: map[string]entry{}, boxBase: map[string]entry{},
 		materialize: map[string]bool{}, links: map[string]string{}, skipped: h.Skipped,
 		gitStart: h.GitStart,
 	}
@@ -227,15 +240,30 @@ func readManifest(dir string, r *bufio.Reader) (*Session, error) {
 		if !safeRel(m.Path) || m.Path == "." {
 			return nil, fmt.Errorf("file %q is not inside the project", m.Path)
 		}
-		if _, dup := s.manifest[m.Path]; dup {
+		_, dup := s.manifest[m.Path]
+		if _, link := s.realLinks[m.Path]; dup || link {
 			return nil, fmt.Errorf("file %q is listed twice", m.Path)
 		}
-		if m.Size < 0 || !m.Mode.IsRegular() {
+		e := entry{size: m.Size, mtime: m.MTime, mode: m.Mode}
+		switch {
+		case m.Size < 0:
+			return nil, fmt.Errorf("file %q: a negative size", m.Path)
+		case m.Mode.Type() == fs.ModeSymlink && h.Format >= 2 && !m.Readonly && m.Box == nil:
+			s.realLinks[m.Path] = e
+			continue
+		case !m.Mode.IsRegular():
 			return nil, fmt.Errorf("file %q: not a regular file's size and mode", m.Path)
 		}
-		s.manifest[m.Path] = entry{size: m.Size, mtime: m.MTime, mode: m.Mode}
+		s.manifest[m.Path] = e
 		if m.Readonly {
 			s.readonly[m.Path] = true
+		}
+		if b := m.Box; b != nil {
+			box := entry{size: b[0], mtime: b[1], mode: fs.FileMode(b[2])}
+			if h.Format < 2 || box.size < 0 || b[2] < 0 || !box.mode.IsRegular() || m.Readonly {
+				return nil, fmt.Errorf("file %q: not a regular file's size and mode in the sandbox", m.Path)
+			}
+			s.boxBase[m.Path] = box
 		}
 	}
 	if dec.More() {
@@ -261,10 +289,11 @@ func safeRel(rel string) bool {
 	return true
 }
 
-// appendManifestFile appends the manifest line of the file rel, as
-// encoding/json would write a manifestFile, only faster: a manifest holds
-// a line for every file of the project.
-func appendManifestFile(b []byte, rel string, e entry, readonly bool) []byte {
+// appendManifestFile appends the manifest line of the file rel, and of
+// the sandbox side box when not nil, as encoding/json would write a
+// manifestFile, only faster: a manifest holds a line for every file of the
+// project.
+func appendManifestFile(b []byte, rel string, e entry, readonly bool, box *entry) []byte {
 	if utf8.ValidString(rel) {
 		b = append(b, `{"p":`...)
 		b = appendJSONString(b, rel)
@@ -281,6 +310,15 @@ func appendManifestFile(b []byte, rel string, e entry, readonly bool) []byte {
 	b = strconv.AppendUint(b, uint64(e.mode), 10)
 	if readonly {
 		b = append(b, `,"r":true`...)
+	}
+	if box != nil {
+		b = append(b, `,"x":[`...)
+		b = strconv.AppendInt(b, box.size, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, box.mtime, 10)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, uint64(box.mode), 10)
+		b = append(b, ']')
 	}
 	return append(b, '}', '\n')
 }

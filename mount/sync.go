@@ -60,6 +60,13 @@ type Report struct {
 	// run). Left out of the JSON when empty, so that a report without
 	// failures reads as before.
 	Failed []Failure `json:"failed,omitempty"`
+	// Blocked are files the agent wrote in the place of what it removed
+	// (a file where the real tree has its directory, a directory where
+	// it has its file or link: a type change) whose removal was not
+	// applied: without SyncOptions.Deletes, or left out (OnBranch). The
+	// real tree stays as it is there, the agent's version in the
+	// sandbox. Left out of the JSON when empty.
+	Blocked []string `json:"blocked,omitempty"`
 	// OnBranch are the agent's committed changes (files written or
 	// deleted), left to its branch instead of the working tree
 	// (SyncOptions.OnBranch).
@@ -111,7 +118,8 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // directory, a link, a FIFO, a socket; a directory on the way that became
 // a link or a file), the path is a conflict: the real side stays as it
 // is and the agent's version is saved under conflicts/. Deletions follow
-// no link either, and remove only a regular file as the manifest has it.
+// no link either, and remove only a regular file or a link as the
+// manifest has it.
 //
 // A path Sync cannot read or write (an unreadable sandbox directory or
 // file, a real directory it may not write) is recorded in the Report's
@@ -134,8 +142,30 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // What the agent made that is not a regular file (a symlink, a FIFO, a
 // socket, a device), made anew or in the place of a regular file, is
 // reported in NotSynced and never crosses.
+//
+// Removals are the files and links of the copy the agent deleted, or put
+// something else in the place of (a type change: a directory or a link
+// for a file, a file or a link for a directory, a file or a directory for
+// a link). They apply with SyncOptions.Deletes only, those of type
+// changes before the files, the others after; a directory they empty is
+// then removed too when the sandbox no longer has it (renamed, removed,
+// replaced), never one the user made or one empty at copy time. What the
+// agent put in the place of a removal left out waits for it
+// (Report.Blocked), and is written once its place is clear: a conflict
+// only when the user changed the path, or something below a directory
+// being replaced.
+//
+// What a sync applied is the base of the next sync of the session: the
+// manifest takes each file written back, found written or deleted as the
+// real tree has it then, and the sandbox's file as it was (settle), so
+// that what the user does to those files afterwards is the user's, and
+// only what the agent changes again syncs again. SaveApplied keeps it for
+// another process.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}, Failed: []Failure{}}
+	// What this sync applies is the base of the next one; settled at
+	// once: the user may change it right after.
+	defer s.settle()
 	known := 0 // entries the manifest has, seen in the sandbox
 	var files, links, special []string
 	var mu sync.Mutex
@@ -162,10 +192,10 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 				spc = append(spc, e.rel)
 			}
 			me, ok := s.realFiles()[e.rel]
-			if ok {
-				n++
+			if ok && e.st.mode&unix.S_IFMT == unix.S_IFREG {
+				n++ // anything else in its place may be a removal
 			}
-			if e.st.mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.untouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
+			if e.st.mode&unix.S_IFMT == unix.S_IFREG && !(ok && s.agentUntouched(e.rel, me, &e.st)) && !s.materialize[e.rel] {
 				changed = append(changed, e.rel)
 			}
 		}
@@ -225,7 +255,9 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		switch {
 		case known:
 			// A regular file the agent replaced by a link, a FIFO, a
-			// socket: the real file stays.
+			// socket: never made in the real tree. The file's removal
+			// is a deletion when a link took its place (below), and
+			// otherwise the real file stays.
 			r.NotSynced = append(r.NotSynced, rel)
 		case !link[rel]:
 			if !s.skippedPath(rel) {
@@ -242,7 +274,101 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			}
 		}
 	}
+	// Removals: the agent's deletions, and the removal part of its type
+	// changes (a file, a directory or a link of the copy it put something
+	// else in the place of).
+	if !narrowed && known < len(s.realFiles()) {
+		maybeGone = make([]string, 0, len(s.realFiles()))
+		for rel := range s.realFiles() {
+			maybeGone = append(maybeGone, rel)
+		}
+	}
+	var gone []string
+	for _, rel := range maybeGone {
+		if s.readonly[rel] || below(rel, unread) {
+			continue
+		}
+		if removed, err := removedIn(box, rel, false); err != nil {
+			fail(rel, err)
+		} else if removed {
+			gone = append(gone, rel)
+		}
+	}
+	isLink := map[string]bool{}
+	for rel := range s.copyLinks() {
+		if link[rel] || s.materialize[rel] || below(rel, unread) {
+			continue // still a link; or not the agent's; or unknown
+		}
+		if narrowed && !named(dirty, rel) {
+			continue // untouched: neither it nor a directory above it changed
+		}
+		if removed, err := removedIn(box, rel, true); err != nil {
+			fail(rel, err)
+		} else if removed {
+			gone = append(gone, rel)
+			isLink[rel] = true
+		}
+	}
+	sort.Strings(gone)
 	sort.Strings(files)
+	var held, failed, deleted pathSet // removals left, failed, made
+	removeEach := func(rels []string) (stopped bool) {
+		for _, rel := range rels {
+			if ctx.Err() != nil {
+				r.Interrupted = true
+				return true
+			}
+			if o.OnBranch[rel] {
+				r.OnBranch = append(r.OnBranch, rel)
+				held.add(rel)
+				continue
+			}
+			if !o.Deletes {
+				r.Unapplied = append(r.Unapplied, rel)
+				held.add(rel)
+				continue
+			}
+			n := len(r.Deleted)
+			var err error
+			if isLink[rel] {
+				err = s.deleteLink(rel, r, o, real)
+			} else {
+				err = s.deleteFile(rel, r, o, real)
+			}
+			switch {
+			case err != nil:
+				fail(rel, err)
+				failed.add(rel)
+			case len(r.Deleted) > n:
+				deleted.add(rel)
+				if !o.DryRun {
+					s.forget(rel)
+				}
+			}
+		}
+		if !o.DryRun && len(deleted.paths) > 0 {
+			s.removeEmptied(&deleted, box, real)
+		}
+		return false
+	}
+	// The removal part of type changes first, to clear the place of the
+	// files that take it; the other deletions after the files, as ever.
+	var writes pathSet
+	for _, rel := range files {
+		writes.add(rel)
+	}
+	var first, last []string
+	for _, rel := range gone {
+		if _, ok := writes.near(rel); ok {
+			first = append(first, rel)
+		} else {
+			last = append(last, rel)
+		}
+	}
+	if removeEach(first) {
+		return r, nil
+	}
+
 	for _, rel := range files {
 		if ctx.Err() != nil {
 			r.Interrupted = true
@@ -252,65 +378,75 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			r.OnBranch = append(r.OnBranch, rel)
 			continue
 		}
+		// A file in the place of what the agent removed: it waits for a
+		// removal left out (Blocked) or failed; in a dry run, it is
+		// written if the removals would clear its place.
+		if dep, ok := failed.near(rel); ok && blocked(rel, nil, box, real) {
+			fail(rel, fmt.Errorf("cannot write it in the place of %s, which could not be removed", dep))
+			continue
+		}
+		if _, ok := held.near(rel); ok && blocked(rel, nil, box, real) {
+			r.Blocked = append(r.Blocked, rel)
+			continue
+		}
+		if _, ok := deleted.near(rel); ok && o.DryRun && blocked(rel, nil, box, real) && !blocked(rel, &deleted, box, real) {
+			if _, known := s.realFiles()[rel]; known {
+				r.Updated = append(r.Updated, rel)
+			} else {
+				r.Created = append(r.Created, rel)
+			}
+			continue
+		}
+		conflicts, notSynced := len(r.Conflicts), len(r.NotSynced)
 		if err := s.syncFile(rel, r, o, box, real); err != nil {
 			fail(rel, err)
-		}
-	}
-	// Deletions: only when the sandbox has fewer of the manifest's files
-	// than the manifest, which are they (with the journal: which of those
-	// it names are).
-	var gone []string
-	if !narrowed && known < len(s.realFiles()) {
-		maybeGone = make([]string, 0, len(s.realFiles()))
-		for rel := range s.realFiles() {
-			maybeGone = append(maybeGone, rel)
-		}
-	}
-	if len(maybeGone) > 0 {
-		for _, rel := range maybeGone {
-			if s.readonly[rel] || below(rel, unread) {
-				continue
-			}
-			var st unix.Stat_t
-			if unix.Lstat(box.path(rel), &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				continue // there: through a link on the way at worst, which is reported
-			}
-			err := box.lstat(rel, &st)
-			switch {
-			case errors.Is(err, fs.ErrNotExist) || err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
-				gone = append(gone, rel)
-			case errors.Is(err, errLinkOnPath):
-				// Below a link the agent put in the place of a
-				// directory: the link is reported, the real file stays.
-			case err != nil:
-				fail(rel, err)
-			}
-		}
-	}
-	sort.Strings(gone)
-	for _, rel := range gone {
-		if ctx.Err() != nil {
-			r.Interrupted = true
-			return r, nil
-		}
-		if o.OnBranch[rel] {
-			r.OnBranch = append(r.OnBranch, rel)
 			continue
 		}
-		if !o.Deletes {
-			r.Unapplied = append(r.Unapplied, rel)
-			continue
+		if !o.DryRun && len(r.Conflicts) == conflicts && len(r.NotSynced) == notSynced {
+			// Written, or found written: the real file is the agent's.
+			s.applied = append(s.applied, rel)
 		}
-		if err := s.deleteFile(rel, r, o, real); err != nil {
-			fail(rel, err)
-		}
+	}
+	if removeEach(last) {
+		return r, nil
 	}
 	sort.Slice(r.Failed, func(i, j int) bool { return r.Failed[i].Path < r.Failed[j].Path })
+	r.Conflicts = sortConflicts(r.Conflicts)
+	sort.Strings(r.Deleted)
+	sort.Strings(r.Unapplied)
 	sort.Strings(r.OnBranch)
 	if len(r.Failed) > 0 && !o.DryRun {
 		return r, &SyncError{Failed: r.Failed}
 	}
 	return r, nil
+}
+
+// named reports whether dirty names rel or a directory above it.
+func named(dirty map[string]struct{}, rel string) bool {
+	for p := rel; p != ""; p, _ = splitRel(p) {
+		if _, ok := dirty[p]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sortConflicts sorts conflicts by path, one for each: where the
+// removal of a link the agent replaced by a file conflicts, and so does
+// the file, the file's conflict, which saved the agent's version.
+func sortConflicts(cs []Conflict) []Conflict {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })
+	out := cs[:0]
+	for _, c := range cs {
+		if n := len(out); n > 0 && out[n-1].Path == c.Path {
+			if out[n-1].Saved == "" {
+				out[n-1] = c
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // below reports whether rel is one of dirs or below one.
@@ -604,6 +740,23 @@ func (s *Session) save(dst string, in int, size int64, perm uint32) error {
 // deleteFile applies the agent's deletion of the file rel: the real file
 // is removed if it is as the copy found it, and a conflict otherwise.
 func (s *Session) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree) error {
+	return s.remove(rel, r, o, real, func(st *unix.Stat_t) bool { return s.unchanged(rel, st) })
+}
+
+// deleteLink applies the agent's removal of the symbolic link rel of the
+// copy: the real link is removed, never followed, if it is as the copy
+// found it (a link is never changed in place: another target is another
+// link, of another time), and a conflict otherwise.
+func (s *Session) deleteLink(rel string, r *Report, o SyncOptions, real *fdTree) error {
+	e := s.copyLinks()[rel]
+	return s.remove(rel, r, o, real, func(st *unix.Stat_t) bool {
+		return st.Mode&unix.S_IFMT == unix.S_IFLNK && st.Size == e.size && st.Mtim.Nano() == e.mtime
+	})
+}
+
+// remove removes the real entry rel, a file or a link, if asCopied says it
+// is as the copy found it, and reports a conflict otherwise.
+func (s *Session) remove(rel string, r *Report, o SyncOptions, real *fdTree, asCopied func(*unix.Stat_t) bool) error {
 	realPath := real.path(rel)
 	dir, name := splitRel(rel)
 	dfd, err := real.openDir(dir, false)
@@ -627,7 +780,7 @@ func (s *Session) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree)
 	} else if err != nil {
 		return fmt.Errorf("cannot delete %s: %w", realPath, err)
 	}
-	if !s.unchanged(rel, &st) {
+	if !asCopied(&st) {
 		r.Conflicts = append(r.Conflicts, Conflict{Path: rel, Real: realPath})
 		return nil
 	}
@@ -641,4 +794,257 @@ func (s *Session) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree)
 	}
 	r.Deleted = append(r.Deleted, rel)
 	return nil
+}
+
+// removedIn reports whether the agent removed the regular file rel of the
+// copy (with link, its symbolic link rel) from the sandbox box: nothing
+// is there, or a directory, a link in the place of the file or a regular
+// file in the place of the link, or a link is on the way (a directory the
+// agent replaced by a link). A FIFO, a socket or a device in its place is
+// not a removal: it is reported, and the real entry stays.
+func removedIn(box *fdTree, rel string, link bool) (bool, error) {
+	var st unix.Stat_t
+	err := box.lstat(rel, &st)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errLinkOnPath):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return true, nil
+	case unix.S_IFLNK:
+		return !link, nil
+	case unix.S_IFREG:
+		return link, nil
+	}
+	return false, nil
+}
+
+// boxHasDir reports whether the sandbox box has a directory at rel (or
+// cannot tell: an unreadable directory on the way).
+func boxHasDir(box *fdTree, rel string) bool {
+	var st unix.Stat_t
+	err := box.lstat(rel, &st)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errLinkOnPath)
+	}
+	return st.Mode&unix.S_IFMT == unix.S_IFDIR
+}
+
+// pathSet is a set of paths, with the directories above them.
+type pathSet struct {
+	paths map[string]bool
+	dirs  map[string]string // a directory above a path of the set: that path
+}
+
+func (p *pathSet) add(rel string) {
+	if p.paths == nil {
+		p.paths, p.dirs = map[string]bool{}, map[string]string{}
+	}
+	p.paths[rel] = true
+	for d, _ := splitRel(rel); d != ""; d, _ = splitRel(d) {
+		if _, ok := p.dirs[d]; ok {
+			break // and the directories above it
+		}
+		p.dirs[d] = rel
+	}
+}
+
+// near returns the path of the set that rel is, is below, or is a
+// directory above.
+func (p *pathSet) near(rel string) (string, bool) {
+	if p.paths[rel] {
+		return rel, true
+	}
+	if q, ok := p.dirs[rel]; ok {
+		return q, true
+	}
+	for d, _ := splitRel(rel); d != ""; d, _ = splitRel(d) {
+		if p.paths[d] {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// removeEmptied removes the real directories that the removals in
+// deleted left empty and that the sandbox no longer has as directories
+// (the agent renamed or removed them, or put a file or a link in their
+// place), deepest first. Only a directory above a removal is tried, so
+// never one the user made, nor one empty at copy time; the removal of a
+// directory that is not empty fails and leaves it (and those above it)
+// as they are; no link is followed.
+func (s *Session) removeEmptied(deleted *pathSet, box, real *fdTree) {
+	dirs := make([]string, 0, len(deleted.dirs))
+	for d := range deleted.dirs {
+		dirs = append(dirs, d)
+	}
+	// A directory sorts after the directories above it.
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	for _, dir := range dirs {
+		if boxHasDir(box, dir) {
+			continue // the agent kept it
+		}
+		parent, name := splitRel(dir)
+		pfd, err := real.openDir(parent, false)
+		if err != nil {
+			continue
+		}
+		_ = unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
+		unix.Close(pfd)
+	}
+}
+
+// blocked reports whether the real tree has, in the place of the file
+// rel, a directory or what is not a regular file, or above it what is
+// not a directory, once the removals in removed (nil for none) are made
+// and the directories they empty removed (removeEmptied).
+func blocked(rel string, removed *pathSet, box, real *fdTree) bool {
+	if removed == nil {
+		removed = &pathSet{}
+	}
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		last := i == len(parts)-1
+		var st unix.Stat_t
+		err := real.lstat(p, &st)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		if err != nil {
+			return true
+		}
+		switch t := st.Mode & unix.S_IFMT; {
+		case t == unix.S_IFDIR && !last:
+		case t == unix.S_IFDIR:
+			_, above := removed.dirs[p]
+			return !above || boxHasDir(box, p) || !wouldEmpty(p, removed, box, real)
+		case t == unix.S_IFREG && last:
+			return false
+		default:
+			return !removed.paths[p]
+		}
+	}
+	return false
+}
+
+// wouldEmpty reports whether the real directory dir holds nothing once the
+// removals in removed are made and the directories they empty removed.
+func wouldEmpty(dir string, removed *pathSet, box, real *fdTree) bool {
+	fd, err := real.openDir(dir, false)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	names, err := readNames(fd, real.path(dir))
+	if err != nil {
+		return false
+	}
+	for _, name := range names {
+		sub := dir + "/" + name
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return false
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			if !removed.paths[sub] {
+				return false
+			}
+			continue
+		}
+		if _, above := removed.dirs[sub]; !above || boxHasDir(box, sub) || !wouldEmpty(sub, removed, box, real) {
+			return false
+		}
+	}
+	return true
+}
+
+// forget drops the file or link rel, which a sync removed from the real
+// tree, from the base: the agent's deletion is applied.
+func (s *Session) forget(rel string) {
+	delete(s.realFiles(), rel)
+	delete(s.copyLinks(), rel)
+	delete(s.boxBase, rel)
+	s.edited, s.moved = true, true
+}
+
+// settle makes the base of the files a Sync wrote back or found written
+// what the real tree has now (the manifest's entry) and what the sandbox
+// has (boxBase), where both still hold the same bytes: a later sync takes
+// such a file as untouched by the agent unless the agent changes it
+// again, and what the user does to it as the user's. A file whose real
+// side changed since it was written keeps its base, and stays what it is
+// (a conflict, if the user changed it).
+func (s *Session) settle() {
+	if len(s.applied) == 0 {
+		return
+	}
+	box, real := newFdTree(s.Tree), newFdTree(s.Root)
+	defer box.close()
+	defer real.close()
+	for _, rel := range s.applied {
+		s.settleFile(rel, box, real)
+	}
+	s.applied = nil
+}
+
+func (s *Session) settleFile(rel string, box, real *fdTree) {
+	in, err := openBox(box, rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(in)
+	out, err := openBox(real, rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(out)
+	var bst, rst unix.Stat_t
+	if unix.Fstat(in, &bst) != nil || unix.Fstat(out, &rst) != nil || bst.Size != rst.Size {
+		return
+	}
+	if same, err := sameData(in, out, bst.Size); err != nil || !same {
+		return
+	}
+	re := entry{size: rst.Size, mtime: rst.Mtim.Nano(), mode: fileMode(uint32(rst.Mode))}
+	be := entry{size: bst.Size, mtime: bst.Mtim.Nano(), mode: fileMode(uint32(bst.Mode))}
+	s.realFiles()[rel] = re
+	if be == re {
+		delete(s.boxBase, rel)
+	} else {
+		if s.boxBase == nil {
+			s.boxBase = map[string]entry{}
+		}
+		s.boxBase[rel] = be
+	}
+	s.edited, s.moved = true, true
+}
+
+// SaveApplied saves the session's state (Save) when a Sync applied
+// changes since the session was made or opened: the files it wrote back,
+// found written or deleted are the base of the next sync of a session
+// that is kept, in this process or another. A session removed after its
+// sync needs none of it.
+func (s *Session) SaveApplied() error {
+	if !s.moved {
+		return nil
+	}
+	return s.Save()
+}
+
+// agentUntouched reports whether the sandbox's file rel, of stat st, is
+// as the base has it: as the sandbox had it when a sync applied it
+// (boxBase), else as the copy left it (untouched; e is its manifest
+// entry).
+func (s *Session) agentUntouched(rel string, e entry, st *warmStat) bool {
+	if b, ok := s.boxBase[rel]; ok {
+		return st.size == b.size && st.mtime.Nano() == b.mtime && fileMode(st.mode) == b.mode
+	}
+	return s.untouched(rel, e, st)
 }

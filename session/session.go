@@ -23,6 +23,13 @@
 // Sync with SyncOptions.Only applies part of it (the rest stays, in phase
 // Review), Sync applies it all, Discard drops it.
 //
+// A session that stays after a sync (part of the work applied, Keep,
+// conflicts, files waiting for a deletion: mount.Report.Blocked, an
+// interruption) records what the sync applied as the base of the next
+// one (mount.Session.SaveApplied): the user's later edits and deletions
+// of those files are the user's, never conflicts, and they sync again
+// only when the agent changes them again.
+//
 // The diff. Diff shows exactly the files a sync-back would bring now
 // (Changed: deletions included), committed and uncommitted alike, against
 // the tree the session started from. Each side becomes a git tree in a
@@ -404,9 +411,13 @@ func Run(o Options) (*Result, error) {
 	res := &Result{Session: s, Code: code, ExitCode: exit, Report: rep, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}
 	if err != nil {
 		res.Kept = true
+		keepApplied(box, warn)
 		return res, err
 	}
-	res.Kept = o.Keep || keep || len(rep.Conflicts) > 0 || rep.Interrupted
+	res.Kept = o.Keep || keep || isKept(rep)
+	if res.Kept {
+		keepApplied(box, warn)
+	}
 	res.Reused = box.Reused
 	if !res.Kept && warm != "" {
 		// A process the harness left running could change the parked
@@ -637,13 +648,15 @@ func (s *Session) sync(ctx context.Context, box *mount.Session, o SyncOptions) (
 }
 
 // changedPaths returns the paths of a sync-back report's changes:
-// created, updated, deleted (applied or not) and conflicting files.
+// created, updated, deleted (applied or not), waiting for a deletion
+// (Blocked) and conflicting files.
 func changedPaths(r *mount.Report) []string {
 	var out []string
 	out = append(out, r.Created...)
 	out = append(out, r.Updated...)
 	out = append(out, r.Deleted...)
 	out = append(out, r.Unapplied...)
+	out = append(out, r.Blocked...)
 	for _, c := range r.Conflicts {
 		out = append(out, c.Path)
 	}
@@ -873,15 +886,32 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, k
 	}
 	rep, keep, err := s.sync(ctx, box, o)
 	if err != nil {
+		keepApplied(box, o.Warn)
 		return rep, true, err
 	}
-	kept = o.Keep || keep || running || len(rep.Conflicts) > 0 || rep.Interrupted
-	if !kept {
-		if err := s.Remove(); err != nil {
-			return rep, true, err
-		}
+	kept = o.Keep || keep || running || isKept(rep)
+	if kept {
+		keepApplied(box, o.Warn)
+	} else if err := s.Remove(); err != nil {
+		return rep, true, err
 	}
 	return rep, kept, nil
+}
+
+// isKept reports whether a sync-back's report leaves work in the session:
+// conflicts, an interruption, files that wait for a deletion not applied
+// (mount.Report.Blocked).
+func isKept(rep *mount.Report) bool {
+	return len(rep.Conflicts) > 0 || rep.Interrupted || len(rep.Blocked) > 0
+}
+
+// keepApplied saves, for a session that is kept, what its sync applied as
+// the base of the next sync (mount.Session.SaveApplied): what the user
+// does to those files afterwards is the user's.
+func keepApplied(box *mount.Session, warn func(string)) {
+	if err := box.SaveApplied(); err != nil && warn != nil {
+		warn(fmt.Sprintf("cannot record what was applied (%v): a later sync may report the files applied as conflicts when you change them", err))
+	}
 }
 
 // alive reports whether process pid exists.
