@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"golang.org/x/sys/unix"
 )
 
@@ -191,7 +192,7 @@ func (l *Live) watch(rel string, real bool) {
 	l.mu.Lock()
 	l.blind = true
 	l.mu.Unlock()
-	l.warnOnce(fmt.Sprintf("cannot watch %s (%v): live sync compares the trees every %v instead", l.tree(real).path(rel), err, l.o.Poll))
+	l.warnOnce(fmt.Sprintf("cannot watch %s (%v): live sync compares the trees every %v instead", quote.Name(l.tree(real).path(rel)), err, l.o.Poll))
 	l.nudge()
 }
 
@@ -482,24 +483,43 @@ func (l *Live) fail(rel string, err error) {
 	l.report.Failed = append(l.report.Failed, Failure{Path: rel, Error: err.Error()})
 }
 
-// conflict saves the agent's version of rel and reports it once.
+// conflict saves the agent's version of rel and reports it once; a file
+// the agent deleted (or made other than a regular file) is a conflict
+// without a saved version (Saved empty). An agent's version that cannot
+// be saved is a failure instead, left to the final sync-back.
 func (l *Live) conflict(rel string) {
 	l.conflicted[rel] = true
 	c := Conflict{Path: rel, Real: l.real.path(rel)}
-	if in, err := openBox(l.box, rel); err == nil {
-		var st unix.Stat_t
-		if unix.Fstat(in, &st) == nil {
-			saved := filepath.Join(l.s.Dir, ConflictsDir, filepath.FromSlash(rel))
-			if err := l.s.save(saved, in, st.Size, uint32(st.Mode)&0o777); err == nil {
-				c.Saved = saved
-			}
-		}
+	in, err := openBox(l.box, rel)
+	switch {
+	case err == nil:
+		err = l.saveConflict(in, &c)
 		unix.Close(in)
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) || typeChanged(err):
+		err = nil // nothing to save
+	}
+	if err != nil {
+		l.fail(rel, fmt.Errorf("cannot save the agent's version: %w", err))
+		return
 	}
 	l.report.Conflicts = append(l.report.Conflicts, c)
 	if l.o.OnConflict != nil {
 		l.o.OnConflict(c)
 	}
+}
+
+// saveConflict saves the sandbox's file in as the agent's version of c.
+func (l *Live) saveConflict(in int, c *Conflict) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(in, &st); err != nil {
+		return err
+	}
+	saved := filepath.Join(l.s.Dir, ConflictsDir, filepath.FromSlash(c.Path))
+	if err := l.s.save(saved, in, st.Size, uint32(st.Mode)&0o777); err != nil {
+		return err
+	}
+	c.Saved = saved
+	return nil
 }
 
 // copy writes src's file rel, of stat sst, to dst, whole or not at all,

@@ -5,8 +5,10 @@ package mount
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestLiveRace: a write on the side a file crosses to, between live
@@ -98,3 +100,60 @@ func TestLiveRace(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestLiveConflictOfADeletion: the user changes a file the agent
+// deleted: a conflict with no saved version (Saved empty), the user's file
+// kept, the sandbox's still gone.
+func TestLiveConflictOfADeletion(t *testing.T) {
+	got := make(chan Conflict, 4)
+	s, l, root := liveSession(t, LiveOptions{OnConflict: func(c Conflict) { got <- c }})
+	must(t, os.Remove(filepath.Join(s.Tree, "gone.txt")))
+	write(t, filepath.Join(s.Tree, "marker.txt"), "m\n")
+	waitFor(t, "marker.txt in the real tree", contentIs(filepath.Join(root, "marker.txt"), "m\n"))
+	write(t, filepath.Join(root, "gone.txt"), "gone, edited by the user\n")
+	var c Conflict
+	select {
+	case c = <-got:
+	case <-time.After(60 * time.Second): // a bound for a loaded machine
+	}
+	rep := l.Stop()
+	if c.Path != "gone.txt" || c.Saved != "" || c.Real != filepath.Join(root, "gone.txt") {
+		t.Errorf("conflict = %+v, want gone.txt, nothing saved", c)
+	}
+	if len(rep.Conflicts) != 1 || len(rep.Failed) != 0 {
+		t.Errorf("live report: %+v", rep)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "gone.txt")); string(data) != "gone, edited by the user\n" {
+		t.Errorf("real gone.txt = %q", data)
+	}
+	if _, err := os.Lstat(filepath.Join(s.Tree, "gone.txt")); !os.IsNotExist(err) {
+		t.Errorf("the sandbox's gone.txt came back: %v", err)
+	}
+}
+
+// TestLiveConflictUnsavable: a conflict whose agent's version cannot be
+// saved is a failure, not a conflict without a saved version (which
+// would read as a deletion), and both files stay.
+func TestLiveConflictUnsavable(t *testing.T) {
+	var conflicts atomic.Int32
+	s, l, root := liveSession(t, LiveOptions{OnConflict: func(Conflict) { conflicts.Add(1) }})
+	write(t, filepath.Join(s.Dir, ConflictsDir), "not a directory")
+	write(t, filepath.Join(s.Tree, "both.txt"), "both by the agent\n")
+	write(t, filepath.Join(root, "both.txt"), "both by the user\n")
+	// Events come in order: once the marker crossed, both.txt is pending
+	// on both sides, and Stop carries it out.
+	write(t, filepath.Join(s.Tree, "marker.txt"), "m\n")
+	waitFor(t, "marker.txt in the real tree", contentIs(filepath.Join(root, "marker.txt"), "m\n"))
+	rep := l.Stop()
+	if conflicts.Load() != 0 || len(rep.Conflicts) != 0 {
+		t.Errorf("conflicts reported: %+v", rep.Conflicts)
+	}
+	if len(rep.Failed) != 1 || rep.Failed[0].Path != "both.txt" || !strings.Contains(rep.Failed[0].Error, "cannot save the agent's version") {
+		t.Errorf("failed = %+v, want both.txt", rep.Failed)
+	}
+	for side, want := range map[string]string{root: "both by the user\n", s.Tree: "both by the agent\n"} {
+		if got, _ := os.ReadFile(filepath.Join(side, "both.txt")); string(got) != want {
+			t.Errorf("both.txt in %s = %q, want %q", side, got, want)
+		}
+	}
+}
