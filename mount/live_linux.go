@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,12 +23,14 @@ import (
 //
 //   - What crosses, in either direction, is a regular file that changed on
 //     its side since it last crossed (the manifest says how it was), to a
-//     side where it is still as the manifest says; it lands whole, by a
-//     rename, with the modification time and permissions it has on its side,
-//     and the manifest then records it, durably (Save), so that a crash
-//     leaves a session `workforce sessions sync` finishes as if nothing had
-//     crossed live. The copy is compared with its source before it is put
-//     in place: a file written to while it was copied is left for later.
+//     side where it is still as the manifest says; it lands whole, by an
+//     exchange with the file there, checked after (syncat.go), or a rename
+//     where there is none, with the modification time and permissions it
+//     has on its side, and the manifest then records it, durably (Save),
+//     so that a crash leaves a session `workforce sessions sync` finishes
+//     as if nothing had crossed live. The copy is compared with its source
+//     before it is put in place: a file written to while it was copied is
+//     left for later.
 //   - A file changed on both sides since it last crossed is a conflict,
 //     reported at once (LiveOptions.OnConflict) and in Stop's result: the
 //     real file stays as the user left it, the sandbox's as the agent left
@@ -45,10 +48,14 @@ import (
 // instead: at once after an overflow, and every LiveOptions.Poll when
 // watches are missing. Nothing runs while nothing changes.
 //
-// Not guarded against: a writer that pauses longer than Settle in the
-// middle of a file, whose first part may cross before the rest (the rest
-// follows); a user and an agent writing the same file within the same
-// instant, between the check of the other side and the rename.
+// A file written on the side it crosses to after that side was checked
+// stays as written: the crossing is undone and the file looked at again
+// once it settles, a conflict then as both sides changed. Not guarded
+// against: a writer that pauses longer than Settle in the middle of a
+// file, whose first part may cross before the rest (the rest follows);
+// the limits of the checked replacement (syncat.go): a writer that holds
+// the replaced file open, and file systems that cannot exchange two
+// files.
 
 // LiveOptions change what Live does.
 type LiveOptions struct {
@@ -185,7 +192,7 @@ func (l *Live) watch(rel string, real bool) {
 	l.mu.Lock()
 	l.blind = true
 	l.mu.Unlock()
-	l.warnOnce(fmt.Sprintf("cannot watch %s (%v): live sync compares the trees every %v instead", l.tree(real).path(rel), err, l.o.Poll))
+	l.warnOnce(fmt.Sprintf("cannot watch %s (%v): live sync compares the trees every %v instead", quote.Name(l.tree(real).path(rel)), err, l.o.Poll))
 	l.nudge()
 }
 
@@ -438,14 +445,20 @@ func (l *Live) cross(rel string, fromReal bool) {
 		}
 		l.conflict(rel)
 	default:
-		st, stale, err := l.copy(src, dst, rel, &sst, derr == nil)
+		var over *unix.Stat_t
+		if derr == nil {
+			over = &dst2
+		}
+		st, stale, err := l.copy(src, dst, rel, &sst, over)
 		if err != nil {
 			l.fail(rel, err)
 			return
 		}
 		if stale {
+			// Written to meanwhile on either side: looked at again once
+			// it settles, and a conflict then if both sides changed.
 			l.mu.Lock()
-			l.pending[liveKey{rel, fromReal}] = time.Now() // written to meanwhile
+			l.pending[liveKey{rel, fromReal}] = time.Now()
 			l.mu.Unlock()
 			return
 		}
@@ -470,19 +483,24 @@ func (l *Live) fail(rel string, err error) {
 	l.report.Failed = append(l.report.Failed, Failure{Path: rel, Error: err.Error()})
 }
 
-// conflict saves the agent's version of rel and reports it once.
+// conflict saves the agent's version of rel and reports it once; a file
+// the agent deleted (or made other than a regular file) is a conflict
+// without a saved version (Saved empty). An agent's version that cannot
+// be saved is a failure instead, left to the final sync-back.
 func (l *Live) conflict(rel string) {
 	l.conflicted[rel] = true
 	c := Conflict{Path: rel, Real: l.real.path(rel)}
-	if in, err := openBox(l.box, rel); err == nil {
-		var st unix.Stat_t
-		if unix.Fstat(in, &st) == nil {
-			saved := filepath.Join(l.s.Dir, ConflictsDir, filepath.FromSlash(rel))
-			if err := l.s.save(saved, in, st.Size, uint32(st.Mode)&0o777); err == nil {
-				c.Saved = saved
-			}
-		}
+	in, err := openBox(l.box, rel)
+	switch {
+	case err == nil:
+		err = l.saveConflict(in, &c)
 		unix.Close(in)
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) || typeChanged(err):
+		err = nil // nothing to save
+	}
+	if err != nil {
+		l.fail(rel, fmt.Errorf("cannot save the agent's version: %w", err))
+		return
 	}
 	l.report.Conflicts = append(l.report.Conflicts, c)
 	if l.o.OnConflict != nil {
@@ -490,10 +508,26 @@ func (l *Live) conflict(rel string) {
 	}
 }
 
+// saveConflict saves the sandbox's file in as the agent's version of c.
+func (l *Live) saveConflict(in int, c *Conflict) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(in, &st); err != nil {
+		return err
+	}
+	saved := filepath.Join(l.s.Dir, ConflictsDir, filepath.FromSlash(c.Path))
+	if err := l.s.save(saved, in, st.Size, uint32(st.Mode)&0o777); err != nil {
+		return err
+	}
+	c.Saved = saved
+	return nil
+}
+
 // copy writes src's file rel, of stat sst, to dst, whole or not at all,
-// with its time and permissions; stale is set when the source changed
-// while it was copied (nothing is written then).
-func (l *Live) copy(src, dst *fdTree, rel string, sst *unix.Stat_t, replace bool) (st unix.Stat_t, stale bool, err error) {
+// with its time and permissions, in place of the file of stat over (nil:
+// where there is none); stale is set when the source changed while it was
+// copied, or the destination since it was checked (nothing is written
+// then).
+func (l *Live) copy(src, dst *fdTree, rel string, sst, over *unix.Stat_t) (st unix.Stat_t, stale bool, err error) {
 	in, err := openBox(src, rel)
 	if err != nil {
 		return st, false, err
@@ -552,18 +586,19 @@ func (l *Live) copy(src, dst *fdTree, rel string, sst *unix.Stat_t, replace bool
 		}
 		named = true
 	}
-	if replace {
-		err = unix.Renameat(dfd, tmp, dfd, name)
-	} else {
-		err = renameNoReplace(dfd, tmp, name)
+	unix.Close(out)
+	out = -1
+	// In place of the file as it was checked (placeAt): a file written,
+	// replaced or made on that side since is left as it is, for the next
+	// look to find.
+	named = false
+	err = placeAt(dfd, filepath.Dir(dst.path(rel)), name, tmp, put{rel: rel, over: over})
+	if errors.Is(err, errExists) || errors.Is(err, errChanged) {
+		return st, true, nil
 	}
 	if err != nil {
-		if errors.Is(err, unix.EEXIST) {
-			return st, true, nil // made meanwhile on that side: look again
-		}
-		return st, false, &fs.PathError{Op: "rename", Path: dst.path(rel), Err: err}
+		return st, false, err
 	}
-	named = false
 	st.Mode = unix.S_IFREG | st.Mode&0o777
 	return st, false, nil
 }

@@ -47,7 +47,9 @@
 // and the rest still syncs (Sync then returns a *SyncError); each file is
 // written whole (an unnamed temporary file, or one named per session and
 // file), with its holes, never with setuid or setgid, never through a hard
-// link. While the harness runs, a journal (journal_linux.go) records which
+// link, and put in place by an exchange checked after, so that a user's
+// write between the check and the replacement stays, as a conflict
+// (syncat.go, with the limits that remain). While the harness runs, a journal (journal_linux.go) records which
 // entries change, so that sync-back need not stat every file.
 package mount
 

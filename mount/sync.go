@@ -621,8 +621,8 @@ func (s *Session) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 				return fmt.Errorf("cannot write %s back: %w", realPath, err)
 			}
 		}
-		err := writeFileAt(dfd, filepath.Dir(realPath), name, s.tempName(name), in, bst.Size, perm, rst != nil)
-		if errors.Is(err, errExists) {
+		err := writeFileTo(dfd, filepath.Dir(realPath), name, s.tempName(name), in, bst.Size, perm, put{rel: rel, over: rst})
+		if errors.Is(err, errExists) || errors.Is(err, errChanged) {
 			return s.conflict(rel, r, o, in, &bst)
 		}
 		if err != nil {
@@ -696,7 +696,10 @@ func (s *Session) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name
 		if st.Nlink > 1 {
 			// Another name shares the file: a copy with the new mode
 			// replaces this name, the other keeps its mode.
-			err = writeFileAt(dfd, filepath.Dir(realPath), name, s.tempName(name), in, bst.Size, perm, true)
+			err = writeFileTo(dfd, filepath.Dir(realPath), name, s.tempName(name), in, bst.Size, perm, put{rel: rel, over: &st})
+			if errors.Is(err, errChanged) {
+				return false, nil // written meanwhile: sync-back decides again
+			}
 		} else {
 			err = unix.Fchmod(fd, perm)
 		}

@@ -37,6 +37,13 @@ func renameNoReplace(dirfd int, tmp, name string) error {
 	return err
 }
 
+// exchangeAt swaps the names a and b of dirfd, both of which must exist,
+// in one step (renameat2 RENAME_EXCHANGE); a file system that cannot is
+// unix.EINVAL (or unix.ENOSYS on an old kernel).
+func exchangeAt(dirfd int, a, b string) error {
+	return unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE)
+}
+
 // copySparse copies the size bytes of in to out, the empty file it
 // writes, keeping holes: only the data extents are copied (SEEK_DATA,
 // SEEK_HOLE), each by copy_file_range where the file systems allow, and

@@ -14,6 +14,10 @@ func linkAnon(int, int, string) error { return errNoAnon }
 // name (unix.EEXIST).
 func renameNoReplace(dirfd int, tmp, name string) error { return linkNoReplace(dirfd, tmp, name) }
 
+// exchangeAt cannot swap two names in one step here: unix.ENOSYS, and
+// placeAt checks, then renames.
+func exchangeAt(int, string, string) error { return unix.ENOSYS }
+
 // copySparse copies the size bytes of in to out.
 func copySparse(in, out int, size int64) error {
 	if err := copyRangeRW(in, out, 0, size); err != nil {

@@ -19,6 +19,33 @@ import (
 // became a link (to a place outside the project, or elsewhere in it)
 // after the sandbox was made is not written through, and neither is a
 // link the agent left in the sandbox read through.
+//
+// A real file is replaced only if it is still the file that was checked
+// (as the manifest has it), and a file is created only where there is
+// none, so that a user writing while sync-back or live sync runs loses
+// nothing (placeAt). The new file is written beside the old one, then the
+// two are exchanged in one step (renameat2 RENAME_EXCHANGE) and what came
+// out is compared with what was checked: the same inode, type, mode, size
+// and modification time. A write made after the check, in place or by a
+// rename over the file, is seen there: the user's file is put back and the
+// path is a conflict, with the agent's version saved under conflicts/. A
+// new file is linked or renamed to its name only if nothing is there, so
+// that a file the user made meanwhile stays, as a conflict. Known limits:
+//
+//   - a writer that holds the old file open and writes to it after the
+//     exchange writes to the file being removed: that write is lost;
+//   - a write that keeps the size and the modification time (a tool that
+//     sets the time back) is not seen;
+//   - when the user writes the file again between the exchange and the
+//     exchange back (microseconds), that latest version stays and the one
+//     it superseded is dropped;
+//   - a sync killed between the exchange and the comparison leaves the
+//     replaced file under the temporary name, which the next sync of the
+//     session removes unchecked;
+//   - where the file system cannot exchange (some network and FUSE file
+//     systems: EINVAL, or ENOSYS on an old kernel, and every system but
+//     Linux), the file is checked again just before a rename over it, and
+//     a write between the two is lost.
 
 var (
 	// errLinkOnPath is the error of a path one of whose directories is a
@@ -187,18 +214,25 @@ func hook(stage string) {
 // the directory dirfd, whose path is dir, with the permission bits perm:
 // the data is on disk before it is in place, and in place durably. A hole
 // of src stays a hole where the file system can tell (copySparse). With
-// replace false, a file that appeared at name meanwhile is left as it is
-// and errExists returned. The file is written unnamed where the file
-// system allows (nothing is left behind when the process dies), else as
-// tmp, which is removed first if an earlier write left it.
+// replace, whatever is at name is replaced unchecked (for the session's
+// own files; the real tree's go through writeFileTo); without, a file
+// that appeared at name meanwhile is left as it is and errExists
+// returned. The file is written unnamed where the file system allows
+// (nothing is left behind when the process dies), else as tmp, which is
+// removed first if an earlier write left it.
 func writeFileAt(dirfd int, dir, name, tmp string, src int, size int64, perm uint32, replace bool) error {
+	return writeFileTo(dirfd, dir, name, tmp, src, size, perm, put{blind: replace})
+}
+
+// writeFileTo is writeFileAt putting the file in place as p says.
+func writeFileTo(dirfd int, dir, name, tmp string, src int, size int64, perm uint32, p put) error {
 	unlinkTemp(dirfd, tmp)
 	err := errNoAnon
 	if anonTemps {
-		err = writeAt(dirfd, dir, name, tmp, src, size, perm, replace, true)
+		err = writeAt(dirfd, dir, name, tmp, src, size, perm, p, true)
 	}
 	if errors.Is(err, errNoAnon) {
-		err = writeAt(dirfd, dir, name, tmp, src, size, perm, replace, false)
+		err = writeAt(dirfd, dir, name, tmp, src, size, perm, p, false)
 	}
 	if err != nil {
 		return err
@@ -224,7 +258,7 @@ func unlinkTemp(dirfd int, tmp string) {
 	}
 }
 
-func writeAt(dirfd int, dir, name, tmp string, src int, size int64, perm uint32, replace, anon bool) error {
+func writeAt(dirfd int, dir, name, tmp string, src int, size int64, perm uint32, p put, anon bool) error {
 	var fd int
 	var err error
 	if anon {
@@ -260,17 +294,20 @@ func writeAt(dirfd int, dir, name, tmp string, src int, size int64, perm uint32,
 	}
 	hook("written")
 	if anon {
-		at := name
-		if replace {
-			at = tmp
+		at := tmp
+		if p.creates() {
+			// Named at name at once, unless a file is there: the
+			// no-replace primitive is the link itself.
+			p.before()
+			at = name
 		}
 		if err := linkAnon(fd, dirfd, at); err != nil {
-			if errors.Is(err, unix.EEXIST) && !replace {
+			if errors.Is(err, unix.EEXIST) && p.creates() {
 				return errExists
 			}
 			return errNoAnon
 		}
-		if !replace {
+		if p.creates() {
 			return nil
 		}
 		named = true
@@ -278,19 +315,134 @@ func writeAt(dirfd int, dir, name, tmp string, src int, size int64, perm uint32,
 	unix.Close(fd)
 	fd = -1
 	hook("named")
-	if replace {
-		err = unix.Renameat(dirfd, tmp, dirfd, name)
-	} else {
-		err = renameNoReplace(dirfd, tmp, name)
+	named = false // placeAt takes tmp over
+	return placeAt(dirfd, dir, name, tmp, p)
+}
+
+// beforeReplace, when set (by tests), is called with the path of a file
+// of sync-back or live sync between the check of what is at its name
+// (nothing, or the file as the manifest has it) and its replacement,
+// once the new file is written: a writer it runs is one that raced the
+// check.
+var beforeReplace func(rel string)
+
+// errChanged is returned by placeAt when the file it was to replace is no
+// longer the one that was checked: that file stays in place (it is put
+// back) and nothing is written.
+var errChanged = errors.New("the file changed meanwhile")
+
+// A put says what putting a file at a name may displace there.
+type put struct {
+	// rel is the file's path, for beforeReplace.
+	rel string
+	// over is the stat, as it was checked, of the file the new one
+	// replaces; nil when nothing was there.
+	over *unix.Stat_t
+	// blind replaces whatever is at the name, unchecked: for the
+	// session's own files, which no one else writes.
+	blind bool
+}
+
+// creates reports whether p puts a file only where there is none.
+func (p put) creates() bool { return !p.blind && p.over == nil }
+
+func (p put) before() {
+	if beforeReplace != nil && !p.blind {
+		beforeReplace(p.rel)
 	}
-	if errors.Is(err, unix.EEXIST) && !replace {
-		return errExists
+}
+
+// placeAt puts the file tmp of dirfd, whose path is dir, at name, as p
+// says, and leaves nothing at tmp:
+//
+//   - blind, by a rename over whatever is there;
+//   - creating (p.over nil), by a rename that replaces nothing: a file at
+//     name is left as it is and errExists returned;
+//   - replacing the file p.over describes, by exchanging the two files
+//     (renameat2 RENAME_EXCHANGE) and comparing what came out with
+//     p.over: the same file (device and inode), of the same type, mode,
+//     size and modification time. When it is not (a writer changed or
+//     replaced the file after it was checked), the two are exchanged back
+//     and errChanged returned; when the new file was itself written or
+//     replaced meanwhile, what is at name is the writer's latest and
+//     stays, and the version it superseded is dropped. Where the file
+//     system cannot exchange, the file at name is checked again and
+//     replaced by a rename, which leaves a window between the two.
+func placeAt(dirfd int, dir, name, tmp string, p put) (err error) {
+	target := filepath.Join(dir, name)
+	keep := false // tmp holds what no one else has: never removed
+	defer func() {
+		if !keep {
+			_ = unix.Unlinkat(dirfd, tmp, 0)
+		}
+	}()
+	if p.blind {
+		if err := unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
+			return &fs.PathError{Op: "rename", Path: target, Err: err}
+		}
+		return nil
 	}
-	if err != nil {
-		return &fs.PathError{Op: "rename", Path: target, Err: err}
+	p.before()
+	if p.over == nil {
+		err := renameNoReplace(dirfd, tmp, name)
+		if errors.Is(err, unix.EEXIST) {
+			return errExists
+		}
+		if err != nil {
+			return &fs.PathError{Op: "rename", Path: target, Err: err}
+		}
+		return nil
 	}
-	named = false
-	return nil
+	var ours unix.Stat_t
+	if err := unix.Fstatat(dirfd, tmp, &ours, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "stat", Path: filepath.Join(dir, tmp), Err: err}
+	}
+	err = exchange(dirfd, tmp, name)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return errChanged // removed since it was checked
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP):
+		// The file system cannot exchange: the check again, then a
+		// rename over the file; a write between the two is lost.
+		var st unix.Stat_t
+		if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !sameStat(&st, p.over) {
+			return errChanged
+		}
+		if err := unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
+			return &fs.PathError{Op: "rename", Path: target, Err: err}
+		}
+		return nil
+	case err != nil:
+		return &fs.PathError{Op: "exchange", Path: target, Err: err}
+	}
+	var was unix.Stat_t
+	if unix.Fstatat(dirfd, tmp, &was, unix.AT_SYMLINK_NOFOLLOW) == nil && sameStat(&was, p.over) {
+		return nil // what was checked, now at tmp: removed
+	}
+	// Not what was checked: the writer's version goes back in place,
+	// unless the new file was written or replaced since the exchange.
+	var now unix.Stat_t
+	if unix.Fstatat(dirfd, name, &now, unix.AT_SYMLINK_NOFOLLOW) != nil || !sameStat(&now, &ours) {
+		return errChanged
+	}
+	if err := exchange(dirfd, tmp, name); err != nil {
+		if err := unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
+			keep = true
+			return fmt.Errorf("cannot put %s back: it is at %s: %w", target, filepath.Join(dir, tmp), err)
+		}
+	}
+	return errChanged
+}
+
+// exchange swaps the names a and b of dirfd (a variable for tests, which
+// stand for a file system that cannot).
+var exchange = exchangeAt
+
+// sameStat reports whether a and b are the stat of the same file, of the
+// same type, mode, size and modification time. The change time is left
+// out: exchanging two files sets it.
+func sameStat(a, b *unix.Stat_t) bool {
+	return a.Dev == b.Dev && a.Ino == b.Ino && a.Mode == b.Mode && a.Size == b.Size && a.Mtim == b.Mtim
 }
 
 // linkNoReplace gives the file tmp of dirfd the name name too, unless

@@ -550,8 +550,6 @@ func TestSyncAppliedIsBase(t *testing.T) {
 	}
 }
 
-func ptr(s string) *string { return &s }
-
 // TestSyncKeepsLinkUnderMaterialized: the instruction file materialized in
 // the place of a real link is not the agent's removal of the link.
 func TestSyncKeepsLinkUnderMaterialized(t *testing.T) {

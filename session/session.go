@@ -99,6 +99,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -357,7 +358,11 @@ func Run(o Options) (*Result, error) {
 		live, err = box.Live(mount.LiveOptions{
 			Deletes: o.SyncDeletes, Warn: warn,
 			OnConflict: func(c mount.Conflict) {
-				warn(fmt.Sprintf("conflict: %s changed in the repository and in the sandbox; yours stays, the agent's is saved at %s", c.Path, c.Saved))
+				if c.Saved == "" { // the agent deleted it
+					warn(fmt.Sprintf("conflict: %s changed in the repository but the agent deleted it; yours stays", quote.Name(c.Path)))
+					return
+				}
+				warn(fmt.Sprintf("conflict: %s changed in the repository and in the sandbox; yours stays, the agent's is saved at %s", quote.Name(c.Path), quote.Name(c.Saved)))
 			},
 		})
 		if err != nil {
