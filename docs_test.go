@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,8 +53,9 @@ var exitStatuses = []exitStatus{
 }
 
 // commandsDoc renders docs/commands.md from the command tree app holds:
-// every command and subcommand with its usage line, description, flags
-// and defaults, then the output rule and the exit statuses. urfave/cli's
+// every command, in the order of their names, and its subcommands, in the
+// order the command lists them, with the usage line, description, flags
+// and defaults; then the output rule and the exit statuses. urfave/cli's
 // own help command is left out.
 func commandsDoc(app *cli.App) string {
 	var b strings.Builder
@@ -71,7 +73,9 @@ func commandsDoc(app *cli.App) string {
 			index(name, depth+1, c.Subcommands)
 		}
 	}
-	index(app.Name, 0, app.Commands)
+	top := docCommands(app.Commands)
+	sort.Slice(top, func(i, j int) bool { return top[i].Name < top[j].Name })
+	index(app.Name, 0, top)
 	b.WriteString("\n")
 	var walk func(path string, cmds []*cli.Command)
 	walk = func(path string, cmds []*cli.Command) {
@@ -81,7 +85,7 @@ func commandsDoc(app *cli.App) string {
 			walk(name, c.Subcommands)
 		}
 	}
-	walk(app.Name, app.Commands)
+	walk(app.Name, top)
 
 	b.WriteString("## Output\n\n")
 	b.WriteString("Data goes to stdout; everything else to stderr as `workforce: error: ...`, `workforce: warning: ...` or\n" +
