@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -126,7 +127,7 @@ func writeCommand(b *strings.Builder, name string, c *cli.Command) {
 	}
 	subs := docCommands(c.Subcommands)
 	switch {
-	case len(subs) > 0 && c.Action == nil:
+	case len(subs) > 0 && !ownAction(c):
 		usage += " COMMAND"
 	case c.ArgsUsage != "":
 		usage += " " + c.ArgsUsage
@@ -173,6 +174,23 @@ func writeCommand(b *strings.Builder, name string, c *cli.Command) {
 		fmt.Fprintf(b, "| %s | %s |\n", strings.Join(names, ", "), strings.ReplaceAll(meaning, "|", "\\|"))
 	}
 	b.WriteString("\n")
+}
+
+// ownAction reports whether c does something of its own, besides running
+// its subcommands: urfave/cli gives a command without an action its help
+// once the command has run.
+func ownAction(c *cli.Command) bool {
+	if c.Action == nil {
+		return false
+	}
+	app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard}
+	app.Setup()
+	for _, h := range app.Commands {
+		if h.Name == "help" && h.Action != nil {
+			return reflect.ValueOf(c.Action).Pointer() != reflect.ValueOf(h.Action).Pointer()
+		}
+	}
+	return true
 }
 
 // docFlags returns the flags of a command the manual lists: all but
