@@ -64,14 +64,12 @@
 // A catalog is built for speed (a thousand personas load in a few tens of
 // milliseconds, most of it the system's cost of opening files): every layer
 // is listed and every file parsed at once, on all processors; most files
-// are decoded by a strict JSON v2 fast path, the schema validator explaining
-// only the files it declines (and compiled only then: the validator is a
-// copy of the jsonschema library whose meta-schemas compile on first use,
-// not at package initialisation, see internal/jsonschema); and specs share
-// storage. A persona with
-// nothing below it is its file's spec itself, an override a shallow copy of
-// its base with only what it changes replaced (mergeSpec never writes into
-// a map, list or struct it did not make). So the specs of a Catalog, the
+// are decoded by a strict JSON v2 fast path, the schema validator
+// (github.com/santhosh-tekuri/jsonschema/v5) explaining only the files it
+// declines, and compiling the persona schema only then; and specs share
+// storage. A persona with nothing below it is its file's spec itself, an
+// override a shallow copy of its base with only what it changes replaced
+// (mergeSpec never writes into a map, list or struct it did not make). So the specs of a Catalog, the
 // maps and lists they hold, and what Resolve returns are read-only: copy
 // before changing them.
 //

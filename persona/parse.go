@@ -14,7 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/seed-3bc194a6/workforce/persona/internal/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // SchemaJSON is the JSON Schema of a persona file. It is also published at
