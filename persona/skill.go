@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -641,20 +644,20 @@ func skillField(i int) string { return "skills." + strconv.Itoa(i) + ".source" }
 // directory (ProjectDir) whose local skill is not beside it but at that
 // path from the project root, where agentworkforce 4.0.2 looked, gets it
 // from there with a warning.
-func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, problems []*Diagnostic, fatal Errors) {
+func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, problems []*diag.Diagnostic, fatal diag.Errors) {
 	for i := range spec.Skills {
 		sk := &spec.Skills[i]
 		sk.File = file
 		if len(sk.Files) > 0 {
 			if _, err := inlineSkill(*sk); err != nil {
-				problems = append(problems, &Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
+				problems = append(problems, &diag.Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
 			}
 			continue
 		}
 		src, err := ParseSkillSource(sk.Source)
 		if err == nil && src.Kind == SkillPrpm && src.Ref == sk.Source && dir != "" {
 			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(src.Ref))); err == nil {
-				warns = append(warns, &Diagnostic{File: file, Field: skillField(i),
+				warns = append(warns, &diag.Diagnostic{File: file, Field: skillField(i),
 					Message: fmt.Sprintf("skill source %q reads as the prpm package %s, as in agentworkforce 4.0.2, though %s is beside the persona file: write \"./%s\" for the local skill", sk.Source, src.Ref, src.Ref, src.Ref)})
 			}
 		}
@@ -662,19 +665,19 @@ func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, p
 			continue // Parse reported it, or it is fetched at run time
 		}
 		if builtin {
-			fatal = append(fatal, &Diagnostic{File: file, Field: skillField(i),
+			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i),
 				Message: "a built-in persona must carry its local skills inline; run go generate"})
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(src.Ref))
 		within := realDir
 		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
-			if root, ok := projectRootOf(dir); ok {
+			if root, ok := home.ProjectRootOf(dir); ok {
 				alt := filepath.Join(root, filepath.FromSlash(src.Ref))
 				if _, err := os.Lstat(alt); err == nil {
 					realRoot, err := filepath.EvalSymlinks(root)
 					if err == nil {
-						warns = append(warns, &Diagnostic{File: file, Field: skillField(i),
+						warns = append(warns, &diag.Diagnostic{File: file, Field: skillField(i),
 							Message: fmt.Sprintf("skill %q is not beside the persona file; using %s, from the project root as agentworkforce 4.0.2 resolved it: move it beside the persona file", sk.Source, alt)})
 						abs, within = alt, realRoot
 					}
@@ -684,35 +687,24 @@ func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, p
 		real, err := filepath.EvalSymlinks(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			problems = append(problems, &Diagnostic{File: file, Field: skillField(i),
+			problems = append(problems, &diag.Diagnostic{File: file, Field: skillField(i),
 				Message: fmt.Sprintf("%v: %s does not exist", ErrMissingSkill, abs)})
 			sk.Path, sk.Within = abs, within
 			continue
 		case err != nil:
-			fatal = append(fatal, &Diagnostic{File: file, Field: skillField(i), Message: fmt.Sprintf("cannot resolve skill %s: %v", abs, err)})
+			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i), Message: fmt.Sprintf("cannot resolve skill %s: %v", abs, err)})
 			continue
 		case !Within(within, real):
-			fatal = append(fatal, &Diagnostic{File: file, Field: skillField(i),
+			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i),
 				Message: fmt.Sprintf("skill %q resolves through a symlink to %s, outside the persona directory %s", sk.Source, real, within)})
 			continue
 		}
 		sk.Path, sk.Within = abs, within
 		if err := checkSkill(src, abs); err != nil {
-			problems = append(problems, &Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
+			problems = append(problems, &diag.Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
 		}
 	}
 	return warns, problems, fatal
-}
-
-// projectRootOf returns the project root of a project layer directory:
-// dir without its ProjectDir suffix.
-func projectRootOf(dir string) (string, bool) {
-	suffix := string(filepath.Separator) + filepath.FromSlash(ProjectDir)
-	root, ok := strings.CutSuffix(filepath.Clean(dir), suffix)
-	if !ok || root == "" {
-		return "", false
-	}
-	return root, true
 }
 
 // AnchorSkills resolves and checks the local skills of spec, read from
@@ -720,7 +712,7 @@ func projectRootOf(dir string) (string, bool) {
 // or an invalid SKILL.md, which loading reports and lets the persona load
 // with, is an error here, as at every other boundary (pack, install,
 // generate).
-func AnchorSkills(spec *Spec, file string) (warnings []*Diagnostic, err error) {
+func AnchorSkills(spec *Spec, file string) (warnings []*diag.Diagnostic, err error) {
 	if len(spec.Skills) == 0 {
 		return nil, nil
 	}
@@ -730,7 +722,7 @@ func AnchorSkills(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
+		return nil, &diag.Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
 	warns, problems, fatal := anchorSkills(spec, file, dir, realDir, false)
 	fatal = append(fatal, problems...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-3bc194a6/workforce/internal/home"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -309,7 +310,7 @@ func TestLoadSkillSymlinkEscape(t *testing.T) {
 
 func TestLoadSkillFromProjectRoot(t *testing.T) {
 	root := t.TempDir()
-	pdir := filepath.Join(root, ProjectDir)
+	pdir := filepath.Join(root, home.ProjectDir)
 	write(t, filepath.Join(pdir, "rev.json"), strings.ReplaceAll(skillPersona, "%s", `{"id": "r", "source": ".agentworkforce/workforce/skills/review.md"}`))
 	write(t, filepath.Join(root, ".agentworkforce/workforce/skills/review.md"), "---\nname: review\ndescription: d\n---\n")
 	cat := LoadLayers([]Layer{{Name: LayerProject, Dir: pdir}})
