@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/pack"
-	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 // Open reads a pack from source: a directory, a .tgz file, or an npm spec
@@ -234,7 +234,7 @@ func linksStayIn(root string) error {
 			return nil
 		}
 		to, err := filepath.EvalSymlinks(p)
-		if err != nil || !persona.Within(real, to) {
+		if err != nil || !pathutil.Within(real, to) {
 			return fmt.Errorf("%s: a symbolic link leading out of the plugin; a plugin holds its own files only", p)
 		}
 		return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // ValidatePath checks a sidecar path as written in a persona file: it must
@@ -107,7 +108,7 @@ func anchorIn(spec *Spec, refs []SidecarRef, file string, ld *layerDir) (warning
 			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot resolve sidecar %s: %v", abs, err)})
 			continue
 		}
-		if real != "" && !Within(realDir, real) {
+		if real != "" && !pathutil.Within(realDir, real) {
 			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("sidecar %q resolves through a symlink to %s, outside the persona directory %s", ref.Path, real, realDir)})
 			continue
@@ -173,12 +174,7 @@ func clearRef(spec *Spec, ref SidecarRef) {
 	*p, *m = "", ""
 }
 
-// Within reports whether path is dir or inside it, comparing whole path
-// segments. Both must be clean absolute paths.
-func Within(dir, path string) bool {
-	if !strings.HasPrefix(path, dir) {
-		return false
-	}
-	// path is dir, or continues it with a separator (dir "/" ends with one).
-	return len(path) == len(dir) || path[len(dir)] == filepath.Separator || strings.HasSuffix(dir, string(filepath.Separator))
-}
+// Within reports whether path is dir or inside it.
+//
+// Deprecated: use pathutil.Within; kept until the command layer moves.
+func Within(dir, path string) bool { return pathutil.Within(dir, path) }

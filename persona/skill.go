@@ -16,6 +16,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/lazyre"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -549,7 +550,7 @@ func ReadSkillDir(dir, within, name string) (*SkillContent, error) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if !Within(within, real) {
+			if !pathutil.Within(within, real) {
 				return fmt.Errorf("%s leads through a symlink to %s, outside %s", p, real, within)
 			}
 		}
@@ -694,7 +695,7 @@ func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, p
 		case err != nil:
 			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i), Message: fmt.Sprintf("cannot resolve skill %s: %v", abs, err)})
 			continue
-		case !Within(within, real):
+		case !pathutil.Within(within, real):
 			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i),
 				Message: fmt.Sprintf("skill %q resolves through a symlink to %s, outside the persona directory %s", sk.Source, real, within)})
 			continue

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -197,11 +198,11 @@ func FuzzValidateSkillPath(f *testing.F) {
 			return
 		}
 		joined := filepath.Join(dir, filepath.FromSlash(cleanSkillPath(p)))
-		if !Within(dir, joined) || joined == dir {
+		if !pathutil.Within(dir, joined) || joined == dir {
 			t.Fatalf("ValidateSkillPath(%q) accepted a path that leaves %s or is it: %s", p, dir, joined)
 		}
 		if src, err := ParseSkillSource(p); err == nil && src.Kind == SkillLocal {
-			if j := filepath.Join(dir, filepath.FromSlash(src.Ref)); !Within(dir, j) || j == dir {
+			if j := filepath.Join(dir, filepath.FromSlash(src.Ref)); !pathutil.Within(dir, j) || j == dir {
 				t.Fatalf("ParseSkillSource(%q).Ref = %q leaves %s", p, src.Ref, dir)
 			}
 		}

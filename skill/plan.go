@@ -40,6 +40,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -315,7 +316,7 @@ func resolveIn(root, p string) (string, error) {
 
 // relIn returns p relative to root, when it is inside it.
 func relIn(root, p string) (string, bool) {
-	if !persona.Within(root, p) {
+	if !pathutil.Within(root, p) {
 		return "", false
 	}
 	rel, err := filepath.Rel(root, p)
