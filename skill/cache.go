@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -35,8 +36,8 @@ type Cache struct {
 }
 
 // NewCache returns the skill cache of a workforce home.
-func NewCache(home string) *Cache {
-	return &Cache{Dir: filepath.Join(home, "cache", "skills")}
+func NewCache(dir string) *Cache {
+	return &Cache{Dir: home.SkillCache(dir)}
 }
 
 // Meta is what the cache knows of an entry (meta.json).
