@@ -35,7 +35,8 @@ type Cache struct {
 	fetch func(ctx context.Context, src persona.SkillSource, work string, env []string) (*fetched, error)
 }
 
-// NewCache returns the skill cache of a workforce home.
+// NewCache returns the skill cache of the workforce home dir
+// (home.SkillCache).
 func NewCache(dir string) *Cache {
 	return &Cache{Dir: home.SkillCache(dir)}
 }
