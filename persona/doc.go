@@ -105,7 +105,7 @@
 //     an unsupported form or an unsafe local path fails the file, as an
 //     unsafe sidecar path does); a local one is anchored like a sidecar
 //     (Skill.Path, a symlink leading out of the persona's directory fails
-//     the file) and its SKILL.md checked (ParseSkillFile). A skill that is
+//     the file) and its SKILL.md checked (internal/skillmd). A skill that is
 //     missing or whose SKILL.md is invalid is reported in Catalog.Errors
 //     and the persona still loads: run refuses it, list and show do not.
 //     A built-in persona carries its local skills inline (Skill.Files).

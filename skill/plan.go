@@ -41,6 +41,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
+	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -93,7 +94,7 @@ type Item struct {
 	Replaces []string `json:"replaces,omitempty"`
 
 	src     persona.SkillSource
-	content *persona.SkillContent
+	content *skillmd.Content
 }
 
 // Plan is where a run's skills come from and land.
@@ -191,7 +192,7 @@ func skillErr(sk persona.Skill, err error) error {
 // is planned under until it is fetched: the last part of its id.
 func fallbackName(sk persona.Skill) string {
 	id := sk.ID[strings.LastIndexAny(sk.ID, "/:@")+1:]
-	if persona.ValidateSkillName(id) == nil {
+	if skillmd.ValidateName(id) == nil {
 		return id
 	}
 	return "skill"
