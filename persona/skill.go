@@ -46,6 +46,10 @@ import (
 // Skill.Files, when set, is the skill inline (the generator writes it for
 // the built-in catalog): SKILL.md and the other files by slash path; the
 // source then only says where the skill came from.
+//
+// What a skill holds, SKILL.md's front matter and the files of its
+// directory, is internal/skillmd's: this file parses the sources a
+// persona writes and anchors and checks a persona's local skills with it.
 
 // SkillKind is the kind of a skill source.
 type SkillKind string

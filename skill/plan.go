@@ -26,6 +26,15 @@
 // What never happens: skills never sync back (mount.Session.MaterializeDir
 // records them, and what the agent adds beside them, as never crossing)
 // and never touch the real tree; git in the sandbox does not see them.
+//
+// Where skill code lives. A skill as files (SKILL.md's front matter, a
+// skill directory read whole within limits) is internal/skillmd, since
+// persona checks local skills when it loads a persona and must not import
+// this package, which imports mount and harness; the sources a persona
+// file writes, and reading a persona's own skill, are persona's
+// (persona.ParseSkillSource, persona.ReadSkill); fetching, the cache and
+// the plan are here; npm and npx are run through internal/npm. Copying a
+// planned skill into the sandbox is the sandbox's side.
 package skill
 
 import (
