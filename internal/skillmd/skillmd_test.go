@@ -46,7 +46,7 @@ func TestValidateSkillName(t *testing.T) {
 	}
 }
 
-func TestParseSkillFile(t *testing.T) {
+func TestParse(t *testing.T) {
 	long := strings.Repeat("d", MaxDescription)
 	tests := []struct {
 		name     string
@@ -109,10 +109,10 @@ func TestParseSkillFile(t *testing.T) {
 	}
 }
 
-// FuzzParseSkillFile checks that an accepted SKILL.md has a valid name and
+// FuzzParse checks that an accepted SKILL.md has a valid name and
 // description, that each error names the file, and that rendering the
 // accepted front matter again parses to the same name and description.
-func FuzzParseSkillFile(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"---\nname: a\ndescription: b\n---\n", "---\nname: a\ndescription: |\n  x\n---\n", "---\n---\n",
 		"---\nname: [\n---\n", "---\r\nname: a-b\r\ndescription: c\r\n---", "x", "---\nname: a\ndescription: b\n...\n", "---\n\tname: a\n---\n"} {
 		f.Add([]byte(s))
@@ -141,7 +141,7 @@ func FuzzParseSkillFile(f *testing.F) {
 	})
 }
 
-func TestReadSkillDir(t *testing.T) {
+func TestReadDir(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "review")
 	write(t, filepath.Join(dir, "SKILL.md"), "---\nname: review\ndescription: d\n---\n")
