@@ -12,11 +12,11 @@
 // What persona reads personas with but does not own lives below it: the
 // workforce home, config.json, the project root and the project layer
 // directory (internal/home), the diagnostic with its position
-// (internal/diag, which Diagnostic and Errors alias), the containment
+// (internal/diag, which Diagnostic aliases), the containment
 // check (internal/pathutil) and an Agent Skill's files (internal/skillmd,
 // a package the design's table does not list: persona checks local skills
 // at load time and must not import skill). The forwarders left here
-// (Home, Config, Within...) are deprecated and go when their last callers
+// (Home, Config, Diagnostic...) are deprecated and go when their last callers
 // move.
 //
 // Two forms. A flat persona, the form of agentworkforce 4.0.2, sets

@@ -50,16 +50,6 @@ func compiledSchema() (*jsonschema.Schema, error) {
 // Deprecated: use diag.Diagnostic; kept until the command layer moves.
 type Diagnostic = diag.Diagnostic
 
-// Errors is a list of diagnostics returned as one error.
-//
-// Deprecated: use diag.Errors; kept until the command layer moves.
-type Errors = diag.Errors
-
-// Diagnostics flattens err into diagnostics.
-//
-// Deprecated: use diag.Flatten; kept until the command layer moves.
-func Diagnostics(file string, err error) []*diag.Diagnostic { return diag.Flatten(file, err) }
-
 // Parse parses one persona file and checks it against the schema and the
 // rules a single file can be checked against: sidecar paths are safe
 // (ValidatePath), a scope does not set a sidecar path and inline content

@@ -173,8 +173,3 @@ func clearRef(spec *Spec, ref SidecarRef) {
 	p, m, _ := sc.Fields(ref.Channel)
 	*p, *m = "", ""
 }
-
-// Within reports whether path is dir or inside it.
-//
-// Deprecated: use pathutil.Within; kept until the command layer moves.
-func Within(dir, path string) bool { return pathutil.Within(dir, path) }
