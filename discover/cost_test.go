@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // countingFS counts the calls discovery makes.
@@ -126,7 +126,7 @@ func FuzzChain(f *testing.F) {
 				name, target, _ = strings.Cut(n, ">")
 			}
 			p := filepath.Join(repo, dir, name)
-			if !persona.Within(repo, p) || p == repo {
+			if !pathutil.Within(repo, p) || p == repo {
 				continue
 			}
 			_ = os.MkdirAll(filepath.Dir(p), 0o755)
@@ -144,11 +144,11 @@ func FuzzChain(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !persona.Within(res.Root, res.Dir) {
+		if !pathutil.Within(res.Root, res.Dir) {
 			t.Fatalf("root %s does not contain the start %s", res.Root, res.Dir)
 		}
 		for _, f := range res.Files {
-			if !persona.Within(res.Root, f.Dir) || !persona.Within(f.Dir, res.Dir) {
+			if !pathutil.Within(res.Root, f.Dir) || !pathutil.Within(f.Dir, res.Dir) {
 				t.Fatalf("%s loaded from %s, outside %s..%s", f.Path, f.Dir, res.Root, res.Dir)
 			}
 			if fi, err := os.Stat(f.Path); err != nil || !fi.Mode().IsRegular() {

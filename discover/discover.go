@@ -62,7 +62,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // FS is the file system discovery reads; tests wrap it to count calls.
@@ -263,7 +263,7 @@ func (d *discovery) findRoot() error {
 		if err != nil {
 			return fmt.Errorf("cannot resolve root %s: %w", d.o.Root, err)
 		}
-		if !persona.Within(root, start) {
+		if !pathutil.Within(root, start) {
 			return fmt.Errorf("root %s does not contain %s", root, start)
 		}
 		d.res.Root = root

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // makeTree writes a txtar archive into a new directory. Besides files,
@@ -288,7 +288,7 @@ above the root
 				t.Errorf("problems = %v, want one containing %q", res.Problems, tt.problem)
 			}
 			for _, f := range res.Files {
-				if f.Scope == ScopeProject && !persona.Within(res.Root, f.Path) && res.Root != "/" {
+				if f.Scope == ScopeProject && !pathutil.Within(res.Root, f.Path) && res.Root != "/" {
 					t.Errorf("%s loaded from outside the root %s", f.Path, res.Root)
 				}
 			}

@@ -2,9 +2,10 @@ package discover
 
 import (
 	"fmt"
-	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"sort"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 
 	"golang.org/x/mod/semver"
 )

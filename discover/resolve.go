@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // DefaultMaxFilesPerResolve caps the files one Resolve call returns.
@@ -122,7 +122,7 @@ func (s *State) Resolve(p Profile, paths []string, max int, o Options) (*Resolut
 		if err != nil {
 			return nil, err
 		}
-		if !persona.Within(s.Root, dir) {
+		if !pathutil.Within(s.Root, dir) {
 			continue
 		}
 		var chain []string

@@ -32,7 +32,6 @@ package install
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +40,7 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/seed-3bc194a6/workforce/internal/npm"
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -485,4 +485,4 @@ func commit(stage, target string, all []staged) (err error) {
 }
 
 // ErrNoNpm is returned when an npm spec is given and npm is not installed.
-var ErrNoNpm = errors.New("npm is not installed; it is needed to fetch packs from the npm registry")
+var ErrNoNpm = fmt.Errorf("%w; it is needed to fetch packs from the npm registry", npm.ErrNotInstalled)

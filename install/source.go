@@ -1,18 +1,17 @@
 package install
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/npm"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/pack"
-	"github.com/seed-3bc194a6/workforce/persona"
 )
 
 // Open reads a pack from source: a directory, a .tgz file, or an npm spec
@@ -57,7 +56,10 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 	}()
 	tgz, resolved := source, ""
 	if fi, err := os.Stat(source); err != nil || !fi.Mode().IsRegular() {
-		pkg, err := NpmPack(ctx, source, tmp, "", nil)
+		pkg, err := npm.Pack(ctx, source, tmp, "", nil)
+		if errors.Is(err, npm.ErrNotInstalled) {
+			err = ErrNoNpm
+		}
 		if err != nil {
 			return nil, cleanup, fmt.Errorf("%q is not a directory or a .tgz file, so it is taken as an npm spec: %w", source, err)
 		}
@@ -146,77 +148,6 @@ func collect(dir string) (*pack.Pack, error) {
 	return ReadPlugin(dir)
 }
 
-// NpmPackage is a package npm pack fetched.
-type NpmPackage struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	// File is the tarball's path.
-	File string `json:"-"`
-}
-
-// NpmPack fetches spec with `npm pack SPEC --json --ignore-scripts` into
-// dir with the npm found on the PATH of env, run in cwd with env (empty
-// and nil: the process's; a file: spec is read against cwd), and returns
-// the package's name, version and tarball. A spec starting with "-" is
-// refused: npm would read it as an option.
-func NpmPack(ctx context.Context, spec, dir, cwd string, env []string) (*NpmPackage, error) {
-	if strings.HasPrefix(spec, "-") {
-		return nil, fmt.Errorf("npm spec %q starts with -", spec)
-	}
-	npm, err := exec.LookPath("npm")
-	if env != nil {
-		npm, err = LookPath("npm", env)
-	}
-	if err != nil {
-		return nil, ErrNoNpm
-	}
-	cmd := exec.CommandContext(ctx, npm, "pack", spec, "--json", "--ignore-scripts", "--pack-destination", dir)
-	cmd.Dir, cmd.Env = cwd, env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndex(msg, "npm error"); i >= 0 {
-			msg = msg[i:]
-		}
-		return nil, fmt.Errorf("npm pack %s failed: %v: %s", spec, err, msg)
-	}
-	var out []struct {
-		NpmPackage
-		Filename string `json:"filename"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out) != 1 || out[0].Filename == "" {
-		return nil, fmt.Errorf("npm pack %s: unexpected output: %s", spec, strings.TrimSpace(stdout.String()))
-	}
-	name := filepath.Base(out[0].Filename)
-	// npm names scoped packages' files without the @ and with - for /.
-	name = strings.ReplaceAll(strings.TrimPrefix(name, "@"), "/", "-")
-	pkg := out[0].NpmPackage
-	pkg.File = filepath.Join(dir, name)
-	return &pkg, nil
-}
-
-// LookPath finds an executable on the PATH of env (exec.ErrNotFound when
-// there is none).
-func LookPath(name string, env []string) (string, error) {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
-}
-
 // linksStayIn refuses a plugin directory holding a symbolic link that
 // leads out of it: a plugin from a repository or an archive must not bring
 // in the installer's own files (~/.claude, an MCP configuration with
@@ -234,7 +165,7 @@ func linksStayIn(root string) error {
 			return nil
 		}
 		to, err := filepath.EvalSymlinks(p)
-		if err != nil || !persona.Within(real, to) {
+		if err != nil || !pathutil.Within(real, to) {
 			return fmt.Errorf("%s: a symbolic link leading out of the plugin; a plugin holds its own files only", p)
 		}
 		return nil

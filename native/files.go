@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -413,7 +414,7 @@ func claudeSkills(file string, rest json.RawMessage) ([]persona.Skill, bool) {
 	root := filepath.Dir(dir) // .claude, or the plugin's root
 	var out []persona.Skill
 	for _, name := range names {
-		if persona.ValidateSkillName(name) != nil {
+		if skillmd.ValidateName(name) != nil {
 			return nil, false
 		}
 		sk := persona.Skill{ID: name, Source: "./skills/" + name, Path: filepath.Join(root, "skills", name), Within: root}

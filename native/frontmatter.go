@@ -3,12 +3,11 @@ package native
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/seed-3bc194a6/workforce/internal/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -31,7 +30,7 @@ func (e *Error) Error() string {
 }
 
 // field is one top-level key of the front matter, with its value node and
-// the line of the key in the file.
+// the line of the key in the file (0 for an opencode configuration's).
 type field struct {
 	key   string
 	value *yaml.Node
@@ -54,70 +53,58 @@ func (fm *frontMatter) get(key string) *field {
 	return nil
 }
 
-var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
-
 // parseFrontMatter splits data into its front matter, parsed, and body.
-// The front matter must open the file; the body is what follows the
-// closing line, without the one empty line that usually separates them.
+// The front matter must open the file: a first line "---" followed by a
+// line break, as the harnesses take it (a file that is only "---" has
+// none); the body is what follows the closing line, without the one empty
+// line that usually separates them. A value holding ": " (description:
+// Use when: ...) is read as Claude Code and opencode read it, quoted on a
+// second try.
 func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte order mark, as Claude Code strips it
-	rest, ok := cutLine(data, "---")
-	if !ok {
+	if !hasFrontMatter(data) {
 		return nil, &Error{File: file, Line: 1, Msg: `no front matter: the file must start with a "---" line`}
 	}
-	var head []byte
-	body := []byte(nil)
-	found := false
-	line := 2
-	for len(rest) > 0 {
-		l, after, _ := bytes.Cut(rest, []byte("\n"))
-		if string(bytes.TrimRight(l, " \t\r")) == "---" {
-			body, found = after, true
-			break
-		}
-		head = append(head, rest[:len(rest)-len(after)]...)
-		rest = after
-		line++
-	}
-	if !found {
-		return nil, &Error{File: file, Line: 1, Msg: `the front matter is not closed: no "---" line after the first`}
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(head, &doc); err != nil {
-		// Claude Code and opencode read a value holding ": " (description:
-		// Use when: ...) by quoting it and trying again; so does this.
-		if fixed, changed := quoteColons(head); !changed || yaml.Unmarshal(fixed, &doc) != nil {
-			msg := strings.TrimPrefix(err.Error(), "yaml: ")
-			n := 1 // yaml names no line for the first
-			if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
-				n, _ = strconv.Atoi(m[1])
-				msg = err.Error()[len(m[0]):]
-			}
-			return nil, &Error{File: file, Line: n + 1, Msg: "front matter: " + msg} // the YAML starts on the file's second line
-		}
+	doc, err := frontmatter.Parse(data, frontmatter.Options{QuoteColons: true, StringKeys: true})
+	if err != nil {
+		return nil, frontMatterError(file, err)
 	}
 	fm := &frontMatter{}
-	if len(doc.Content) > 0 {
-		root := doc.Content[0]
-		if root.Kind != yaml.MappingNode {
-			return nil, &Error{File: file, Line: root.Line + 1, Msg: "front matter: want a mapping of keys to values"}
-		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			k, v := root.Content[i], root.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				return nil, &Error{File: file, Line: k.Line + 1, Msg: "front matter: a key must be a string"}
-			}
-			if seen[k.Value] {
-				return nil, &Error{File: file, Line: k.Line + 1, Msg: fmt.Sprintf("front matter: %s is set twice", k.Value)}
-			}
-			seen[k.Value] = true
-			fm.fields = append(fm.fields, field{key: k.Value, value: v, line: k.Line + 1})
-		}
+	for _, f := range doc.Fields {
+		fm.fields = append(fm.fields, field{key: f.Key, value: f.Value, line: f.Line})
 	}
-	body, _ = cutLine(body, "")
+	body, _ := cutLine(doc.Body, "")
 	fm.body = string(body)
 	return fm, nil
+}
+
+// frontMatterError says a front matter error in the words of the agent
+// readers.
+func frontMatterError(file string, err error) error {
+	var fe *frontmatter.Error
+	if !errors.As(err, &fe) {
+		return &Error{File: file, Msg: err.Error()}
+	}
+	line, msg := fe.Line, ""
+	switch fe.Kind {
+	case frontmatter.NoFrontMatter:
+		msg = `no front matter: the file must start with a "---" line`
+	case frontmatter.NotClosed:
+		msg = `the front matter is not closed: no "---" line after the first`
+	case frontmatter.Syntax:
+		msg = "front matter: " + fe.Msg
+		if line == 0 {
+			line = 2 // the YAML's first line, which the parser does not name
+		}
+	case frontmatter.NotMapping:
+		msg = "front matter: want a mapping of keys to values"
+	case frontmatter.KeyNotString:
+		msg = "front matter: a key must be a string"
+	case frontmatter.DuplicateKey:
+		msg = fmt.Sprintf("front matter: %s is set twice", fe.Key)
+	default:
+		msg = fe.Error()
+	}
+	return &Error{File: file, Line: line, Msg: msg}
 }
 
 // cutLine returns data after its first line when that line is want
@@ -128,28 +115,6 @@ func cutLine(data []byte, want string) ([]byte, bool) {
 		return data, false
 	}
 	return after, true
-}
-
-// plainColon is a top-level "key: value" line whose plain value holds
-// ": ", which YAML reads as a mapping; a line with a comment (" #") is
-// left as it is, its meaning kept.
-var plainColon = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+([^'"|>\[{&*!#\s][^\r#]*?: [^\r#]*?)\s*$`)
-})
-
-// quoteColons single-quotes the values of plainColon lines, as the
-// harnesses' readers do before a second try; changed is false when there
-// is none.
-func quoteColons(head []byte) ([]byte, bool) {
-	lines := bytes.Split(head, []byte("\n"))
-	changed := false
-	for i, l := range lines {
-		if m := plainColon().FindSubmatch(l); m != nil {
-			lines[i] = []byte(string(m[1]) + ": '" + strings.ReplaceAll(string(m[2]), "'", "''") + "'")
-			changed = true
-		}
-	}
-	return bytes.Join(lines, []byte("\n")), changed
 }
 
 // entry is a front matter key and its value, for writing.

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/tailscale/hujson"
 	"go.yaml.in/yaml/v3"
@@ -71,7 +72,7 @@ func ParseOpencodeConfig(file, name string, data []byte) (a *Agent, ok bool, err
 				dir, _ := filepath.Abs(filepath.Dir(file))
 				dir, _ = filepath.EvalSymlinks(dir)
 				real, err := filepath.EvalSymlinks(filepath.Join(dir, ref))
-				if err != nil || filepath.IsAbs(ref) || strings.HasPrefix(ref, "~") || !persona.Within(dir, real) {
+				if err != nil || filepath.IsAbs(ref) || strings.HasPrefix(ref, "~") || !pathutil.Within(dir, real) {
 					return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s.prompt: %s is not a file beside the configuration; copy its text in", name, s)}
 				}
 				text, err := os.ReadFile(real)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -142,7 +143,7 @@ func PluginFiles(pl Plugin, personas []*persona.Persona) (map[string]PluginFile,
 				}
 				// The directory is named by SKILL.md's name, which is
 				// validated, as install names it.
-				if err := persona.ValidateSkillName(c.Name); err != nil {
+				if err := skillmd.ValidateName(c.Name); err != nil {
 					return nil, nil, fmt.Errorf("%s: skill %s: name %w", p.ID, sk.ID, err)
 				}
 				skillFrom[c.Name] = p.ID // the same files twice are fine; put refuses others

@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -158,7 +159,7 @@ func CollectWith(dir string, o Options) (*Pack, error) {
 	pdir := filepath.Join(root, filepath.FromSlash(p.PersonaDir))
 	if real, err := filepath.EvalSymlinks(pdir); err != nil {
 		return nil, fmt.Errorf("%s: persona directory %s: %w", pjPath, p.PersonaDir, err)
-	} else if !persona.Within(root, real) {
+	} else if !pathutil.Within(root, real) {
 		return nil, fmt.Errorf("%s: persona directory %s leaves the pack through a symlink", pjPath, p.PersonaDir)
 	}
 	entries, _ := os.ReadDir(root)
@@ -209,7 +210,7 @@ func CollectWith(dir string, o Options) (*Pack, error) {
 		rel = filepath.ToSlash(rel)
 		if d.Type()&fs.ModeSymlink != 0 {
 			real, err := filepath.EvalSymlinks(file)
-			if err != nil || !persona.Within(root, real) {
+			if err != nil || !pathutil.Within(root, real) {
 				errs = append(errs, fmt.Errorf("%s: a symlink leaving the pack directory", file))
 				return nil
 			}

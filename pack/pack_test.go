@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
@@ -213,7 +213,7 @@ func FuzzReadArchive(f *testing.F) {
 			if len(entries) != 1 {
 				t.Fatalf("the reader wrote outside its directory: %v", entries)
 			}
-			if err == nil && !persona.Within(dir, root) {
+			if err == nil && !pathutil.Within(dir, root) {
 				t.Fatalf("the root %s is outside %s", root, dir)
 			}
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

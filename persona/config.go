@@ -1,159 +1,46 @@
 package persona
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
+import "github.com/seed-3bc194a6/workforce/internal/home"
 
-	"github.com/google/renameio/v2"
-)
+// The workforce home and its config.json moved to internal/home; these
+// forward to it for the callers that have not moved yet.
 
 // HomeEnv is the environment variable naming the workforce home directory.
-const HomeEnv = "AGENT_WORKFORCE_HOME"
+//
+// Deprecated: use home.Env; kept until the command layer moves.
+const HomeEnv = home.Env
 
-// ProjectDir is the project layer's directory, relative to a directory
-// between the working directory and the project root.
-const ProjectDir = ".agentworkforce/workforce/personas"
+// ProjectDir is the project layer's directory.
+//
+// Deprecated: use home.ProjectDir; kept until the command layer moves.
+const ProjectDir = home.ProjectDir
 
-// Home returns the workforce home: $AGENT_WORKFORCE_HOME, else
-// ~/.agentworkforce/workforce, the same place the original tool used.
-func Home() (string, error) {
-	if h := os.Getenv(HomeEnv); h != "" {
-		return filepath.Abs(h)
-	}
-	u, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find the home directory (set %s): %w", HomeEnv, err)
-	}
-	return filepath.Join(u, ".agentworkforce", "workforce"), nil
-}
+// DefaultRootMarkers mark a project root.
+//
+// Deprecated: use home.RootMarkers; kept until the command layer moves.
+var DefaultRootMarkers = home.RootMarkers
+
+// Home returns the workforce home.
+//
+// Deprecated: use home.Dir; kept until the command layer moves.
+func Home() (string, error) { return home.Dir() }
 
 // Config is <home>/config.json.
-type Config struct {
-	// PersonaDirs are the user persona directories, highest first. Unset
-	// means [<home>/personas].
-	PersonaDirs []string `json:"personaDirs,omitempty"`
-	// Review holds each run's work for review, as run --review does.
-	Review bool `json:"review,omitempty"`
-	// Other keys are kept as they are when the file is rewritten.
-	rest map[string]json.RawMessage
-}
-
-// ConfigPath returns the path of the config file in home.
-func ConfigPath(home string) string { return filepath.Join(home, "config.json") }
+//
+// Deprecated: use home.Config; kept until the command layer moves.
+type Config = home.Config
 
 // DefaultUserDir returns the default user persona directory of home.
-func DefaultUserDir(home string) string { return filepath.Join(home, "personas") }
+//
+// Deprecated: use home.UserDir; kept until the command layer moves.
+func DefaultUserDir(dir string) string { return home.UserDir(dir) }
 
-// ReadConfig reads <home>/config.json. A missing file is the default
-// configuration.
-func ReadConfig(home string) (*Config, error) {
-	path := ConfigPath(home)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Config{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, syntaxError(path, data, err)
-	}
-	c := &Config{rest: raw}
-	if v, ok := raw["personaDirs"]; ok {
-		if err := json.Unmarshal(v, &c.PersonaDirs); err != nil {
-			return nil, &Diagnostic{File: path, Field: "personaDirs", Message: "must be a list of directory paths"}
-		}
-		delete(raw, "personaDirs")
-	}
-	if v, ok := raw["review"]; ok { // kept in raw: written back as read
-		if err := json.Unmarshal(v, &c.Review); err != nil {
-			return nil, &Diagnostic{File: path, Field: "review", Message: "must be true or false"}
-		}
-	}
-	return c, nil
-}
+// ReadConfig reads <home>/config.json.
+//
+// Deprecated: use home.ReadConfig; kept until the command layer moves.
+func ReadConfig(dir string) (*home.Config, error) { return home.ReadConfig(dir) }
 
-// Dirs returns the persona directories of the configuration as absolute
-// paths: "~" expands to the user's home directory and relative entries are
-// relative to home.
-func (c *Config) Dirs(home string) []string {
-	if c.PersonaDirs == nil {
-		return []string{DefaultUserDir(home)}
-	}
-	dirs := make([]string, 0, len(c.PersonaDirs))
-	for _, d := range c.PersonaDirs {
-		dirs = append(dirs, expandDir(home, d))
-	}
-	return dirs
-}
-
-func expandDir(home, d string) string {
-	if d == "~" || strings.HasPrefix(d, "~/") {
-		if u, err := os.UserHomeDir(); err == nil {
-			d = filepath.Join(u, d[1:])
-		}
-	}
-	if !filepath.IsAbs(d) {
-		d = filepath.Join(home, d)
-	}
-	return filepath.Clean(d)
-}
-
-// AddDir adds dir to the persona directories, at the end, or first when
-// first is set. It reports false when dir was already listed.
-func (c *Config) AddDir(home, dir string, first bool) bool {
-	dirs := c.Dirs(home)
-	dir = expandDir(home, dir)
-	if slices.Contains(dirs, dir) {
-		return false
-	}
-	if first {
-		dirs = append([]string{dir}, dirs...)
-	} else {
-		dirs = append(dirs, dir)
-	}
-	c.PersonaDirs = dirs
-	return true
-}
-
-// RemoveDir removes dir from the persona directories. It reports false when
-// dir was not listed.
-func (c *Config) RemoveDir(home, dir string) bool {
-	dirs := c.Dirs(home)
-	dir = expandDir(home, dir)
-	i := slices.Index(dirs, dir)
-	if i < 0 {
-		return false
-	}
-	c.PersonaDirs = slices.Delete(dirs, i, i+1)
-	return true
-}
-
-// WriteConfig writes c to <home>/config.json atomically, keeping keys it
-// does not know.
-func WriteConfig(home string, c *Config) error {
-	out := map[string]any{}
-	for k, v := range c.rest {
-		out[k] = v
-	}
-	dirs := c.PersonaDirs
-	if dirs == nil {
-		dirs = []string{}
-	}
-	out["personaDirs"] = dirs
-	data, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return err
-	}
-	return renameio.WriteFile(ConfigPath(home), append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(ConfigPath(home))))
-}
+// WriteConfig writes <home>/config.json.
+//
+// Deprecated: use home.WriteConfig; kept until the command layer moves.
+func WriteConfig(dir string, c *home.Config) error { return home.WriteConfig(dir, c) }

@@ -9,6 +9,16 @@
 // persona (a mode needs a path or content, the default tier exists, every
 // tier names a harness and a model).
 //
+// What persona reads personas with but does not own lives below it: the
+// workforce home, config.json, the project root and the project layer
+// directory (internal/home), the diagnostic with its position
+// (internal/diag, which Diagnostic aliases), the containment
+// check (internal/pathutil) and an Agent Skill's files (internal/skillmd,
+// a package the design's table does not list: persona checks local skills
+// at load time and must not import skill). The forwarders left here
+// (Home, Config, Diagnostic...) are deprecated and go when their last callers
+// move.
+//
 // Two forms. A flat persona, the form of agentworkforce 4.0.2, sets
 // harness, model, systemPrompt and harnessSettings at the top level and has
 // no tiers: its one runtime serves every tier (persona@best, @best-value
@@ -64,14 +74,12 @@
 // A catalog is built for speed (a thousand personas load in a few tens of
 // milliseconds, most of it the system's cost of opening files): every layer
 // is listed and every file parsed at once, on all processors; most files
-// are decoded by a strict JSON v2 fast path, the schema validator explaining
-// only the files it declines (and compiled only then: the validator is a
-// copy of the jsonschema library whose meta-schemas compile on first use,
-// not at package initialisation, see internal/jsonschema); and specs share
-// storage. A persona with
-// nothing below it is its file's spec itself, an override a shallow copy of
-// its base with only what it changes replaced (mergeSpec never writes into
-// a map, list or struct it did not make). So the specs of a Catalog, the
+// are decoded by a strict JSON v2 fast path, the schema validator
+// (github.com/santhosh-tekuri/jsonschema/v5) explaining only the files it
+// declines, and compiling the persona schema only then; and specs share
+// storage. A persona with nothing below it is its file's spec itself, an
+// override a shallow copy of its base with only what it changes replaced
+// (mergeSpec never writes into a map, list or struct it did not make). So the specs of a Catalog, the
 // maps and lists they hold, and what Resolve returns are read-only: copy
 // before changing them.
 //
@@ -107,7 +115,7 @@
 //     an unsupported form or an unsafe local path fails the file, as an
 //     unsafe sidecar path does); a local one is anchored like a sidecar
 //     (Skill.Path, a symlink leading out of the persona's directory fails
-//     the file) and its SKILL.md checked (ParseSkillFile). A skill that is
+//     the file) and its SKILL.md checked (internal/skillmd). A skill that is
 //     missing or whose SKILL.md is invalid is reported in Catalog.Errors
 //     and the persona still loads: run refuses it, list and show do not.
 //     A built-in persona carries its local skills inline (Skill.Files).

@@ -11,7 +11,7 @@ import (
 func ExampleLoad() {
 	home, _ := os.MkdirTemp("", "workforce-home")
 	defer os.RemoveAll(home)
-	dir := persona.DefaultUserDir(home)
+	dir := filepath.Join(home, "personas") // the default user layer
 	_ = os.MkdirAll(dir, 0o755)
 	_ = os.WriteFile(filepath.Join(dir, "reviewer.md"), []byte("Review the diff, not the file.\n"), 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "reviewer.json"), []byte(`{

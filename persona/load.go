@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 )
 
 // Layer names.
@@ -50,43 +53,40 @@ type Options struct {
 	// Dir is the working directory the project layer is searched from;
 	// empty means the current directory.
 	Dir string
-	// Home is the workforce home; empty means Home().
+	// Home is the workforce home; empty means home.Dir().
 	Home string
 	// Builtin is the built-in catalog.
 	Builtin []File
 	// RootMarkers name the files or directories that mark a project root;
-	// empty means [".git"].
+	// empty means home.RootMarkers ([".git"]).
 	RootMarkers []string
 }
-
-// DefaultRootMarkers mark a project root.
-var DefaultRootMarkers = []string{".git"}
 
 // Layers returns the layers of opts, highest first: the project layer when
 // one is found, the configured persona directories, the built-in catalog.
 //
-// The project layer is the nearest ProjectDir found walking up from the
-// working directory to the project root, the first directory holding a root
-// marker. Without a marker the walk goes on to the file system root. The
-// user's home directory is never taken for a project: its ProjectDir is the
-// default user layer.
+// The project layer is the nearest home.ProjectDir found walking up from
+// the working directory to the project root, the first directory holding a
+// root marker (home.ProjectLayer). Without a marker the walk goes on to the
+// file system root. The user's home directory is never taken for a
+// project: its ProjectDir is the default user layer.
 func Layers(opts Options) ([]Layer, error) {
-	home, dir, err := opts.paths()
+	hd, dir, err := opts.paths()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := ReadConfig(home)
+	cfg, err := home.ReadConfig(hd)
 	if err != nil {
 		return nil, err
 	}
 	var layers []Layer
 	seen := map[string]bool{}
-	if p := findProjectLayer(dir, opts.markers()); p != "" {
+	if p := home.ProjectLayer(dir, opts.markers()); p != "" {
 		layers = append(layers, Layer{Name: LayerProject, Dir: p})
 		seen[p] = true
 	}
-	user := DefaultUserDir(home)
-	for i, d := range cfg.Dirs(home) {
+	user := home.UserDir(hd)
+	for i, d := range cfg.Dirs(hd) {
 		if seen[d] {
 			continue
 		}
@@ -101,10 +101,10 @@ func Layers(opts Options) ([]Layer, error) {
 	return layers, nil
 }
 
-func (o Options) paths() (home, dir string, err error) {
-	home = o.Home
-	if home == "" {
-		if home, err = Home(); err != nil {
+func (o Options) paths() (hd, dir string, err error) {
+	hd = o.Home
+	if hd == "" {
+		if hd, err = home.Dir(); err != nil {
 			return "", "", err
 		}
 	}
@@ -114,41 +114,18 @@ func (o Options) paths() (home, dir string, err error) {
 			return "", "", err
 		}
 	}
-	if home, err = filepath.Abs(home); err != nil {
+	if hd, err = filepath.Abs(hd); err != nil {
 		return "", "", err
 	}
 	dir, err = filepath.Abs(dir)
-	return home, dir, err
+	return hd, dir, err
 }
 
 func (o Options) markers() []string {
 	if len(o.RootMarkers) > 0 {
 		return o.RootMarkers
 	}
-	return DefaultRootMarkers
-}
-
-func findProjectLayer(dir string, markers []string) string {
-	userHome, _ := os.UserHomeDir()
-	for d := dir; ; {
-		if d == userHome {
-			return ""
-		}
-		p := filepath.Join(d, ProjectDir)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		for _, m := range markers {
-			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
-				return ""
-			}
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
+	return home.RootMarkers
 }
 
 // Persona is a persona as the cascade resolved it.
@@ -218,9 +195,9 @@ type Catalog struct {
 	// personas of other files are still in the catalog. A skill that is
 	// missing or whose SKILL.md is invalid is an error too, but its
 	// persona loads (run refuses it, naming the problem).
-	Errors []*Diagnostic `json:"errors"`
+	Errors []*diag.Diagnostic `json:"errors"`
 	// Warnings are things ignored while loading, such as missing sidecars.
-	Warnings []*Diagnostic `json:"warnings"`
+	Warnings []*diag.Diagnostic `json:"warnings"`
 	// files are the persona files read, layer by layer, highest first.
 	files []string
 }
@@ -273,10 +250,10 @@ type source struct {
 
 	spec  *Spec
 	err   error
-	warns []*Diagnostic
+	warns []*diag.Diagnostic
 	// problems are errors that leave the persona loaded: a skill that is
 	// missing or whose SKILL.md is invalid (run refuses the persona).
-	problems []*Diagnostic
+	problems []*diag.Diagnostic
 
 	// memo is the persona this file resolves to, once resolved.
 	memo result
@@ -298,11 +275,11 @@ func LoadLayers(layers []Layer) *Catalog {
 			cat.Warnings = append(cat.Warnings, s.warns...)
 			cat.Errors = append(cat.Errors, s.problems...)
 			if s.err != nil {
-				cat.Errors = append(cat.Errors, Diagnostics(s.path, s.err)...)
+				cat.Errors = append(cat.Errors, diag.Flatten(s.path, s.err)...)
 				continue
 			}
 			if first, dup := r.byID[i][s.spec.ID]; dup {
-				cat.Errors = append(cat.Errors, &Diagnostic{File: s.path, Field: "id",
+				cat.Errors = append(cat.Errors, &diag.Diagnostic{File: s.path, Field: "id",
 					Message: fmt.Sprintf("persona %q is also defined by %s in the same layer; this file is ignored", s.spec.ID, first.path)})
 				continue
 			}
@@ -323,11 +300,11 @@ func LoadLayers(layers []Layer) *Catalog {
 }
 
 // compactDiagnostics drops the repeats of a sorted list.
-func compactDiagnostics(ds []*Diagnostic) []*Diagnostic {
-	return slices.CompactFunc(ds, func(a, b *Diagnostic) bool { return *a == *b })
+func compactDiagnostics(ds []*diag.Diagnostic) []*diag.Diagnostic {
+	return slices.CompactFunc(ds, func(a, b *diag.Diagnostic) bool { return *a == *b })
 }
 
-func sortDiagnostics(ds []*Diagnostic) {
+func sortDiagnostics(ds []*diag.Diagnostic) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
 		if a.File != b.File {
@@ -348,7 +325,7 @@ func sortDiagnostics(ds []*Diagnostic) {
 
 // listLayer lists the persona files of a layer, sorted by file name,
 // without reading them.
-func listLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
+func listLayer(idx int, l Layer) ([]*source, []*diag.Diagnostic) {
 	var srcs []*source
 	switch {
 	case l.Dir == "":
@@ -367,7 +344,7 @@ func listLayer(idx int, l Layer) ([]*source, []*Diagnostic) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []*Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
+		return nil, []*diag.Diagnostic{{File: l.Dir, Message: fmt.Sprintf("cannot read persona directory: %v", err)}}
 	}
 	ld := &layerDir{dir: filepath.Clean(l.Dir), entries: entries, listed: true}
 	ld.realDir, ld.realErr = filepath.EvalSymlinks(ld.dir)
@@ -429,7 +406,7 @@ func (s *source) load() {
 		b, err = readFile(s.path, true, *bp)
 		*bp = b
 		if err != nil {
-			s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot read: %v", err)}
+			s.err = &diag.Diagnostic{File: s.path, Message: fmt.Sprintf("cannot read: %v", err)}
 			return
 		}
 	}
@@ -451,16 +428,16 @@ func (s *source) load() {
 	switch {
 	case len(refs) == 0:
 	case s.builtin:
-		s.err = &Diagnostic{File: s.path, Field: refs[0].Field(),
+		s.err = &diag.Diagnostic{File: s.path, Field: refs[0].Field(),
 			Message: "a built-in persona must carry its sidecar inline; run go generate"}
 	case s.ld == nil:
-		var warns []*Diagnostic
+		var warns []*diag.Diagnostic
 		warns, s.err = Anchor(s.spec, s.path)
 		s.warns = append(s.warns, warns...)
 	case s.ld.realErr != nil:
-		s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.ld.realErr)}
+		s.err = &diag.Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", s.ld.realErr)}
 	default:
-		var warns []*Diagnostic
+		var warns []*diag.Diagnostic
 		warns, s.err = anchorIn(s.spec, refs, s.path, s.ld)
 		s.warns = append(s.warns, warns...)
 	}
@@ -483,7 +460,7 @@ func (s *source) anchorSkills() {
 			realDir, err = filepath.EvalSymlinks(dir)
 		}
 		if err != nil {
-			s.err = &Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
+			s.err = &diag.Diagnostic{File: s.path, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 			return
 		}
 	}
@@ -498,22 +475,22 @@ func (s *source) anchorSkills() {
 // cloudWarning returns the one warning about a file that sets the cloud
 // fields of agentworkforce 4.0.2, at the first of them; nil when it sets
 // none.
-func cloudWarning(file string, data []byte, spec *Spec) *Diagnostic {
+func cloudWarning(file string, data []byte, spec *Spec) *diag.Diagnostic {
 	names := spec.CloudFields.Names()
 	if len(names) == 0 {
 		return nil
 	}
-	d := &Diagnostic{File: file, Message: fmt.Sprintf("%s: agentworkforce cloud field%s, kept but ignored by workforce",
+	d := &diag.Diagnostic{File: file, Message: fmt.Sprintf("%s: agentworkforce cloud field%s, kept but ignored by workforce",
 		strings.Join(names, ", "), map[bool]string{true: "s", false: ""}[len(names) > 1])}
-	pos := positions(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	pos := diag.Positions(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	first := -1
 	for _, n := range names {
-		if off, ok := pos[keyPos+n]; ok && (first < 0 || off < first) {
+		if off, ok := pos[diag.KeyPos+n]; ok && (first < 0 || off < first) {
 			first = off
 		}
 	}
 	if first >= 0 {
-		d.Line, d.Column = position(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), first)
+		d.Line, d.Column = diag.Position(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), first)
 	}
 	return d
 }
@@ -524,9 +501,9 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b
 // layer, all at once: each layer is listed on a goroutine of its own, which
 // hands its files to a pool of GOMAXPROCS workers as soon as it has them,
 // so that the files of one layer are read while the next is being listed.
-func readLayers(layers []Layer) ([][]*source, [][]*Diagnostic) {
+func readLayers(layers []Layer) ([][]*source, [][]*diag.Diagnostic) {
 	perLayer := make([][]*source, len(layers))
-	listErrs := make([][]*Diagnostic, len(layers))
+	listErrs := make([][]*diag.Diagnostic, len(layers))
 	files := make(chan *source, 512)
 	var listers sync.WaitGroup
 	for i := range layers {
@@ -566,7 +543,7 @@ var resolveWorkers = 0
 // its own (the memo lives on the files, which the workers do not share).
 // The others, which may extend each other and form cycles, are then
 // resolved one by one, finding the first ones' results in the memo.
-func (r *resolver) resolveAll(files []*source) ([]*Persona, []*Diagnostic) {
+func (r *resolver) resolveAll(files []*source) ([]*Persona, []*diag.Diagnostic) {
 	ids := make([]string, 0, len(files))
 	extendsOther := map[string]bool{}
 	for _, s := range files {
@@ -617,7 +594,7 @@ func (r *resolver) resolveAll(files []*source) ([]*Persona, []*Diagnostic) {
 	}
 	// Each resolver reports a file's errors once; across resolvers, keep
 	// the first report.
-	var errs []*Diagnostic
+	var errs []*diag.Diagnostic
 	seen := map[string]bool{}
 	for _, part := range append(parts, r) {
 		for _, d := range part.errs {
@@ -646,7 +623,7 @@ type resolver struct {
 	layers []Layer
 	byID   []map[string]*source
 	stack  []memoKey
-	errs   []*Diagnostic
+	errs   []*diag.Diagnostic
 	seen   map[string]bool
 }
 
@@ -664,7 +641,7 @@ func (r *resolver) record(file string, err error) {
 	if r.seen == nil {
 		r.seen = map[string]bool{}
 	}
-	for _, d := range Diagnostics(file, err) {
+	for _, d := range diag.Flatten(file, err) {
 		k := d.Error()
 		if !r.seen[k] {
 			r.seen[k] = true
@@ -715,7 +692,7 @@ func (r *resolver) resolve(layer int, s *source) (*Persona, error) {
 		// Every member of the cycle fails with the same message. The error
 		// keeps propagating until it reaches the frame where the cycle
 		// started, so that no member falls back to a lower persona.
-		m.err = &Diagnostic{File: s.path, Field: "extends", Message: ce.Error()}
+		m.err = &diag.Diagnostic{File: s.path, Field: "extends", Message: ce.Error()}
 		if ce.start != key {
 			return nil, ce
 		}
@@ -751,7 +728,7 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 				return nil, err
 			}
 			if base == nil {
-				return nil, &Diagnostic{File: s.path, Field: "extends",
+				return nil, &diag.Diagnostic{File: s.path, Field: "extends",
 					Message: fmt.Sprintf("extends unknown persona %q; no layer at or below %s defines it", spec.Extends, origin.Layer)}
 			}
 		}
@@ -766,7 +743,7 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 			return nil, err
 		}
 		if base == nil && spec.Extends != "" {
-			return nil, &Diagnostic{File: s.path, Field: "extends",
+			return nil, &diag.Diagnostic{File: s.path, Field: "extends",
 				Message: fmt.Sprintf("extends %q but no layer below %s defines it", spec.Extends, origin.Layer)}
 		}
 		if base != nil {
@@ -795,11 +772,11 @@ func (r *resolver) build(layer int, s *source) (*Persona, error) {
 
 // checkMerged applies the rules that hold for a whole persona after the
 // cascade.
-func checkMerged(p *Persona, standalone bool) Errors {
-	var errs Errors
+func checkMerged(p *Persona, standalone bool) diag.Errors {
+	var errs diag.Errors
 	s := p.Spec
 	fail := func(field, format string, args ...any) {
-		errs = append(errs, &Diagnostic{File: p.Path, Field: field, Message: fmt.Sprintf(format, args...)})
+		errs = append(errs, &diag.Diagnostic{File: p.Path, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	var tiers []string
 	for _, t := range Tiers {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/seed-3bc194a6/workforce/internal/benchtree"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 )
 
 // loadTree writes the archive into a temporary directory and loads its
@@ -28,7 +30,7 @@ func loadTree(t *testing.T, archive string) (*Catalog, string) {
 	return LoadLayers(layers), root
 }
 
-func diagStrings(ds []*Diagnostic, root string) []string {
+func diagStrings(ds []*diag.Diagnostic, root string) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, strings.ReplaceAll(d.Error(), root+"/", ""))
@@ -360,16 +362,16 @@ func TestCascadeResolution(t *testing.T) {
 
 func TestLayers(t *testing.T) {
 	root := t.TempDir()
-	home := filepath.Join(root, "home")
+	hd := filepath.Join(root, "home")
 	repo := filepath.Join(root, "repo")
 	must(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
-	must(t, os.MkdirAll(filepath.Join(repo, ProjectDir), 0o755))
+	must(t, os.MkdirAll(filepath.Join(repo, home.ProjectDir), 0o755))
 	must(t, os.MkdirAll(filepath.Join(repo, "a/b"), 0o755))
 	// A project layer above the root marker must not be found.
-	must(t, os.MkdirAll(filepath.Join(root, ProjectDir), 0o755))
-	write(t, ConfigPath(home), `{"personaDirs": ["personas", "/team/personas", "~/x"]}`)
+	must(t, os.MkdirAll(filepath.Join(root, home.ProjectDir), 0o755))
+	write(t, home.ConfigPath(hd), `{"personaDirs": ["personas", "/team/personas", "~/x"]}`)
 
-	layers, err := Layers(Options{Dir: filepath.Join(repo, "a/b"), Home: home})
+	layers, err := Layers(Options{Dir: filepath.Join(repo, "a/b"), Home: hd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,8 +381,8 @@ func TestLayers(t *testing.T) {
 	}
 	userHome, _ := os.UserHomeDir()
 	want := []string{
-		"project=" + filepath.Join(repo, ProjectDir),
-		"user=" + filepath.Join(home, "personas"),
+		"project=" + filepath.Join(repo, home.ProjectDir),
+		"user=" + filepath.Join(hd, "personas"),
 		"dir:2=/team/personas",
 		"dir:3=" + filepath.Join(userHome, "x"),
 		"built-in=",
@@ -394,35 +396,13 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(layers) != 3 || layers[0].Name != LayerProject || layers[0].Dir != filepath.Join(root, ProjectDir) {
+	if len(layers) != 3 || layers[0].Name != LayerProject || layers[0].Dir != filepath.Join(root, home.ProjectDir) {
 		t.Errorf("without a marker the walk goes up: %+v", layers)
 	}
 
-	write(t, ConfigPath(filepath.Join(root, "bad")), `{"personaDirs": "x"}`)
+	write(t, home.ConfigPath(filepath.Join(root, "bad")), `{"personaDirs": "x"}`)
 	if _, err := Layers(Options{Dir: root, Home: filepath.Join(root, "bad")}); err == nil || !strings.Contains(err.Error(), "config.json: personaDirs: must be a list") {
 		t.Errorf("malformed config: error = %v", err)
-	}
-}
-
-func TestConfigEdit(t *testing.T) {
-	home := t.TempDir()
-	c, err := ReadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !c.AddDir(home, "/team", true) || c.AddDir(home, "/team", false) {
-		t.Fatal("AddDir should add once")
-	}
-	must(t, WriteConfig(home, c))
-	c, err = ReadConfig(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := c.Dirs(home), []string{"/team", filepath.Join(home, "personas")}; !slices.Equal(got, want) {
-		t.Errorf("Dirs() = %q, want %q", got, want)
-	}
-	if !c.RemoveDir(home, "/team") || c.RemoveDir(home, "/team") {
-		t.Fatal("RemoveDir should remove once")
 	}
 }
 

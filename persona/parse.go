@@ -6,15 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
-	"github.com/seed-3bc194a6/workforce/persona/internal/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 )
 
 // SchemaJSON is the JSON Schema of a persona file. It is also published at
@@ -46,73 +45,10 @@ func compiledSchema() (*jsonschema.Schema, error) {
 	return schema, schemaErr
 }
 
-// Diagnostic is an error or a warning about one file. Line and Column are
-// 1-based and zero when unknown; Field is the dotted field name
-// ("tiers.best.harness") or empty.
-type Diagnostic struct {
-	File    string `json:"file"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Field   string `json:"field,omitempty"`
-	Message string `json:"message"`
-}
-
-// Error formats the diagnostic as "file:line:col: field: message".
-func (d *Diagnostic) Error() string {
-	var b strings.Builder
-	b.WriteString(d.File)
-	if d.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", d.Line, d.Column)
-	}
-	b.WriteString(": ")
-	if d.Field != "" {
-		b.WriteString(d.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Message)
-	return b.String()
-}
-
-// String is Error, so that warnings print the same way as errors.
-func (d *Diagnostic) String() string { return d.Error() }
-
-// Errors is a list of diagnostics returned as one error. Parse returns it
-// when a file has several schema violations: every one is listed.
-type Errors []*Diagnostic
-
-func (e Errors) Error() string {
-	msgs := make([]string, len(e))
-	for i, d := range e {
-		msgs[i] = d.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns the diagnostics, for errors.As.
-func (e Errors) Unwrap() []error {
-	errs := make([]error, len(e))
-	for i, d := range e {
-		errs[i] = d
-	}
-	return errs
-}
-
-// Diagnostics flattens err into diagnostics: an Errors list, a single
-// *Diagnostic, or any other error attributed to file.
-func Diagnostics(file string, err error) []*Diagnostic {
-	if err == nil {
-		return nil
-	}
-	var list Errors
-	if errors.As(err, &list) {
-		return list
-	}
-	var d *Diagnostic
-	if errors.As(err, &d) {
-		return []*Diagnostic{d}
-	}
-	return []*Diagnostic{{File: file, Message: err.Error()}}
-}
+// Diagnostic is an error or a warning about one file.
+//
+// Deprecated: use diag.Diagnostic; kept until the command layer moves.
+type Diagnostic = diag.Diagnostic
 
 // Parse parses one persona file and checks it against the schema and the
 // rules a single file can be checked against: sidecar paths are safe
@@ -141,8 +77,8 @@ func parseSlow(name string, data []byte) (*Spec, error) {
 	// The fast path's decoder refuses invalid UTF-8, so only this path
 	// needs to look for it.
 	if off := invalidUTF8(data); off >= 0 {
-		line, col := position(data, off)
-		return nil, &Diagnostic{File: name, Line: line, Column: col,
+		line, col := diag.Position(data, off)
+		return nil, &diag.Diagnostic{File: name, Line: line, Column: col,
 			Message: fmt.Sprintf("invalid UTF-8: byte %#02x; a persona file is UTF-8 text", data[off])}
 	}
 	if err := validateSchema(name, data); err != nil {
@@ -150,7 +86,7 @@ func parseSlow(name string, data []byte) (*Spec, error) {
 	}
 	var spec Spec
 	if err := json.Unmarshal(data, &spec); err != nil {
-		return nil, syntaxError(name, data, err)
+		return nil, diag.JSONError(name, data, err)
 	}
 	if errs := checkFile(name, data, &spec); len(errs) > 0 {
 		return nil, errs
@@ -180,12 +116,12 @@ func validateSchema(name string, data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
-		return syntaxError(name, data, err)
+		return diag.JSONError(name, data, err)
 	}
 	if _, err := dec.Token(); err == nil {
 		off := int(dec.InputOffset())
-		line, col := position(data, off-1)
-		return &Diagnostic{File: name, Line: line, Column: col, Message: "unexpected data after the JSON object"}
+		line, col := diag.Position(data, off-1)
+		return &diag.Diagnostic{File: name, Line: line, Column: col, Message: "unexpected data after the JSON object"}
 	}
 	sch, err := compiledSchema()
 	if err != nil {
@@ -194,7 +130,7 @@ func validateSchema(name string, data []byte) error {
 	if err := sch.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
-			return &Diagnostic{File: name, Message: err.Error()}
+			return &diag.Diagnostic{File: name, Message: err.Error()}
 		}
 		return schemaErrors(name, data, ve)
 	}
@@ -202,16 +138,16 @@ func validateSchema(name string, data []byte) error {
 }
 
 // checkFile applies the per-file rules the schema does not express.
-func checkFile(name string, data []byte, s *Spec) Errors {
-	var errs Errors
+func checkFile(name string, data []byte, s *Spec) diag.Errors {
+	var errs diag.Errors
 	var pos map[string]int
 	at := func(field, msg string) {
 		if pos == nil {
-			pos = positions(data)
+			pos = diag.Positions(data)
 		}
-		d := &Diagnostic{File: name, Field: field, Message: msg}
+		d := &diag.Diagnostic{File: name, Field: field, Message: msg}
 		if off, ok := pos[field]; ok {
-			d.Line, d.Column = position(data, off)
+			d.Line, d.Column = diag.Position(data, off)
 		}
 		errs = append(errs, d)
 	}
@@ -241,14 +177,14 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 		} else if s.Extends == "" {
 			for _, d := range checkWhole(name, s) {
 				if pos == nil {
-					pos = positions(data)
+					pos = diag.Positions(data)
 				}
 				off, ok := pos[d.Field]
 				if !ok || d.Field == "" {
-					off, ok = pos[keyPos+"inherit"]
+					off, ok = pos[diag.KeyPos+"inherit"]
 				}
 				if ok {
-					d.Line, d.Column = position(data, off)
+					d.Line, d.Column = diag.Position(data, off)
 				}
 				errs = append(errs, d)
 			}
@@ -282,100 +218,15 @@ func checkFile(name string, data []byte, s *Spec) Errors {
 // checkWhole checks a file that says "inherit": false and extends nothing
 // as the cascade checks a persona with nothing below it: it must be whole
 // on its own.
-func checkWhole(name string, s *Spec) Errors {
+func checkWhole(name string, s *Spec) diag.Errors {
 	return checkMerged(&Persona{ID: s.ID, Path: name, Spec: standalone(s, Origin{})}, true)
-}
-
-// syntaxError turns a decoding error into a diagnostic with a position.
-func syntaxError(name string, data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := -1
-	msg := err.Error()
-	switch {
-	case errors.As(err, &se):
-		off = int(se.Offset) - 1
-		msg = "invalid JSON: " + se.Error()
-	case errors.As(err, &te):
-		// te.Field is a path of Go names: an embedded struct's type
-		// ("Runtime.harnessSettings.timeoutSeconds"), and neither map
-		// keys nor list indexes. The value's place in the document gives
-		// the field as the file names it.
-		field, start := valueAt(data, int(te.Offset)-1)
-		line, col := position(data, start)
-		return &Diagnostic{File: name, Line: line, Column: col, Field: field,
-			Message: fmt.Sprintf("must be %s, not %s", jsonType(te.Type.Kind()), te.Value)}
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		off = len(data)
-		msg = "invalid JSON: unexpected end of file"
-	}
-	if off < 0 {
-		return &Diagnostic{File: name, Message: msg}
-	}
-	line, col := position(data, off)
-	return &Diagnostic{File: name, Line: line, Column: col, Message: msg}
-}
-
-// valueAt returns the dotted field name and the start of the innermost
-// value of data holding the byte at off: the value starting last at or
-// before it (values nest, and come in the order of the document).
-func valueAt(data []byte, off int) (field string, start int) {
-	start = -1
-	for k, at := range positions(data) {
-		if strings.HasPrefix(k, keyPos) || at > off {
-			continue
-		}
-		if at > start || (at == start && len(k) > len(field)) {
-			field, start = k, at
-		}
-	}
-	if start < 0 {
-		return "", max(off, 0)
-	}
-	return field, start
-}
-
-// jsonType names the JSON values a Go kind holds, for messages.
-func jsonType(k reflect.Kind) string {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number written without a fraction or an exponent, within 64 bits"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return k.String()
-}
-
-// position converts a byte offset into a 1-based line and column; the column
-// counts characters, not bytes.
-func position(data []byte, off int) (line, col int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > len(data) {
-		off = len(data)
-	}
-	before := data[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	start := bytes.LastIndexByte(before, '\n') + 1
-	col = utf8.RuneCount(before[start:]) + 1
-	return line, col
 }
 
 // schemaErrors flattens a validation error into one diagnostic per leaf
 // violation, sorted by position.
-func schemaErrors(name string, data []byte, ve *jsonschema.ValidationError) Errors {
-	pos := positions(data)
-	var errs Errors
+func schemaErrors(name string, data []byte, ve *jsonschema.ValidationError) diag.Errors {
+	pos := diag.Positions(data)
+	var errs diag.Errors
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -408,16 +259,16 @@ func schemaErrors(name string, data []byte, ve *jsonschema.ValidationError) Erro
 				return
 			}
 			seen[key] = true
-			d := &Diagnostic{File: name, Field: field, Message: msg}
+			d := &diag.Diagnostic{File: name, Field: field, Message: msg}
 			if off, ok := pos[at]; ok {
-				d.Line, d.Column = position(data, off)
+				d.Line, d.Column = diag.Position(data, off)
 			}
 			errs = append(errs, d)
 		}
 		if names, ok := unknownFields(e.Message); ok {
 			// One error per unknown member, at its name.
 			for _, n := range names {
-				add("unknown field '"+n+"'", keyPos+joinField(field, n))
+				add("unknown field '"+n+"'", diag.KeyPos+joinField(field, n))
 			}
 			return
 		}
@@ -470,10 +321,6 @@ func unknownFields(m string) ([]string, bool) {
 	return names, len(names) > 0
 }
 
-// keyPos prefixes the dotted name of a member in positions' map to find
-// where its name, rather than its value, starts.
-const keyPos = "\x00"
-
 func joinField(path, k string) string {
 	if path == "" {
 		return k
@@ -493,68 +340,4 @@ func pointerToField(ptr string) string {
 		parts[i] = strings.ReplaceAll(p, "~0", "~")
 	}
 	return strings.Join(parts, ".")
-}
-
-// positions maps every value of the document, by dotted field name, to the
-// byte offset where it starts ("" is the document itself), and keyPos plus
-// the dotted name of every object member to the offset of its name. It is
-// computed only when there is something to report.
-func positions(data []byte) map[string]int {
-	pos := map[string]int{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	next := func() int {
-		off := int(dec.InputOffset())
-		for off < len(data) {
-			switch data[off] {
-			case ' ', '\t', '\r', '\n', ':', ',':
-				off++
-				continue
-			}
-			break
-		}
-		return off
-	}
-	var value func(path string) bool
-	value = func(path string) bool {
-		start := next()
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		pos[path] = start
-		join := func(k string) string {
-			if path == "" {
-				return k
-			}
-			return path + "." + k
-		}
-		switch tok {
-		case json.Delim('{'):
-			for dec.More() {
-				kstart := next()
-				kt, err := dec.Token()
-				if err != nil {
-					return false
-				}
-				k, _ := kt.(string)
-				pos[keyPos+join(k)] = kstart
-				if !value(join(k)) {
-					return false
-				}
-			}
-			_, err = dec.Token()
-			return err == nil
-		case json.Delim('['):
-			for i := 0; dec.More(); i++ {
-				if !value(join(strconv.Itoa(i))) {
-					return false
-				}
-			}
-			_, err = dec.Token()
-			return err == nil
-		}
-		return true
-	}
-	value("")
-	return pos
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 )
 
 const validPersona = `{
@@ -114,7 +116,7 @@ func TestParse(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Parse() = nil error, want %q", tt.wantErr)
 			}
-			got := Diagnostics("p.json", err)
+			got := diag.Flatten("p.json", err)
 			if len(got) != len(tt.wantErr) {
 				t.Fatalf("Parse() errors = %v, want %d: %q", err, len(tt.wantErr), tt.wantErr)
 			}
@@ -156,12 +158,12 @@ func TestTypeErrorFields(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Unmarshal(%s) = nil error", tt.data)
 			}
-			got := syntaxError("p.json", []byte(tt.data), err).Error()
+			got := diag.JSONError("p.json", []byte(tt.data), err).Error()
 			if !strings.HasPrefix(got, tt.want) {
-				t.Errorf("syntaxError() = %q, want prefix %q", got, tt.want)
+				t.Errorf("diag.JSONError() = %q, want prefix %q", got, tt.want)
 			}
 			if strings.Contains(got, "Runtime") || strings.Contains(got, "CloudFields") {
-				t.Errorf("syntaxError() = %q names a Go type", got)
+				t.Errorf("diag.JSONError() = %q names a Go type", got)
 			}
 		})
 	}
@@ -227,11 +229,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse accepted invalid UTF-8: %q", data)
 		}
 		if err != nil {
-			for _, d := range Diagnostics("fuzz.json", err) {
+			for _, d := range diag.Flatten("fuzz.json", err) {
 				if d.File != "fuzz.json" {
 					t.Fatalf("diagnostic %q does not name the file", d)
 				}
-				var pd *Diagnostic
+				var pd *diag.Diagnostic
 				if !errors.As(d, &pd) || pd.Line < 0 || pd.Column < 0 {
 					t.Fatalf("bad diagnostic %#v", d)
 				}

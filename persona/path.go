@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // ValidatePath checks a sidecar path as written in a persona file: it must
@@ -66,7 +69,7 @@ var ErrMissingSidecar = errors.New("sidecar file not found")
 // regular file. A sidecar that does not exist is not an error: its field is
 // cleared (with the mode of the same scope when no content remains) and a
 // warning wrapping ErrMissingSidecar is returned.
-func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
+func Anchor(spec *Spec, file string) (warnings []*diag.Diagnostic, err error) {
 	refs := spec.SidecarRefs()
 	if len(refs) == 0 {
 		return nil, nil
@@ -77,7 +80,7 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
+		return nil, &diag.Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
 	return anchorIn(spec, refs, file, &layerDir{dir: dir, realDir: realDir})
 }
@@ -85,33 +88,33 @@ func Anchor(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 // anchorIn is Anchor with the declaring directory, absolute, and its
 // symlink-free form already known, as they are for a whole layer, and its
 // listing when the layer's is.
-func anchorIn(spec *Spec, refs []SidecarRef, file string, ld *layerDir) (warnings []*Diagnostic, err error) {
+func anchorIn(spec *Spec, refs []SidecarRef, file string, ld *layerDir) (warnings []*diag.Diagnostic, err error) {
 	dir, realDir := ld.dir, ld.realDir
-	var errs Errors
+	var errs diag.Errors
 	for _, ref := range refs {
 		if err := ValidatePath(ref.Path); err != nil {
-			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: err.Error()})
+			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(), Message: err.Error()})
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(ref.Path))
 		real, mode, err := realPath(abs, ld)
 		if errors.Is(err, fs.ErrNotExist) {
-			warnings = append(warnings, &Diagnostic{File: file, Field: ref.Field(),
+			warnings = append(warnings, &diag.Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("%v: %s; the field is ignored", ErrMissingSidecar, abs)})
 			clearRef(spec, ref)
 			continue
 		}
 		if err != nil {
-			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot resolve sidecar %s: %v", abs, err)})
+			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("cannot resolve sidecar %s: %v", abs, err)})
 			continue
 		}
-		if real != "" && !Within(realDir, real) {
-			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(),
+		if real != "" && !pathutil.Within(realDir, real) {
+			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("sidecar %q resolves through a symlink to %s, outside the persona directory %s", ref.Path, real, realDir)})
 			continue
 		}
 		if !mode.IsRegular() {
-			errs = append(errs, &Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("sidecar %s is not a regular file", abs)})
+			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(), Message: fmt.Sprintf("sidecar %s is not a regular file", abs)})
 			continue
 		}
 		spec.SetSidecarPath(ref, abs)
@@ -169,14 +172,4 @@ func clearRef(spec *Spec, ref SidecarRef) {
 	}
 	p, m, _ := sc.Fields(ref.Channel)
 	*p, *m = "", ""
-}
-
-// Within reports whether path is dir or inside it, comparing whole path
-// segments. Both must be clean absolute paths.
-func Within(dir, path string) bool {
-	if !strings.HasPrefix(path, dir) {
-		return false
-	}
-	// path is dir, or continues it with a separator (dir "/" ends with one).
-	return len(path) == len(dir) || path[len(dir)] == filepath.Separator || strings.HasSuffix(dir, string(filepath.Separator))
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 func TestValidatePath(t *testing.T) {
@@ -56,31 +58,13 @@ func FuzzValidatePath(f *testing.F) {
 			return
 		}
 		joined := filepath.Join(dir, filepath.FromSlash(p))
-		if !Within(dir, joined) || joined == dir {
+		if !pathutil.Within(dir, joined) || joined == dir {
 			t.Fatalf("ValidatePath(%q) accepted a path that leaves %s: %s", p, dir, joined)
 		}
 		if !strings.HasSuffix(strings.ToLower(joined), ".md") {
 			t.Fatalf("ValidatePath(%q) accepted a path that is not a .md file: %s", p, joined)
 		}
 	})
-}
-
-func TestWithin(t *testing.T) {
-	tests := []struct {
-		dir, path string
-		want      bool
-	}{
-		{"/a/app", "/a/app", true},
-		{"/a/app", "/a/app/x.md", true},
-		{"/a/app", "/a/app2/x.md", false},
-		{"/a/app", "/a", false},
-		{"/", "/x", true},
-	}
-	for _, tt := range tests {
-		if got := Within(tt.dir, tt.path); got != tt.want {
-			t.Errorf("Within(%q, %q) = %v, want %v", tt.dir, tt.path, got, tt.want)
-		}
-	}
 }
 
 func TestAnchor(t *testing.T) {

@@ -1,10 +1,8 @@
 package persona
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"io/fs"
 	"os"
 	"path"
@@ -12,9 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
+	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 )
 
 // Skills are Agent Skills: a directory holding SKILL.md, whose YAML front
@@ -45,6 +46,10 @@ import (
 // Skill.Files, when set, is the skill inline (the generator writes it for
 // the built-in catalog): SKILL.md and the other files by slash path; the
 // source then only says where the skill came from.
+//
+// What a skill holds, SKILL.md's front matter and the files of its
+// directory, is internal/skillmd's: this file parses the sources a
+// persona writes and anchors and checks a persona's local skills with it.
 
 // SkillKind is the kind of a skill source.
 type SkillKind string
@@ -190,7 +195,7 @@ func npmName(spec string) string {
 		return "" // a path or a GitHub shorthand
 	}
 	name, _, _ = strings.Cut(name, "@")
-	if ValidateSkillName(name) != nil {
+	if skillmd.ValidateName(name) != nil {
 		return ""
 	}
 	return name
@@ -230,204 +235,10 @@ func ValidateSkillFilePath(p string) error {
 	return nil
 }
 
-// MaxSkillName and MaxSkillDescription are the limits of a skill's name
-// and description, in characters.
-const (
-	MaxSkillName        = 64
-	MaxSkillDescription = 1024
-)
-
-// ValidateSkillName checks a skill's name: 1 to 64 lowercase letters,
-// digits and hyphens.
-func ValidateSkillName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("is empty; want lowercase letters, digits and hyphens")
-	case len(name) > MaxSkillName:
-		return fmt.Errorf("%q is %d characters long; the limit is %d", name, utf8.RuneCountInString(name), MaxSkillName)
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-			return fmt.Errorf("%q holds %q; want lowercase letters, digits and hyphens only", name, r)
-		}
-	}
-	return nil
-}
-
-// SkillFileError is a problem of a SKILL.md file, at a line (1-based; 0
-// when it concerns the whole file).
-type SkillFileError struct {
-	File    string
-	Line    int
-	Message string
-}
-
-func (e *SkillFileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Message)
-}
-
-// SkillMeta is the front matter of a SKILL.md that workforce reads: the
-// name and the description, with the lines they are on.
-type SkillMeta struct {
-	Name            string `json:"name"`
-	Description     string `json:"description"`
-	NameLine        int    `json:"-"`
-	DescriptionLine int    `json:"-"`
-}
-
-var yamlLine = lazyre.New(`^yaml: line (\d+): `)
-
-// ParseSkillFile parses the front matter of a SKILL.md and checks it: the
-// file starts with a line "---", YAML follows up to the next line "---",
-// and it is a mapping whose name is a valid skill name (ValidateSkillName)
-// and whose description is not empty and at most 1,024 characters. Other
-// keys (license, allowed-tools, metadata...) are the harness's business.
-// file names the file in errors, which are *SkillFileError values (joined
-// when there are several), each at its line.
-func ParseSkillFile(file string, data []byte) (*SkillMeta, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	fail := func(line int, format string, args ...any) error {
-		return &SkillFileError{File: file, Line: line, Message: fmt.Sprintf(format, args...)}
-	}
-	first, rest, _ := bytes.Cut(data, []byte("\n"))
-	if string(bytes.TrimRight(first, " \t\r")) != "---" {
-		return nil, fail(1, "no front matter: a SKILL.md starts with a line --- and YAML naming the skill (name: ...) and saying when to use it (description: ...), then a line ---")
-	}
-	var front []byte
-	closed := false
-	for off := 0; off < len(rest); {
-		line, _, _ := bytes.Cut(rest[off:], []byte("\n"))
-		if string(bytes.TrimRight(line, " \t\r")) == "---" {
-			front, closed = rest[:off], true
-			break
-		}
-		off += len(line) + 1
-	}
-	if !closed {
-		return nil, fail(1, "the front matter is not closed: want a line --- after it")
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(front, &doc); err != nil {
-		msg := err.Error()
-		line := 1
-		if m := yamlLine().FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			line, msg = n+1, msg[len(m[0]):]
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
-		}
-		return nil, fail(line, "invalid YAML in the front matter: %s", msg)
-	}
-	if len(doc.Content) == 0 {
-		return nil, fail(1, "the front matter is empty; want name: and description:")
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, fail(root.Line+1, "the front matter is not a mapping; want name: and description:")
-	}
-	meta := &SkillMeta{}
-	var errs []error
-	var nameNode, descNode *yaml.Node
-	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k := root.Content[i]
-		if first, dup := seen[k.Value]; dup {
-			return nil, fail(k.Line+1, "invalid YAML in the front matter: key %q is given twice, at lines %d and %d", k.Value, first, k.Line+1)
-		}
-		seen[k.Value] = k.Line + 1
-		switch k.Value {
-		case "name":
-			nameNode = root.Content[i+1]
-		case "description":
-			descNode = root.Content[i+1]
-		}
-	}
-	str := func(n *yaml.Node) (string, bool) {
-		return n.Value, n.Kind == yaml.ScalarNode && n.Tag == "!!str"
-	}
-	switch {
-	case nameNode == nil:
-		errs = append(errs, fail(1, "the front matter has no name; want name: followed by lowercase letters, digits and hyphens"))
-	default:
-		meta.NameLine = nameNode.Line + 1
-		name, ok := str(nameNode)
-		if !ok && !(nameNode.Kind == yaml.ScalarNode && nameNode.Tag == "!!null") {
-			errs = append(errs, fail(meta.NameLine, "name is not a string"))
-			break
-		}
-		if err := ValidateSkillName(name); err != nil {
-			errs = append(errs, fail(meta.NameLine, "name %v", err))
-			break
-		}
-		meta.Name = name
-	}
-	switch {
-	case descNode == nil:
-		errs = append(errs, fail(1, "the front matter has no description; want description: saying what the skill does and when to use it"))
-	default:
-		meta.DescriptionLine = descNode.Line + 1
-		desc, ok := str(descNode)
-		if !ok && !(descNode.Kind == yaml.ScalarNode && descNode.Tag == "!!null") {
-			errs = append(errs, fail(meta.DescriptionLine, "description is not a string"))
-			break
-		}
-		if strings.TrimSpace(desc) == "" {
-			errs = append(errs, fail(meta.DescriptionLine, "description is empty; want what the skill does and when to use it"))
-			break
-		}
-		if n := utf8.RuneCountInString(desc); n > MaxSkillDescription {
-			errs = append(errs, fail(meta.DescriptionLine, "description is %d characters long; the limit is %d", n, MaxSkillDescription))
-			break
-		}
-		meta.Description = desc
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return meta, nil
-}
-
-// SkillFile is one file of a skill: its slash path in the skill's
-// directory, its content, and whether it is executable.
-type SkillFile struct {
-	Path string
-	Data []byte
-	Exec bool
-}
-
-// SkillContent is a skill read whole: its front matter and its files,
-// SKILL.md among them, sorted by path.
-type SkillContent struct {
-	SkillMeta
-	Files []SkillFile
-}
-
-// Size returns the bytes of the skill's files.
-func (c *SkillContent) Size() int64 {
-	var n int64
-	for _, f := range c.Files {
-		n += int64(len(f.Data))
-	}
-	return n
-}
-
-// Limits of one skill read from disk.
-var (
-	MaxSkillFiles       = 1000
-	MaxSkillBytes int64 = 16 << 20
-)
-
-// ErrMissingSkill is wrapped by the errors about local skills whose file
-// or directory does not exist.
-var ErrMissingSkill = errors.New("skill not found")
-
 // ReadSkill reads a persona's skill whole: an inline one from Files, a
 // local one from Path (set by Load or Anchor), and checks its SKILL.md as
 // Anchor does. Remote skills are the skill package's business.
-func ReadSkill(sk Skill) (*SkillContent, error) {
+func ReadSkill(sk Skill) (*skillmd.Content, error) {
 	if len(sk.Files) > 0 {
 		return inlineSkill(sk)
 	}
@@ -442,152 +253,32 @@ func ReadSkill(sk Skill) (*SkillContent, error) {
 		return nil, fmt.Errorf("skill %s: source %q was not resolved against its persona file", sk.ID, sk.Source)
 	}
 	if src.File {
-		return readSkillMD(sk.Path, src.Name)
+		return skillmd.ReadFile(sk.Path, src.Name)
 	}
 	within := sk.Within
 	if within == "" {
 		within = filepath.Dir(sk.Path)
 	}
-	return ReadSkillDir(sk.Path, within, src.Name)
+	return skillmd.ReadDir(sk.Path, within, src.Name)
 }
 
-func inlineSkill(sk Skill) (*SkillContent, error) {
+func inlineSkill(sk Skill) (*skillmd.Content, error) {
 	data, ok := sk.Files["SKILL.md"]
 	if !ok {
 		return nil, fmt.Errorf("skill %s: its files hold no SKILL.md", sk.ID)
 	}
-	meta, err := ParseSkillFile("SKILL.md of skill "+sk.ID, []byte(data))
+	meta, err := skillmd.Parse("SKILL.md of skill "+sk.ID, []byte(data))
 	if err != nil {
 		return nil, err
 	}
-	c := &SkillContent{SkillMeta: *meta}
+	c := &skillmd.Content{Meta: *meta}
 	for p, d := range sk.Files {
 		if err := ValidateSkillFilePath(p); err != nil {
 			return nil, fmt.Errorf("skill %s: %v", sk.ID, err)
 		}
-		c.Files = append(c.Files, SkillFile{Path: path.Clean(p), Data: []byte(d)})
+		c.Files = append(c.Files, skillmd.File{Path: path.Clean(p), Data: []byte(d)})
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
-	return c, nil
-}
-
-// readSkillMD reads a skill given as one .md file, which installs as
-// <name>/SKILL.md: its front matter must name it name.
-func readSkillMD(file, name string) (*SkillContent, error) {
-	data, err := readRegular(file)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := ParseSkillFile(file, data)
-	if err != nil {
-		return nil, err
-	}
-	if meta.Name != name {
-		return nil, &SkillFileError{File: file, Line: meta.NameLine,
-			Message: fmt.Sprintf("name %q differs from %q, the name the file installs as (its stem, or its directory's name for a SKILL.md); they must be equal", meta.Name, name)}
-	}
-	return &SkillContent{SkillMeta: *meta, Files: []SkillFile{{Path: "SKILL.md", Data: data}}}, nil
-}
-
-func readRegular(file string) ([]byte, error) {
-	fi, err := os.Stat(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s does not exist", ErrMissingSkill, file)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", file)
-	}
-	if fi.Size() > MaxSkillBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", file, MaxSkillBytes)
-	}
-	return os.ReadFile(file)
-}
-
-// ReadSkillDir reads the skill directory dir whole: SKILL.md and every
-// other file below it (.git directories left out). A symlink is followed
-// when it leads to a regular file inside within (a clean absolute path,
-// symlinks resolved); any other symlink, or a special file, is an error.
-// When name is not empty, the skill's name must be name: a skill's name is
-// its directory's.
-func ReadSkillDir(dir, within, name string) (*SkillContent, error) {
-	fi, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s does not exist", ErrMissingSkill, dir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory; a skill source names a .md file or a skill directory holding SKILL.md", dir)
-	}
-	md := filepath.Join(dir, "SKILL.md")
-	if _, err := os.Stat(md); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s holds no SKILL.md", ErrMissingSkill, dir)
-	}
-	c := &SkillContent{}
-	var total int64
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.IsDir():
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		case d.Type()&fs.ModeSymlink != 0:
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			if !Within(within, real) {
-				return fmt.Errorf("%s leads through a symlink to %s, outside %s", p, real, within)
-			}
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file; a skill holds regular files only", p)
-		}
-		if len(c.Files) >= MaxSkillFiles {
-			return fmt.Errorf("%s holds more than %d files; a skill is a small directory", dir, MaxSkillFiles)
-		}
-		if total += st.Size(); total > MaxSkillBytes {
-			return fmt.Errorf("%s holds more than %d bytes; a skill is a small directory", dir, MaxSkillBytes)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		c.Files = append(c.Files, SkillFile{Path: rel, Data: data, Exec: st.Mode()&0o111 != 0})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var data []byte
-	for _, f := range c.Files {
-		if f.Path == "SKILL.md" {
-			data = f.Data
-		}
-	}
-	meta, err := ParseSkillFile(md, data)
-	if err != nil {
-		return nil, err
-	}
-	if name != "" && meta.Name != name {
-		return nil, &SkillFileError{File: md, Line: meta.NameLine,
-			Message: fmt.Sprintf("name %q differs from the skill's directory name %q; they must be equal", meta.Name, name)}
-	}
-	c.SkillMeta = *meta
 	return c, nil
 }
 
@@ -596,36 +287,10 @@ func ReadSkillDir(dir, within, name string) (*SkillContent, error) {
 // path does. It reads SKILL.md only.
 func checkSkill(src SkillSource, abs string) error {
 	if src.File {
-		_, err := readSkillMD(abs, src.Name)
+		_, err := skillmd.ReadFile(abs, src.Name)
 		return err
 	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: %s does not exist", ErrMissingSkill, abs)
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory; a skill source names a .md file or a skill directory holding SKILL.md", abs)
-	}
-	md := filepath.Join(abs, "SKILL.md")
-	data, err := readRegular(md)
-	if errors.Is(err, ErrMissingSkill) {
-		return fmt.Errorf("%w: %s holds no SKILL.md", ErrMissingSkill, abs)
-	}
-	if err != nil {
-		return err
-	}
-	meta, err := ParseSkillFile(md, data)
-	if err != nil {
-		return err
-	}
-	if meta.Name != src.Name {
-		return &SkillFileError{File: md, Line: meta.NameLine,
-			Message: fmt.Sprintf("name %q differs from the skill's directory name %q; they must be equal", meta.Name, src.Name)}
-	}
-	return nil
+	return skillmd.CheckDir(abs, src.Name)
 }
 
 // skillField is the dotted name of skill i's source.
@@ -641,20 +306,20 @@ func skillField(i int) string { return "skills." + strconv.Itoa(i) + ".source" }
 // directory (ProjectDir) whose local skill is not beside it but at that
 // path from the project root, where agentworkforce 4.0.2 looked, gets it
 // from there with a warning.
-func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, problems []*Diagnostic, fatal Errors) {
+func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, problems []*diag.Diagnostic, fatal diag.Errors) {
 	for i := range spec.Skills {
 		sk := &spec.Skills[i]
 		sk.File = file
 		if len(sk.Files) > 0 {
 			if _, err := inlineSkill(*sk); err != nil {
-				problems = append(problems, &Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
+				problems = append(problems, &diag.Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
 			}
 			continue
 		}
 		src, err := ParseSkillSource(sk.Source)
 		if err == nil && src.Kind == SkillPrpm && src.Ref == sk.Source && dir != "" {
 			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(src.Ref))); err == nil {
-				warns = append(warns, &Diagnostic{File: file, Field: skillField(i),
+				warns = append(warns, &diag.Diagnostic{File: file, Field: skillField(i),
 					Message: fmt.Sprintf("skill source %q reads as the prpm package %s, as in agentworkforce 4.0.2, though %s is beside the persona file: write \"./%s\" for the local skill", sk.Source, src.Ref, src.Ref, src.Ref)})
 			}
 		}
@@ -662,19 +327,19 @@ func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, p
 			continue // Parse reported it, or it is fetched at run time
 		}
 		if builtin {
-			fatal = append(fatal, &Diagnostic{File: file, Field: skillField(i),
+			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i),
 				Message: "a built-in persona must carry its local skills inline; run go generate"})
 			continue
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(src.Ref))
 		within := realDir
 		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
-			if root, ok := projectRootOf(dir); ok {
+			if root, ok := home.ProjectRootOf(dir); ok {
 				alt := filepath.Join(root, filepath.FromSlash(src.Ref))
 				if _, err := os.Lstat(alt); err == nil {
 					realRoot, err := filepath.EvalSymlinks(root)
 					if err == nil {
-						warns = append(warns, &Diagnostic{File: file, Field: skillField(i),
+						warns = append(warns, &diag.Diagnostic{File: file, Field: skillField(i),
 							Message: fmt.Sprintf("skill %q is not beside the persona file; using %s, from the project root as agentworkforce 4.0.2 resolved it: move it beside the persona file", sk.Source, alt)})
 						abs, within = alt, realRoot
 					}
@@ -684,35 +349,24 @@ func anchorSkills(spec *Spec, file, dir, realDir string, builtin bool) (warns, p
 		real, err := filepath.EvalSymlinks(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			problems = append(problems, &Diagnostic{File: file, Field: skillField(i),
-				Message: fmt.Sprintf("%v: %s does not exist", ErrMissingSkill, abs)})
+			problems = append(problems, &diag.Diagnostic{File: file, Field: skillField(i),
+				Message: fmt.Sprintf("%v: %s does not exist", skillmd.ErrMissing, abs)})
 			sk.Path, sk.Within = abs, within
 			continue
 		case err != nil:
-			fatal = append(fatal, &Diagnostic{File: file, Field: skillField(i), Message: fmt.Sprintf("cannot resolve skill %s: %v", abs, err)})
+			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i), Message: fmt.Sprintf("cannot resolve skill %s: %v", abs, err)})
 			continue
-		case !Within(within, real):
-			fatal = append(fatal, &Diagnostic{File: file, Field: skillField(i),
+		case !pathutil.Within(within, real):
+			fatal = append(fatal, &diag.Diagnostic{File: file, Field: skillField(i),
 				Message: fmt.Sprintf("skill %q resolves through a symlink to %s, outside the persona directory %s", sk.Source, real, within)})
 			continue
 		}
 		sk.Path, sk.Within = abs, within
 		if err := checkSkill(src, abs); err != nil {
-			problems = append(problems, &Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
+			problems = append(problems, &diag.Diagnostic{File: file, Field: skillField(i), Message: err.Error()})
 		}
 	}
 	return warns, problems, fatal
-}
-
-// projectRootOf returns the project root of a project layer directory:
-// dir without its ProjectDir suffix.
-func projectRootOf(dir string) (string, bool) {
-	suffix := string(filepath.Separator) + filepath.FromSlash(ProjectDir)
-	root, ok := strings.CutSuffix(filepath.Clean(dir), suffix)
-	if !ok || root == "" {
-		return "", false
-	}
-	return root, true
 }
 
 // AnchorSkills resolves and checks the local skills of spec, read from
@@ -720,7 +374,7 @@ func projectRootOf(dir string) (string, bool) {
 // or an invalid SKILL.md, which loading reports and lets the persona load
 // with, is an error here, as at every other boundary (pack, install,
 // generate).
-func AnchorSkills(spec *Spec, file string) (warnings []*Diagnostic, err error) {
+func AnchorSkills(spec *Spec, file string) (warnings []*diag.Diagnostic, err error) {
 	if len(spec.Skills) == 0 {
 		return nil, nil
 	}
@@ -730,7 +384,7 @@ func AnchorSkills(spec *Spec, file string) (warnings []*Diagnostic, err error) {
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, &Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
+		return nil, &diag.Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
 	warns, problems, fatal := anchorSkills(spec, file, dir, realDir, false)
 	fatal = append(fatal, problems...)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -34,9 +36,10 @@ type Cache struct {
 	fetch func(ctx context.Context, src persona.SkillSource, work string, env []string) (*fetched, error)
 }
 
-// NewCache returns the skill cache of a workforce home.
-func NewCache(home string) *Cache {
-	return &Cache{Dir: filepath.Join(home, "cache", "skills")}
+// NewCache returns the skill cache of the workforce home dir
+// (home.SkillCache).
+func NewCache(dir string) *Cache {
+	return &Cache{Dir: home.SkillCache(dir)}
 }
 
 // Meta is what the cache knows of an entry (meta.json).
@@ -56,7 +59,7 @@ type Meta struct {
 func Key(source string, src persona.SkillSource) string {
 	sum := sha256.Sum256([]byte(source))
 	name := src.Name
-	if persona.ValidateSkillName(name) != nil || len(name) > 32 {
+	if skillmd.ValidateName(name) != nil || len(name) > 32 {
 		name = string(src.Kind)
 		if name == "skills.sh" {
 			name = "skills-sh"
@@ -99,7 +102,7 @@ func readMeta(dir string) (*Meta, error) {
 // cache first. fetched says it was fetched. A fetch that fails leaves the
 // cache as it was, an older entry included, and its error names the
 // source.
-func (c *Cache) Get(ctx context.Context, source string, src persona.SkillSource, refresh bool) (content *persona.SkillContent, meta *Meta, fetched bool, err error) {
+func (c *Cache) Get(ctx context.Context, source string, src persona.SkillSource, refresh bool) (content *skillmd.Content, meta *Meta, fetched bool, err error) {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, nil, false, fmt.Errorf("cannot create the skill cache: %w", err)
 	}
@@ -125,7 +128,7 @@ func (c *Cache) Get(ctx context.Context, source string, src persona.SkillSource,
 }
 
 // readEntry reads a cache entry whole.
-func readEntry(dir, source string) (*persona.SkillContent, *Meta, error) {
+func readEntry(dir, source string) (*skillmd.Content, *Meta, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
 		return nil, nil, err
@@ -138,7 +141,7 @@ func readEntry(dir, source string) (*persona.SkillContent, *Meta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	content, err := persona.ReadSkillDir(sdir, real, "")
+	content, err := skillmd.ReadDir(sdir, real, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,7 +154,7 @@ func readEntry(dir, source string) (*persona.SkillContent, *Meta, error) {
 // fetchInto fetches source and replaces the entry dir with it: the new
 // entry is written beside the others, then renamed into place; the old
 // one, when there is one, is put back if that fails.
-func (c *Cache) fetchInto(ctx context.Context, source string, src persona.SkillSource, dir string) (*persona.SkillContent, *Meta, error) {
+func (c *Cache) fetchInto(ctx context.Context, source string, src persona.SkillSource, dir string) (*skillmd.Content, *Meta, error) {
 	work, err := os.MkdirTemp("", "workforce-skill-")
 	if err != nil {
 		return nil, nil, err
@@ -173,7 +176,7 @@ func (c *Cache) fetchInto(ctx context.Context, source string, src persona.SkillS
 	if err != nil {
 		return nil, nil, err
 	}
-	content, err := persona.ReadSkillDir(got.dir, realWork, "")
+	content, err := skillmd.ReadDir(got.dir, realWork, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,7 +216,7 @@ func (c *Cache) fetchInto(ctx context.Context, source string, src persona.SkillS
 }
 
 // writeFiles writes a skill's files below dir, which must not exist.
-func writeFiles(dir string, files []persona.SkillFile) error {
+func writeFiles(dir string, files []skillmd.File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/internal/npm"
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -19,6 +19,10 @@ import (
 // errNoSkill is wrapped by the errors of an installer that left no skill
 // to take.
 var errNoSkill = errors.New("no skill")
+
+// errNoNpm is the error of an npm skill without npm, in the words of
+// install's.
+var errNoNpm = fmt.Errorf("%w; it is needed to fetch packs from the npm registry", npm.ErrNotInstalled)
 
 // fetched is a skill a fetcher brought into its work directory.
 type fetched struct {
@@ -55,7 +59,7 @@ func fetchSource(ctx context.Context, src persona.SkillSource, work string, env 
 
 // npx runs `npx -y PACKAGE ARGS...` in dir.
 func npx(ctx context.Context, dir string, env []string, pkg string, args ...string) error {
-	bin, err := install.LookPath("npx", env)
+	bin, err := npm.LookPath("npx", env)
 	if err != nil {
 		return fmt.Errorf("npx is not installed; it comes with npm and installs %s skills: %w", pkg, err)
 	}
@@ -75,7 +79,10 @@ func npx(ctx context.Context, dir string, env []string, pkg string, args ...stri
 // the top) or one of skills/<name>/ (the one named as the source says,
 // or the only one).
 func fetchNpm(ctx context.Context, src persona.SkillSource, work string, env []string) (*fetched, error) {
-	pkg, err := install.NpmPack(ctx, src.Ref, work, work, env)
+	pkg, err := npm.Pack(ctx, src.Ref, work, work, env)
+	if errors.Is(err, npm.ErrNotInstalled) {
+		err = errNoNpm
+	}
 	if err != nil {
 		return nil, err
 	}

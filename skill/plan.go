@@ -26,6 +26,15 @@
 // What never happens: skills never sync back (mount.Session.MaterializeDir
 // records them, and what the agent adds beside them, as never crossing)
 // and never touch the real tree; git in the sandbox does not see them.
+//
+// Where skill code lives. A skill as files (SKILL.md's front matter, a
+// skill directory read whole within limits) is internal/skillmd, since
+// persona checks local skills when it loads a persona and must not import
+// this package, which imports mount and harness; the sources a persona
+// file writes, and reading a persona's own skill, are persona's
+// (persona.ParseSkillSource, persona.ReadSkill); fetching, the cache and
+// the plan are here; npm and npx are run through internal/npm. Copying a
+// planned skill into the sandbox is the sandbox's side.
 package skill
 
 import (
@@ -40,6 +49,8 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
+	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -92,7 +103,7 @@ type Item struct {
 	Replaces []string `json:"replaces,omitempty"`
 
 	src     persona.SkillSource
-	content *persona.SkillContent
+	content *skillmd.Content
 }
 
 // Plan is where a run's skills come from and land.
@@ -190,7 +201,7 @@ func skillErr(sk persona.Skill, err error) error {
 // is planned under until it is fetched: the last part of its id.
 func fallbackName(sk persona.Skill) string {
 	id := sk.ID[strings.LastIndexAny(sk.ID, "/:@")+1:]
-	if persona.ValidateSkillName(id) == nil {
+	if skillmd.ValidateName(id) == nil {
 		return id
 	}
 	return "skill"
@@ -315,7 +326,7 @@ func resolveIn(root, p string) (string, error) {
 
 // relIn returns p relative to root, when it is inside it.
 func relIn(root, p string) (string, bool) {
-	if !persona.Within(root, p) {
+	if !pathutil.Within(root, p) {
 		return "", false
 	}
 	rel, err := filepath.Rel(root, p)

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -102,11 +103,11 @@ func inline(path string) (persona.File, error) {
 	for i, ref := range spec.SidecarRefs() {
 		text, err := os.ReadFile(ref.Path)
 		if err != nil {
-			return persona.File{}, &persona.Diagnostic{File: path, Field: ref.Field(),
+			return persona.File{}, &diag.Diagnostic{File: path, Field: ref.Field(),
 				Message: fmt.Sprintf("cannot read sidecar %q: %v", written[i].Path, err)}
 		}
 		if !utf8.Valid(text) {
-			return persona.File{}, &persona.Diagnostic{File: path, Field: ref.Field(),
+			return persona.File{}, &diag.Diagnostic{File: path, Field: ref.Field(),
 				Message: fmt.Sprintf("sidecar %q is not UTF-8 text", written[i].Path)}
 		}
 		setContent(spec, ref, string(text))
@@ -146,12 +147,12 @@ func inlineSkills(spec *persona.Spec, path string) error {
 		}
 		c, err := persona.ReadSkill(*sk)
 		if err != nil {
-			return &persona.Diagnostic{File: path, Field: fmt.Sprintf("skills.%d.source", i), Message: err.Error()}
+			return &diag.Diagnostic{File: path, Field: fmt.Sprintf("skills.%d.source", i), Message: err.Error()}
 		}
 		sk.Files = map[string]string{}
 		for _, f := range c.Files {
 			if !utf8.Valid(f.Data) {
-				return &persona.Diagnostic{File: path, Field: fmt.Sprintf("skills.%d.source", i),
+				return &diag.Diagnostic{File: path, Field: fmt.Sprintf("skills.%d.source", i),
 					Message: fmt.Sprintf("file %s of skill %q is not UTF-8 text; a built-in skill carries text files only", f.Path, sk.Source)}
 			}
 			sk.Files[f.Path] = string(f.Data)

@@ -1,0 +1,190 @@
+// Package home owns the places workforce keeps things: the workforce home
+// ($AGENT_WORKFORCE_HOME, else ~/.agentworkforce/workforce), its
+// config.json, its cache paths, and, in the user's repositories, the
+// project root (the nearest directory holding a root marker) and the
+// project layer directory (.agentworkforce/workforce/personas).
+//
+// These were persona's, and the command layer, mount and skill reached into
+// persona for them; they are facts about the file system layout, not about
+// personas, so they live here, below every package that needs them. home
+// imports nothing of workforce but internal/diag, with which it reports a
+// broken config.json at its line and column.
+//
+// The layout of the session directories (<home>/sessions, <home>/warm) is
+// not here: it belongs to the package that runs sessions.
+package home
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+)
+
+// Env is the environment variable naming the workforce home directory.
+const Env = "AGENT_WORKFORCE_HOME"
+
+// ProjectDir is the project layer's directory, relative to a directory
+// between the working directory and the project root.
+const ProjectDir = ".agentworkforce/workforce/personas"
+
+// Dir returns the workforce home: $AGENT_WORKFORCE_HOME, else
+// ~/.agentworkforce/workforce, the same place the original tool used.
+func Dir() (string, error) {
+	if h := os.Getenv(Env); h != "" {
+		return filepath.Abs(h)
+	}
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home directory (set %s): %w", Env, err)
+	}
+	return filepath.Join(u, ".agentworkforce", "workforce"), nil
+}
+
+// UserDir returns the default user persona directory of home,
+// <home>/personas.
+func UserDir(home string) string { return filepath.Join(home, "personas") }
+
+// CacheDir returns the cache directory of home, <home>/cache: what
+// workforce can fetch or probe again.
+func CacheDir(home string) string { return filepath.Join(home, "cache") }
+
+// SkillCache returns the directory of the cache of fetched skills,
+// <home>/cache/skills.
+func SkillCache(home string) string { return filepath.Join(CacheDir(home), "skills") }
+
+// HarnessVersions returns the file caching the versions probed of the
+// installed harnesses, <home>/cache/harness-versions.json.
+func HarnessVersions(home string) string {
+	return filepath.Join(CacheDir(home), "harness-versions.json")
+}
+
+// Config is <home>/config.json.
+type Config struct {
+	// PersonaDirs are the user persona directories, highest first. Unset
+	// means [<home>/personas].
+	PersonaDirs []string `json:"personaDirs,omitempty"`
+	// Review holds each run's work for review, as run --review does.
+	Review bool `json:"review,omitempty"`
+	// Other keys are kept as they are when the file is rewritten.
+	rest map[string]json.RawMessage
+}
+
+// ConfigPath returns the path of the config file in home.
+func ConfigPath(home string) string { return filepath.Join(home, "config.json") }
+
+// ReadConfig reads <home>/config.json. A missing file is the default
+// configuration. Errors in the file are *diag.Diagnostic values at their
+// line and column or field.
+func ReadConfig(home string) (*Config, error) {
+	path := ConfigPath(home)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, diag.JSONError(path, data, err)
+	}
+	c := &Config{rest: raw}
+	if v, ok := raw["personaDirs"]; ok {
+		if err := json.Unmarshal(v, &c.PersonaDirs); err != nil {
+			return nil, &diag.Diagnostic{File: path, Field: "personaDirs", Message: "must be a list of directory paths"}
+		}
+		delete(raw, "personaDirs")
+	}
+	if v, ok := raw["review"]; ok { // kept in raw: written back as read
+		if err := json.Unmarshal(v, &c.Review); err != nil {
+			return nil, &diag.Diagnostic{File: path, Field: "review", Message: "must be true or false"}
+		}
+	}
+	return c, nil
+}
+
+// Dirs returns the persona directories of the configuration as absolute
+// paths: "~" expands to the user's home directory and relative entries are
+// relative to home.
+func (c *Config) Dirs(home string) []string {
+	if c.PersonaDirs == nil {
+		return []string{UserDir(home)}
+	}
+	dirs := make([]string, 0, len(c.PersonaDirs))
+	for _, d := range c.PersonaDirs {
+		dirs = append(dirs, expandDir(home, d))
+	}
+	return dirs
+}
+
+func expandDir(home, d string) string {
+	if d == "~" || strings.HasPrefix(d, "~/") {
+		if u, err := os.UserHomeDir(); err == nil {
+			d = filepath.Join(u, d[1:])
+		}
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(home, d)
+	}
+	return filepath.Clean(d)
+}
+
+// AddDir adds dir to the persona directories, at the end, or first when
+// first is set. It reports false when dir was already listed.
+func (c *Config) AddDir(home, dir string, first bool) bool {
+	dirs := c.Dirs(home)
+	dir = expandDir(home, dir)
+	if slices.Contains(dirs, dir) {
+		return false
+	}
+	if first {
+		dirs = append([]string{dir}, dirs...)
+	} else {
+		dirs = append(dirs, dir)
+	}
+	c.PersonaDirs = dirs
+	return true
+}
+
+// RemoveDir removes dir from the persona directories. It reports false when
+// dir was not listed.
+func (c *Config) RemoveDir(home, dir string) bool {
+	dirs := c.Dirs(home)
+	dir = expandDir(home, dir)
+	i := slices.Index(dirs, dir)
+	if i < 0 {
+		return false
+	}
+	c.PersonaDirs = slices.Delete(dirs, i, i+1)
+	return true
+}
+
+// WriteConfig writes c to <home>/config.json atomically, keeping keys it
+// does not know.
+func WriteConfig(home string, c *Config) error {
+	out := map[string]any{}
+	for k, v := range c.rest {
+		out[k] = v
+	}
+	dirs := c.PersonaDirs
+	if dirs == nil {
+		dirs = []string{}
+	}
+	out["personaDirs"] = dirs
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	return renameio.WriteFile(ConfigPath(home), append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(ConfigPath(home))))
+}

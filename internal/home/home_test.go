@@ -1,0 +1,97 @@
+package home
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigEdit(t *testing.T) {
+	home := t.TempDir()
+	c, err := ReadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AddDir(home, "/team", true) || c.AddDir(home, "/team", false) {
+		t.Fatal("AddDir should add once")
+	}
+	must(t, WriteConfig(home, c))
+	c, err = ReadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Dirs(home), []string{"/team", filepath.Join(home, "personas")}; !slices.Equal(got, want) {
+		t.Errorf("Dirs() = %q, want %q", got, want)
+	}
+	if !c.RemoveDir(home, "/team") || c.RemoveDir(home, "/team") {
+		t.Fatal("RemoveDir should remove once")
+	}
+}
+
+func TestDir(t *testing.T) {
+	t.Setenv(Env, "rel/home")
+	got, err := Dir()
+	wd, _ := os.Getwd()
+	if want := filepath.Join(wd, "rel/home"); err != nil || got != want {
+		t.Errorf("Dir() with %s=rel/home = %q, %v, want %q", Env, got, err, want)
+	}
+	t.Setenv(Env, "")
+	t.Setenv("HOME", "/u")
+	if got, err := Dir(); err != nil || got != "/u/.agentworkforce/workforce" {
+		t.Errorf("Dir() = %q, %v, want /u/.agentworkforce/workforce", got, err)
+	}
+}
+
+func TestReadConfigErrors(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{"{\n  \"personaDirs\": [\"a\",]\n}", "config.json:2:23: invalid JSON: "},
+		{`{"personaDirs": "x"}`, "config.json: personaDirs: must be a list of directory paths"},
+		{`{"review": "yes"}`, "config.json: review: must be true or false"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		must(t, os.WriteFile(ConfigPath(dir), []byte(tt.data), 0o644))
+		_, err := ReadConfig(dir)
+		if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, tt.want)) {
+			t.Errorf("ReadConfig(%s) = %v, want prefix %q", tt.data, err, tt.want)
+		}
+	}
+}
+
+func TestProject(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	must(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(repo, "a", ProjectDir), 0o755))
+	must(t, os.MkdirAll(filepath.Join(repo, "a/b/c"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(root, ProjectDir), 0o755))
+	deep := filepath.Join(repo, "a/b/c")
+	if got := ProjectRoot(deep, RootMarkers); got != repo {
+		t.Errorf("ProjectRoot(%s) = %q, want %q", deep, got, repo)
+	}
+	if got := ProjectRoot(root, RootMarkers); got != root {
+		t.Errorf("ProjectRoot(%s) without a marker = %q, want itself", root, got)
+	}
+	layer := ProjectLayer(deep, RootMarkers)
+	if want := filepath.Join(repo, "a", ProjectDir); layer != want {
+		t.Errorf("ProjectLayer(%s) = %q, want %q", deep, layer, want)
+	}
+	if got := ProjectLayer(filepath.Join(repo), RootMarkers); got != "" {
+		t.Errorf("ProjectLayer(%s) = %q, want none: the walk stops at the root marker", repo, got)
+	}
+	if got, ok := ProjectRootOf(layer); !ok || got != filepath.Join(repo, "a") {
+		t.Errorf("ProjectRootOf(%s) = %q, %v", layer, got, ok)
+	}
+	if _, ok := ProjectRootOf(deep); ok {
+		t.Errorf("ProjectRootOf(%s) = ok, want not a project layer", deep)
+	}
+}

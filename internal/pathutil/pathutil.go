@@ -1,0 +1,40 @@
+// Package pathutil is the one containment check of workforce: whether a
+// path is a directory or inside it, by whole path segments, so that
+// /a/app2 is not taken for a part of /a/app.
+//
+// It compares strings and touches no file system: callers pass clean
+// absolute paths, and canonical ones (filepath.EvalSymlinks) wherever a
+// symlink could lead out of the directory: a sidecar, a skill, a --root,
+// a path sealed into a sandbox. Resolving is theirs, since each reports a
+// path that cannot be resolved in its own words.
+package pathutil
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Within reports whether path is dir or inside it, comparing whole path
+// segments. Both must be clean absolute paths.
+func Within(dir, path string) bool {
+	_, ok := Rel(dir, path)
+	return ok
+}
+
+// Rel returns path relative to dir when path is dir (".") or inside it,
+// comparing whole path segments, and ok false otherwise. Both must be
+// clean absolute paths. Unlike filepath.Rel it never climbs with "..".
+func Rel(dir, path string) (rel string, ok bool) {
+	rest, found := strings.CutPrefix(path, dir)
+	switch {
+	case !found:
+		return "", false
+	case rest == "":
+		return ".", true
+	case strings.HasSuffix(dir, string(filepath.Separator)):
+		return rest, true // dir is the root, "/"
+	case rest[0] == filepath.Separator:
+		return rest[1:], true
+	}
+	return "", false
+}
