@@ -503,7 +503,7 @@ func sessionsRmAction(c *cli.Context) error {
 	var failed error
 	for _, s := range targets {
 		if err := s.RemoveIdle(c.Bool("force")); err != nil {
-			report(c.App.ErrWriter, withHarnessHint(err, "workforce sessions rm", "--force removes the session anyway"))
+			printError(c.App.ErrWriter, withHarnessHint(err, "workforce sessions rm", "--force removes the session anyway"))
 			failed = silentExit(exitFailure)
 			continue
 		}
@@ -691,7 +691,7 @@ func reviewHeld(c *cli.Context, res *session.Result) error {
 		if res.ExitCode != 0 {
 			// The harness's status comes first, as after any run.
 			if err != nil && !errors.As(err, new(silentExit)) {
-				report(stderr, err)
+				printError(stderr, err)
 			}
 			return silentExit(res.ExitCode)
 		}

@@ -77,5 +77,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = unknown
 	}
-	return report(stderr, err)
+	return printError(stderr, err)
 }

@@ -49,9 +49,9 @@ type silentExit int
 
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
-// report prints err to stderr in the workforce format and returns the exit
+// printError prints err to stderr in the workforce format and returns the exit
 // code for it.
-func report(stderr io.Writer, err error) int {
+func printError(stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
