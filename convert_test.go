@@ -82,7 +82,7 @@ func fullMapping() *harness.Mapping {
 func fullPlan() *session.Plan {
 	return &session.Plan{
 		Persona: "full", Tier: "best", Harness: "claude", HarnessVersion: "2.1.0", Profile: "claude",
-		Layers: []persona.Origin{{Layer: "built-in", File: "built-in:full.json"}, {Layer: "user", File: "/u.json"}},
+		Layers:   []persona.Origin{{Layer: "built-in", File: "built-in:full.json"}, {Layer: "user", File: "/u.json"}},
 		Resolved: fullResolved(), Root: "/r", Cwd: "/r/sub", Sandbox: "/h/sessions/x", Workdir: "/h/sessions/x/tree/sub",
 		Materialized: &session.Materialized{Path: "/h/sessions/x/tree/sub/CLAUDE.md", Mode: "extend", Text: "text\n"},
 		Extend: &mount.Extend{
@@ -141,8 +141,12 @@ func goldenCases() []goldenCase {
 		{"spec-zero", func() any { return toPersona(persona.Spec{}) }},
 		{"show", show(fullMapping(), persona.Provenance{"model": {{Layer: "user", File: "/u.json"}, {Layer: "built-in", File: "b"}}, "env.A": nil})},
 		{"show-no-mapping", show(nil, nil)},
-		{"session-show", func() any { return report.SessionShow{Record: toRecord(fullRecord()), Changes: ptr(fullReport(), toSyncReport)} }},
-		{"session-show-zero", func() any { return report.SessionShow{Record: toRecord(session.Record{}), Changes: ptr(&mount.Report{}, toSyncReport)} }},
+		{"session-show", func() any {
+			return report.SessionShow{Record: toRecord(fullRecord()), Changes: ptr(fullReport(), toSyncReport)}
+		}},
+		{"session-show-zero", func() any {
+			return report.SessionShow{Record: toRecord(session.Record{}), Changes: ptr(&mount.Report{}, toSyncReport)}
+		}},
 		{"warm", func() any {
 			return each([]session.Warm{{Root: "/r", Dir: "/d", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}}, toWarm)
 		}},
