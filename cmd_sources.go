@@ -135,9 +135,11 @@ func sourcesEdit(opts sourcesEditOptions, edit func(cfg *persona.Config, home, d
 	}
 	dir := opts.Dir
 	if dir != "~" && !strings.HasPrefix(dir, "~/") && !filepath.IsAbs(dir) {
-		if dir, err = filepath.Abs(dir); err != nil {
+		wd, err := opts.Env.dir()
+		if err != nil {
 			return err
 		}
+		dir = filepath.Join(wd, dir)
 	}
 	changed, err := edit(cfg, home, dir)
 	if err != nil || !changed {

@@ -1,5 +1,11 @@
 package native
 
+// This file is where native meets pack: an imported agent as a pack
+// persona, a Claude Code plugin read as a pack (the reader install is
+// given in install.OpenOptions, so that install knows no harness), and
+// the plugin layout added to a pack (workforce pack). native imports pack
+// for it; pack knows nothing of native.
+
 import (
 	"fmt"
 	"path/filepath"
