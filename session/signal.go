@@ -14,9 +14,9 @@ import (
 	"github.com/seed-3bc194a6/workforce/harness"
 )
 
-// This file is the one signal handler of workforce: a run (Run, Plan.Run)
-// and a sync (Session.Sync) each install it for their time, and the
-// harness is started through it, so that it is the one that passes
+// This file is the one signal handler of workforce: a run (Run, Plan.Run,
+// the fetch of its skills) and a sync (Session.Sync) each install it for
+// their time, and the harness is started through it, so that it is the one that passes
 // signals on to the harness. The package documentation says what each
 // signal does; a signal that asks to stop at once calls the caller's
 // Abort, which ends the process (the command line decides with what
