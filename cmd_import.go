@@ -68,11 +68,6 @@ type importOptions struct {
 	Env                     procEnv
 }
 
-// userDirRule is the rule of the --user and --dir flags of install and
-// import.
-var userDirRule = flagRule{flag: "user", conflicts: []string{"dir"}, err: "--user and --dir conflict",
-	hint: "use --user for the user layer or --dir DIR for another directory, not both"}
-
 func importAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("import takes one or more agent files or directories")

@@ -115,6 +115,11 @@ type flagRule struct {
 	err, hint string
 }
 
+// userDirRule is the rule of the --user and --dir flags of install and
+// import.
+var userDirRule = flagRule{flag: "user", conflicts: []string{"dir"}, err: "--user and --dir conflict",
+	hint: "use --user for the user layer or --dir DIR for another directory, not both"}
+
 // checkFlags returns the usage error of the first of rules the command
 // line of c breaks, in their order.
 func checkFlags(c *cli.Context, rules ...flagRule) error {
