@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 )
 
 // The fixture in testdata/agentworkforce-4.0.2 comes from the real
@@ -287,7 +288,7 @@ func TestAgentworkforceFixtureCommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("list: exit %d", code)
 	}
-	var list listOutput
+	var list report.List
 	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
 		t.Fatal(err)
 	}

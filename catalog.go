@@ -1,119 +1,146 @@
 package main
 
+// This file is what the commands that read persona layers share: the
+// load options, and the layer an install, an import or outdated works on.
+
 import (
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
-	"github.com/seed-3bc194a6/workforce/install"
-	"github.com/seed-3bc194a6/workforce/native"
-	"github.com/seed-3bc194a6/workforce/pack"
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
 )
 
-// loadOptions are the persona load options of a command: the working
+// loadOptions are the persona load options of a command: its working
 // directory, the workforce home and the built-in catalog.
-func loadOptions() persona.Options {
-	return persona.Options{Builtin: personas.Files}
+func loadOptions(env procEnv) (persona.Options, error) {
+	home, err := env.home()
+	if err != nil {
+		return persona.Options{}, err
+	}
+	dir, err := env.dir()
+	if err != nil {
+		return persona.Options{}, err
+	}
+	return persona.Options{Dir: dir, Home: home, Builtin: personas.Files}, nil
 }
 
-// loadCatalogQuiet loads every layer without printing anything; the caller
+// loadCatalog loads every layer without printing anything; the caller
 // reports the catalog's diagnostics.
-func loadCatalogQuiet() (*persona.Catalog, error) {
-	return persona.Load(loadOptions())
-}
-
-func printDiagnostics(w io.Writer, cat *persona.Catalog) {
-	for _, d := range cat.Errors {
-		warnf(w, "%s", d)
+func loadCatalog(env procEnv) (*persona.Catalog, error) {
+	o, err := loadOptions(env)
+	if err != nil {
+		return nil, err
 	}
-	for _, d := range cat.Warnings {
-		warnf(w, "%s", d)
-	}
-}
-
-// diagnosticStrings formats the errors and warnings of a catalog, errors
-// first.
-func diagnosticStrings(cat *persona.Catalog) []string {
-	out := []string{}
-	for _, d := range cat.Errors {
-		out = append(out, d.Error())
-	}
-	for _, d := range cat.Warnings {
-		out = append(out, d.Error())
-	}
-	return out
-}
-
-// overrideNotes prints a note for each persona an install or an import
-// landed that lies over a persona of its id in a lower layer: the one it
-// overrides and the fields it inherits from it, or the one it shadows,
-// taking nothing from it.
-func overrideNotes(w io.Writer, installed []install.Installed) {
-	for _, in := range installed {
-		switch {
-		case in.Overrides != nil:
-			inherits := "nothing from it"
-			if len(in.Inherits) > 0 {
-				inherits = strings.Join(in.Inherits, ", ")
-			}
-			notef(w, "%s overrides the %s %s (%s); it inherits %s", in.ID, in.Overrides.Layer, in.ID, in.Overrides.File, inherits)
-		case in.Shadows != nil:
-			notef(w, "%s shadows the %s %s (%s) and takes nothing from it", in.ID, in.Shadows.Layer, in.ID, in.Shadows.File)
-		}
-	}
-}
-
-// notef prints a note: something the user may not expect, not a problem.
-func notef(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: note: "+format+"\n", args...)
+	return persona.Load(o)
 }
 
 // cascadeLayers returns the layers of the cascade, for install.Options;
 // nil when they cannot be read (the notes they give are then left out).
-func cascadeLayers() []persona.Layer {
-	layers, err := persona.Layers(loadOptions())
+func cascadeLayers(env procEnv) []persona.Layer {
+	o, err := loadOptions(env)
+	if err != nil {
+		return nil
+	}
+	layers, err := persona.Layers(o)
 	if err != nil {
 		return nil
 	}
 	return layers
 }
 
-// importedPersona is the pack persona an imported agent makes, checked as
-// the loader checks a standalone persona file (its local skills are read
-// when it is installed). import and install (of a plugin) share it.
-func importedPersona(in native.Imported) (pack.Persona, error) {
-	data, err := native.MarshalPersona(in.Spec)
+// layerTarget returns the layer directory an install, an import or
+// outdated works on: dir when given, the user layer with user, else the
+// project layer, found from the working directory or, when there is none
+// yet, where it goes (projectLayerDir).
+func layerTarget(env procEnv, dir string, user bool) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	if user {
+		home, err := env.home()
+		if err != nil {
+			return "", err
+		}
+		return persona.DefaultUserDir(home), nil
+	}
+	o, err := loadOptions(env)
 	if err != nil {
-		return pack.Persona{}, err
+		return "", err
 	}
-	s := *in.Spec
-	s.Skills = nil
-	check, err := native.MarshalPersona(&s)
+	layers, err := persona.Layers(o)
 	if err != nil {
-		return pack.Persona{}, err
+		return "", err
 	}
-	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer([]persona.File{{Name: s.ID + ".json", Data: check}})})
-	if len(cat.Errors) > 0 {
-		d := *cat.Errors[0]
-		d.File = s.ID + ".json"
-		return pack.Persona{}, fmt.Errorf("%s: the persona it makes is not valid: %w", in.Source, &d)
+	if layers[0].Name == persona.LayerProject {
+		return layers[0].Dir, nil
 	}
-	return pack.Persona{ID: s.ID, File: in.Source, Spec: in.Spec, Data: data}, nil
+	return projectLayerDir(env)
 }
 
-// installConflict turns install's conflict into its report (a line per
-// persona, exit 3); other errors pass through. verb says what did not
-// happen: "installed", "imported".
-func installConflict(w io.Writer, err error, verb string) error {
-	var ce *install.ConflictError
-	if !errors.As(err, &ce) {
-		return err
+// projectLayerDir is where a new project layer goes: under the project root
+// (the nearest directory with .git), or the working directory without one.
+func projectLayerDir(env procEnv) (string, error) {
+	wd, err := env.dir()
+	if err != nil {
+		return "", err
 	}
-	for _, id := range ce.IDs {
-		errorf(w, "conflict: %s/%s.json already exists", ce.Target, id)
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return "", err
 	}
-	return withCode(exitConflict, fmt.Errorf("nothing %s: %w", verb, err), "use --overwrite to replace them")
+	return filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(persona.ProjectDir)), nil
+}
+
+// personaFiles returns arg as an absolute path when it is a file, or the
+// *.json files directly in it, sorted, when it is a directory, or the
+// files a doublestar pattern matches; validate and sources list share it.
+func personaFiles(arg string) ([]string, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) && persona.IsPattern(arg) {
+		if err := persona.CheckPattern(filepath.ToSlash(abs)); err != nil {
+			return nil, usageError(err)
+		}
+		matches, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly())
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("pattern %q matches no file", arg)
+		}
+		sort.Strings(matches)
+		return matches, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file or directory", arg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{abs}, nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+			files = append(files, filepath.Join(abs, e.Name()))
+		}
+	}
+	sort.Strings(files)
+	return files, nil
 }

@@ -1,19 +1,20 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
+func contextCommand() *cli.Command {
 	markersFlag := &cli.StringFlag{Name: "root-markers", Usage: "comma-separated files or directories that mark the project root (default: the profile's)"}
 	stateFlag := &cli.StringFlag{Name: "state", Usage: "resolver state file (JSON), created on first use", Required: true}
-	register(&cli.Command{
+	return &cli.Command{
 		Name:      "context",
 		Usage:     "show which instruction files a harness loads in a directory, and the text it injects",
 		ArgsUsage: "[DIR]",
@@ -34,12 +35,12 @@ Example:
    workforce context services/api --harness codex --max-bytes 8192 --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Value: "codex", Usage: "harness or profile: " + strings.Join(discover.Names(), ", ")},
-			profileFlagDef,
+			profileFlag(),
 			markersFlag,
 			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files (default: the profile's)"},
 			&cli.StringSliceFlag{Name: "fallback", Usage: "extra instruction file name tried after the profile's own (codex)"},
 			&cli.BoolFlag{Name: "no-globals", Usage: "leave out global files from the home directory"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: contextAction,
 		Subcommands: []*cli.Command{
@@ -61,7 +62,7 @@ Example:
 					&cli.StringFlag{Name: "dir", Usage: "session working directory, used when the state file is created (default: the working directory)"},
 					&cli.IntFlag{Name: "max-files", Value: discover.DefaultMaxFilesPerResolve, Action: atLeast("max-files", 1), Usage: "most files returned by one call"},
 					markersFlag,
-					jsonFlag,
+					jsonFlag(),
 				},
 				Action: contextResolveAction,
 			},
@@ -77,93 +78,56 @@ reminder block when anything changed. The state is updated.
 Example:
 
    workforce context resume --state .session/agents.json`,
-				Flags:  []cli.Flag{stateFlag, markersFlag, jsonFlag},
+				Flags:  []cli.Flag{stateFlag, markersFlag, jsonFlag()},
 				Action: contextResumeAction,
 			},
 		},
-	})
+	}
 }
 
-// contextFile is one file of `workforce context --json`.
-type contextFile struct {
-	Path      string `json:"path"`
-	Bytes     int64  `json:"bytes"`
-	Truncated bool   `json:"truncated"`
-	Scope     string `json:"scope"`
-	// Content is the text the file contributes (after trimming rules and
-	// the byte budget).
-	Content string `json:"content"`
-}
-
-// contextOutput is what `workforce context --json` prints.
-type contextOutput struct {
-	Harness string `json:"harness"`
-	// Version is the installed harness's version, when the profile was
-	// chosen by it.
-	Version  string        `json:"version,omitempty"`
-	Profile  string        `json:"profile"`
-	Dir      string        `json:"dir"`
-	Root     string        `json:"root"`
-	Files    []contextFile `json:"files"`
-	Dropped  []contextFile `json:"dropped,omitempty"`
-	Problems []string      `json:"problems,omitempty"`
-	Text     string        `json:"text"`
-}
-
-// contextProfile is the profile of `context`: --harness names a harness,
-// whose installed version picks the profile (--profile forces one), or a
-// profile itself.
-func contextProfile(c *cli.Context) (discover.Profile, string, error) {
-	name := c.String("harness")
-	if persona.IsHarness(name) {
-		return harnessProfile(c, name)
-	}
-	if persona.IsKnownHarness(name) {
-		return discover.Profile{}, "", withCode(exitFailure, fmt.Errorf("harness %s is not supported yet: its instruction discovery has not been measured", name),
-			"--harness takes one of "+strings.Join(discover.Names(), ", "))
-	}
-	p, ok := discover.Lookup(name)
-	if !ok {
-		return p, "", usageError(fmt.Errorf("unknown harness %q", name),
-			"--harness takes one of "+strings.Join(discover.Names(), ", "))
-	}
-	if c.String("profile") != "" {
-		return p, "", usageError(fmt.Errorf("--profile goes with --harness claude, opencode or codex, not with the profile %s", name))
-	}
-	return p, "", nil
-}
-
-func discoverOptions(c *cli.Context, p discover.Profile) discover.Options {
-	o := discover.FromEnv(p, os.Getenv)
-	if m := c.String("root-markers"); m != "" {
-		o.Markers = discover.SplitList(m)
-	}
-	return o
-}
-
-func oneDirArg(c *cli.Context) (string, error) {
-	switch c.NArg() {
-	case 0:
-		return os.Getwd()
-	case 1:
-		return c.Args().First(), nil
-	}
-	return "", usagef("%s takes at most one directory", c.Command.Name)
+// contextOptions are what `workforce context` looks at: the directory Dir
+// (the working directory when empty) as the harness or profile Harness
+// sees it, with the profile Profile forces, and the discovery settings.
+type contextOptions struct {
+	Dir, Harness, Profile string
+	// Markers are the root markers, comma-separated (the profile's when
+	// empty).
+	Markers   string
+	MaxBytes  int
+	Fallbacks []string
+	NoGlobals bool
+	JSON      bool
+	Env       procEnv
 }
 
 func contextAction(c *cli.Context) error {
-	dir, err := oneDirArg(c)
+	if c.NArg() > 1 {
+		return usagef("%s takes at most one directory", c.Command.Name)
+	}
+	opts := contextOptions{
+		Dir: c.Args().First(), Harness: c.String("harness"), Profile: c.String("profile"), Markers: c.String("root-markers"),
+		MaxBytes: c.Int("max-bytes"), Fallbacks: c.StringSlice("fallback"), NoGlobals: c.Bool("no-globals"), JSON: c.Bool("json"),
+		Env: newProcEnv(),
+	}
+	return runContext(c.Context, newStreams(c), opts)
+}
+
+func runContext(ctx context.Context, ios *iostreams, opts contextOptions) error {
+	dir := opts.Dir
+	if dir == "" {
+		var err error
+		if dir, err = opts.Env.dir(); err != nil {
+			return err
+		}
+	}
+	p, version, err := contextProfile(ctx, ios, opts)
 	if err != nil {
 		return err
 	}
-	p, version, err := contextProfile(c)
-	if err != nil {
-		return err
-	}
-	o := discoverOptions(c, p)
-	o.MaxBytes = c.Int("max-bytes")
-	o.Fallbacks = c.StringSlice("fallback")
-	o.NoGlobals = c.Bool("no-globals")
+	o := discoverOptions(opts.Env, p, opts.Markers)
+	o.MaxBytes = opts.MaxBytes
+	o.Fallbacks = opts.Fallbacks
+	o.NoGlobals = opts.NoGlobals
 	res, err := discover.Chain(p, dir, o)
 	if err != nil {
 		return err
@@ -172,19 +136,19 @@ func contextAction(c *cli.Context) error {
 	if harness == "" {
 		harness = p.Name
 	}
-	out := contextOutput{Harness: harness, Version: version, Profile: p.Name, Dir: res.Dir, Root: res.Root, Files: []contextFile{}, Problems: res.Problems, Text: res.Text}
+	out := report.Context{Harness: harness, Version: version, Profile: p.Name, Dir: res.Dir, Root: res.Root, Files: []report.ContextFile{}, Problems: res.Problems, Text: res.Text}
 	for _, f := range res.Files {
-		out.Files = append(out.Files, contextFile{Path: f.Path, Bytes: f.Bytes, Truncated: f.Truncated, Scope: f.Scope, Content: f.Text})
+		out.Files = append(out.Files, report.ContextFile{Path: f.Path, Bytes: f.Bytes, Truncated: f.Truncated, Scope: f.Scope, Content: f.Text})
 	}
 	for _, f := range res.Dropped {
-		out.Dropped = append(out.Dropped, contextFile{Path: f.Path, Bytes: f.Bytes, Scope: f.Scope})
+		out.Dropped = append(out.Dropped, report.ContextFile{Path: f.Path, Bytes: f.Bytes, Scope: f.Scope})
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, out)
+	if opts.JSON {
+		return writeJSON(ios.Out, out)
 	}
-	w := c.App.Writer
+	w := ios.Out
 	for _, p := range out.Problems {
-		warnf(c.App.ErrWriter, "cannot read %s", p)
+		warnf(ios.Err, "cannot read %s", p)
 	}
 	fmt.Fprintf(w, "harness: %s (profile %s)\nroot: %s\n", out.Harness, out.Profile, out.Root)
 	if len(out.Files) == 0 {
@@ -206,21 +170,73 @@ func contextAction(c *cli.Context) error {
 	return nil
 }
 
+// contextProfile is the profile of `context`: --harness names a harness,
+// whose installed version picks the profile (--profile forces one), or a
+// profile itself.
+func contextProfile(ctx context.Context, ios *iostreams, opts contextOptions) (discover.Profile, string, error) {
+	name := opts.Harness
+	if persona.IsHarness(name) {
+		return harnessProfile(ctx, ios.Err, opts.Env, opts.Profile, name)
+	}
+	if persona.IsKnownHarness(name) {
+		return discover.Profile{}, "", withCode(exitFailure, fmt.Errorf("harness %s is not supported yet: its instruction discovery has not been measured", name),
+			"--harness takes one of "+strings.Join(discover.Names(), ", "))
+	}
+	p, ok := discover.Lookup(name)
+	if !ok {
+		return p, "", usageError(fmt.Errorf("unknown harness %q", name),
+			"--harness takes one of "+strings.Join(discover.Names(), ", "))
+	}
+	if opts.Profile != "" {
+		return p, "", usageError(fmt.Errorf("--profile goes with --harness claude, opencode or codex, not with the profile %s", name))
+	}
+	return p, "", nil
+}
+
+// discoverOptions are the discovery options of profile p in the
+// environment, with the root markers of --root-markers when given.
+func discoverOptions(env procEnv, p discover.Profile, markers string) discover.Options {
+	o := discover.FromEnv(p, env.getenv)
+	if markers != "" {
+		o.Markers = discover.SplitList(markers)
+	}
+	return o
+}
+
+// contextResolveOptions are what `workforce context resolve` resolves:
+// Paths, with the resolver state in the file State, made from Dir (the
+// working directory when empty) on first use.
+type contextResolveOptions struct {
+	Paths      []string
+	State, Dir string
+	MaxFiles   int
+	Markers    string
+	JSON       bool
+	Env        procEnv
+}
+
 func contextResolveAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("resolve needs at least one path")
 	}
+	opts := contextResolveOptions{
+		Paths: c.Args().Slice(), State: c.String("state"), Dir: c.String("dir"), MaxFiles: c.Int("max-files"),
+		Markers: c.String("root-markers"), JSON: c.Bool("json"), Env: newProcEnv(),
+	}
+	return runContextResolve(c.Context, newStreams(c), opts)
+}
+
+func runContextResolve(_ context.Context, ios *iostreams, opts contextResolveOptions) error {
 	p := discover.Profiles["agents"]
-	o := discoverOptions(c, p)
-	path := c.String("state")
-	state, err := discover.LoadState(path)
+	o := discoverOptions(opts.Env, p, opts.Markers)
+	state, err := discover.LoadState(opts.State)
 	if err != nil {
 		return err
 	}
 	if state == nil {
-		dir := c.String("dir")
+		dir := opts.Dir
 		if dir == "" {
-			if dir, err = os.Getwd(); err != nil {
+			if dir, err = opts.Env.dir(); err != nil {
 				return err
 			}
 		}
@@ -228,44 +244,73 @@ func contextResolveAction(c *cli.Context) error {
 			return err
 		}
 	}
-	res, err := state.Resolve(p, c.Args().Slice(), c.Int("max-files"), o)
+	res, err := state.Resolve(p, opts.Paths, opts.MaxFiles, o)
 	if err != nil {
 		return err
 	}
-	return saveAndPrint(c, state, path, res, discover.ResolveReminder(res))
-}
-
-// saveAndPrint saves the resolver state, then prints v as JSON with
-// --json, else the reminder block.
-func saveAndPrint(c *cli.Context, state *discover.State, path string, v any, reminder string) error {
-	if err := state.Save(path); err != nil {
-		return fmt.Errorf("cannot save the resolver state: %w", err)
+	if err := saveState(state, opts.State); err != nil {
+		return err
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, v)
+	if opts.JSON {
+		return writeJSON(ios.Out, toResolution(*res))
 	}
-	fmt.Fprint(c.App.Writer, reminder)
+	fmt.Fprint(ios.Out, discover.ResolveReminder(res))
 	return nil
 }
 
+// saveState saves the resolver state to path.
+func saveState(state *discover.State, path string) error {
+	if err := state.Save(path); err != nil {
+		return fmt.Errorf("cannot save the resolver state: %w", err)
+	}
+	return nil
+}
+
+// contextResumeOptions are what `workforce context resume` compares: the
+// resolver state in the file State with the session started again in Dir
+// (the working directory when empty).
+type contextResumeOptions struct {
+	Dir, State string
+	Markers    string
+	JSON       bool
+	Env        procEnv
+}
+
 func contextResumeAction(c *cli.Context) error {
-	dir, err := oneDirArg(c)
-	if err != nil {
-		return err
+	if c.NArg() > 1 {
+		return usagef("%s takes at most one directory", c.Command.Name)
+	}
+	opts := contextResumeOptions{Dir: c.Args().First(), State: c.String("state"), Markers: c.String("root-markers"), JSON: c.Bool("json"), Env: newProcEnv()}
+	return runContextResume(c.Context, newStreams(c), opts)
+}
+
+func runContextResume(_ context.Context, ios *iostreams, opts contextResumeOptions) error {
+	dir := opts.Dir
+	if dir == "" {
+		var err error
+		if dir, err = opts.Env.dir(); err != nil {
+			return err
+		}
 	}
 	p := discover.Profiles["agents"]
-	o := discoverOptions(c, p)
-	path := c.String("state")
-	state, err := discover.LoadState(path)
+	o := discoverOptions(opts.Env, p, opts.Markers)
+	state, err := discover.LoadState(opts.State)
 	if err != nil {
 		return err
 	}
 	if state == nil {
-		return fmt.Errorf("no resolver state at %s", path)
+		return fmt.Errorf("no resolver state at %s", opts.State)
 	}
 	diff, now, err := state.Resume(p, dir, o)
 	if err != nil {
 		return err
 	}
-	return saveAndPrint(c, now, path, diff, discover.ResumeReminder(diff))
+	if err := saveState(now, opts.State); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(ios.Out, toResume(*diff))
+	}
+	fmt.Fprint(ios.Out, discover.ResumeReminder(diff))
+	return nil
 }

@@ -1,21 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func exportCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "export",
 		Usage:     "write a persona as a harness's own agent file",
 		ArgsUsage: "PERSONA[@TIER]",
@@ -43,153 +42,101 @@ Example:
 			&cli.StringFlag{Name: "out", Usage: "the directory to write into (default: the project's agents directory of the harness)"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace existing agent files"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the files instead of writing them"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: exportAction,
-	})
+	}
 }
 
-// agentDirs are the project directories each harness reads agent files
-// from.
-var agentDirs = map[string]string{
-	persona.HarnessClaude:   ".claude/agents",
-	persona.HarnessOpencode: ".opencode/agents",
-	persona.HarnessCodex:    ".codex/agents",
-}
-
-// exported is one agent file written.
-type exported struct {
-	Persona string           `json:"persona"`
-	Tier    string           `json:"tier"`
-	Harness string           `json:"harness"`
-	Agent   string           `json:"agent"`
-	File    string           `json:"file"`
-	Dropped []native.Dropped `json:"dropped"`
-	Content string           `json:"content,omitempty"`
+// exportOptions are what `workforce export` writes: the persona Ref
+// names, as PERSONA[@TIER], as agent files of Harness, in Out (the
+// project's agents directory of the harness when empty).
+type exportOptions struct {
+	Ref, Harness, Out       string
+	Overwrite, DryRun, JSON bool
+	Env                     procEnv
 }
 
 func exportAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("export takes one persona, as PERSONA or PERSONA@TIER")
 	}
-	h := c.String("harness")
-	if !persona.IsHarness(h) {
-		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
+	opts := exportOptions{
+		Ref: c.Args().First(), Harness: c.String("harness"), Out: c.String("out"),
+		Overwrite: c.Bool("overwrite"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"), Env: newProcEnv(),
 	}
-	cat, err := loadCatalogQuiet()
+	if !persona.IsHarness(opts.Harness) {
+		return unknownHarness(opts.Harness, persona.Harnesses)
+	}
+	return runExport(c.Context, newStreams(c), opts)
+}
+
+func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
+	cat, err := loadCatalog(opts.Env)
 	if err != nil {
 		return err
 	}
-	ref := c.Args().First()
-	p, _, err := lookup(cat, ref)
+	p, _, err := cat.Lookup(opts.Ref)
 	if err != nil {
-		printDiagnostics(c.App.ErrWriter, cat)
-		return err
+		printDiagnostics(ios.Err, cat)
+		return lookupError(err)
 	}
-	_, tier := persona.SplitRef(ref)
-	type job struct{ tier, name string }
-	var jobs []job
-	switch {
-	case tier != "":
-		jobs = []job{{tier, p.ID}}
-	case p.Spec.Flat():
-		jobs = []job{{p.Spec.EffectiveDefaultTier(), p.ID}}
-	default:
-		for _, t := range p.Spec.TierNames() {
-			jobs = append(jobs, job{t, p.ID + "-" + t})
-		}
-	}
-	out := c.String("out")
+	_, tier := persona.SplitRef(opts.Ref)
+	out := opts.Out
 	if out == "" {
-		wd, err := os.Getwd()
+		wd, err := opts.Env.dir()
 		if err != nil {
 			return err
 		}
 		if wd, err = filepath.EvalSymlinks(wd); err != nil {
 			return err
 		}
-		out = filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(agentDirs[h]))
+		out = filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(native.AgentDirs[opts.Harness]))
 	}
-	var files []exported
-	var conflicts []string
-	for _, j := range jobs {
-		r, err := p.Resolve(j.tier)
-		if err != nil {
-			return err
-		}
-		f, err := native.Export(p.Spec.Description, r, h, j.name)
-		if err != nil {
-			return fmt.Errorf("%s@%s: %w", p.ID, j.tier, err)
-		}
-		e := exported{Persona: p.ID, Tier: j.tier, Harness: h, Agent: f.Agent, File: filepath.Join(out, f.Name), Dropped: f.Dropped, Content: string(f.Data)}
-		if e.Dropped == nil {
-			e.Dropped = []native.Dropped{}
-		}
-		if fi, err := os.Lstat(e.File); err == nil && !c.Bool("dry-run") {
-			if !fi.Mode().IsRegular() {
-				// Checked before anything is written: a rename onto it
-				// would fail half-way.
-				return fmt.Errorf("%s exists and is not a file; nothing exported", e.File)
-			}
-			if !c.Bool("overwrite") {
-				conflicts = append(conflicts, e.File)
-			}
-		}
-		files = append(files, e)
+	plan, err := native.PlanExport(p, native.ExportOptions{Tier: tier, Harness: opts.Harness, Dir: out, Check: !opts.DryRun, Overwrite: opts.Overwrite})
+	if err != nil {
+		return err
 	}
-	for _, e := range files {
-		for _, d := range e.Dropped {
-			warnf(c.App.ErrWriter, "%s: %s's agent file cannot say %s", e.Agent, h, d)
+	files := make([]report.Exported, len(plan.Files))
+	for i, f := range plan.Files {
+		files[i] = report.Exported{Persona: f.Persona, Tier: f.Tier, Harness: f.Harness, Agent: f.Agent, File: f.Path,
+			Dropped: each(f.Dropped, toDropped), Content: string(f.Data)}
+		if files[i].Dropped == nil {
+			files[i].Dropped = []report.Dropped{}
+		}
+		for _, d := range f.Dropped {
+			warnf(ios.Err, "%s: %s's agent file cannot say %s", f.Agent, opts.Harness, d)
 		}
 	}
-	if c.Bool("dry-run") {
-		if c.Bool("json") {
-			return writeJSON(c.App.Writer, files)
+	if len(plan.Files) == 0 {
+		files = nil
+	}
+	if opts.DryRun {
+		if opts.JSON {
+			return writeJSON(ios.Out, files)
 		}
 		for _, e := range files {
-			fmt.Fprintf(c.App.Writer, "# %s\n%s", e.File, e.Content)
+			fmt.Fprintf(ios.Out, "# %s\n%s", e.File, e.Content)
 		}
 		return nil
 	}
-	if len(conflicts) > 0 {
-		for _, f := range conflicts {
-			errorf(c.App.ErrWriter, "conflict: %s already exists", f)
+	if len(plan.Conflicts) > 0 {
+		for _, f := range plan.Conflicts {
+			errorf(ios.Err, "conflict: %s already exists", f)
 		}
 		return withCode(exitConflict, errors.New("nothing exported"), "use --overwrite to replace them")
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := plan.Write(out); err != nil {
 		return err
 	}
-	// Every file is staged before any is renamed into place.
-	var pending []*renameio.PendingFile
-	defer func() {
-		for _, t := range pending {
-			t.Cleanup()
-		}
-	}()
-	for _, e := range files {
-		t, err := renameio.NewPendingFile(e.File, renameio.WithPermissions(0o644), renameio.WithTempDir(out))
-		if err != nil {
-			return err
-		}
-		pending = append(pending, t)
-		if _, err := t.WriteString(e.Content); err != nil {
-			return err
-		}
-	}
-	for _, t := range pending {
-		if err := t.CloseAtomicallyReplace(); err != nil {
-			return err
-		}
-	}
-	if c.Bool("json") {
+	if opts.JSON {
 		for i := range files {
 			files[i].Content = ""
 		}
-		return writeJSON(c.App.Writer, files)
+		return writeJSON(ios.Out, files)
 	}
 	for _, e := range files {
-		fmt.Fprintf(c.App.Writer, "exported %s@%s: %s\n", e.Persona, e.Tier, e.File)
+		fmt.Fprintf(ios.Out, "exported %s@%s: %s\n", e.Persona, e.Tier, e.File)
 	}
 	return nil
 }

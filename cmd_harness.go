@@ -1,17 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/seed-3bc194a6/workforce/discover"
-	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func harnessCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "harness",
 		Usage: "inspect the harnesses workforce runs",
 		Subcommands: []*cli.Command{{
@@ -26,37 +26,39 @@ Example:
 
    workforce harness check
    workforce harness check --json`,
-			Flags:  []cli.Flag{jsonFlag},
+			Flags:  []cli.Flag{jsonFlag()},
 			Action: harnessCheckAction,
 		}},
-	})
+	}
 }
 
-// harnessStatus is one harness in `harness check --json`.
-type harnessStatus struct {
-	harness.Status
-	// Profile is the discovery profile of the installed version;
-	// ProfileNote says when that version was not measured.
-	Profile     string `json:"profile,omitempty"`
-	ProfileNote string `json:"profileNote,omitempty"`
+// harnessCheckOptions are how `workforce harness check` looks for the
+// harnesses: on the PATH of Env.
+type harnessCheckOptions struct {
+	JSON bool
+	Env  procEnv
 }
 
 func harnessCheckAction(c *cli.Context) error {
-	var statuses []harnessStatus
-	for _, st := range versionCache().Check(c.Context, os.Environ()) {
-		hs := harnessStatus{Status: st}
+	return runHarnessCheck(c.Context, newStreams(c), harnessCheckOptions{JSON: c.Bool("json"), Env: newProcEnv()})
+}
+
+func runHarnessCheck(ctx context.Context, ios *iostreams, opts harnessCheckOptions) error {
+	var out report.Harnesses
+	for _, st := range versionCache(opts.Env).Check(ctx, opts.Env.Environ) {
+		hs := toHarnessStatus(st)
 		if st.Installed {
 			p, note := discover.ForVersion(st.Harness, st.Version)
 			hs.Profile, hs.ProfileNote = p.Name, note
 		}
-		statuses = append(statuses, hs)
+		out.Harnesses = append(out.Harnesses, hs)
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, map[string]any{"harnesses": statuses})
+	if opts.JSON {
+		return writeJSON(ios.Out, out)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HARNESS\tINSTALLED\tVERSION\tPROFILE\tPATH")
-	for _, s := range statuses {
+	for _, s := range out.Harnesses {
 		if s.Installed {
 			fmt.Fprintf(tw, "%s\tyes\t%s\t%s\t%s\n", s.Harness, s.Version, s.Profile, s.Path)
 		} else {
@@ -66,9 +68,9 @@ func harnessCheckAction(c *cli.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, s := range statuses {
+	for _, s := range out.Harnesses {
 		if s.ProfileNote != "" {
-			warnf(c.App.ErrWriter, "%s", s.ProfileNote)
+			warnf(ios.Err, "%s", s.ProfileNote)
 		}
 	}
 	return nil

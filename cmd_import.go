@@ -1,20 +1,20 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func importCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "import",
 		Usage:     "make personas of the harnesses' own agent files",
 		ArgsUsage: "PATH...",
@@ -51,42 +51,47 @@ Example:
 			&cli.BoolFlag{Name: "user", Usage: "write into the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "write into this directory"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the persona files instead of writing them"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: importAction,
-	})
+	}
 }
 
-// imported is one agent file made a persona.
-type imported struct {
-	ID      string `json:"id"`
-	Harness string `json:"harness"`
-	Source  string `json:"source"`
-	File    string `json:"file,omitempty"`
-	// Overrides, Inherits and Shadows are install.Installed's: the
-	// persona of the same id below that the imported one lies over.
-	Overrides *persona.Origin `json:"overrides,omitempty"`
-	Inherits  []string        `json:"inherits,omitempty"`
-	Shadows   *persona.Origin `json:"shadows,omitempty"`
-	Data      []byte          `json:"-"`
+// importOptions are what `workforce import` imports: the agent files at
+// Paths (of Harness, when set), into the layer Dir, User or the project's
+// (layerTarget).
+type importOptions struct {
+	Paths                   []string
+	Harness, Dir            string
+	User, Inherit           bool
+	Overwrite, DryRun, JSON bool
+	Env                     procEnv
 }
 
 func importAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef("import takes one or more agent files or directories")
 	}
-	if c.Bool("user") && c.String("dir") != "" {
-		return usageError(errors.New("--user and --dir conflict"), "use --user for the user layer or --dir DIR for another directory, not both")
+	if err := checkFlags(c, userDirRule); err != nil {
+		return err
 	}
-	h := c.String("harness")
-	if h != "" && !persona.IsKnownHarness(h) {
-		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
+	opts := importOptions{
+		Paths: c.Args().Slice(), Harness: c.String("harness"), Dir: c.String("dir"), User: c.Bool("user"), Inherit: c.Bool("inherit"),
+		Overwrite: c.Bool("overwrite"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"), Env: newProcEnv(),
 	}
-	var all []imported
+	if h := opts.Harness; h != "" && !persona.IsKnownHarness(h) {
+		return unknownHarness(h, persona.Harnesses)
+	}
+	return runImport(c.Context, newStreams(c), opts)
+}
+
+func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
+	var all []report.Imported
+	var data [][]byte
 	p := &pack.Pack{Files: map[string]string{}}
 	from := map[string]string{}
-	for _, path := range c.Args().Slice() {
-		found, err := native.Import(path, h)
+	for _, path := range opts.Paths {
+		found, err := native.Import(path, opts.Harness)
 		if err != nil {
 			return err
 		}
@@ -96,48 +101,49 @@ func importAction(c *cli.Context) error {
 				return fmt.Errorf("%s and %s both define agent %s", other, in.Source, id)
 			}
 			from[id] = in.Source
-			if c.Bool("inherit") {
+			if opts.Inherit {
 				in.Spec.Inherit = nil
 			}
-			ps, err := importedPersona(in)
+			ps, err := native.PackPersona(in)
 			if err != nil {
 				return err
 			}
-			all = append(all, imported{ID: id, Harness: in.Spec.Harness, Source: in.Source, Data: ps.Data})
+			all = append(all, report.Imported{ID: id, Harness: in.Spec.Harness, Source: in.Source})
+			data = append(data, ps.Data)
 			p.Personas = append(p.Personas, ps)
 		}
 	}
-	if c.Bool("dry-run") {
-		if c.Bool("json") {
-			return writeJSON(c.App.Writer, all)
+	if opts.DryRun {
+		if opts.JSON {
+			return writeJSON(ios.Out, all)
 		}
-		for _, in := range all {
-			fmt.Fprintf(c.App.Writer, "# %s.json, from %s\n%s", in.ID, in.Source, in.Data)
+		for i, in := range all {
+			fmt.Fprintf(ios.Out, "# %s.json, from %s\n%s", in.ID, in.Source, data[i])
 		}
 		return nil
 	}
-	target, err := installTarget(c)
+	target, err := layerTarget(opts.Env, opts.Dir, opts.User)
 	if err != nil {
 		return err
 	}
-	res, err := install.Pack(p, install.Options{Target: target, Overwrite: c.Bool("overwrite"), Layers: cascadeLayers()})
+	res, err := install.Pack(p, install.Options{Target: target, Overwrite: opts.Overwrite, Layers: cascadeLayers(opts.Env)})
 	if err != nil {
-		return installConflict(c.App.ErrWriter, err, "imported")
+		return installConflict(ios.Err, err, "imported")
 	}
 	for i := range all {
 		all[i].File = filepath.Join(res.Target, all[i].ID+".json")
 		for _, in := range res.Installed {
 			if in.ID == all[i].ID {
-				all[i].Overrides, all[i].Inherits, all[i].Shadows = in.Overrides, in.Inherits, in.Shadows
+				all[i].Overrides, all[i].Inherits, all[i].Shadows = ptr(in.Overrides, toOrigin), in.Inherits, ptr(in.Shadows, toOrigin)
 			}
 		}
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, all)
+	if opts.JSON {
+		return writeJSON(ios.Out, all)
 	}
-	overrideNotes(c.App.ErrWriter, res.Installed)
+	overrideNotes(ios.Err, res.Installed)
 	for _, in := range all {
-		fmt.Fprintf(c.App.Writer, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
+		fmt.Fprintf(ios.Out, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
 	}
 	return nil
 }

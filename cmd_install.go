@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,15 +9,12 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
-	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/native"
-	"github.com/seed-3bc194a6/workforce/pack"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func installCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "install",
 		Usage:     "install a persona pack into the project or user layer",
 		ArgsUsage: "SOURCE",
@@ -59,72 +57,71 @@ Example:
 			&cli.BoolFlag{Name: "user", Usage: "install into the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "install into this directory"},
 			&cli.BoolFlag{Name: "frozen", Usage: "install only what the layer's lock file records for SOURCE: the same commit or version and the same files"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: installAction,
-	})
+	}
 }
 
-func init() { install.ReadPlugin = readPlugin }
-
-// readPlugin reads a Claude Code plugin directory as a pack: each of its
-// agents a persona (native.Import), with the plugin's skills and MCP
-// servers.
-func readPlugin(dir string) (*pack.Pack, error) {
-	found, err := native.Import(dir, persona.HarnessClaude)
-	if err != nil {
-		return nil, err
-	}
-	p := &pack.Pack{Dir: dir, Files: map[string]string{}}
-	for _, in := range found {
-		ps, err := importedPersona(in)
-		if err != nil {
-			return nil, err
-		}
-		p.Personas = append(p.Personas, ps)
-	}
-	return p, nil
+// installOptions are what `workforce install` installs: the pack at
+// Source (its Personas only, when set), into the layer Dir, User or the
+// project's (layerTarget).
+type installOptions struct {
+	Source                  string
+	Personas                []string
+	Dir                     string
+	User, Overwrite, Frozen bool
+	JSON                    bool
+	Env                     procEnv
 }
 
 func installAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("install takes one source: a directory, a .tgz or an npm spec")
 	}
-	if c.Bool("user") && c.String("dir") != "" {
-		return usageError(errors.New("--user and --dir conflict"), "use --user for the user layer or --dir DIR for another directory, not both")
+	if err := checkFlags(c, userDirRule); err != nil {
+		return err
 	}
-	target, err := installTarget(c)
+	opts := installOptions{
+		Source: c.Args().First(), Personas: c.StringSlice("persona"), Dir: c.String("dir"), User: c.Bool("user"),
+		Overwrite: c.Bool("overwrite"), Frozen: c.Bool("frozen"), JSON: c.Bool("json"), Env: newProcEnv(),
+	}
+	return runInstall(c.Context, newStreams(c), opts)
+}
+
+func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error {
+	target, err := layerTarget(opts.Env, opts.Dir, opts.User)
 	if err != nil {
 		return err
 	}
-	source := c.Args().First()
-	if _, err := os.Stat(source); err != nil && isTerminal(c.App.ErrWriter) {
+	source := opts.Source
+	if _, err := os.Stat(source); err != nil && ios.ErrTTY {
 		// Progress, on terminals only: npm may take a while.
-		fmt.Fprintf(c.App.ErrWriter, "workforce: fetching %s with npm pack\n", source)
+		fmt.Fprintf(ios.Err, "workforce: fetching %s with npm pack\n", source)
 	}
-	p, cleanup, err := install.Open(c.Context, source)
+	p, cleanup, err := install.Open(ctx, source, install.OpenOptions{ReadPlugin: native.ReadPlugin})
 	defer cleanup()
 	if err != nil {
 		return err
 	}
 	res, err := install.Pack(p, install.Options{
-		Target: target, Personas: c.StringSlice("persona"), Overwrite: c.Bool("overwrite"),
-		Source: lockSource(source), Resolved: p.Resolved, Frozen: c.Bool("frozen"),
-		Layers: cascadeLayers(),
+		Target: target, Personas: opts.Personas, Overwrite: opts.Overwrite,
+		Source: lockSource(source), Resolved: p.Resolved, Frozen: opts.Frozen,
+		Layers: cascadeLayers(opts.Env),
 	})
 	var fe *install.FrozenError
 	if errors.As(err, &fe) {
 		return withCode(exitFailure, fmt.Errorf("nothing installed: %w", err), "install without --frozen to take the source as it is now and update the lock file")
 	}
 	if err != nil {
-		return installConflict(c.App.ErrWriter, err, "installed")
+		return installConflict(ios.Err, err, "installed")
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, res)
+	if opts.JSON {
+		return writeJSON(ios.Out, toInstall(*res))
 	}
-	overrideNotes(c.App.ErrWriter, res.Installed)
+	overrideNotes(ios.Err, res.Installed)
 	for _, in := range res.Installed {
-		fmt.Fprintf(c.App.Writer, "installed %s: %s", in.ID, in.File)
+		fmt.Fprintf(ios.Out, "installed %s: %s", in.ID, in.File)
 		var sidecars, skills int
 		for _, a := range in.Assets {
 			if strings.HasPrefix(a, "skills/") {
@@ -135,50 +132,15 @@ func installAction(c *cli.Context) error {
 		}
 		switch {
 		case sidecars > 0 && skills > 0:
-			fmt.Fprintf(c.App.Writer, " (+%d sidecars, +%d skills)", sidecars, skills)
+			fmt.Fprintf(ios.Out, " (+%d sidecars, +%d skills)", sidecars, skills)
 		case sidecars > 0:
-			fmt.Fprintf(c.App.Writer, " (+%d sidecars)", sidecars)
+			fmt.Fprintf(ios.Out, " (+%d sidecars)", sidecars)
 		case skills > 0:
-			fmt.Fprintf(c.App.Writer, " (+%d skills)", skills)
+			fmt.Fprintf(ios.Out, " (+%d skills)", skills)
 		}
-		fmt.Fprintln(c.App.Writer)
+		fmt.Fprintln(ios.Out)
 	}
 	return nil
-}
-
-// installTarget returns the layer directory to install into.
-func installTarget(c *cli.Context) (string, error) {
-	if d := c.String("dir"); d != "" {
-		return d, nil
-	}
-	if c.Bool("user") {
-		home, err := persona.Home()
-		if err != nil {
-			return "", err
-		}
-		return persona.DefaultUserDir(home), nil
-	}
-	layers, err := persona.Layers(loadOptions())
-	if err != nil {
-		return "", err
-	}
-	if layers[0].Name == persona.LayerProject {
-		return layers[0].Dir, nil
-	}
-	return projectLayerDir()
-}
-
-// projectLayerDir is where a new project layer goes: under the project root
-// (the nearest directory with .git), or the working directory without one.
-func projectLayerDir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	if wd, err = filepath.EvalSymlinks(wd); err != nil {
-		return "", err
-	}
-	return filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(persona.ProjectDir)), nil
 }
 
 // lockSource is how the lock file names source: a local directory or

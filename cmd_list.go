@@ -1,22 +1,19 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func listCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "list",
 		Usage:     "list the personas of every layer",
 		ArgsUsage: "[ID-PATTERN...]",
@@ -41,47 +38,26 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "harness", Aliases: []string{"filter-harness"}, Usage: "only personas with a tier running this harness: " + strings.Join(persona.KnownHarnesses, ", ") + " (repeatable)"},
 			&cli.StringSliceFlag{Name: "tag", Aliases: []string{"filter-tag"}, Usage: "only personas carrying this tag, a glob pattern (repeatable)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: listAction,
-	})
+	}
 }
 
-// jsonFlag is the --json flag shared by the commands that print data.
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON instead of text"}
-
-// listRow is one persona of `workforce list`.
-type listRow struct {
-	ID          string   `json:"id"`
-	Source      string   `json:"source"`
-	Path        string   `json:"path"`
-	Tiers       []string `json:"tiers"`
-	DefaultTier string   `json:"defaultTier"`
-	Harness     string   `json:"harness"`
-	Description string   `json:"description"`
-	// Form is "flat" (one runtime serves every tier) or "tiered".
-	Form string `json:"form"`
-	// Harnesses are the harnesses of all its tiers.
-	Harnesses []string `json:"harnesses"`
-	Tags      []string `json:"tags"`
-}
-
-// listOutput is what `workforce list --json` prints; the text output is
-// made from the same struct.
-type listOutput struct {
-	Personas []listRow `json:"personas"`
-	Warnings []string  `json:"warnings"`
-}
-
-// listOptions are the selectors of `workforce list`.
+// listOptions are what `workforce list` lists: the personas whose id
+// matches one of Patterns (all without), with a tier running one of
+// Harnesses (any without), carrying a tag that matches one of Tags (any
+// without).
 type listOptions struct {
 	Patterns  []string
 	Harnesses []string
 	Tags      []string
+	JSON      bool
+	Env       procEnv
 }
 
 func listAction(c *cli.Context) error {
-	opts := listOptions{Patterns: c.Args().Slice(), Harnesses: c.StringSlice("harness"), Tags: c.StringSlice("tag")}
+	opts := listOptions{Patterns: c.Args().Slice(), Harnesses: c.StringSlice("harness"), Tags: c.StringSlice("tag"), JSON: c.Bool("json")}
 	for _, h := range opts.Harnesses {
 		if !persona.IsKnownHarness(h) {
 			return usageError(fmt.Errorf("--harness %q: unknown harness", h), "--harness takes one of "+strings.Join(persona.KnownHarnesses, ", "))
@@ -92,21 +68,26 @@ func listAction(c *cli.Context) error {
 			return usageError(err)
 		}
 	}
-	cat, err := loadCatalogQuiet()
+	opts.Env = newProcEnv()
+	return runList(c.Context, newStreams(c), opts)
+}
+
+func runList(_ context.Context, ios *iostreams, opts listOptions) error {
+	cat, err := loadCatalog(opts.Env)
 	if err != nil {
 		return err
 	}
-	out, err := listRows(cat, opts)
+	out, err := listReport(cat, opts)
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, out)
+	if opts.JSON {
+		return writeJSON(ios.Out, out)
 	}
 	for _, w := range out.Warnings {
-		warnf(c.App.ErrWriter, "%s", w)
+		warnf(ios.Err, "%s", w)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tTIERS\tDEFAULT\tHARNESS\tDESCRIPTION")
 	for _, r := range out.Personas {
 		tiers := strings.Join(r.Tiers, ",")
@@ -118,9 +99,9 @@ func listAction(c *cli.Context) error {
 	return tw.Flush()
 }
 
-// listRows selects the personas of cat by opts and makes their rows.
-func listRows(cat *persona.Catalog, opts listOptions) (listOutput, error) {
-	out := listOutput{Personas: []listRow{}, Warnings: diagnosticStrings(cat)}
+// listReport selects the personas of cat by opts and makes their rows.
+func listReport(cat *persona.Catalog, opts listOptions) (report.List, error) {
+	out := report.List{Personas: []report.ListRow{}, Warnings: cat.Diagnostics()}
 	personas := cat.Personas
 	if len(opts.Patterns) > 0 {
 		var err error
@@ -139,7 +120,7 @@ func listRows(cat *persona.Catalog, opts listOptions) (listOutput, error) {
 		}
 	}
 	for _, p := range personas {
-		row := listRow{
+		row := report.ListRow{
 			ID:          p.ID,
 			Source:      p.Layer,
 			Path:        p.Path,
@@ -176,32 +157,4 @@ func listRows(cat *persona.Catalog, opts listOptions) (listOutput, error) {
 		out.Personas = append(out.Personas, row)
 	}
 	return out, nil
-}
-
-// writeJSON prints v as indented JSON followed by a newline: the bytes an
-// encoding/json Encoder with SetIndent("", "  ") and SetEscapeHTML(false)
-// prints (TestWriteJSON compares them), except that invalid UTF-8 in a
-// string becomes the character U+FFFD where encoding/json writes the escape
-// \ufffd, the same JSON string. It streams the output as it is encoded,
-// where encoding/json builds it whole, then indents it in a second copy:
-// for `list --json` over a thousand personas, a quarter of the time and no
-// garbage.
-func writeJSON(w io.Writer, v any) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := jsonv2.MarshalWrite(bw, v, jsonOptions); err != nil {
-		return err
-	}
-	bw.WriteByte('\n')
-	return bw.Flush()
-}
-
-var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.WithIndent("  "), jsontext.EscapeForHTML(false))
-
-// oneLine shortens s to its first line and at most n characters.
-func oneLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 
 	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func outdatedCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "outdated",
 		Usage: "list the installed packs whose source moved",
 		Description: `Reads the layer's workforce.lock (the project layer, --user or --dir,
@@ -26,33 +27,47 @@ Example:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "the user layer, <home>/personas"},
 			&cli.StringFlag{Name: "dir", Usage: "the layer in this directory"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: outdatedAction,
-	})
+	}
+}
+
+// outdatedOptions are the layer `workforce outdated` checks: Dir, User or
+// the project's (layerTarget).
+type outdatedOptions struct {
+	Dir  string
+	User bool
+	JSON bool
+	Env  procEnv
 }
 
 func outdatedAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usagef("outdated takes no arguments")
 	}
-	if c.Bool("user") && c.String("dir") != "" {
-		return usageError(errors.New("--user and --dir conflict"))
+	if err := checkFlags(c, flagRule{flag: "user", conflicts: []string{"dir"}, err: "--user and --dir conflict"}); err != nil {
+		return err
 	}
-	target, err := installTarget(c)
+	opts := outdatedOptions{Dir: c.String("dir"), User: c.Bool("user"), JSON: c.Bool("json"), Env: newProcEnv()}
+	return runOutdated(c.Context, newStreams(c), opts)
+}
+
+func runOutdated(ctx context.Context, ios *iostreams, opts outdatedOptions) error {
+	target, err := layerTarget(opts.Env, opts.Dir, opts.User)
 	if err != nil {
 		return err
 	}
-	st, err := install.Outdated(c.Context, target)
+	st, err := install.Outdated(ctx, target, install.OpenOptions{ReadPlugin: native.ReadPlugin})
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, st)
+	if opts.JSON {
+		return writeJSON(ios.Out, each(st, toOutdated))
 	}
 	for _, s := range st {
 		if s.Outdated {
-			fmt.Fprintf(c.App.Writer, "%s\t%s\t%s\t%s\n", s.Source, dash(s.Locked), dash(s.Current), s.Why)
+			fmt.Fprintf(ios.Out, "%s\t%s\t%s\t%s\n", s.Source, dash(s.Locked), dash(s.Current), s.Why)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,13 +9,12 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/pack"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func packCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "pack",
 		Usage:     "write a persona pack as an npm-style tarball",
 		ArgsUsage: "DIR",
@@ -40,21 +40,38 @@ Example:
 			&cli.StringSliceFlag{Name: "exclude", Usage: "leave out the persona files matching this doublestar pattern, relative to the persona directory (repeatable)"},
 		},
 		Action: packAction,
-	})
+	}
+}
+
+// packOptions are what `workforce pack` packs: the pack directory Dir,
+// its persona files that Include and Exclude select, into the tarball
+// Output (<name>-<version>.tgz in the working directory when empty).
+type packOptions struct {
+	Dir, Output      string
+	Include, Exclude []string
 }
 
 func packAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("pack takes one directory")
 	}
-	p, err := pack.CollectWith(c.Args().First(), pack.Options{Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude")})
+	opts := packOptions{Dir: c.Args().First(), Output: c.String("output"), Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude")}
+	return runPack(c.Context, newStreams(c), opts)
+}
+
+func runPack(_ context.Context, ios *iostreams, opts packOptions) error {
+	p, err := pack.CollectWith(opts.Dir, pack.Options{Include: opts.Include, Exclude: opts.Exclude})
 	if err != nil {
 		return err
 	}
-	if err := addPlugin(c, p); err != nil {
+	notes, err := native.AddPlugin(p, personas.Files)
+	if err != nil {
 		return err
 	}
-	out := c.String("output")
+	for _, n := range notes {
+		warnf(ios.Err, "plugin: %s", n)
+	}
+	out := opts.Output
 	if out == "" {
 		out = p.FileName()
 	}
@@ -73,43 +90,7 @@ func packAction(c *cli.Context) error {
 		return err
 	}
 	abs, _ := filepath.Abs(out)
-	fmt.Fprintf(c.App.Writer, "%s\t%d personas\t%d files\n", abs, len(p.Personas), len(p.Files))
-	fmt.Fprintf(c.App.Writer, "plugin %s\t%d files\n", p.Plugin, len(p.Generated))
-	return nil
-}
-
-// addPlugin adds the pack's plugin layout (native.PluginFiles) to p.
-func addPlugin(c *cli.Context, p *pack.Pack) error {
-	paths := make([]string, len(p.Personas))
-	for i, ps := range p.Personas {
-		paths[i] = filepath.Join(p.Dir, filepath.FromSlash(ps.File))
-	}
-	cat := persona.LoadLayers([]persona.Layer{persona.FilesLayer("pack", paths), persona.BuiltinLayer(personas.Files)})
-	var list []*persona.Persona
-	for _, ps := range p.Personas {
-		pp, ok := cat.Get(ps.ID)
-		if !ok {
-			if len(cat.Errors) > 0 {
-				return cat.Errors[0]
-			}
-			return fmt.Errorf("%s: persona %s does not load", ps.File, ps.ID)
-		}
-		list = append(list, pp)
-	}
-	name := native.PluginName(p.Name)
-	if name == "" {
-		name = filepath.Base(p.Dir)
-	}
-	files, notes, err := native.PluginFiles(native.Plugin{Name: name, Version: p.Version, Description: p.Description}, list)
-	if err != nil {
-		return fmt.Errorf("the pack's plugin: %w", err)
-	}
-	for _, n := range notes {
-		warnf(c.App.ErrWriter, "plugin: %s", n)
-	}
-	p.Generated, p.Plugin = map[string]pack.Content{}, name
-	for n, f := range files {
-		p.Generated[n] = pack.Content{Data: f.Data, Exec: f.Exec}
-	}
+	fmt.Fprintf(ios.Out, "%s\t%d personas\t%d files\n", abs, len(p.Personas), len(p.Files))
+	fmt.Fprintf(ios.Out, "plugin %s\t%d files\n", p.Plugin, len(p.Generated))
 	return nil
 }

@@ -1,25 +1,24 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
-	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func runCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "run",
 		Usage:     "run a persona's harness in a sandbox copy of the project",
 		ArgsUsage: "PERSONA[@TIER] [-- HARNESS-ARGS...]",
@@ -70,7 +69,7 @@ Example:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without creating or starting anything"},
 			&cli.BoolFlag{Name: "json", Usage: "with --dry-run, print the plan as JSON"},
 			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
-			profileFlagDef,
+			profileFlag(),
 			&cli.BoolFlag{Name: "reuse", Usage: "start from the project's warm sandbox, refreshed by what changed since, and keep the sandbox warm for the next run"},
 			&cli.BoolFlag{Name: "refresh-skills", Usage: "fetch the persona's remote skills (npm, skills.sh, prpm) again instead of taking them from the cache, <home>/cache/skills"},
 			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back: show it, then apply, discard or keep it (default: \"review\" in <home>/config.json)"},
@@ -80,7 +79,43 @@ Example:
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
 		},
 		Action: runAction,
-	})
+	}
+}
+
+// runOptions are a run: the persona Ref names (PERSONA[@TIER]), on
+// Harness when set, with the input values Inputs, the arguments Extra
+// passed to the harness, and the choices of the command line.
+type runOptions struct {
+	Ref     string
+	Extra   []string
+	Harness string
+	// Root is the project root to copy, as given (the nearest directory
+	// with .git above the working directory when empty).
+	Root    string
+	Profile string
+	Inputs  map[string]string
+
+	SyncDeletes, Keep, Reuse, Live, SyncCommitted bool
+	DryRun, JSON                                  bool
+	InstallInRepo, RefreshSkills, AllowUnmapped   bool
+	// Review holds the agent's work for review; nil leaves it to
+	// "review" in <home>/config.json.
+	Review *bool
+	// Timeout limits the run; nil leaves it to the persona's
+	// timeoutSeconds when stdin is not a terminal.
+	Timeout *time.Duration
+	Env     procEnv
+}
+
+// runRules are the flag rules of run.
+var runRules = []flagRule{
+	{flag: "json", needs: "dry-run", err: "--json goes with --dry-run", hint: "use --dry-run --json to print the plan as JSON"},
+	{flag: "install-in-repo", conflicts: []string{"keep"}, err: "--install-in-repo and --keep conflict: there is no sandbox to keep"},
+	{flag: "install-in-repo", conflicts: []string{"reuse"}, err: "--install-in-repo and --reuse conflict: there is no sandbox to reuse"},
+	{flag: "install-in-repo", conflicts: []string{"sync-deletes"}, err: "--install-in-repo and --sync-deletes conflict: nothing is synced without a sandbox"},
+	{flag: "live", conflicts: []string{"install-in-repo"}, err: "--install-in-repo and --live conflict: there is no sandbox to sync"},
+	{flag: "live", conflicts: []string{"review"}, err: "--live and --review conflict: live sync brings the agent's work at once, review holds it"},
+	{flag: "install-in-repo", conflicts: []string{"review", "sync-committed"}, err: "--install-in-repo conflicts with --review and --sync-committed: nothing is synced without a sandbox"},
 }
 
 func runAction(c *cli.Context) error {
@@ -95,107 +130,101 @@ func runAction(c *cli.Context) error {
 	if len(args) != 1 {
 		return usagef("run takes one persona, as PERSONA or PERSONA@TIER, then optionally -- and harness arguments")
 	}
-	if c.Bool("json") && !c.Bool("dry-run") {
-		return usageError(errors.New("--json goes with --dry-run"), "use --dry-run --json to print the plan as JSON")
+	if err := checkFlags(c, runRules...); err != nil {
+		return err
 	}
-	if c.Bool("install-in-repo") && c.Bool("keep") {
-		return usageError(errors.New("--install-in-repo and --keep conflict: there is no sandbox to keep"))
+	opts := runOptions{
+		Ref: args[0], Extra: extra, Harness: c.String("harness"), Root: c.String("root"), Profile: c.String("profile"),
+		Inputs:      map[string]string{},
+		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
+		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"),
+		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
+		Review: optionalBool(c, "review"),
 	}
-	if c.Bool("install-in-repo") && c.Bool("reuse") {
-		return usageError(errors.New("--install-in-repo and --reuse conflict: there is no sandbox to reuse"))
-	}
-	if c.Bool("install-in-repo") && c.Bool("sync-deletes") {
-		return usageError(errors.New("--install-in-repo and --sync-deletes conflict: nothing is synced without a sandbox"))
-	}
-	if c.Bool("live") && c.Bool("install-in-repo") {
-		return usageError(errors.New("--install-in-repo and --live conflict: there is no sandbox to sync"))
-	}
-	if c.Bool("live") && c.Bool("review") {
-		return usageError(errors.New("--live and --review conflict: live sync brings the agent's work at once, review holds it"))
-	}
-	if c.Bool("install-in-repo") && (c.Bool("review") || c.Bool("sync-committed")) {
-		return usageError(errors.New("--install-in-repo conflicts with --review and --sync-committed: nothing is synced without a sandbox"))
-	}
-	explicit := map[string]string{}
 	for _, kv := range c.StringSlice("input") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return usagef("--input %q: want NAME=VALUE", kv)
 		}
-		explicit[k] = v
+		opts.Inputs[k] = v
 	}
-	if h := c.String("harness"); h != "" && !persona.IsKnownHarness(h) {
-		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
+	if h := opts.Harness; h != "" && !persona.IsKnownHarness(h) {
+		return unknownHarness(h, persona.Harnesses)
 	}
+	if c.IsSet("timeout") {
+		t := c.Duration("timeout")
+		opts.Timeout = &t
+	}
+	opts.Env = newProcEnv()
+	return runRun(c.Context, newStreams(c), opts)
+}
 
-	cat, err := loadCatalogQuiet()
+func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
+	cat, err := loadCatalog(opts.Env)
 	if err != nil {
 		return err
 	}
-	p, r, err := lookup(cat, args[0])
+	p, r, err := cat.Lookup(opts.Ref)
 	if err != nil {
-		printDiagnostics(c.App.ErrWriter, cat)
-		return err
+		printDiagnostics(ios.Err, cat)
+		return lookupError(err)
 	}
-	for _, w := range personaDiagnostics(cat, p) {
-		warnf(c.App.ErrWriter, "%s", w)
+	for _, w := range cat.DiagnosticsOf(p) {
+		warnf(ios.Err, "%s", w)
 	}
-	if h := c.String("harness"); h != "" {
-		r.Harness = h
+	if opts.Harness != "" {
+		r.Harness = opts.Harness
 	}
 	if err := persona.Runnable(r.Harness); err != nil {
 		return withCode(exitFailure, fmt.Errorf("%s@%s: %w", p.ID, r.Tier, err), "run it on another harness: --harness "+strings.Join(persona.Harnesses, "|"))
 	}
-	// mount.enabled false (agentworkforce's switch) runs in the repository.
-	inRepo := c.Bool("install-in-repo")
-	if m := r.Mount.Enabled; m != nil && !*m && !inRepo {
-		for _, f := range []string{"keep", "reuse", "sync-deletes", "review", "sync-committed", "live"} {
-			if c.Bool(f) {
-				return usageError(fmt.Errorf("--%s needs a sandbox, and persona %s sets mount.enabled false", f, p.ID))
+	inRepo := opts.InstallInRepo
+	if session.SandboxOff(r) && !inRepo {
+		for _, f := range []struct {
+			name string
+			on   bool
+		}{{"keep", opts.Keep}, {"reuse", opts.Reuse}, {"sync-deletes", opts.SyncDeletes}, {"review", opts.Review != nil && *opts.Review},
+			{"sync-committed", opts.SyncCommitted}, {"live", opts.Live}} {
+			if f.on {
+				return usageError(fmt.Errorf("--%s needs a sandbox, and persona %s sets mount.enabled false", f.name, p.ID))
 			}
 		}
 		inRepo = true
-		warnf(c.App.ErrWriter, "persona %s sets mount.enabled false: running in the repository without a sandbox, as --install-in-repo does", p.ID)
+		warnf(ios.Err, "persona %s sets mount.enabled false: running in the repository without a sandbox, as --install-in-repo does", p.ID)
 	}
-	if name := c.String("profile"); name != "" {
+	if name := opts.Profile; name != "" {
 		if p, ok := discover.Lookup(name); !ok || p.Harness != r.Harness {
 			return usageError(fmt.Errorf("--profile %s is not a discovery profile of %s", name, r.Harness), "profiles: "+strings.Join(discover.Names(), ", "))
 		}
 	}
-	values, err := r.ResolveInputs(explicit, os.Getenv)
+	values, err := session.Inputs(r, opts.Inputs, opts.Env.getenv)
 	if err != nil {
 		return err
 	}
-	r.SystemPrompt = persona.Substitute(r.SystemPrompt, values)
-
-	home, err := persona.Home()
+	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
-	wd, err := os.Getwd()
+	wd, err := opts.Env.dir()
 	if err != nil {
 		return err
 	}
-	cwd, err := filepath.EvalSymlinks(wd)
-	if err != nil {
+	root, cwd, err := session.Dirs(wd, opts.Root)
+	var re *session.RootError
+	switch {
+	case errors.As(err, &re) && re.Err != nil:
+		return fmt.Errorf("--root %s: %w", opts.Root, re.Err)
+	case errors.As(err, &re):
+		return usageError(fmt.Errorf("--root %s does not contain the working directory %s", opts.Root, re.Cwd))
+	case err != nil:
 		return err
-	}
-	root := mount.ProjectRoot(cwd, persona.DefaultRootMarkers)
-	if dir := c.String("root"); dir != "" {
-		if root, err = filepath.Abs(dir); err == nil {
-			root, err = filepath.EvalSymlinks(root)
-		}
-		if err != nil {
-			return fmt.Errorf("--root %s: %w", dir, err)
-		}
-		if rel, err := filepath.Rel(root, cwd); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return usageError(fmt.Errorf("--root %s does not contain the working directory %s", dir, cwd))
-		}
 	}
 	plan, err := session.NewPlan(session.PlanOptions{
-		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: c.Bool("refresh-skills"),
-		Root: root, Cwd: cwd, Extra: extra, Env: os.Environ(), InRepo: inRepo, AllowUnmapped: c.Bool("allow-unmapped"),
-		Profile: func(h string) (discover.Profile, string, error) { return harnessProfile(c, h) },
+		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: opts.RefreshSkills,
+		Root: root, Cwd: cwd, Extra: opts.Extra, Env: opts.Env.Environ, InRepo: inRepo, AllowUnmapped: opts.AllowUnmapped,
+		Profile: func(h string) (discover.Profile, string, error) {
+			return harnessProfile(ctx, ios.Err, opts.Env, opts.Profile, h)
+		},
 	})
 	var gitDir *session.InGitDirError
 	if errors.As(err, &gitDir) {
@@ -205,62 +234,45 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	for _, w := range plan.Warnings {
-		warnf(c.App.ErrWriter, "%s", w)
+		warnf(ios.Err, "%s", w)
 	}
-	if c.Bool("dry-run") {
+	if opts.DryRun {
 		if err := plan.Preview(); err != nil {
 			return err
 		}
 		if err := plan.Refusal(); err != nil {
-			warnf(c.App.ErrWriter, "%v; the run would not start (--allow-unmapped starts it without them)", err)
+			warnf(ios.Err, "%v; the run would not start (--allow-unmapped starts it without them)", err)
 		}
-		if c.Bool("json") {
-			return writeJSON(c.App.Writer, plan)
+		if opts.JSON {
+			return writeJSON(ios.Out, toPlan(plan))
 		}
-		return printPlan(c.App.Writer, plan)
+		printPlan(ios.Out, toPlan(plan))
+		return nil
 	}
-	if err := unmapped(plan); err != nil {
-		return err
-	}
-	for _, n := range plan.Notes {
-		warnf(c.App.ErrWriter, "%s", n)
-	}
-	return runPlanned(c, plan)
-}
-
-// unmapped is the error of a plan whose harness refused persona values:
-// the run does not start (a dry run prints the plan and a warning).
-func unmapped(p *session.Plan) error {
 	var ue *harness.UnmappedError
-	if err := p.Refusal(); errors.As(err, &ue) {
+	if err := plan.Refusal(); errors.As(err, &ue) {
 		return withCode(exitFailure, err, ue.Hint())
 	}
-	return nil
-}
-
-func harnessMissing(err error) error {
-	var nf *harness.NotFoundError
-	if errors.As(err, &nf) {
-		return withCode(exitHarnessMissing, err, nf.Hint())
+	for _, n := range plan.Notes {
+		warnf(ios.Err, "%s", n)
 	}
-	return err
+	return runPlanned(ctx, ios, opts, plan, home)
 }
 
-func runPlanned(c *cli.Context, plan *session.Plan) error {
-	stderr := c.App.ErrWriter
+func runPlanned(ctx context.Context, ios *iostreams, opts runOptions, plan *session.Plan, home string) error {
+	stderr := ios.Err
 	if !plan.InRepo {
-		home, _ := persona.Home()
 		warnStale(stderr, home, plan.Root)
 	}
 	o := session.RunOptions{
-		Stdin: os.Stdin, Stdout: c.App.Writer, Stderr: stderr,
-		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"),
+		Stdin: ios.In, Stdout: ios.Out, Stderr: stderr,
+		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse,
 		Warn:          func(msg string) { warnf(stderr, "%s", msg) },
-		SyncCommitted: c.Bool("sync-committed"), Review: !plan.InRepo && reviewRuns(c),
-		Live: c.Bool("live"), Timeout: runTimeout(c, plan),
+		SyncCommitted: opts.SyncCommitted, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
+		Live: opts.Live, Timeout: plan.Timeout(opts.Timeout, ios.InTTY), Abort: exitOnSignal,
 	}
 	syncing := false
-	if isTerminal(stderr) {
+	if ios.ErrTTY {
 		// Progress, on terminals only.
 		o.Progress = func(event, detail string) {
 			switch event {
@@ -282,24 +294,24 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 	}
 	if err != nil {
 		if res != nil && res.Report != nil {
-			printReport(c.App.Writer, stderr, res.Report) // what was synced, and what failed
+			printSyncReport(ios.Out, stderr, res.Report) // what was synced, and what failed
 		}
 		if res != nil && res.Kept {
 			warnf(stderr, "the session is kept at %s; workforce sessions sync %s finishes it", res.Session.Dir, res.Session.Record.ID)
 		}
-		return harnessMissing(err)
+		return err
 	}
 	if res.Held {
-		return reviewHeld(c, res)
+		return reviewHeld(ctx, ios, opts, res)
 	}
 	if l := res.Live; l != nil {
-		fmt.Fprintf(c.App.Writer, "live: %d to the repository, %d to the sandbox, %d deleted, %d conflicts\n", l.ToReal, l.ToSandbox, l.Deleted, len(l.Conflicts))
+		fmt.Fprintf(ios.Out, "live: %d to the repository, %d to the sandbox, %d deleted, %d conflicts\n", l.ToReal, l.ToSandbox, l.Deleted, len(l.Conflicts))
 		for _, f := range l.Failed {
-			fmt.Fprintf(c.App.Writer, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
+			fmt.Fprintf(ios.Out, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
 		}
 	}
 	if res.Report != nil {
-		printReport(c.App.Writer, stderr, res.Report)
+		printSyncReport(ios.Out, stderr, res.Report)
 		if res.Report.Interrupted {
 			hintf(stderr, "workforce sessions sync %s finishes it", res.Session.Record.ID)
 		} else if len(res.Report.Blocked) > 0 && res.Kept {
@@ -307,25 +319,12 @@ func runPlanned(c *cli.Context, plan *session.Plan) error {
 		}
 	}
 	if res.Session != nil {
-		printBranch(c.App.Writer, stderr, res.Session.Record)
+		printBranch(ios.Out, stderr, res.Session.Record)
 	}
 	if res.Kept {
-		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", res.Session.Dir)
+		fmt.Fprintf(ios.Out, "sandbox kept: %s\n", res.Session.Dir)
 	}
-	return silentExit(res.ExitCode)
-}
-
-// runTimeout is the run's time limit: --timeout, else the persona's
-// timeoutSeconds when nobody is at a terminal to stop the harness (stdin
-// is not one), else none.
-func runTimeout(c *cli.Context, plan *session.Plan) time.Duration {
-	if c.IsSet("timeout") {
-		return max(c.Duration("timeout"), 0)
-	}
-	if isTerminal(os.Stdin) {
-		return 0
-	}
-	return plan.Invocation().Timeout
+	return silentExit(runStatus(res))
 }
 
 // warnStale warns of the sessions of root left by a process that died.
@@ -341,114 +340,74 @@ func warnStale(stderr io.Writer, home, root string) {
 	}
 }
 
-func printReport(w, stderr io.Writer, r *mount.Report) {
-	printEach(w, "created", r.Created)
-	printEach(w, "updated", r.Updated)
-	printEach(w, "deleted", r.Deleted)
-	printEach(w, "deleted in the sandbox, kept", r.Unapplied)
-	if len(r.Unapplied) > 0 {
-		hintf(stderr, "run with --sync-deletes to apply deletions")
+// reviewHeld shows the agent's work that a run held for review, and on a
+// terminal asks what to do with it: apply, discard or keep. Without a
+// terminal the session is kept and the commands are printed.
+func reviewHeld(ctx context.Context, ios *iostreams, opts runOptions, res *session.Result) error {
+	s := res.Session
+	w, stderr := ios.Out, ios.Err
+	status := runStatus(res)
+	printBranch(w, stderr, s.Record)
+	if err := s.Diff(w, session.DiffOptions{Stat: true, Color: useColor(ios, opts.Env)}); err != nil {
+		warnf(stderr, "%v", err)
 	}
-	printEach(w, "not applied, in the place of a deletion kept", r.Blocked)
-	printEach(w, "not synced", r.NotSynced)
-	printEach(w, "on the branch", r.OnBranch)
-	for _, cf := range r.Conflicts {
-		if cf.Saved == "" {
-			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", quote.Name(cf.Path), quote.Name(cf.Real))
-			continue
+	answer := "keep"
+	if res.HungUp {
+		// The terminal closed during the run: no question, the work waits.
+		warnf(stderr, "the terminal closed while the agent worked: its work is held for review")
+	} else if ios.TTY != nil {
+		if tty := ios.TTY(); tty != nil {
+			answer = askReview(tty)
+			tty.Close()
 		}
-		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", quote.Name(cf.Path), quote.Name(cf.Real), quote.Name(cf.Saved))
 	}
-	for _, f := range r.Failed {
-		fmt.Fprintf(w, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
-	}
-	if r.Interrupted {
-		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
-	}
-}
-
-// hintBlocked says how to finish the session id, kept for the files that
-// wait for a deletion (mount.Report.Blocked).
-func hintBlocked(stderr io.Writer, id string) {
-	hintf(stderr, "the session is kept for what the agent put in the place of what it deleted: workforce sessions sync %s --sync-deletes applies it, workforce sessions discard %s drops it", id, id)
-}
-
-// printEach prints a "label: item" line for each item, a name the agent
-// may have chosen, quoted.
-func printEach(w io.Writer, label string, items []string) {
-	for _, it := range items {
-		fmt.Fprintf(w, "%s: %s\n", label, quote.Name(it))
-	}
-}
-
-func printPlan(w io.Writer, p *session.Plan) error {
-	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
-	for _, o := range p.Layers {
-		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, o.File)
-	}
-	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, p.Root)
-	if p.Profile != "" {
-		fmt.Fprintf(w, "profile: %s\n", p.Profile)
-	}
-	if p.InRepo {
-		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", p.Workdir)
-	} else {
-		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", p.Sandbox, p.Workdir)
-	}
-	printEach(w, "hidden", p.Hidden)
-	printEach(w, "ignored", p.Ignored)
-	printEach(w, "read-only", p.Readonly)
-	if e := p.Extend; e != nil {
-		printEach(w, "folded", e.Folded)
-		printEach(w, "loaded by the harness itself", e.LoadedAnyway)
-	}
-	if m := p.Materialized; m != nil {
-		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", m.Path, m.Mode, m.Text)
-	} else {
-		fmt.Fprintln(w, "materialized: none")
-	}
-	if sp := p.Skills; sp != nil {
-		for _, it := range sp.Items {
-			state := string(it.Kind)
-			if it.Cache != state {
-				state += ", " + it.Cache
+	switch answer {
+	case "apply":
+		o, done := syncOptions(ios, opts.SyncDeletes, opts.Keep, false, opts.SyncCommitted, nil)
+		rep, kept, err := s.Sync(ctx, o)
+		err = printSync(ios, s, rep, kept, err)
+		done()
+		if status != exitOK {
+			// The harness's status comes first, as after any run.
+			if err != nil && !errors.As(err, new(silentExit)) {
+				printError(stderr, err)
 			}
-			fmt.Fprintf(w, "skill: %s from %s (%s) -> %s\n", it.Name, it.Source, state, it.Dest)
-			for _, rel := range it.Replaces {
-				fmt.Fprintf(w, "skill replaces: %s (the repository's %s, hidden in the sandbox)\n", rel, it.Name)
-			}
+			return silentExit(status)
+		}
+		return err
+	case "discard":
+		if err := discard(ios, s, false); err != nil {
+			return err
+		}
+	default:
+		fmt.Fprintf(w, "held for review: %s\n", s.ID())
+		hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", s.ID(), s.ID(), s.ID())
+		if s.Record.Branch != "" {
+			hintf(stderr, "git merge %s brings in the agent's commits", s.Record.Branch)
 		}
 	}
-	printEach(w, "env", p.Env)
-	for _, v := range p.Sealed {
-		if v.Dropped {
-			fmt.Fprintf(w, "env dropped: %s\n", v.Name)
-		} else {
-			fmt.Fprintf(w, "env rewritten: %s=%s\n", v.Name, v.Value)
-		}
-	}
-	for path := range p.ConfigFiles {
-		fmt.Fprintf(w, "config file: %s\n", path)
-	}
-	if p.Mapping != nil {
-		p.Mapping.WriteText(w)
-	}
-	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
-	return nil
+	return silentExit(status)
 }
 
-// shellJoin quotes argv for display as a shell command line.
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '@' ||
-				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-		}) < 0 {
-			q[i] = a
-			continue
+// askReview asks on the terminal tty what to do with the agent's work,
+// and returns apply, discard or keep (the answer to an empty line, or to
+// none).
+func askReview(tty io.ReadWriter) string {
+	in := bufio.NewReader(tty)
+	for range 3 {
+		fmt.Fprint(tty, "workforce: apply, discard or keep the agent's work? [a/d/K] ")
+		line, err := in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "a", "apply":
+			return "apply"
+		case "d", "discard":
+			return "discard"
+		case "", "k", "keep":
+			return "keep"
 		}
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		if err != nil {
+			break
+		}
 	}
-	return strings.Join(q, " ")
+	return "keep"
 }

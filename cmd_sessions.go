@@ -6,22 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
+func sessionsCommand() *cli.Command {
 	listCmd := &cli.Command{
 		Name:  "list",
 		Usage: "list the sessions, with their phase and the files the agent changed",
@@ -34,10 +31,10 @@ Example:
 
    workforce sessions
    workforce sessions list --json`,
-		Flags:  []cli.Flag{jsonFlag},
+		Flags:  []cli.Flag{jsonFlag()},
 		Action: sessionsListAction,
 	}
-	register(&cli.Command{
+	return &cli.Command{
 		Name:  "sessions",
 		Usage: "list, show, diff, apply, sync and remove run sessions, those left by a crash included",
 		Description: `A session is one workforce run: its sandbox, record and manifest under
@@ -51,7 +48,7 @@ Example:
    workforce sessions
    workforce sessions diff code-reviewer-20261123-101500-1a2b3c4d --stat
    workforce sessions sync code-reviewer-20261123-101500-1a2b3c4d`,
-		Flags:  []cli.Flag{jsonFlag},
+		Flags:  []cli.Flag{jsonFlag()},
 		Action: sessionsListAction,
 		Subcommands: []*cli.Command{
 			listCmd,
@@ -67,7 +64,7 @@ Nothing is written.
 Example:
 
    workforce sessions show code-reviewer-20261123-101500-1a2b3c4d --json`,
-				Flags:  []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "sync-deletes", Usage: "show deletions as a sync with --sync-deletes would apply them"}},
+				Flags:  []cli.Flag{jsonFlag(), &cli.BoolFlag{Name: "sync-deletes", Usage: "show deletions as a sync with --sync-deletes would apply them"}},
 				Action: sessionsShowAction,
 			},
 			{
@@ -99,7 +96,7 @@ Example:
 					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the sync"},
 					&cli.BoolFlag{Name: "force", Usage: "sync even while the session's harness, left by a workforce process that died, still runs"},
-					syncCommittedFlag,
+					syncCommittedFlag(),
 				},
 				Action: sessionsSyncAction,
 			},
@@ -148,7 +145,7 @@ Example:
 					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the apply"},
 					&cli.BoolFlag{Name: "force", Usage: "apply even while the session's harness, left by a workforce process that died, still runs"},
-					syncCommittedFlag,
+					syncCommittedFlag(),
 				},
 				Action: sessionsApplyAction,
 			},
@@ -195,36 +192,30 @@ Example:
 				Action: sessionsRmAction,
 			},
 		},
-	})
+	}
 }
 
-// sessionRow is one session of `sessions list --json`.
-type sessionRow struct {
-	ID      string `json:"id"`
-	Persona string `json:"persona,omitempty"`
-	Tier    string `json:"tier,omitempty"`
-	Harness string `json:"harness,omitempty"`
-	Root    string `json:"root,omitempty"`
-	Phase   string `json:"phase,omitempty"`
-	Stale   bool   `json:"stale"`
-	Live    bool   `json:"live"`
-	// Started is when the session started; Age the seconds since.
-	Started time.Time `json:"started"`
-	Age     int64     `json:"ageSeconds"`
-	// Changed is the number of files a sync-back would bring back
-	// (created, updated, deleted, conflicts); -1 when the sandbox cannot
-	// be read.
-	Changed int    `json:"changed"`
-	Error   string `json:"error,omitempty"`
+// syncCommittedFlag is --sync-committed of sessions sync and apply.
+func syncCommittedFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"}
 }
 
-func sessionsHome() (string, error) { return persona.Home() }
+// sessionsListOptions are the workforce home `workforce sessions list`
+// lists the sessions of.
+type sessionsListOptions struct {
+	JSON bool
+	Env  procEnv
+}
 
 func sessionsListAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("sessions list takes no arguments; to see one session: workforce sessions show ID")
 	}
-	home, err := sessionsHome()
+	return runSessionsList(c.Context, newStreams(c), sessionsListOptions{JSON: c.Bool("json"), Env: newProcEnv()})
+}
+
+func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions) error {
+	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
@@ -232,10 +223,10 @@ func sessionsListAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := []sessionRow{}
+	rows := []report.SessionRow{}
 	now := time.Now()
 	for _, in := range infos {
-		row := sessionRow{ID: in.ID(), Changed: -1}
+		row := report.SessionRow{ID: in.ID(), Changed: -1}
 		if in.Err != nil {
 			row.Error = in.Err.Error()
 			rows = append(rows, row)
@@ -252,21 +243,21 @@ func sessionsListAction(c *cli.Context) error {
 		}
 		rows = append(rows, row)
 	}
-	warm := session.WarmList(home)
-	if c.Bool("json") {
+	warm := each(session.WarmList(home), toWarm)
+	if opts.JSON {
 		if warm == nil {
-			warm = []session.Warm{}
+			warm = []report.Warm{}
 		}
-		return writeJSON(c.App.Writer, map[string]any{"sessions": rows, "warm": warm})
+		return writeJSON(ios.Out, report.Sessions{Sessions: rows, Warm: warm})
 	}
 	for _, w := range warm {
-		defer fmt.Fprintf(c.App.Writer, "warm sandbox of %s: %s (%s old)\n", w.Root, w.Dir, age(now.Sub(w.Time)))
+		defer fmt.Fprintf(ios.Out, "warm sandbox of %s: %s (%s old)\n", w.Root, w.Dir, age(now.Sub(w.Time)))
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(c.App.Writer, "no sessions")
+		fmt.Fprintln(ios.Out, "no sessions")
 		return nil
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPERSONA\tPHASE\tAGE\tCHANGED\tROOT")
 	for _, r := range rows {
 		if r.Error != "" {
@@ -290,50 +281,54 @@ func changedCount(r *mount.Report) int {
 	return len(r.Created) + len(r.Updated) + len(r.Deleted) + len(r.Unapplied) + len(r.Blocked) + len(r.Conflicts)
 }
 
-// age prints a duration as people read an age.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
+// oneID returns the session id that is the only argument of c.
+func oneID(c *cli.Context) (string, error) {
+	if c.NArg() != 1 {
+		return "", usagef("%s takes one session id (workforce sessions lists them)", c.Command.Name)
 	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
+	return c.Args().First(), nil
 }
 
-// oneSession opens the session named by the only argument.
-func oneSession(c *cli.Context) (*session.Session, error) {
-	if c.NArg() != 1 {
-		return nil, usagef("%s takes one session id (workforce sessions lists them)", c.Command.Name)
-	}
-	home, err := sessionsHome()
+// openSession opens the session id of the workforce home.
+func openSession(env procEnv, id string) (*session.Session, error) {
+	home, err := env.home()
 	if err != nil {
 		return nil, err
 	}
-	return session.Open(home, c.Args().First())
+	return session.Open(home, id)
 }
 
-// sessionShow is what `sessions show --json` prints.
-type sessionShow struct {
-	Record  session.Record `json:"record"`
-	Changes *mount.Report  `json:"changes"`
+// sessionsShowOptions are what `workforce sessions show` shows: session
+// ID, with deletions as SyncDeletes would apply them.
+type sessionsShowOptions struct {
+	ID          string
+	SyncDeletes bool
+	JSON        bool
+	Env         procEnv
 }
 
 func sessionsShowAction(c *cli.Context) error {
-	s, err := oneSession(c)
+	id, err := oneID(c)
 	if err != nil {
 		return err
 	}
-	rep, err := s.Changes(c.Bool("sync-deletes"))
+	opts := sessionsShowOptions{ID: id, SyncDeletes: c.Bool("sync-deletes"), JSON: c.Bool("json"), Env: newProcEnv()}
+	return runSessionsShow(c.Context, newStreams(c), opts)
+}
+
+func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions) error {
+	s, err := openSession(opts.Env, opts.ID)
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, sessionShow{Record: s.Record, Changes: rep})
+	rep, err := s.Changes(opts.SyncDeletes)
+	if err != nil {
+		return err
 	}
-	w := c.App.Writer
+	if opts.JSON {
+		return writeJSON(ios.Out, report.SessionShow{Record: toRecord(s.Record), Changes: ptr(rep, toSyncReport)})
+	}
+	w := ios.Out
 	r := s.Record
 	fmt.Fprintf(w, "session: %s\npersona: %s@%s on %s\nroot: %s\ncwd: %s\nphase: %s\nstarted: %s by process %d\n",
 		r.ID, r.Persona, r.Tier, r.Harness, r.Root, r.Cwd, r.Phase, r.Started.Local().Format(time.RFC3339), r.PID)
@@ -344,207 +339,98 @@ func sessionsShowAction(c *cli.Context) error {
 		fmt.Fprintf(w, "branch: %s (%s of the agent)\n", r.Branch, commits(r.Commits))
 	}
 	if err := s.HarnessRunning(); err != nil {
-		warnf(c.App.ErrWriter, "%v", err)
+		warnf(ios.Err, "%v", err)
 	}
-	printReport(w, io.Discard, rep)
+	printSyncReport(w, io.Discard, rep)
 	return nil
+}
+
+// sessionsSyncOptions are how `workforce sessions sync` and `apply` bring
+// the work of session ID back: the files Paths name (apply only; all
+// without), deletions with SyncDeletes, the session kept with Keep,
+// forced with Force while its harness runs, and with SyncCommitted what
+// the agent committed too.
+type sessionsSyncOptions struct {
+	ID                                      string
+	Paths                                   []string
+	SyncDeletes, Keep, Force, SyncCommitted bool
+	Env                                     procEnv
+}
+
+func sessionsSyncFlags(c *cli.Context, id string) sessionsSyncOptions {
+	return sessionsSyncOptions{ID: id, SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Force: c.Bool("force"),
+		SyncCommitted: c.Bool("sync-committed"), Env: newProcEnv()}
 }
 
 func sessionsSyncAction(c *cli.Context) error {
-	s, err := oneSession(c)
+	id, err := oneID(c)
 	if err != nil {
 		return err
 	}
-	return syncSession(c, s, nil)
+	return runSessionsSync(c.Context, newStreams(c), sessionsSyncFlags(c, id))
+}
+
+func runSessionsSync(ctx context.Context, ios *iostreams, opts sessionsSyncOptions) error {
+	s, err := openSession(opts.Env, opts.ID)
+	if err != nil {
+		return err
+	}
+	return syncSession(ctx, ios, s, nil, opts)
 }
 
 // syncSession syncs back the session s, or with sel the part of its work
-// that sel selects, and prints what it did: sessions sync and apply, and
-// run --review's apply.
-func syncSession(c *cli.Context, s *session.Session, sel *session.Selector) error {
-	stderr := c.App.ErrWriter
-	// The first signal stops after the current file, leaving the session
-	// resumable; a second exits at once.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sig)
-	go func() {
-		n := 0
-		for sg := range sig {
-			if n++; n > 1 {
-				os.Exit(128 + int(sg.(syscall.Signal)))
-			}
-			cancel()
-		}
-	}()
-	o := session.SyncOptions{
-		SyncOptions: mount.SyncOptions{Deletes: c.Bool("sync-deletes")}, Keep: c.Bool("keep"), Force: c.Bool("force"),
-		SyncCommitted: c.Bool("sync-committed"), Warn: func(msg string) { warnf(stderr, "%s", msg) },
-	}
+// that sel selects, and prints what it did.
+func syncSession(ctx context.Context, ios *iostreams, s *session.Session, sel *session.Selector, opts sessionsSyncOptions) error {
+	var only func(string) bool
 	if sel != nil {
-		o.Only = sel.Match
+		only = sel.Match
 	}
-	if isTerminal(stderr) {
-		o.Progress = func(rel string) { fmt.Fprintf(stderr, "\rworkforce: syncing %s\033[K", quote.Name(rel)) }
-		defer fmt.Fprint(stderr, "\r\033[K")
-	}
+	o, done := syncOptions(ios, opts.SyncDeletes, opts.Keep, opts.Force, opts.SyncCommitted, only)
+	defer done()
 	rep, kept, err := s.Sync(ctx, o)
-	if errors.Is(err, session.ErrGone) {
-		// Another sync finished it while this one waited (or it was
-		// removed): nothing is left to do.
-		warnf(stderr, "%v", err)
-		return nil
-	}
-	if err != nil {
-		if rep != nil {
-			printReport(c.App.Writer, stderr, rep) // what was synced, and what failed
-		}
-		return withHarnessHint(err, "workforce sessions sync "+s.ID(), "--force syncs what the sandbox holds now")
-	}
-	printReport(c.App.Writer, stderr, rep)
-	printBranch(c.App.Writer, stderr, s.Record)
-	if kept {
-		fmt.Fprintf(c.App.Writer, "sandbox kept: %s\n", s.Dir)
-		if s.Record.Phase == session.Review {
-			hintf(stderr, "the rest of the agent's work stays in the session: workforce sessions apply %s applies it, workforce sessions discard %s drops it", s.ID(), s.ID())
-		} else if len(rep.Blocked) > 0 && !rep.Interrupted {
-			hintBlocked(stderr, s.ID())
-		}
-	}
-	switch {
-	case rep.Interrupted:
-		hintf(stderr, "workforce sessions sync %s finishes it", s.Record.ID)
-		return silentExit(130)
-	case len(rep.Conflicts) > 0:
-		return silentExit(exitConflict)
-	}
-	return nil
+	return printSync(ios, s, rep, kept, err)
 }
 
-// withHarnessHint adds to a *session.HarnessRunningError the hints of
-// what to do: wait or stop the harness, then run again, or force.
-func withHarnessHint(err error, again, force string) error {
-	var he *session.HarnessRunningError
-	if !errors.As(err, &he) {
-		return err
+func sessionsApplyAction(c *cli.Context) error {
+	if c.NArg() < 1 {
+		return usagef("sessions apply takes a session id (workforce sessions lists them), then optionally paths or globs")
 	}
-	stop := fmt.Sprintf("kill %d", he.PID)
-	if he.Member != 0 {
-		stop = fmt.Sprintf("kill -- -%d", he.PID) // its process group
-	}
-	return withCode(exitFailure, err, fmt.Sprintf("wait for it to exit, or stop it (%s); then run %s again; %s", stop, again, force))
+	opts := sessionsSyncFlags(c, c.Args().First())
+	opts.Paths = c.Args().Tail()
+	return runSessionsApply(c.Context, newStreams(c), opts)
 }
 
-func sessionsRmAction(c *cli.Context) error {
-	ids := c.Args().Slice()
-	home, err := sessionsHome()
+func runSessionsApply(ctx context.Context, ios *iostreams, opts sessionsSyncOptions) error {
+	s, sel, err := openSelected(opts.Env, opts.ID, opts.Paths)
 	if err != nil {
 		return err
 	}
-	if c.Bool("warm") {
-		if c.Bool("stale") || len(ids) > 0 {
-			return usagef("sessions rm takes session ids, --stale or --warm")
-		}
-		// Warm sandboxes hold no work of an agent: no question asked.
-		for _, w := range session.WarmList(home) {
-			if err := session.RemoveWarm(w); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "removed the warm sandbox of %s\n", w.Root)
-		}
-		return nil
-	}
-	if c.Bool("stale") == (len(ids) > 0) {
-		return usagef("sessions rm takes session ids, --stale or --warm")
-	}
-	var targets []*session.Session
-	if c.Bool("stale") {
-		infos, err := session.List(home)
-		if err != nil {
-			return err
-		}
-		for _, in := range infos {
-			if in.Stale {
-				targets = append(targets, in.Session)
-			}
-		}
-	} else {
-		for _, id := range ids {
-			s, err := session.Find(home, id)
-			if err != nil {
-				return err
-			}
-			if err := s.ReadRecord(); err != nil {
-				warnf(c.App.ErrWriter, "cannot read the record of session %s (%v); it is removed all the same, without checking for a harness still running in it", s.ID(), err)
-			}
-			targets = append(targets, s)
-		}
-	}
-	if len(targets) == 0 {
-		fmt.Fprintln(c.App.Writer, "no stale sessions")
-		return nil
-	}
-	if !c.Bool("yes") {
-		if !isTerminal(c.App.ErrWriter) || !isTerminal(os.Stdin) {
-			return usageError(errors.New("sessions rm removes the agent's work that was not synced back"), "add --yes to remove without asking")
-		}
-		var names []string
-		for _, s := range targets {
-			names = append(names, s.ID())
-		}
-		fmt.Fprintf(c.App.ErrWriter, "workforce: remove %s and the work in them? [y/N] ", strings.Join(names, ", "))
-		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return errors.New("nothing removed")
-		}
-	}
-	var failed error
-	for _, s := range targets {
-		if err := s.RemoveIdle(c.Bool("force")); err != nil {
-			report(c.App.ErrWriter, withHarnessHint(err, "workforce sessions rm", "--force removes the session anyway"))
-			failed = silentExit(exitFailure)
-			continue
-		}
-		fmt.Fprintf(c.App.Writer, "removed: %s\n", s.ID())
-		if c.Bool("branch") {
-			removeBranch(c.App.Writer, c.App.ErrWriter, s)
-		}
-	}
-	return failed
+	return syncSession(ctx, ios, s, sel, opts)
 }
 
-// syncCommittedFlag is --sync-committed of sessions sync and apply.
-var syncCommittedFlag = &cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"}
-
-// printBranch says where the agent's commits are, when it made some.
-func printBranch(w, stderr io.Writer, r session.Record) {
-	if r.Branch == "" {
-		return
+// openSelected opens the session id and the selector of the paths or
+// globs (nil for none), relative to the working directory: sessions diff
+// and apply.
+func openSelected(env procEnv, id string, paths []string) (*session.Session, *session.Selector, error) {
+	s, err := openSession(env, id)
+	if err != nil {
+		return nil, nil, err
 	}
-	fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(r.Commits), r.Branch)
-	if r.Report != nil && len(r.Report.OnBranch) > 0 {
-		hintf(stderr, "what the agent committed is on the branch, not in your working tree: git merge %s brings it in (or sync with --sync-committed)", r.Branch)
+	sel, err := selectorFor(env, s, paths)
+	if err != nil {
+		return nil, nil, err
 	}
-}
-
-// commits says n commits, in the singular for one.
-func commits(n int) string {
-	if n == 1 {
-		return "1 commit"
-	}
-	return fmt.Sprintf("%d commits", n)
+	return s, sel, nil
 }
 
 // selectorFor makes the selector of the PATH|GLOB arguments of sessions
 // diff and apply for the session s, and checks that each names one of the
 // agent's changes.
-func selectorFor(s *session.Session, args []string) (*session.Selector, error) {
+func selectorFor(env procEnv, s *session.Session, args []string) (*session.Selector, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	wd, err := os.Getwd()
+	wd, err := env.dir()
 	if err != nil {
 		return nil, err
 	}
@@ -574,174 +460,152 @@ func selectorFor(s *session.Session, args []string) (*session.Selector, error) {
 	return sel, nil
 }
 
-// useColor reports whether output to w is coloured: on a terminal, unless
-// NO_COLOR is set.
-func useColor(w io.Writer) bool {
-	return isTerminal(w) && os.Getenv("NO_COLOR") == ""
-}
-
-// openSelected opens the session the first argument names and the
-// selector of the paths or globs after it (nil for all), for the command
-// verb.
-func openSelected(c *cli.Context, verb string) (*session.Session, *session.Selector, error) {
-	if c.NArg() < 1 {
-		return nil, nil, usagef("sessions %s takes a session id (workforce sessions lists them), then optionally paths or globs", verb)
-	}
-	home, err := sessionsHome()
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := session.Open(home, c.Args().First())
-	if err != nil {
-		return nil, nil, err
-	}
-	sel, err := selectorFor(s, c.Args().Tail())
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, sel, nil
+// sessionsDiffOptions are what `workforce sessions diff` shows: the work
+// of session ID, the files Paths name (all without), as a summary with
+// Stat.
+type sessionsDiffOptions struct {
+	ID    string
+	Paths []string
+	Stat  bool
+	Env   procEnv
 }
 
 func sessionsDiffAction(c *cli.Context) error {
-	s, sel, err := openSelected(c, "diff")
+	if c.NArg() < 1 {
+		return usagef("sessions diff takes a session id (workforce sessions lists them), then optionally paths or globs")
+	}
+	opts := sessionsDiffOptions{ID: c.Args().First(), Paths: c.Args().Tail(), Stat: c.Bool("stat"), Env: newProcEnv()}
+	return runSessionsDiff(c.Context, newStreams(c), opts)
+}
+
+func runSessionsDiff(_ context.Context, ios *iostreams, opts sessionsDiffOptions) error {
+	s, sel, err := openSelected(opts.Env, opts.ID, opts.Paths)
 	if err != nil {
 		return err
 	}
-	err = s.Diff(c.App.Writer, session.DiffOptions{Only: sel.Match, Stat: c.Bool("stat"), Color: useColor(c.App.Writer)})
+	err = s.Diff(ios.Out, session.DiffOptions{Only: sel.Match, Stat: opts.Stat, Color: useColor(ios, opts.Env)})
 	if errors.Is(err, session.ErrNoGit) {
 		return withCode(exitFailure, err, "workforce sessions show "+s.ID()+" lists the changed files")
 	}
 	return err
 }
 
-func sessionsApplyAction(c *cli.Context) error {
-	s, sel, err := openSelected(c, "apply")
-	if err != nil {
-		return err
-	}
-	return syncSession(c, s, sel)
+// sessionsDiscardOptions are the session `workforce sessions discard`
+// drops, forced with Force while its harness runs.
+type sessionsDiscardOptions struct {
+	ID    string
+	Force bool
+	Env   procEnv
 }
 
 func sessionsDiscardAction(c *cli.Context) error {
-	s, err := oneSession(c)
+	id, err := oneID(c)
 	if err != nil {
 		return err
 	}
-	return discardSession(c, s)
+	return runSessionsDiscard(c.Context, newStreams(c), sessionsDiscardOptions{ID: id, Force: c.Bool("force"), Env: newProcEnv()})
 }
 
-// discardSession drops the session s and its branch, and says so.
-func discardSession(c *cli.Context, s *session.Session) error {
-	if err := s.RemoveIdle(c.Bool("force")); err != nil {
-		return withHarnessHint(err, "workforce sessions discard "+s.ID(), "--force discards the session anyway")
-	}
-	fmt.Fprintf(c.App.Writer, "discarded: %s\n", s.ID())
-	removeBranch(c.App.Writer, c.App.ErrWriter, s)
-	return nil
-}
-
-// removeBranch deletes the branch of the removed session s, if it made
-// one, and says so; a branch that cannot be deleted is a warning.
-func removeBranch(w, stderr io.Writer, s *session.Session) {
-	if s.Record.Branch == "" {
-		return
-	}
-	if err := s.RemoveBranch(); err != nil {
-		warnf(stderr, "%v", err)
-		return
-	}
-	fmt.Fprintf(w, "deleted branch %s\n", s.Record.Branch)
-}
-
-// reviewRuns reports whether a run holds the agent's work for review:
-// --review, else "review" in <home>/config.json.
-func reviewRuns(c *cli.Context) bool {
-	if c.IsSet("review") {
-		return c.Bool("review")
-	}
-	home, err := persona.Home()
+func runSessionsDiscard(_ context.Context, ios *iostreams, opts sessionsDiscardOptions) error {
+	s, err := openSession(opts.Env, opts.ID)
 	if err != nil {
-		return false
+		return err
 	}
-	cfg, err := persona.ReadConfig(home)
-	return err == nil && cfg.Review
+	return discard(ios, s, opts.Force)
 }
 
-// reviewHeld shows the agent's work that a run held for review, and on a
-// terminal asks what to do with it: apply, discard or keep. Without a
-// terminal the session is kept and the commands are printed.
-func reviewHeld(c *cli.Context, res *session.Result) error {
-	s := res.Session
-	w, stderr := c.App.Writer, c.App.ErrWriter
-	printBranch(w, stderr, s.Record)
-	if err := s.Diff(w, session.DiffOptions{Stat: true, Color: useColor(w)}); err != nil {
-		warnf(stderr, "%v", err)
+// sessionsRmOptions are what `workforce sessions rm` removes: the
+// sessions IDs name, or with Stale every stale one, or with Warm the warm
+// sandboxes; Yes answers its question, Force removes sessions whose
+// harness still runs, Branch deletes their branches too.
+type sessionsRmOptions struct {
+	IDs                []string
+	Stale, Warm        bool
+	Yes, Force, Branch bool
+	Env                procEnv
+}
+
+func sessionsRmAction(c *cli.Context) error {
+	opts := sessionsRmOptions{
+		IDs: c.Args().Slice(), Stale: c.Bool("stale"), Warm: c.Bool("warm"),
+		Yes: c.Bool("yes"), Force: c.Bool("force"), Branch: c.Bool("branch"), Env: newProcEnv(),
 	}
-	answer := "keep"
-	if res.HungUp {
-		// The terminal closed during the run: no question, the work waits.
-		warnf(stderr, "the terminal closed while the agent worked: its work is held for review")
-	} else if tty := openTerminal(); tty != nil {
-		answer = askReview(tty)
-		tty.Close()
+	return runSessionsRm(c.Context, newStreams(c), opts)
+}
+
+func runSessionsRm(_ context.Context, ios *iostreams, opts sessionsRmOptions) error {
+	home, err := opts.Env.home()
+	if err != nil {
+		return err
 	}
-	switch answer {
-	case "apply":
-		err := syncSession(c, s, nil)
-		if res.ExitCode != 0 {
-			// The harness's status comes first, as after any run.
-			if err != nil && !errors.As(err, new(silentExit)) {
-				report(stderr, err)
-			}
-			return silentExit(res.ExitCode)
+	if opts.Warm {
+		if opts.Stale || len(opts.IDs) > 0 {
+			return usagef("sessions rm takes session ids, --stale or --warm")
 		}
-		return err
-	case "discard":
-		if err := discardSession(c, s); err != nil {
+		// Warm sandboxes hold no work of an agent: no question asked.
+		for _, w := range session.WarmList(home) {
+			if err := session.RemoveWarm(w); err != nil {
+				return err
+			}
+			fmt.Fprintf(ios.Out, "removed the warm sandbox of %s\n", w.Root)
+		}
+		return nil
+	}
+	if opts.Stale == (len(opts.IDs) > 0) {
+		return usagef("sessions rm takes session ids, --stale or --warm")
+	}
+	var targets []*session.Session
+	if opts.Stale {
+		infos, err := session.List(home)
+		if err != nil {
 			return err
 		}
-	default:
-		fmt.Fprintf(w, "held for review: %s\n", s.ID())
-		hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", s.ID(), s.ID(), s.ID())
-		if s.Record.Branch != "" {
-			hintf(stderr, "git merge %s brings in the agent's commits", s.Record.Branch)
+		for _, in := range infos {
+			if in.Stale {
+				targets = append(targets, in.Session)
+			}
+		}
+	} else {
+		for _, id := range opts.IDs {
+			s, err := session.Find(home, id)
+			if err != nil {
+				return err
+			}
+			if err := s.ReadRecord(); err != nil {
+				warnf(ios.Err, "cannot read the record of session %s (%v); it is removed all the same, without checking for a harness still running in it", s.ID(), err)
+			}
+			targets = append(targets, s)
 		}
 	}
-	return silentExit(res.ExitCode)
-}
-
-// openTerminal opens the controlling terminal to ask a question, when
-// standard input is a terminal; nil otherwise.
-func openTerminal() *os.File {
-	if !isTerminal(os.Stdin) {
+	if len(targets) == 0 {
+		fmt.Fprintln(ios.Out, "no stale sessions")
 		return nil
 	}
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return nil
-	}
-	return tty
-}
-
-// askReview asks on the terminal tty what to do with the agent's work,
-// and returns apply, discard or keep (the answer to an empty line, or to
-// none).
-func askReview(tty *os.File) string {
-	in := bufio.NewReader(tty)
-	for range 3 {
-		fmt.Fprint(tty, "workforce: apply, discard or keep the agent's work? [a/d/K] ")
-		line, err := in.ReadString('\n')
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "a", "apply":
-			return "apply"
-		case "d", "discard":
-			return "discard"
-		case "", "k", "keep":
-			return "keep"
+	if !opts.Yes {
+		if !ios.ErrTTY || !ios.InTTY {
+			return usageError(errors.New("sessions rm removes the agent's work that was not synced back"), "add --yes to remove without asking")
 		}
-		if err != nil {
-			break
+		var names []string
+		for _, s := range targets {
+			names = append(names, s.ID())
+		}
+		fmt.Fprintf(ios.Err, "workforce: remove %s and the work in them? [y/N] ", strings.Join(names, ", "))
+		answer, _ := bufio.NewReader(ios.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return errors.New("nothing removed")
 		}
 	}
-	return "keep"
+	var failed error
+	for _, s := range targets {
+		if err := s.RemoveIdle(opts.Force); err != nil {
+			printError(ios.Err, withHarnessHint(err, "workforce sessions rm", "--force removes the session anyway"))
+			failed = silentExit(exitFailure)
+			continue
+		}
+		fmt.Fprintf(ios.Out, "removed: %s\n", s.ID())
+		if opts.Branch {
+			removeBranch(ios, s)
+		}
+	}
+	return failed
 }

@@ -1,19 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func showCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "show",
 		Usage:     "show a persona as the cascade resolved it, with where each field came from",
 		ArgsUsage: "ID[@TIER]",
@@ -43,183 +46,121 @@ Example:
    workforce show code-reviewer@best-value --json
    workforce show 'code-*@minimum'
    workforce show code-reviewer@best-value --harness codex`,
-		Flags: []cli.Flag{jsonFlag,
+		Flags: []cli.Flag{jsonFlag(),
 			&cli.StringFlag{Name: "harness", Usage: "also show what this harness gets from the persona, field by field, and what it refuses: claude, opencode or codex"},
 		},
 		Action: showAction,
-	})
+	}
 }
 
-// showOutput is what `workforce show --json` prints.
-type showOutput struct {
-	ID     string           `json:"id"`
-	Source string           `json:"source"`
-	Path   string           `json:"path"`
-	Chain  []persona.Origin `json:"chain"`
-	// Overrides is the persona of the same id in a lower layer this one
-	// is laid over, Inherits the fields that come from below; Shadows
-	// the one it hides, taking nothing from it.
-	Overrides *persona.Origin `json:"overrides,omitempty"`
-	Inherits  []string        `json:"inherits,omitempty"`
-	Shadows   *persona.Origin `json:"shadows,omitempty"`
-	// Form is "flat" (one runtime serves every tier) or "tiered".
-	Form       string             `json:"form"`
-	Spec       *persona.Spec      `json:"spec"`
-	Provenance persona.Provenance `json:"provenance"`
-	Resolved   *persona.Resolved  `json:"resolved"`
-	Warnings   []string           `json:"warnings"`
-	// Mapping is what the harness of --harness gets, field by field.
-	Mapping *harness.Mapping `json:"mapping,omitempty"`
+// showOptions are what `workforce show` shows: the persona (or personas,
+// for a pattern) Ref names, as ID[@TIER], and with Harness what that
+// harness gets from it.
+type showOptions struct {
+	Ref     string
+	Harness string
+	JSON    bool
+	Env     procEnv
 }
 
 func showAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("show takes one persona, as ID or ID@TIER")
 	}
-	cat, err := loadCatalogQuiet()
+	opts := showOptions{Ref: c.Args().First(), Harness: c.String("harness"), JSON: c.Bool("json"), Env: newProcEnv()}
+	return runShow(c.Context, newStreams(c), opts)
+}
+
+func runShow(_ context.Context, ios *iostreams, opts showOptions) error {
+	cat, err := loadCatalog(opts.Env)
 	if err != nil {
 		return err
 	}
-	ref := c.Args().First()
-	id, tier := persona.SplitRef(ref)
+	id, tier := persona.SplitRef(opts.Ref)
 	if !persona.IsPattern(id) {
-		p, r, err := lookup(cat, ref)
+		p, r, err := cat.Lookup(opts.Ref)
 		if err != nil {
-			printDiagnostics(c.App.ErrWriter, cat)
+			printDiagnostics(ios.Err, cat)
+			return lookupError(err)
+		}
+		out, err := showReport(cat, p, r, opts.Harness)
+		if err != nil {
 			return err
 		}
-		out := newShowOutput(cat, p, r)
-		if err := showMapping(c, &out); err != nil {
-			return err
-		}
-		if c.Bool("json") {
-			return writeJSON(c.App.Writer, out)
+		if opts.JSON {
+			return writeJSON(ios.Out, out)
 		}
 		for _, w := range out.Warnings {
-			warnf(c.App.ErrWriter, "%s", w)
+			warnf(ios.Err, "%s", w)
 		}
-		return printShow(c, out)
+		return printShow(ios.Out, out)
 	}
 	if err := persona.CheckPattern(id); err != nil {
 		return usageError(err)
 	}
 	ps, err := cat.Select(id)
 	if err != nil {
-		printDiagnostics(c.App.ErrWriter, cat)
+		printDiagnostics(ios.Err, cat)
 		return err
 	}
-	outs := make([]showOutput, 0, len(ps))
+	outs := make([]report.Show, 0, len(ps))
 	for _, p := range ps {
 		r, err := p.Resolve(tier)
 		if err != nil {
 			return err
 		}
-		out := newShowOutput(cat, p, r)
-		if err := showMapping(c, &out); err != nil {
+		out, err := showReport(cat, p, r, opts.Harness)
+		if err != nil {
 			return err
 		}
 		outs = append(outs, out)
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, outs)
+	if opts.JSON {
+		return writeJSON(ios.Out, outs)
 	}
 	for i, out := range outs {
 		for _, w := range out.Warnings {
-			warnf(c.App.ErrWriter, "%s", w)
+			warnf(ios.Err, "%s", w)
 		}
 		if i > 0 {
-			fmt.Fprintln(c.App.Writer)
+			fmt.Fprintln(ios.Out)
 		}
-		if err := printShow(c, out); err != nil {
+		if err := printShow(ios.Out, out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// showMapping adds what the harness of --harness gets from the persona.
-func showMapping(c *cli.Context, out *showOutput) error {
-	h := c.String("harness")
-	if h == "" {
-		return nil
-	}
-	if !persona.IsHarness(h) {
-		return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(persona.Harnesses, ", "))
-	}
-	r := *out.Resolved
-	r.Harness = h
-	m, err := harness.Map(&r, harness.Options{})
-	if err != nil {
-		return fmt.Errorf("%s@%s on %s: %w", out.ID, r.Tier, h, err)
-	}
-	out.Mapping = m
-	return nil
-}
-
-func newShowOutput(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved) showOutput {
-	out := showOutput{
-		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: p.Chain, Form: "tiered",
-		Overrides: p.Overrides, Shadows: p.Shadows, Inherits: p.Inherited(),
-		Spec: p.Spec, Provenance: p.Provenance(), Resolved: r,
-		Warnings: personaDiagnostics(cat, p),
+// showReport is what show prints of persona p resolved as r, with what
+// harness h gets from it when h is not empty.
+func showReport(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved, h string) (report.Show, error) {
+	out := report.Show{
+		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: each(p.Chain, toOrigin), Form: "tiered",
+		Overrides: ptr(p.Overrides, toOrigin), Shadows: ptr(p.Shadows, toOrigin), Inherits: p.Inherited(),
+		Spec: ptr(p.Spec, toPersona), Provenance: toProvenance(p.Provenance()), Resolved: ptr(r, toResolved),
+		Warnings: cat.DiagnosticsOf(p),
 	}
 	if p.Spec.Flat() {
 		out.Form = "flat"
 	}
-	return out
-}
-
-// lookup finds the persona and tier named by ref ("id" or "id@tier"). An
-// id pattern must match exactly one persona.
-func lookup(cat *persona.Catalog, ref string) (*persona.Persona, *persona.Resolved, error) {
-	id, tier := persona.SplitRef(ref)
-	var p *persona.Persona
-	if persona.IsPattern(id) {
-		ps, err := cat.Select(id)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(ps) > 1 {
-			ids := make([]string, len(ps))
-			for i, p := range ps {
-				ids[i] = p.ID
-			}
-			return nil, nil, fmt.Errorf("pattern %q matches %d personas (%s); name one", id, len(ps), strings.Join(ids, ", "))
-		}
-		p = ps[0]
-	} else {
-		var ok bool
-		if p, ok = cat.Get(id); !ok {
-			return nil, nil, withCode(exitFailure, fmt.Errorf("unknown persona %q", id),
-				"`workforce list` shows the personas of every layer")
-		}
+	if h == "" {
+		return out, nil
 	}
-	r, err := p.Resolve(tier)
+	if !persona.IsHarness(h) {
+		return out, unknownHarness(h, persona.Harnesses)
+	}
+	rh := *r
+	rh.Harness = h
+	m, err := harness.Map(&rh, harness.Options{})
 	if err != nil {
-		return nil, nil, err
+		return out, fmt.Errorf("%s@%s on %s: %w", p.ID, rh.Tier, h, err)
 	}
-	return p, r, nil
+	out.Mapping = ptr(m, toMapping)
+	return out, nil
 }
 
-// personaDiagnostics returns the catalog diagnostics about the files of p.
-func personaDiagnostics(cat *persona.Catalog, p *persona.Persona) []string {
-	files := map[string]bool{}
-	for _, o := range p.Chain {
-		files[o.File] = true
-	}
-	out := []string{}
-	for _, ds := range [][]*persona.Diagnostic{cat.Errors, cat.Warnings} {
-		for _, d := range ds {
-			if files[d.File] {
-				out = append(out, d.Error())
-			}
-		}
-	}
-	return out
-}
-
-func printShow(c *cli.Context, out showOutput) error {
-	w := c.App.Writer
+func printShow(w io.Writer, out report.Show) error {
 	fmt.Fprintf(w, "persona %s from %s (%s)\n", out.ID, out.Source, out.Path)
 	var chain []string
 	for _, o := range out.Chain {
@@ -235,7 +176,7 @@ func printShow(c *cli.Context, out showOutput) error {
 	}
 	if o := out.Shadows; o != nil {
 		why := `"inherit": false`
-		if out.Spec.Inherits() {
+		if out.Spec.Inherit == nil || *out.Spec.Inherit {
 			why = "it extends another persona"
 		}
 		fmt.Fprintf(w, "shadows: the %s %s (%s); takes nothing from it: %s\n", o.Layer, out.ID, o.File, why)
@@ -273,9 +214,9 @@ func printShow(c *cli.Context, out showOutput) error {
 			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, o.File)
 		}
 	}
-	for _, sc := range []persona.Sidecar{r.Claude, r.Agents} {
+	for _, sc := range []report.Sidecar{r.Claude, r.Agents} {
 		switch {
-		case !sc.IsSet():
+		case sc.Path == "" && sc.Content == "":
 			fmt.Fprintf(w, "%s: none\n", sc.Channel)
 		case sc.Path != "":
 			fmt.Fprintf(w, "%s: %s (%s, from %s)\n", sc.Channel, sc.Path, sc.Mode, sc.Origin.Layer)
@@ -285,7 +226,7 @@ func printShow(c *cli.Context, out showOutput) error {
 	}
 	if out.Mapping != nil {
 		fmt.Fprintln(w)
-		out.Mapping.WriteText(w)
+		printMapping(w, out.Mapping)
 	}
 	return nil
 }

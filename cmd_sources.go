@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,11 +10,12 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func sourcesCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "sources",
 		Usage: "list, add or remove persona directories",
 		Subcommands: []*cli.Command{
@@ -27,7 +29,7 @@ catalog, with the number of personas each holds.
 Example:
 
    workforce sources list --json`,
-				Flags:  []cli.Flag{jsonFlag},
+				Flags:  []cli.Flag{jsonFlag()},
 				Action: sourcesListAction,
 			},
 			{
@@ -43,7 +45,7 @@ Example:
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "first", Usage: "put the directory before the others (it wins over them)"},
 				},
-				Action: sourcesAddAction,
+				Action: sourcesEditAction(runSourcesAdd),
 			},
 			{
 				Name:      "remove",
@@ -55,40 +57,43 @@ left alone.
 Example:
 
    workforce sources remove ~/team-personas`,
-				Action: sourcesRemoveAction,
+				Action: sourcesEditAction(runSourcesRemove),
 			},
 		},
-	})
+	}
 }
 
-// sourceRow is one layer of `workforce sources list`.
-type sourceRow struct {
-	Name     string `json:"name"`
-	Dir      string `json:"dir,omitempty"`
-	Exists   bool   `json:"exists"`
-	Personas int    `json:"personas"`
+// sourcesListOptions are the process `workforce sources list` lists the
+// layers of.
+type sourcesListOptions struct {
+	JSON bool
+	Env  procEnv
 }
 
 func sourcesListAction(c *cli.Context) error {
-	cat, err := loadCatalogQuiet()
+	return runSourcesList(c.Context, newStreams(c), sourcesListOptions{JSON: c.Bool("json"), Env: newProcEnv()})
+}
+
+func runSourcesList(_ context.Context, ios *iostreams, opts sourcesListOptions) error {
+	cat, err := loadCatalog(opts.Env)
 	if err != nil {
 		return err
 	}
-	rows := []sourceRow{}
+	out := report.Sources{Sources: []report.Source{}}
 	for _, l := range cat.Layers {
-		r := sourceRow{Name: l.Name, Dir: l.Dir, Personas: len(personas.Files), Exists: true}
+		r := report.Source{Name: l.Name, Dir: l.Dir, Personas: len(personas.Files), Exists: true}
 		if l.Dir != "" {
 			files, err := personaFiles(l.Dir)
 			r.Exists, r.Personas = err == nil, len(files)
 		}
-		rows = append(rows, r)
+		out.Sources = append(out.Sources, r)
 	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, map[string]any{"sources": rows})
+	if opts.JSON {
+		return writeJSON(ios.Out, out)
 	}
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LAYER\tPERSONAS\tDIR")
-	for _, r := range rows {
+	for _, r := range out.Sources {
 		dir := r.Dir
 		if !r.Exists {
 			dir += " (missing)"
@@ -98,11 +103,29 @@ func sourcesListAction(c *cli.Context) error {
 	return tw.Flush()
 }
 
-func sourcesEdit(c *cli.Context, edit func(cfg *persona.Config, home, dir string) (bool, error)) error {
-	if c.NArg() != 1 {
-		return usagef("%s takes one directory", c.Command.Name)
+// sourcesEditOptions are the persona directory `workforce sources add`
+// and `remove` add or remove: Dir, as given, of the workforce home's
+// config.json; First puts it before the others.
+type sourcesEditOptions struct {
+	Dir   string
+	First bool
+	Env   procEnv
+}
+
+func sourcesEditAction(run func(context.Context, *iostreams, sourcesEditOptions) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() != 1 {
+			return usagef("%s takes one directory", c.Command.Name)
+		}
+		return run(c.Context, newStreams(c), sourcesEditOptions{Dir: c.Args().First(), First: c.Bool("first"), Env: newProcEnv()})
 	}
-	home, err := persona.Home()
+}
+
+// sourcesEdit applies edit to the config of the workforce home with the
+// directory of opts, absolute unless it starts with ~, and writes it back
+// when edit changed it.
+func sourcesEdit(opts sourcesEditOptions, edit func(cfg *persona.Config, home, dir string) (bool, error)) error {
+	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
@@ -110,11 +133,13 @@ func sourcesEdit(c *cli.Context, edit func(cfg *persona.Config, home, dir string
 	if err != nil {
 		return err
 	}
-	dir := c.Args().First()
+	dir := opts.Dir
 	if dir != "~" && !strings.HasPrefix(dir, "~/") && !filepath.IsAbs(dir) {
-		if dir, err = filepath.Abs(dir); err != nil {
+		wd, err := opts.Env.dir()
+		if err != nil {
 			return err
 		}
+		dir = filepath.Join(wd, dir)
 	}
 	changed, err := edit(cfg, home, dir)
 	if err != nil || !changed {
@@ -123,21 +148,21 @@ func sourcesEdit(c *cli.Context, edit func(cfg *persona.Config, home, dir string
 	return persona.WriteConfig(home, cfg)
 }
 
-func sourcesAddAction(c *cli.Context) error {
-	return sourcesEdit(c, func(cfg *persona.Config, home, dir string) (bool, error) {
-		if !cfg.AddDir(home, dir, c.Bool("first")) {
-			warnf(c.App.ErrWriter, "%s is already a persona directory", dir)
+func runSourcesAdd(_ context.Context, ios *iostreams, opts sourcesEditOptions) error {
+	return sourcesEdit(opts, func(cfg *persona.Config, home, dir string) (bool, error) {
+		if !cfg.AddDir(home, dir, opts.First) {
+			warnf(ios.Err, "%s is already a persona directory", dir)
 			return false, nil
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			warnf(c.App.ErrWriter, "%s does not exist yet; it is read once it does", dir)
+			warnf(ios.Err, "%s does not exist yet; it is read once it does", dir)
 		}
 		return true, nil
 	})
 }
 
-func sourcesRemoveAction(c *cli.Context) error {
-	return sourcesEdit(c, func(cfg *persona.Config, home, dir string) (bool, error) {
+func runSourcesRemove(_ context.Context, _ *iostreams, opts sourcesEditOptions) error {
+	return sourcesEdit(opts, func(cfg *persona.Config, home, dir string) (bool, error) {
 		if !cfg.RemoveDir(home, dir) {
 			return false, fmt.Errorf("%s is not a persona directory; `workforce sources list` shows them", dir)
 		}

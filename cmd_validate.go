@@ -1,21 +1,17 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	register(&cli.Command{
+func validateCommand() *cli.Command {
+	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check persona files and list every problem",
 		ArgsUsage: "[PATH...]",
@@ -35,34 +31,50 @@ Example:
    workforce validate .agentworkforce/workforce/personas
    workforce validate reviewer.json 'packs/**/*.json'`,
 		Action: validateAction,
-	})
+	}
+}
+
+// validateOptions are what `workforce validate` checks: the persona files
+// Paths name (files, directories, patterns), or without any every file of
+// every layer.
+type validateOptions struct {
+	Paths []string
+	Env   procEnv
 }
 
 func validateAction(c *cli.Context) error {
+	return runValidate(c.Context, newStreams(c), validateOptions{Paths: c.Args().Slice(), Env: newProcEnv()})
+}
+
+func runValidate(_ context.Context, ios *iostreams, opts validateOptions) error {
 	var files []string
-	for _, arg := range c.Args().Slice() {
+	for _, arg := range opts.Paths {
 		found, err := personaFiles(arg)
 		if err != nil {
 			return err
 		}
 		files = append(files, found...)
 	}
-	if c.NArg() > 0 && len(files) == 0 {
-		return fmt.Errorf("no *.json persona files in %s", strings.Join(c.Args().Slice(), ", "))
+	if len(opts.Paths) > 0 && len(files) == 0 {
+		return fmt.Errorf("no *.json persona files in %s", strings.Join(opts.Paths, ", "))
 	}
-	layers, err := persona.Layers(loadOptions())
+	lo, err := loadOptions(opts.Env)
+	if err != nil {
+		return err
+	}
+	layers, err := persona.Layers(lo)
 	if err != nil {
 		return err
 	}
 	checked := map[string]bool{}
-	if c.NArg() > 0 {
+	if len(opts.Paths) > 0 {
 		layers = append([]persona.Layer{persona.FilesLayer("validate", files)}, layers...)
 		for _, f := range files {
 			checked[f] = true
 		}
 	}
 	cat := persona.LoadLayers(layers)
-	if c.NArg() == 0 {
+	if len(opts.Paths) == 0 {
 		// Every file of every layer.
 		files = cat.Files()
 		for _, f := range files {
@@ -81,68 +93,23 @@ func validateAction(c *cli.Context) error {
 	bad := map[string]bool{}
 	for _, d := range cat.Errors {
 		if checked[d.File] {
-			errorf(c.App.ErrWriter, "%s", d)
+			errorf(ios.Err, "%s", d)
 			bad[d.File] = true
 		}
 	}
 	for _, d := range cat.Warnings {
 		if checked[d.File] {
-			warnf(c.App.ErrWriter, "%s", d)
+			warnf(ios.Err, "%s", d)
 		}
 	}
 	for _, f := range files {
 		if !bad[f] {
-			fmt.Fprintf(c.App.Writer, "ok %s\n", f)
+			fmt.Fprintf(ios.Out, "ok %s\n", f)
 		}
 	}
 	if len(bad) > 0 {
-		errorf(c.App.ErrWriter, "%d of %d files have errors", len(bad), len(files))
+		errorf(ios.Err, "%d of %d files have errors", len(bad), len(files))
 		return silentExit(exitFailure)
 	}
 	return nil
-}
-
-// personaFiles returns arg as an absolute path when it is a file, or the
-// *.json files directly in it, sorted, when it is a directory.
-func personaFiles(arg string) ([]string, error) {
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) && persona.IsPattern(arg) {
-		if err := persona.CheckPattern(filepath.ToSlash(abs)); err != nil {
-			return nil, usageError(err)
-		}
-		matches, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly())
-		if err != nil {
-			return nil, err
-		}
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("pattern %q matches no file", arg)
-		}
-		sort.Strings(matches)
-		return matches, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file or directory", arg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []string{abs}, nil
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			files = append(files, filepath.Join(abs, e.Name()))
-		}
-	}
-	sort.Strings(files)
-	return files, nil
 }

@@ -1,18 +1,153 @@
 package main
 
-// Exit codes of the workforce command. They are part of the command-line
-// contract: never renumber them. The README documents them.
-const (
-	// exitOK means the command did what was asked.
-	exitOK = 0
-	// exitFailure means the command failed; the error says why.
-	exitFailure = 1
-	// exitUsage means the command line was wrong: unknown flag, missing
-	// argument, conflicting flags.
-	exitUsage = 2
-	// exitConflict means an install or sync-back found conflicts and left the
-	// conflicting files as they were.
-	exitConflict = 3
-	// exitHarnessMissing means the harness binary was not found on PATH.
-	exitHarnessMissing = 127
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/urfave/cli/v2"
 )
+
+// Exit statuses of the workforce command. They are part of the
+// command-line contract: never renumber them. This file is the one place
+// they are decided: the packages below report outcomes (a typed error, a
+// session.Result), and printError and runStatus turn them into these.
+//
+//	0      the command did what was asked
+//	1      it failed; the error says why
+//	2      the command line was wrong: an unknown command or flag, a value
+//	       a flag does not take, a missing or extra argument, flags that
+//	       conflict
+//	3      install, import or export found files in the way, or a
+//	       sync-back (run, sessions sync, sessions apply) found conflicts:
+//	       the conflicting files were left as they were
+//	124    run: the time limit (--timeout, harnessSettings.timeoutSeconds)
+//	       stopped the harness; its work was synced back
+//	127    run: the harness is not installed (not found on PATH)
+//	128+n  run: signal n killed the harness, or stopped the run while the
+//	       sandbox was made or during sync-back (the session is kept)
+//	130    sessions sync and apply: a signal stopped the sync (the session
+//	       is kept to finish); run, sessions sync and apply: a second
+//	       Ctrl-C during sync-back ended workforce at once (128+2)
+//
+// run otherwise exits with the harness's own status when it is not 0.
+const (
+	exitOK             = 0
+	exitFailure        = 1
+	exitUsage          = 2
+	exitConflict       = 3
+	exitTimeout        = 124
+	exitHarnessMissing = 127
+	// exitSignal plus the signal's number is the status of a stop by a
+	// signal.
+	exitSignal      = 128
+	exitInterrupted = 130
+)
+
+// signalStatus is the exit status of a stop by sig: 128+n, or 130 when
+// the signal is not known.
+func signalStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return exitSignal + int(s)
+	}
+	return exitInterrupted
+}
+
+// harnessStatus is the exit status of a harness that ended as e: its own
+// code, or 128+n when signal n killed it.
+func harnessStatus(e harness.Exit) int {
+	if e.Signal != 0 {
+		return signalStatus(e.Signal)
+	}
+	return e.Code
+}
+
+// runStatus is the exit status of a run that ended as res: a stop by a
+// signal before the harness started, the time limit, the harness's own
+// status, a sync-back stopped by a signal, conflicts, or success.
+func runStatus(res *session.Result) int {
+	switch rep := res.Report; {
+	case res.Stopped:
+		return signalStatus(res.Signal)
+	case res.TimedOut:
+		return exitTimeout
+	case !res.Harness.Success():
+		return harnessStatus(res.Harness)
+	case rep != nil && rep.Interrupted:
+		return signalStatus(res.Signal)
+	case rep != nil && len(rep.Conflicts) > 0:
+		return exitConflict
+	}
+	return exitOK
+}
+
+// exitError carries an exit status with the error that caused it, and the
+// hints to print after it.
+type exitError struct {
+	code  int
+	err   error
+	hints []string
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode returns err annotated with the exit status the process should
+// use.
+func withCode(code int, err error, hints ...string) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err, hints: hints}
+}
+
+// usageError reports a wrong command line (exit 2).
+func usageError(err error, hints ...string) error {
+	return withCode(exitUsage, err, hints...)
+}
+
+// usagef is usageError with formatting.
+func usagef(format string, args ...any) error {
+	return usageError(fmt.Errorf(format, args...))
+}
+
+// silentExit ends the process with a status without printing anything
+// more; the command has already reported what happened.
+type silentExit int
+
+func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// printError prints err to stderr in the workforce format, with its
+// hints, and returns the exit status for it: the one it carries, 127 for
+// a harness that is not installed, 1 for any other.
+func printError(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var s silentExit
+	if errors.As(err, &s) {
+		return int(s)
+	}
+	code := exitFailure
+	var hints []string
+	var ee *exitError
+	var nf *harness.NotFoundError
+	var ce cli.ExitCoder
+	switch {
+	case errors.As(err, &ee):
+		code, hints = ee.code, ee.hints
+	case errors.As(err, &nf):
+		code, hints = exitHarnessMissing, []string{nf.Hint()}
+	case errors.As(err, &ce):
+		code = ce.ExitCode()
+	}
+	errorf(stderr, "%v", err)
+	for _, h := range hints {
+		hintf(stderr, "%s", h)
+	}
+	return code
+}

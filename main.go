@@ -3,32 +3,34 @@
 // them, tells which instruction files each harness discovers, and runs a
 // persona in a sandbox copy of the repository.
 //
+// The command layer. main.go wires the application and lists its
+// commands; each command lives in its own cmd_<name>.go as a function
+// returning its *cli.Command (name, usage, description, flags), an
+// options struct, an action that fills the options from the command line
+// (flags, arguments, and what the process knows: working directory,
+// workforce home, environment, terminals; ui.go) and a run<Name> function
+// that does the work with the options and the streams it is given, so
+// that a test calls it without parsing a command line. The run functions
+// call the packages that own the ideas and print what they return:
+// output.go holds what the commands share to print, report/ the JSON they
+// print (convert.go converts), exitcode.go the exit statuses, the one
+// place they are decided. Nothing else ends the process: os.Exit is
+// called in this file only.
+//
 // Output rule: data goes to stdout; everything else goes to stderr prefixed
 // with "workforce: error:", "workforce: warning:" or "workforce: hint:".
-// Exit codes are the named constants in exitcode.go.
-//
-// main.go only wires the application together. Each command lives in its own
-// cmd_*.go file and adds itself to the command list with register.
 package main
 
 import (
 	"io"
 	"os"
 	"runtime/debug"
-	"sort"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// commands is filled by the init functions of the cmd_*.go files.
-var commands []*cli.Command
-
-// register adds a command to the application.
-func register(c *cli.Command) { commands = append(commands, c) }
 
 func main() {
 	// A command runs for milliseconds: collect garbage less often than the
@@ -39,15 +41,38 @@ func main() {
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 
+// exitOnSignal ends the process at once for a signal that asks it to (a
+// second Ctrl-C during sync-back), with the signal's status; the session
+// is left for workforce sessions sync to finish.
+func exitOnSignal(sig os.Signal) { os.Exit(signalStatus(sig)) }
+
+// commands returns the commands of workforce, in the order help lists
+// them.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		contextCommand(),
+		exportCommand(),
+		harnessCommand(),
+		importCommand(),
+		installCommand(),
+		listCommand(),
+		outdatedCommand(),
+		packCommand(),
+		runCommand(),
+		sessionsCommand(),
+		showCommand(),
+		sourcesCommand(),
+		validateCommand(),
+	}
+}
+
 // newApp builds the command-line application writing to stdout and stderr.
 func newApp(stdout, stderr io.Writer) *cli.App {
-	cmds := append([]*cli.Command(nil), commands...)
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return &cli.App{
 		Name:                 "workforce",
 		Usage:                "run coding agents with personas, in a sandbox",
 		Version:              version,
-		Commands:             cmds,
+		Commands:             commands(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		EnableBashCompletion: true,
@@ -57,11 +82,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// usageOnce guards setUsageErrors, which changes the registered commands
-// every app shares.
-var usageOnce sync.Once
-
-// run executes the application and returns the process exit code.
+// run executes the application and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	var unknown error
@@ -70,12 +91,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// The help command is added when the app starts: Before sees it.
 	app.Before = func(c *cli.Context) error {
-		usageOnce.Do(func() { setUsageErrors(c.App.Commands) })
+		setUsageErrors(c.App.Commands)
 		return nil
 	}
 	err := app.Run(interspersed(app, args))
 	if err == nil {
 		err = unknown
 	}
-	return report(stderr, err)
+	return printError(stderr, err)
 }

@@ -1,26 +1,29 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
-// This file is shared by context and run: which discovery profile applies
-// to a harness.
+// This file is shared by context, harness check and run: which discovery
+// profile applies to a harness.
 
-// profileFlagDef is the --profile flag of context and run.
-var profileFlagDef = &cli.StringFlag{Name: "profile", Usage: "use this discovery profile instead of the one of the installed harness version: " + strings.Join(discover.Names(), ", ")}
+// profileFlag is the --profile flag of context and run.
+func profileFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "profile", Usage: "use this discovery profile instead of the one of the installed harness version: " + strings.Join(discover.Names(), ", ")}
+}
 
-// versionCache remembers harness versions under <home>/cache.
-func versionCache() harness.VersionCache {
-	home, err := persona.Home()
+// versionCache remembers harness versions under <home>/cache; without a
+// home, it remembers nothing.
+func versionCache(env procEnv) harness.VersionCache {
+	home, err := env.home()
 	if err != nil {
 		return harness.VersionCache{}
 	}
@@ -28,24 +31,24 @@ func versionCache() harness.VersionCache {
 }
 
 // harnessProfile returns the discovery profile for harness h: the one
-// --profile names (it must describe h), else the family of the installed
-// version of h (warning once when that version was not measured), else,
-// when h is not installed, h's default profile. The second result is the
-// installed version, when known.
-func harnessProfile(c *cli.Context, h string) (discover.Profile, string, error) {
-	if name := c.String("profile"); name != "" {
-		p, ok := discover.Lookup(name)
+// profile names (it must describe h), else the family of the installed
+// version of h (warning once to stderr when that version was not
+// measured), else, when h is not installed, h's default profile. The
+// second result is the installed version, when known.
+func harnessProfile(ctx context.Context, stderr io.Writer, env procEnv, profile, h string) (discover.Profile, string, error) {
+	if profile != "" {
+		p, ok := discover.Lookup(profile)
 		if !ok {
-			return p, "", usageError(fmt.Errorf("unknown profile %q", name), "--profile takes one of "+strings.Join(discover.Names(), ", "))
+			return p, "", usageError(fmt.Errorf("unknown profile %q", profile), "--profile takes one of "+strings.Join(discover.Names(), ", "))
 		}
 		if p.Harness != h {
-			return p, "", usageError(fmt.Errorf("profile %s is not a profile of %s", name, h))
+			return p, "", usageError(fmt.Errorf("profile %s is not a profile of %s", profile, h))
 		}
 		return p, "", nil
 	}
-	p, st, note := versionCache().Profile(c.Context, h, os.Environ())
+	p, st, note := versionCache(env).Profile(ctx, h, env.Environ)
 	if note != "" {
-		warnf(c.App.ErrWriter, "%s", note)
+		warnf(stderr, "%s", note)
 	}
 	return p, st.Version, nil
 }

@@ -1,5 +1,9 @@
 package main
 
+// This file is the flag-parsing layer's: what turns a command line into
+// a command's options and streams, and the usage errors (exit 2) of a
+// command line that does not parse or breaks a rule.
+
 import (
 	"errors"
 	"fmt"
@@ -10,102 +14,155 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
 
-// exitError carries an exit code with the error that caused it.
-type exitError struct {
-	code  int
-	err   error
-	hints []string
+// iostreams are a command's standard streams, and what is known of them:
+// the run functions of the commands read and write these only, so that a
+// test gives them buffers.
+type iostreams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// InTTY, OutTTY and ErrTTY say which streams are terminals: progress
+	// goes to a terminal only, colour too, and a question is asked only
+	// of someone at one.
+	InTTY, OutTTY, ErrTTY bool
+	// TTY opens the controlling terminal to ask a question; nil, or
+	// returning nil, when there is none.
+	TTY func() io.ReadWriteCloser
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+// newStreams returns the streams of the command c runs: the process's
+// standard input, and the application's writers.
+func newStreams(c *cli.Context) *iostreams {
+	ios := &iostreams{In: os.Stdin, Out: c.App.Writer, Err: c.App.ErrWriter}
+	ios.InTTY, ios.OutTTY, ios.ErrTTY = isTerminal(os.Stdin), isTerminal(ios.Out), isTerminal(ios.Err)
+	if ios.InTTY {
+		ios.TTY = openTerminal
+	}
+	return ios
+}
 
-// withCode returns err annotated with the exit code the process should use.
-func withCode(code int, err error, hints ...string) error {
-	if err == nil {
+// openTerminal opens the controlling terminal; nil when it cannot.
+func openTerminal() io.ReadWriteCloser {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
 		return nil
 	}
-	return &exitError{code: code, err: err, hints: hints}
+	return tty
 }
 
-// usageError reports a wrong command line (exit 2).
-func usageError(err error, hints ...string) error {
-	return withCode(exitUsage, err, hints...)
-}
-
-// usagef is usageError with formatting.
-func usagef(format string, args ...any) error {
-	return usageError(fmt.Errorf(format, args...))
-}
-
-// silentExit ends the process with code without printing anything more; the
-// command has already reported what happened.
-type silentExit int
-
-func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
-
-// report prints err to stderr in the workforce format and returns the exit
-// code for it.
-func report(stderr io.Writer, err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var s silentExit
-	if errors.As(err, &s) {
-		return int(s)
-	}
-	code := exitFailure
-	var hints []string
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-		hints = ee.hints
-	}
-	var ce cli.ExitCoder
-	if ee == nil && errors.As(err, &ce) {
-		code = ce.ExitCode()
-	}
-	errorf(stderr, "%v", err)
-	for _, h := range hints {
-		hintf(stderr, "%s", h)
-	}
-	return code
-}
-
-// errorf, warnf and hintf print one line each. What they print may hold
-// names or output the agent controls (an error of the file system naming
-// a file, git's stderr): anything in it that does not print as itself is
-// escaped (quote.Text), so no message can move the cursor, recolour the
-// terminal or forge a line of the report. Names themselves are quoted by
-// the caller with quote.Name, as report lines quote them.
-//
-// An error of several lines (errors.Join: every bad file of a pack) is
-// printed as several error lines, each with its prefix, so that no line of
-// it can pass for a hint or for a line of the report on stdout.
-func errorf(w io.Writer, format string, args ...any) {
-	for _, line := range strings.Split(fmt.Sprintf(format, args...), "\n") {
-		fmt.Fprintf(w, "workforce: error: %s\n", quote.Text(line))
-	}
-}
-
-func warnf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: warning: %s\n", quote.Text(fmt.Sprintf(format, args...)))
-}
-
-func hintf(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: hint: %s\n", quote.Text(fmt.Sprintf(format, args...)))
-}
-
-// isTerminal reports whether w is a terminal; progress output is shown only
-// on terminals, never in pipes.
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// procEnv is what a command knows of its process: the working directory,
+// the workforce home and the environment. The flag layer fills it
+// (newProcEnv); a test sets it. An error finding the directory or the
+// home is the command's error only when it needs them.
+type procEnv struct {
+	// Dir is the working directory, as os.Getwd gives it.
+	Dir    string
+	dirErr error
+	// Home is the workforce home (persona.Home).
+	Home    string
+	homeErr error
+	// Environ is the environment, as os.Environ gives it.
+	Environ []string
+}
+
+// newProcEnv returns the process's working directory, workforce home and
+// environment.
+func newProcEnv() procEnv {
+	var e procEnv
+	e.Dir, e.dirErr = os.Getwd()
+	e.Home, e.homeErr = persona.Home()
+	e.Environ = os.Environ()
+	return e
+}
+
+// dir returns the working directory, or why there is none.
+func (e procEnv) dir() (string, error) { return e.Dir, e.dirErr }
+
+// home returns the workforce home, or why there is none.
+func (e procEnv) home() (string, error) { return e.Home, e.homeErr }
+
+// getenv is os.Getenv of the environment (the first of a name wins, as
+// there).
+func (e procEnv) getenv(name string) string {
+	for _, kv := range e.Environ {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// flagRule is a rule of a command's flags that parsing does not check: a
+// flag that conflicts with others, or that goes with another only.
+type flagRule struct {
+	flag string
+	// conflicts are the flags that cannot be given with flag; needs is
+	// the one it cannot go without.
+	conflicts []string
+	needs     string
+	// err and hint are the usage error of a command line that breaks the
+	// rule.
+	err, hint string
+}
+
+// userDirRule is the rule of the --user and --dir flags of install and
+// import.
+var userDirRule = flagRule{flag: "user", conflicts: []string{"dir"}, err: "--user and --dir conflict",
+	hint: "use --user for the user layer or --dir DIR for another directory, not both"}
+
+// checkFlags returns the usage error of the first of rules the command
+// line of c breaks, in their order.
+func checkFlags(c *cli.Context, rules ...flagRule) error {
+	for _, r := range rules {
+		if !given(c, r.flag) {
+			continue
+		}
+		broken := r.needs != "" && !given(c, r.needs)
+		for _, o := range r.conflicts {
+			broken = broken || given(c, o)
+		}
+		if !broken {
+			continue
+		}
+		var hints []string
+		if r.hint != "" {
+			hints = append(hints, r.hint)
+		}
+		return usageError(errors.New(r.err), hints...)
+	}
+	return nil
+}
+
+// given reports whether the flag name of c is given: a boolean one true,
+// a string one not empty, any other set.
+func given(c *cli.Context, name string) bool {
+	switch v := c.Value(name).(type) {
+	case bool:
+		return v
+	case string:
+		return v != ""
+	}
+	return c.IsSet(name)
+}
+
+// optionalBool is the value of the boolean flag name, nil when the
+// command line does not set it.
+func optionalBool(c *cli.Context, name string) *bool {
+	if !c.IsSet(name) {
+		return nil
+	}
+	v := c.Bool(name)
+	return &v
 }
 
 // setUsageErrors makes every command below cmds report a command line it
@@ -114,8 +171,18 @@ func isTerminal(w io.Writer) bool {
 //
 // A flag marked Required is checked by the command's action instead, for
 // the same reason: urfave/cli reports a missing one with exit status 1.
-func setUsageErrors(cmds []*cli.Command) {
+//
+// urfave/cli's help command is one value shared by every application,
+// and lists itself among its subcommands once it has run: seen holds the
+// commands done, so that the walk ends.
+func setUsageErrors(cmds []*cli.Command) { setUsageErrorsSeen(cmds, map[*cli.Command]bool{}) }
+
+func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool) {
 	for _, c := range cmds {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
@@ -138,7 +205,7 @@ func setUsageErrors(cmds []*cli.Command) {
 				return act(ctx)
 			}
 		}
-		setUsageErrors(c.Subcommands)
+		setUsageErrorsSeen(c.Subcommands, seen)
 	}
 }
 

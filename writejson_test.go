@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 )
 
 // encodingJSON is what writeJSON must print: the output of encoding/json.
@@ -50,8 +51,8 @@ func TestWriteJSON(t *testing.T) {
 		name string
 		v    any
 	}{
-		{"list output", listOutput{Personas: []listRow{{ID: "a", Source: "dir:1", Tiers: []string{"best"}, Description: odd}}, Warnings: []string{}}},
-		{"nil lists", listOutput{Personas: []listRow{{ID: "a"}}}},
+		{"list output", report.List{Personas: []report.ListRow{{ID: "a", Source: "dir:1", Tiers: []string{"best"}, Description: odd}}, Warnings: []string{}}},
+		{"nil lists", report.List{Personas: []report.ListRow{{ID: "a"}}}},
 		{"map with unsorted keys", map[string]any{"z": 1, "a": []any{nil, 1.5, "x", false}, "é": map[string]int{"b": 2, "a": 1, "B": 3}}},
 		{"persona spec with omitempty fields", &persona.Spec{ID: "a", Inputs: map[string]persona.Input{"X": {Optional: false}, "Y": {Optional: true}},
 			Mount: &persona.Mount{Enabled: &yes}, Tiers: map[string]*persona.Runtime{"best": {Model: odd}, "minimum": {}}}},
@@ -71,7 +72,7 @@ func FuzzWriteJSON(f *testing.F) {
 	f.Add("\xff", "\x00\x1f\x7f\xc3")
 	f.Add("\\ufffd", "a\xffb\xe6\x97c")
 	row := func(key, value string) map[string]any {
-		return map[string]any{key: value, "row": listRow{ID: key, Description: value, Tiers: []string{value}}}
+		return map[string]any{key: value, "row": report.ListRow{ID: key, Description: value, Tiers: []string{value}}}
 	}
 	f.Fuzz(func(t *testing.T, key, value string) {
 		checkWriteJSON(t, row(key, value), row(repairUTF8(key), repairUTF8(value)))

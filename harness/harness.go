@@ -1,6 +1,6 @@
 // Package harness builds the command line, environment and configuration
 // files that start a persona's harness (claude, opencode, codex), starts it,
-// and reports its exit status.
+// and reports how it ended (Exit).
 //
 // Each harness is configured through its own mechanisms, so that the user's
 // own configuration keeps working and nothing is written into the sandbox:
@@ -43,7 +43,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -105,13 +104,10 @@ type Invocation struct {
 	// Mapping is what the harness gets for each persona value, field by
 	// field, and what it refused.
 	Mapping *Mapping `json:"mapping"`
-	// Started, when set, is called with the harness's process id once it
-	// started.
-	Started func(pid int) `json:"-"`
 	// Timeout is the persona's limit on the harness's run
 	// (harnessSettings.timeoutSeconds), zero for none. Run does not apply
 	// it: the caller decides (workforce applies it to unattended runs) and
-	// passes it as the context's deadline.
+	// passes it as the context's deadline (Start).
 	Timeout time.Duration `json:"-"`
 	// Path is the binary found on the caller's PATH when planned; the
 	// harness is started from there even when the sealed PATH has no copy
@@ -314,23 +310,54 @@ func ProcessEnv(env []string, dir string) []string {
 	return append(out, "PWD="+dir)
 }
 
-// StopGrace is how long a harness stopped by the end of Run's context
+// StopGrace is how long a harness stopped by the end of its context
 // (SIGTERM) has to exit before it is killed.
 const StopGrace = 5 * time.Second
 
-// Run starts the harness in dir with the terminal's standard streams and
-// waits for it. Its environment is inv.Env() with PWD set to dir and OLDPWD
-// dropped (ProcessEnv). The exit code is the harness's, or 128+signal when
-// a signal killed it. While the harness runs, interrupts are left to it
-// (the terminal delivers Ctrl-C to the whole process group), and SIGTERM
-// and SIGHUP sent to workforce are passed on to it. When ctx ends (a
-// timeout), the harness gets SIGTERM, and SIGKILL StopGrace later.
-func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// Exit is how a harness process ended: the code it exited with, or the
+// signal that killed it. What exit status workforce itself ends with is
+// the command line's business, not this package's.
+type Exit struct {
+	// Code is the exit code; 0 when a signal killed the process.
+	Code int
+	// Signal is the signal that killed the process; 0 when it exited.
+	Signal syscall.Signal
+}
+
+// Success reports whether the harness exited 0.
+func (e Exit) Success() bool { return e.Code == 0 && e.Signal == 0 }
+
+// Status is the harness's status as a shell reports it ($?): its exit
+// code, or 128+n when signal n killed it. A session's record keeps it in
+// that form.
+func (e Exit) Status() int {
+	if e.Signal != 0 {
+		return 128 + int(e.Signal)
+	}
+	return e.Code
+}
+
+// Process is a started harness.
+type Process struct {
+	cmd *exec.Cmd
+	ctx context.Context
+}
+
+// Start starts the harness in dir with the given standard streams. Its
+// environment is inv.Env() with PWD set to dir and OLDPWD dropped
+// (ProcessEnv). A harness not on PATH is a *NotFoundError. When ctx ends
+// (a timeout), the harness gets SIGTERM, and SIGKILL StopGrace later.
+//
+// Start installs no signal handler: the caller decides which signals the
+// harness gets (Process.Signal). Package session passes on SIGTERM and
+// SIGHUP and leaves SIGINT to the terminal, which sends it to the whole
+// process group.
+func Start(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (*Process, error) {
 	bin := inv.Path
-	var err error
 	if bin == "" {
+		var err error
 		if bin, err = LookPath(inv.Binary, inv.env); err != nil {
-			return 127, err
+			return nil, err
 		}
 	}
 	cmd := exec.CommandContext(ctx, bin, inv.Args...)
@@ -342,50 +369,45 @@ func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdo
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = StopGrace
 	cmd.SysProcAttr = sysProcAttr()
-	sig := make(chan os.Signal, 4)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	err = cmd.Start()
-	done := make(chan struct{})
-	if err == nil {
-		if inv.Started != nil {
-			inv.Started(cmd.Process.Pid)
-		}
-		go func() {
-			defer close(done)
-			for s := range sig {
-				// Ctrl-C reaches the harness from the terminal, which
-				// signals the whole process group; SIGTERM and SIGHUP
-				// sent to workforce alone are passed on.
-				if s != os.Interrupt {
-					_ = cmd.Process.Signal(s)
-				}
-			}
-		}()
-		err = cmd.Wait()
-	} else {
-		close(done)
-		err = fmt.Errorf("cannot start %s: %w", bin, err)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
 	}
-	signal.Stop(sig)
-	close(sig)
-	<-done
-	if err != nil && ctx.Err() != nil && cmd.ProcessState != nil {
+	return &Process{cmd: cmd, ctx: ctx}, nil
+}
+
+// Pid is the harness's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Signal sends sig to the harness.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Wait waits for the harness to exit and says how it ended.
+func (p *Process) Wait() (Exit, error) {
+	err := p.cmd.Wait()
+	if err != nil && p.ctx.Err() != nil && p.cmd.ProcessState != nil {
 		// Stopped by ctx: Wait reports that even when the harness then
 		// exited 0; its status is what it exited with.
 		err = nil
-		if !cmd.ProcessState.Success() {
-			err = &exec.ExitError{ProcessState: cmd.ProcessState}
+		if !p.cmd.ProcessState.Success() {
+			err = &exec.ExitError{ProcessState: p.cmd.ProcessState}
 		}
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
+			return Exit{Signal: ws.Signal()}, nil
 		}
-		return ee.ExitCode(), nil
+		return Exit{Code: ee.ExitCode()}, nil
 	}
+	return Exit{}, err
+}
+
+// Run starts the harness (Start) and waits for it (Process.Wait),
+// passing it no signal.
+func Run(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (Exit, error) {
+	p, err := Start(ctx, inv, dir, stdin, stdout, stderr)
 	if err != nil {
-		return 127, err
+		return Exit{}, err
 	}
-	return 0, nil
+	return p.Wait()
 }

@@ -181,11 +181,11 @@ func TestRunExitStatus(t *testing.T) {
 	tests := []struct {
 		name string
 		env  []string
-		want int
+		want Exit
 	}{
-		{"success", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=0"}, 0},
-		{"the harness's code", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=7"}, 7},
-		{"killed by a signal", []string{"HARNESS_TEST_STANDIN=kill"}, 128 + 15},
+		{"success", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=0"}, Exit{}},
+		{"the harness's code", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=7"}, Exit{Code: 7}},
+		{"killed by a signal", []string{"HARNESS_TEST_STANDIN=kill"}, Exit{Signal: syscall.SIGTERM}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,9 +194,9 @@ func TestRunExitStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			code, err := Run(context.Background(), inv, t.TempDir(), nil, &bytes.Buffer{}, &bytes.Buffer{})
-			if err != nil || code != tt.want {
-				t.Errorf("Run() = %d, %v; want %d", code, err, tt.want)
+			exit, err := Run(context.Background(), inv, t.TempDir(), nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil || exit != tt.want {
+				t.Errorf("Run() = %+v, %v; want %+v", exit, err, tt.want)
 			}
 		})
 	}
@@ -209,12 +209,12 @@ func TestRunStopsAtDeadline(t *testing.T) {
 	tests := []struct {
 		name string
 		env  []string
-		want int
+		want Exit
 	}{
-		{"exits 0 on SIGTERM", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=0"}, 0},
-		{"exits 3 on SIGTERM", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=3"}, 3},
-		{"dies of SIGTERM", []string{"HARNESS_TEST_STANDIN=wait"}, 128 + 15},
-		{"ignores SIGTERM", []string{"HARNESS_TEST_STANDIN=ignore"}, 128 + 9},
+		{"exits 0 on SIGTERM", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=0"}, Exit{}},
+		{"exits 3 on SIGTERM", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=3"}, Exit{Code: 3}},
+		{"dies of SIGTERM", []string{"HARNESS_TEST_STANDIN=wait"}, Exit{Signal: syscall.SIGTERM}},
+		{"ignores SIGTERM", []string{"HARNESS_TEST_STANDIN=ignore"}, Exit{Signal: syscall.SIGKILL}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,9 +227,9 @@ func TestRunStopsAtDeadline(t *testing.T) {
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
-			code, err := Run(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
-			if err != nil || code != tt.want {
-				t.Errorf("Run() = %d, %v; want %d", code, err, tt.want)
+			exit, err := Run(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil || exit != tt.want {
+				t.Errorf("Run() = %+v, %v; want %+v", exit, err, tt.want)
 			}
 			if tt.name != "dies of SIGTERM" && tt.name != "ignores SIGTERM" {
 				if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
@@ -249,8 +249,8 @@ func TestRunPassesArgvDirAndEnv(t *testing.T) {
 	dir := t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
 	var out bytes.Buffer
-	if code, err := Run(context.Background(), inv, dir, nil, &out, &bytes.Buffer{}); code != 0 || err != nil {
-		t.Fatalf("Run() = %d, %v", code, err)
+	if exit, err := Run(context.Background(), inv, dir, nil, &out, &bytes.Buffer{}); !exit.Success() || err != nil {
+		t.Fatalf("Run() = %+v, %v", exit, err)
 	}
 	if want := dir + "\n-m o3 --x do it\ncore\n"; out.String() != want {
 		t.Errorf("stand-in saw %q, want %q", out.String(), want)
@@ -262,10 +262,10 @@ func TestNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := Run(context.Background(), inv, t.TempDir(), nil, &bytes.Buffer{}, &bytes.Buffer{})
+	_, err = Run(context.Background(), inv, t.TempDir(), nil, &bytes.Buffer{}, &bytes.Buffer{})
 	var nf *NotFoundError
-	if code != 127 || !errors.As(err, &nf) || nf.Package != "opencode-ai" {
-		t.Fatalf("Run() = %d, %v; want 127 and a NotFoundError naming opencode-ai", code, err)
+	if !errors.As(err, &nf) || nf.Package != "opencode-ai" {
+		t.Fatalf("Run() = %v; want a NotFoundError naming opencode-ai (workforce exits 127 for it)", err)
 	}
 	if !strings.Contains(nf.Hint(), "npm install -g opencode-ai") {
 		t.Errorf("Hint() = %q", nf.Hint())
@@ -384,8 +384,8 @@ func TestRunSetsPWD(t *testing.T) {
 			}
 			dir, _ := filepath.EvalSymlinks(t.TempDir())
 			var out bytes.Buffer
-			if code, err := Run(context.Background(), inv, dir, nil, &out, os.Stderr); code != 0 || err != nil {
-				t.Fatalf("Run() = %d, %v", code, err)
+			if exit, err := Run(context.Background(), inv, dir, nil, &out, os.Stderr); !exit.Success() || err != nil {
+				t.Fatalf("Run() = %+v, %v", exit, err)
 			}
 			if want := dir + "\n" + dir + "\n<unset>\n"; out.String() != want {
 				t.Errorf("the harness saw cwd, PWD, OLDPWD %q, want %q", out.String(), want)

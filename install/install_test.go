@@ -376,7 +376,7 @@ func TestOpenNamesArchiveEntries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tgz := filepath.Join(t.TempDir(), "bad.tgz")
 			writeTgz(t, tgz, tt.files)
-			p, cleanup, err := Open(t.Context(), tgz)
+			p, cleanup, err := Open(t.Context(), tgz, OpenOptions{})
 			defer cleanup()
 			if err == nil {
 				t.Fatalf("Open(%s) = %v, want an error", tgz, p.IDs())

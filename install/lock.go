@@ -247,8 +247,8 @@ type Status struct {
 
 // Outdated compares each entry of the lock of the layer dir with its
 // source now: a git ref's commit (git ls-remote), an npm spec's version
-// (npm pack), a directory's or tarball's files.
-func Outdated(ctx context.Context, dir string) ([]Status, error) {
+// (npm pack), a directory's or tarball's files; sources are opened with o.
+func Outdated(ctx context.Context, dir string, o OpenOptions) ([]Status, error) {
 	l, err := ReadLock(dir)
 	if err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func Outdated(ctx context.Context, dir string) ([]Status, error) {
 			out = append(out, st)
 			continue
 		}
-		p, cleanup, err := Open(ctx, e.Source)
+		p, cleanup, err := Open(ctx, e.Source, o)
 		if err != nil {
 			cleanup()
 			fail(err)

@@ -19,7 +19,7 @@ import (
 // run in the working directory. A directory or archive without a
 // package.json that is a Claude Code plugin is read as one (collect).
 // Archives are unpacked into a temporary directory that cleanup removes.
-func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err error) {
+func Open(ctx context.Context, source string, o OpenOptions) (p *pack.Pack, cleanup func(), err error) {
 	cleanup = func() {}
 	if url, ref, ok := ParseGitSource(source); ok {
 		tmp, err := os.MkdirTemp("", "workforce-git-")
@@ -33,7 +33,7 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 			return nil, cleanup, fmt.Errorf("%s: %w", source, err)
 		}
 		os.RemoveAll(filepath.Join(dir, ".git"))
-		if p, err = collect(dir); err != nil {
+		if p, err = collect(dir, o); err != nil {
 			return nil, cleanup, inSource(err, dir, source)
 		}
 		p.Resolved = commit
@@ -41,7 +41,7 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 		return p, cleanup, nil
 	}
 	if fi, err := os.Stat(source); err == nil && fi.IsDir() {
-		p, err := collect(source)
+		p, err := collect(source, o)
 		return p, cleanup, err
 	}
 	tmp, err := os.MkdirTemp("", "workforce-pack-")
@@ -78,7 +78,7 @@ func Open(ctx context.Context, source string) (p *pack.Pack, cleanup func(), err
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("%s: %w", source, err)
 	}
-	if p, err = collect(root); err != nil {
+	if p, err = collect(root, o); err != nil {
 		return nil, cleanup, inSource(err, out, source)
 	}
 	p.Resolved = resolved
@@ -126,26 +126,29 @@ func inSource(err error, dir, source string) error {
 	return e
 }
 
-// ReadPlugin reads a Claude Code plugin directory (one with
-// .claude-plugin/plugin.json and no package.json) as a pack, its agents
-// made personas. The package that knows the agent formats sets it (package
-// main sets native's reader): install knows no harness. Unset, such a
-// directory is refused as a pack without package.json.
-var ReadPlugin func(dir string) (*pack.Pack, error)
+// OpenOptions are how Open reads a source.
+type OpenOptions struct {
+	// ReadPlugin reads a Claude Code plugin directory (one with
+	// .claude-plugin/plugin.json and no package.json) as a pack, its
+	// agents made personas. The package that knows the agent formats
+	// provides it (native.ReadPlugin): install knows no harness. Nil,
+	// such a directory is refused as a pack without package.json.
+	ReadPlugin func(dir string) (*pack.Pack, error)
+}
 
 // collect reads the pack in dir, or, when dir has no package.json but is
-// a Claude Code plugin, the plugin (ReadPlugin), after checking that no
+// a Claude Code plugin, the plugin (o.ReadPlugin), after checking that no
 // link leads out of it.
-func collect(dir string) (*pack.Pack, error) {
+func collect(dir string, o OpenOptions) (*pack.Pack, error) {
 	_, errPJ := os.Stat(filepath.Join(dir, "package.json"))
 	_, errPlugin := os.Stat(filepath.Join(dir, ".claude-plugin", "plugin.json"))
-	if errPJ == nil || errPlugin != nil || ReadPlugin == nil {
+	if errPJ == nil || errPlugin != nil || o.ReadPlugin == nil {
 		return pack.Collect(dir)
 	}
 	if err := linksStayIn(dir); err != nil {
 		return nil, err
 	}
-	return ReadPlugin(dir)
+	return o.ReadPlugin(dir)
 }
 
 // linksStayIn refuses a plugin directory holding a symbolic link that

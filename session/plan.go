@@ -212,7 +212,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	}
 	p.inv = inv
 	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), inv.Files, inv.Notes
-	// The harness starts with PWD naming its directory (harness.Run).
+	// The harness starts with PWD naming its directory (harness.Start).
 	p.Env = append(append([]string{}, inv.SetEnv...), "PWD="+p.Workdir)
 	if p.Sealed == nil {
 		p.Sealed = []mount.SealedVar{}
@@ -266,9 +266,10 @@ type RunOptions struct {
 	Progress func(event, detail string)
 	Warn     func(msg string)
 
-	// SyncCommitted, Review, Live and Timeout are as in Options.
+	// SyncCommitted, Review, Live, Timeout and Abort are as in Options.
 	SyncCommitted, Review, Live bool
 	Timeout                     time.Duration
+	Abort                       func(os.Signal)
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -287,13 +288,14 @@ func (p *Plan) Run(o RunOptions) (*Result, error) {
 			}
 			defer os.RemoveAll(p.Sandbox)
 		}
-		code, timedOut, err := runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr)
+		sigs := watchSignals(phaseHarness, o.Abort)
+		exit, timedOut, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil)
+		sigs.stop()
 		if err != nil {
 			return nil, err
 		}
-		res := &Result{Code: code, ExitCode: code, TimedOut: timedOut}
+		res := &Result{Harness: exit, TimedOut: timedOut}
 		if timedOut {
-			res.ExitCode = ExitTimeout
 			if o.Warn != nil {
 				o.Warn(fmt.Sprintf("the harness was stopped after %s (its time limit)", o.Timeout))
 			}
@@ -304,7 +306,7 @@ func (p *Plan) Run(o RunOptions) (*Result, error) {
 		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
-		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout,
+		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
 	}
 	if m := p.Materialized; m != nil {
 		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}

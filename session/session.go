@@ -69,14 +69,19 @@
 // that outlived its run may still be writing: until it exits, Sync and
 // RemoveIdle refuse the session (HarnessRunningError).
 //
-// Signals. While the sandbox is made, SIGINT, SIGTERM and SIGHUP stop and
-// remove it. While the harness runs, SIGINT is the harness's (the terminal
-// sends it to the whole process group), and SIGTERM and SIGHUP sent to
-// workforce are passed on to the harness; sync-back still runs when it
-// exits (after SIGHUP without progress output: there is no terminal any
-// more). During sync-back a first SIGINT, or a second SIGTERM or SIGHUP,
-// stops it after the current file, leaving the session resumable; a second
-// SIGINT exits at once (130), leaving it resumable too.
+// Signals. One handler (signal.go) serves a run and a sync, and the
+// harness is started through it. While the sandbox is made, SIGINT,
+// SIGTERM and SIGHUP stop and remove it (Result.Stopped). While the
+// harness runs, SIGINT is the harness's (the terminal sends it to the
+// whole process group), and SIGTERM and SIGHUP sent to workforce are
+// passed on to the harness; sync-back still runs when it exits (after
+// SIGHUP without progress output: there is no terminal any more). During
+// sync-back a first SIGINT, or a second SIGTERM or SIGHUP, stops it after
+// the current file, leaving the session resumable; a second SIGINT calls
+// Options.Abort, which ends the process at once, leaving it resumable
+// too. Sync alone stops at the first signal and aborts at the second.
+// The package ends no process and chooses no exit status: it reports
+// outcomes (Result), and the command line turns them into its status.
 package session
 
 import (
@@ -88,13 +93,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -143,31 +145,19 @@ type Options struct {
 	// mount.Live); the sync-back after it still runs.
 	Live bool
 	// Timeout, when positive, stops the harness that long after it
-	// started, as SIGTERM sent to workforce does (harness.Run); sync-back
-	// runs as after any stop, and the run exits with ExitTimeout.
+	// started, as SIGTERM sent to workforce does (harness.Start);
+	// sync-back runs as after any stop, and Result.TimedOut says so.
 	Timeout time.Duration
 	// Progress, when set, reports progress (the copy, each file synced);
 	// it is not called after SIGHUP.
 	Progress func(event, detail string)
 	// Warn reports what the user should know at once.
 	Warn func(msg string)
-}
-
-// ExitTimeout is the exit status of a run whose harness was stopped by
-// Options.Timeout, as timeout(1)'s.
-const ExitTimeout = 124
-
-// runHarness runs inv in dir, stopped at timeout when it is positive; it
-// reports whether the timeout stopped it.
-func runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) (code int, timedOut bool, err error) {
-	ctx := context.Background()
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	code, err = harness.Run(ctx, inv, dir, stdin, stdout, stderr)
-	return code, errors.Is(ctx.Err(), context.DeadlineExceeded), err
+	// Abort, when set, is called with a signal that asks to stop at once
+	// (a second SIGINT during sync-back); it should end the process,
+	// which leaves the session for Sync to finish. Unset, such a signal
+	// only stops sync-back, as the first did.
+	Abort func(os.Signal)
 }
 
 // File is an instruction file to materialize in the sandbox's working
@@ -176,14 +166,21 @@ type File struct {
 	Name, Text string
 }
 
-// Result is how a run ended.
+// Result is how a run ended: the outcomes the command line turns into its
+// exit status.
 type Result struct {
 	// Session is the session, its directory gone unless Kept.
 	Session *Session
-	// Code is the harness's exit status (128+signal when a signal killed
-	// it); ExitCode is the status workforce should exit with.
-	Code, ExitCode int
-	Report         *mount.Report
+	// Stopped says a signal stopped the run while the sandbox was made,
+	// before the harness started; Signal says which.
+	Stopped bool
+	// Harness is how the harness ended.
+	Harness harness.Exit
+	// Signal is the last signal workforce got, nil when none came: the
+	// one that stopped the run (Stopped) or sync-back
+	// (Report.Interrupted).
+	Signal os.Signal
+	Report *mount.Report
 	// Kept says the session directory was kept: asked for, conflicts, or
 	// an interrupted sync-back.
 	Kept bool
@@ -201,93 +198,12 @@ type Result struct {
 	HungUp bool
 }
 
-// signals tracks the signals of a run.
-type signals struct {
-	ch     chan os.Signal
-	phase  atomic.Int32 // 0 creating, 1 harness, 2 syncing
-	stops  atomic.Int32 // SIGTERM and SIGHUP received
-	ints   atomic.Int32 // SIGINT received while syncing
-	hup    atomic.Bool
-	last   atomic.Value // os.Signal
-	mu     sync.Mutex
-	cancel context.CancelFunc // of the current phase, when it can stop
-	done   chan struct{}
-}
-
-func watchSignals() *signals {
-	s := &signals{ch: make(chan os.Signal, 8), done: make(chan struct{})}
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		defer close(s.done)
-		for sig := range s.ch {
-			s.last.Store(sig)
-			stop := false
-			switch sig {
-			case syscall.SIGHUP:
-				s.hup.Store(true)
-				stop = s.stops.Add(1) >= 2
-			case syscall.SIGTERM:
-				stop = s.stops.Add(1) >= 2
-			case os.Interrupt:
-				if s.phase.Load() == 2 {
-					if s.ints.Add(1) >= 2 {
-						os.Exit(130)
-					}
-					stop = true
-				}
-			}
-			switch s.phase.Load() {
-			case 0:
-				stop = true // any signal stops the copy
-			case 1:
-				stop = false // the harness's to handle
-			}
-			if stop {
-				s.mu.Lock()
-				if s.cancel != nil {
-					s.cancel()
-				}
-				s.mu.Unlock()
-			}
-		}
-	}()
-	return s
-}
-
-// enter starts phase p and returns its context, cancelled by the signals
-// that stop it.
-func (s *signals) enter(p int32) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.mu.Lock()
-	s.cancel = cancel
-	s.mu.Unlock()
-	s.phase.Store(p)
-	if p == 2 && s.stops.Load() >= 2 {
-		cancel()
-	}
-	return ctx, cancel
-}
-
-func (s *signals) stop() {
-	signal.Stop(s.ch)
-	close(s.ch)
-	<-s.done
-}
-
-// exitFor is the exit status for a run stopped by sig.
-func exitFor(sig any) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return 130
-}
-
 // Run runs a session from start to end: create the session directory and
 // its record, copy the project, materialize the instruction file, write
 // the harness's configuration, start the harness, sync back, clean up.
 // Signals are handled as the package documentation says.
 func Run(o Options) (*Result, error) {
-	sigs := watchSignals()
+	sigs := watchSignals(phaseCreate, o.Abort)
 	defer sigs.stop()
 	warn := o.Warn
 	if warn == nil {
@@ -307,7 +223,7 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.Close()
-	ctx, cancel := sigs.enter(0)
+	ctx, cancel := sigs.enter(context.Background(), phaseCreate)
 	mo := o.Mount
 	mo.Dir = o.Dir
 	var warm string
@@ -334,7 +250,7 @@ func Run(o Options) (*Result, error) {
 		}
 		os.RemoveAll(s.Dir)
 		if stopped {
-			return &Result{Session: s, ExitCode: exitFor(sigs.last.Load())}, nil
+			return &Result{Session: s, Stopped: true, Signal: sigs.lastSignal()}, nil
 		}
 		return nil, err
 	}
@@ -344,12 +260,11 @@ func Run(o Options) (*Result, error) {
 		box.Remove()
 		return nil, err
 	}
-	sigs.enter(1)
+	sigs.enter(context.Background(), phaseHarness)
 	if warm != "" {
 		adoptOrphans() // to know, before parking, that nothing runs in the sandbox
 	}
-	inv := *o.Invocation
-	inv.Started = func(pid int) {
+	started := func(pid int) {
 		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
 		_ = s.save()
 	}
@@ -372,13 +287,9 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	code, timedOut, err := runHarness(&inv, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr)
+	exit, timedOut, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
 	if timedOut {
 		warn(fmt.Sprintf("the harness was stopped after %s (its time limit); its work is synced back", o.Timeout))
-	}
-	exit := code
-	if timedOut {
-		exit = ExitTimeout
 	}
 	var left []int // processes the harness left, seen as it exits
 	if warm != "" {
@@ -394,26 +305,27 @@ func Run(o Options) (*Result, error) {
 		box.Remove()
 		return nil, err
 	}
+	code := exit.Status()
 	s.Record.ExitCode = &code
 
 	if o.Review {
 		held, err := s.hold(box, warn)
 		if err != nil {
-			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Live: liveReport, TimedOut: timedOut}, err
+			return &Result{Session: s, Harness: exit, Kept: true, Live: liveReport, TimedOut: timedOut}, err
 		}
 		if held {
-			return &Result{Session: s, Code: code, ExitCode: exit, Kept: true, Held: true, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}, nil
+			return &Result{Session: s, Harness: exit, Kept: true, Held: true, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}, nil
 		}
 		// Nothing to review: the run ends as any other.
 	}
 
-	ctx, cancel = sigs.enter(2)
+	ctx, cancel = sigs.enter(context.Background(), phaseSync)
 	defer cancel()
 	rep, keep, err := s.sync(ctx, box, SyncOptions{
 		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""},
 		SyncCommitted: o.SyncCommitted, Warn: warn,
 	})
-	res := &Result{Session: s, Code: code, ExitCode: exit, Report: rep, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}
+	res := &Result{Session: s, Harness: exit, Report: rep, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load(), Signal: sigs.lastSignal()}
 	if err != nil {
 		res.Kept = true
 		keepApplied(box, warn)
@@ -441,13 +353,6 @@ func Run(o Options) (*Result, error) {
 			warn(fmt.Sprintf("cannot remove the session %s: %v", s.Dir, err))
 			res.Kept = true
 		}
-	}
-	switch {
-	case timedOut, code != 0:
-	case rep.Interrupted:
-		res.ExitCode = exitFor(sigs.last.Load())
-	case len(rep.Conflicts) > 0:
-		res.ExitCode = 3
 	}
 	return res, nil
 }
@@ -824,6 +729,10 @@ type SyncOptions struct {
 	Only func(rel string) bool
 	// Warn reports what the user should know at once.
 	Warn func(msg string)
+	// Abort, when set, is called with a second signal (Sync): it should
+	// end the process, which leaves the session for a later Sync. Unset,
+	// such a signal is ignored.
+	Abort func(os.Signal)
 }
 
 // Changes returns what a sync-back of s would do now, without doing it.
@@ -846,7 +755,15 @@ func (s *Session) Changes(deletes bool) (*mount.Report, error) {
 // left out (o.Only) or left in the sandbox only (the agent's commits, when
 // they could not be brought as its branch). kept says the session
 // directory is still there.
+//
+// A first SIGINT, SIGTERM or SIGHUP while Sync works stops it after the
+// current file (Report.Interrupted), leaving the session to finish later;
+// a second calls o.Abort.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, kept bool, err error) {
+	sigs := watchSignals(phaseSyncOnly, o.Abort)
+	defer sigs.stop()
+	ctx, cancel := sigs.enter(ctx, phaseSyncOnly)
+	defer cancel()
 	ok, err := s.TryLock()
 	if err != nil {
 		return nil, !errors.Is(err, ErrGone), err

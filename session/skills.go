@@ -3,11 +3,8 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/skill"
@@ -63,8 +60,10 @@ func (p *Plan) planSkills(o PlanOptions, tree string) error {
 // fetch. When a fetched skill's name changed where it lands, the copy's
 // hidden files follow.
 func (p *Plan) fetchSkills(o RunOptions) ([]mount.Dir, error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	sigs := watchSignals(phaseCreate, nil)
+	defer sigs.stop()
+	ctx, cancel := sigs.enter(context.Background(), phaseCreate)
+	defer cancel()
 	before := p.Skills.Hide()
 	err := p.Skills.Fetch(ctx, func(it *skill.Item) {
 		if o.Progress != nil {

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/seed-3bc194a6/workforce/skill"
+)
+
+// This file converts the types of the packages that compute what a
+// command prints into the types of package report, which define what it
+// prints. A list or map stays nil when it is nil and empty when it is
+// empty: JSON tells null from [].
+
+// each converts every element of s with f; nil stays nil.
+func each[T, U any](s []T, f func(T) U) []U {
+	if s == nil {
+		return nil
+	}
+	out := make([]U, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// eachValue converts every value of m with f; nil stays nil.
+func eachValue[K comparable, T, U any](m map[K]T, f func(T) U) map[K]U {
+	if m == nil {
+		return nil
+	}
+	out := make(map[K]U, len(m))
+	for k, v := range m {
+		out[k] = f(v)
+	}
+	return out
+}
+
+// ptr converts what p points to with f; nil stays nil.
+func ptr[T, U any](p *T, f func(T) U) *U {
+	if p == nil {
+		return nil
+	}
+	u := f(*p)
+	return &u
+}
+
+func toOrigin(o persona.Origin) report.Origin { return report.Origin{Layer: o.Layer, File: o.File} }
+
+func toPersona(s persona.Spec) report.Persona {
+	return report.Persona{
+		Schema: s.Schema, ID: s.ID, Extends: s.Extends, Inherit: s.Inherit, Intent: s.Intent,
+		Tags: s.Tags, Description: s.Description,
+		Tiers:       eachValue(s.Tiers, func(r *persona.Runtime) *report.Runtime { return ptr(r, toRuntime) }),
+		DefaultTier: s.DefaultTier,
+		Skills:      each(s.Skills, toSkill),
+		Inputs:      eachValue(s.Inputs, toInput),
+		Env:         s.Env,
+		MCPServers:  eachValue(s.MCPServers, toMCPServer),
+		Permissions: ptr(s.Permissions, toPermissions),
+		Mount:       ptr(s.Mount, toMount),
+		Native:      ptr(s.Native, toNative),
+		Runtime:     toRuntime(s.Runtime),
+		CloudFields: report.CloudFields{
+			Sandbox: s.Sandbox, Cloud: s.Cloud, UseSubscription: s.UseSubscription,
+			Integrations: s.Integrations, Capabilities: s.Capabilities, Memory: s.Memory, Relay: s.Relay,
+			OnEvent: s.OnEvent,
+		},
+	}
+}
+
+func toRuntime(r persona.Runtime) report.Runtime {
+	return report.Runtime{
+		Harness: r.Harness, Model: r.Model, SystemPrompt: r.SystemPrompt,
+		HarnessSettings: ptr(r.HarnessSettings, toHarnessSettings),
+		Sidecars: report.Sidecars{
+			ClaudeMd: r.ClaudeMd, ClaudeMdMode: string(r.ClaudeMdMode), ClaudeMdContent: r.ClaudeMdContent,
+			AgentsMd: r.AgentsMd, AgentsMdMode: string(r.AgentsMdMode), AgentsMdContent: r.AgentsMdContent,
+		},
+	}
+}
+
+func toHarnessSettings(h persona.HarnessSettings) report.HarnessSettings {
+	return report.HarnessSettings{
+		Reasoning: h.Reasoning, TimeoutSeconds: h.TimeoutSeconds, SandboxMode: h.SandboxMode,
+		ApprovalPolicy: h.ApprovalPolicy, WorkspaceWriteNetworkAccess: h.WorkspaceWriteNetworkAccess,
+		WebSearch: h.WebSearch, DangerouslyBypassApprovalsAndSandbox: h.DangerouslyBypassApprovalsAndSandbox,
+	}
+}
+
+func toSkill(s persona.Skill) report.Skill {
+	return report.Skill{ID: s.ID, Source: s.Source, Description: s.Description, Files: s.Files}
+}
+
+func toInput(in persona.Input) report.Input {
+	return report.Input{
+		Description: in.Description, Env: in.Env, Default: in.Default, Optional: in.Optional,
+		Picker: ptr(in.Picker, func(p persona.InputPicker) report.InputPicker {
+			return report.InputPicker{Provider: p.Provider, Resource: p.Resource}
+		}),
+	}
+}
+
+func toMCPServer(s persona.MCPServer) report.MCPServer {
+	return report.MCPServer{Type: s.Type, URL: s.URL, Headers: s.Headers, Command: s.Command, Args: s.Args, Env: s.Env}
+}
+
+func toPermissions(p persona.Permissions) report.Permissions {
+	return report.Permissions{Allow: p.Allow, Deny: p.Deny, Mode: p.Mode}
+}
+
+func toMount(m persona.Mount) report.Mount {
+	return report.Mount{Enabled: m.Enabled, IgnoredPatterns: m.IgnoredPatterns, ReadonlyPatterns: m.ReadonlyPatterns}
+}
+
+func toNative(n persona.Native) report.Native {
+	return report.Native{Claude: n.Claude, Opencode: n.Opencode, Codex: n.Codex}
+}
+
+func toSidecar(s persona.Sidecar) report.Sidecar {
+	return report.Sidecar{Channel: string(s.Channel), Path: s.Path, Content: s.Content, Mode: string(s.Mode), Origin: toOrigin(s.Origin)}
+}
+
+func toResolved(r persona.Resolved) report.Resolved {
+	return report.Resolved{
+		ID: r.ID, Tier: r.Tier, Flat: r.Flat, Harness: r.Harness, Model: r.Model, SystemPrompt: r.SystemPrompt,
+		HarnessSettings: toHarnessSettings(r.HarnessSettings),
+		Claude:          toSidecar(r.Claude), Agents: toSidecar(r.Agents),
+		Inputs: eachValue(r.Inputs, toInput), Env: r.Env, MCPServers: eachValue(r.MCPServers, toMCPServer),
+		Permissions: toPermissions(r.Permissions), Mount: toMount(r.Mount),
+		Skills: each(r.Skills, toSkill), Native: ptr(r.Native, toNative),
+		Origins: eachValue(r.Origins, toOrigin),
+	}
+}
+
+func toProvenance(p persona.Provenance) map[string][]report.Origin {
+	return eachValue(p, func(os []persona.Origin) []report.Origin { return each(os, toOrigin) })
+}
+
+func toMapping(m harness.Mapping) report.Mapping {
+	return report.Mapping{Harness: m.Harness, Measured: m.Measured, Fields: each(m.Fields, func(f harness.FieldMapping) report.FieldMapping {
+		return report.FieldMapping{Field: f.Field, Value: f.Value, Applied: f.Applied, Refused: f.Refused}
+	})}
+}
+
+func toPlan(p *session.Plan) report.Plan {
+	return report.Plan{
+		Persona: p.Persona, Tier: p.Tier, Harness: p.Harness, HarnessVersion: p.HarnessVersion, Profile: p.Profile,
+		Layers: each(p.Layers, toOrigin), Resolved: ptr(p.Resolved, toResolved),
+		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Workdir: p.Workdir,
+		Materialized: ptr(p.Materialized, func(m session.Materialized) report.Materialized {
+			return report.Materialized{Path: m.Path, Mode: m.Mode, Text: m.Text}
+		}),
+		Extend: ptr(p.Extend, toExtend),
+		Hidden: p.Hidden, Ignored: p.Ignored, Readonly: p.Readonly, Argv: p.Argv, Env: p.Env,
+		Sealed: each(p.Sealed, func(v mount.SealedVar) report.SealedVar {
+			return report.SealedVar{Name: v.Name, Value: v.Value, Dropped: v.Dropped}
+		}),
+		ConfigFiles: p.ConfigFiles, Notes: p.Notes, InRepo: p.InRepo,
+		Skills:  ptr(p.Skills, toSkillPlan),
+		Mapping: ptr(p.Mapping, toMapping),
+	}
+}
+
+func toExtend(e mount.Extend) report.Extend {
+	return report.Extend{
+		Real: ptr(e.Real, toDiscovery), Folded: e.Folded, LoadedAnyway: e.LoadedAnyway, Extra: e.Extra,
+		Surfaced: e.Surfaced, Hide: e.Hide, Text: e.Text,
+	}
+}
+
+func toDiscovery(r discover.Result) report.Discovery {
+	file := func(f discover.File) report.DiscoveredFile {
+		return report.DiscoveredFile{Path: f.Path, Canonical: f.Canonical, Dir: f.Dir, Name: f.Name, Scope: f.Scope, Bytes: f.Bytes, Truncated: f.Truncated}
+	}
+	return report.Discovery{
+		Profile: r.Profile, Dir: r.Dir, Root: r.Root, Files: each(r.Files, file), Dropped: each(r.Dropped, file),
+		Problems: r.Problems, Text: r.Text,
+	}
+}
+
+func toSkillPlan(p skill.Plan) report.SkillPlan {
+	return report.SkillPlan{
+		Harness: p.Harness, Read: p.Read, Dir: p.Dir, Notes: p.Notes,
+		Items: each(p.Items, func(it *skill.Item) *report.SkillItem {
+			return ptr(it, func(it skill.Item) report.SkillItem {
+				return report.SkillItem{
+					ID: it.ID, Name: it.Name, Source: it.Source, Kind: string(it.Kind), Path: it.Path,
+					Cache: it.Cache, CacheDir: it.CacheDir, Version: it.Version, Dest: it.Dest, Replaces: it.Replaces,
+				}
+			})
+		}),
+	}
+}
+
+func toSyncReport(r mount.Report) report.SyncReport {
+	return report.SyncReport{
+		Created: r.Created, Updated: r.Updated, Deleted: r.Deleted, Unapplied: r.Unapplied,
+		Conflicts: each(r.Conflicts, func(c mount.Conflict) report.Conflict {
+			return report.Conflict{Path: c.Path, Real: c.Real, Saved: c.Saved}
+		}),
+		NotSynced: r.NotSynced,
+		Failed: each(r.Failed, func(f mount.Failure) report.Failure {
+			return report.Failure{Path: f.Path, Error: f.Error}
+		}),
+		Blocked: r.Blocked, OnBranch: r.OnBranch, Interrupted: r.Interrupted,
+	}
+}
+
+func toRecord(r session.Record) report.Record {
+	return report.Record{
+		Format: r.Format, ID: r.ID, Persona: r.Persona, Tier: r.Tier, Harness: r.Harness, Root: r.Root, Cwd: r.Cwd,
+		PID: r.PID, Started: r.Started, HarnessPID: r.HarnessPID,
+		HarnessStart: ptr(r.HarnessStart, func(p session.ProcStart) report.ProcStart {
+			return report.ProcStart{Boot: p.Boot, Ticks: p.Ticks}
+		}),
+		Phase: string(r.Phase), ExitCode: r.ExitCode, Error: r.Error, Report: ptr(r.Report, toSyncReport),
+		Branch: r.Branch, Commits: r.Commits, Head: r.Head, Updated: r.Updated,
+	}
+}
+
+func toWarm(w session.Warm) report.Warm { return report.Warm{Root: w.Root, Dir: w.Dir, Time: w.Time} }
+
+func toInstalled(in install.Installed) report.Installed {
+	return report.Installed{
+		ID: in.ID, File: in.File, Assets: in.Assets, Overrides: ptr(in.Overrides, toOrigin),
+		Inherits: in.Inherits, Shadows: ptr(in.Shadows, toOrigin),
+	}
+}
+
+func toInstall(r install.Result) report.Install {
+	return report.Install{Target: r.Target, Installed: each(r.Installed, toInstalled)}
+}
+
+func toOutdated(s install.Status) report.Outdated {
+	return report.Outdated{Source: s.Source, Locked: s.Locked, Current: s.Current, Outdated: s.Outdated, Why: s.Why}
+}
+
+func toDropped(d native.Dropped) report.Dropped {
+	return report.Dropped{Field: d.Field, Value: d.Value, Why: d.Why}
+}
+
+func toResolution(r discover.Resolution) report.Resolution {
+	return report.Resolution{Remaining: r.Remaining, Files: each(r.Files, func(f discover.ResolvedFile) report.ResolvedFile {
+		return report.ResolvedFile{Path: f.Path, Reason: f.Reason}
+	})}
+}
+
+func toResume(d discover.Diff) report.Resume {
+	return report.Resume{Cwd: d.Cwd, Root: d.Root, Markers: d.Markers, Changed: d.Changed, Removed: d.Removed, Added: d.Added}
+}
+
+func toHarnessStatus(st harness.Status) report.HarnessStatus {
+	return report.HarnessStatus{Harness: st.Harness, Installed: st.Installed, Path: st.Path, Version: st.Version, Package: st.Package}
+}

@@ -1,0 +1,412 @@
+package main
+
+// This file is what the commands share to print: JSON, the message lines
+// of stderr, and the reports, plans and hints more than one command
+// prints. Command files use these and never one another's helpers.
+//
+// Output rule: data goes to stdout; everything else goes to stderr, each
+// line prefixed with "workforce: error:", "workforce: warning:",
+// "workforce: hint:" or "workforce: note:".
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/urfave/cli/v2"
+)
+
+// jsonFlag is the --json flag of the commands that print data.
+func jsonFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "json", Usage: "print JSON instead of text"}
+}
+
+// writeJSON prints v as indented JSON followed by a newline: the bytes an
+// encoding/json Encoder with SetIndent("", "  ") and SetEscapeHTML(false)
+// prints (TestWriteJSON compares them), except that invalid UTF-8 in a
+// string becomes the character U+FFFD where encoding/json writes the escape
+// \ufffd, the same JSON string. It streams the output as it is encoded,
+// where encoding/json builds it whole, then indents it in a second copy:
+// for `list --json` over a thousand personas, a quarter of the time and no
+// garbage. Maps are printed with their keys sorted.
+func writeJSON(w io.Writer, v any) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := jsonv2.MarshalWrite(bw, v, jsonOptions); err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.WithIndent("  "), jsontext.EscapeForHTML(false))
+
+// errorf, warnf and hintf print one line each. What they print may hold
+// names or output the agent controls (an error of the file system naming
+// a file, git's stderr): anything in it that does not print as itself is
+// escaped (quote.Text), so no message can move the cursor, recolour the
+// terminal or forge a line of the report. Names themselves are quoted by
+// the caller with quote.Name, as report lines quote them.
+//
+// An error of several lines (errors.Join: every bad file of a pack) is
+// printed as several error lines, each with its prefix, so that no line of
+// it can pass for a hint or for a line of the report on stdout.
+func errorf(w io.Writer, format string, args ...any) {
+	for _, line := range strings.Split(fmt.Sprintf(format, args...), "\n") {
+		fmt.Fprintf(w, "workforce: error: %s\n", quote.Text(line))
+	}
+}
+
+func warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "workforce: warning: %s\n", quote.Text(fmt.Sprintf(format, args...)))
+}
+
+func hintf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "workforce: hint: %s\n", quote.Text(fmt.Sprintf(format, args...)))
+}
+
+// notef prints a note: something the user may not expect, not a problem.
+func notef(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "workforce: note: "+format+"\n", args...)
+}
+
+// printDiagnostics prints the errors and warnings of a catalog as
+// warnings, errors first.
+func printDiagnostics(w io.Writer, cat *persona.Catalog) {
+	for _, d := range cat.Diagnostics() {
+		warnf(w, "%s", d)
+	}
+}
+
+// lookupError adds to an error of persona lookup the hint of what to do.
+func lookupError(err error) error {
+	var ue *persona.UnknownError
+	if errors.As(err, &ue) {
+		return withCode(exitFailure, err, "`workforce list` shows the personas of every layer")
+	}
+	return err
+}
+
+// unknownHarness is the usage error of a --harness value that names no
+// harness of names.
+func unknownHarness(h string, names []string) error {
+	return usageError(fmt.Errorf("unknown harness %q", h), "--harness takes one of "+strings.Join(names, ", "))
+}
+
+// overrideNotes prints a note for each persona an install or an import
+// landed that lies over a persona of its id in a lower layer: the one it
+// overrides and the fields it inherits from it, or the one it shadows,
+// taking nothing from it.
+func overrideNotes(w io.Writer, installed []install.Installed) {
+	for _, in := range installed {
+		switch {
+		case in.Overrides != nil:
+			inherits := "nothing from it"
+			if len(in.Inherits) > 0 {
+				inherits = strings.Join(in.Inherits, ", ")
+			}
+			notef(w, "%s overrides the %s %s (%s); it inherits %s", in.ID, in.Overrides.Layer, in.ID, in.Overrides.File, inherits)
+		case in.Shadows != nil:
+			notef(w, "%s shadows the %s %s (%s) and takes nothing from it", in.ID, in.Shadows.Layer, in.ID, in.Shadows.File)
+		}
+	}
+}
+
+// installConflict turns install's conflict into its report (a line per
+// persona, exit 3); other errors pass through. verb says what did not
+// happen: "installed", "imported".
+func installConflict(w io.Writer, err error, verb string) error {
+	var ce *install.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	for _, id := range ce.IDs {
+		errorf(w, "conflict: %s/%s.json already exists", ce.Target, id)
+	}
+	return withCode(exitConflict, fmt.Errorf("nothing %s: %w", verb, err), "use --overwrite to replace them")
+}
+
+// oneLine shortens s to its first line and at most n characters.
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// shellJoin quotes argv for display as a shell command line.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '@' ||
+				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) < 0 {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// age prints a duration as people read an age.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// printEach prints a "label: item" line for each item, a name the agent
+// may have chosen, quoted.
+func printEach(w io.Writer, label string, items []string) {
+	for _, it := range items {
+		fmt.Fprintf(w, "%s: %s\n", label, quote.Name(it))
+	}
+}
+
+// printReport prints what a sync-back did, or would do, a line per file,
+// and the hints and warnings it calls for to stderr.
+func printReport(w, stderr io.Writer, r report.SyncReport) {
+	printEach(w, "created", r.Created)
+	printEach(w, "updated", r.Updated)
+	printEach(w, "deleted", r.Deleted)
+	printEach(w, "deleted in the sandbox, kept", r.Unapplied)
+	if len(r.Unapplied) > 0 {
+		hintf(stderr, "run with --sync-deletes to apply deletions")
+	}
+	printEach(w, "not applied, in the place of a deletion kept", r.Blocked)
+	printEach(w, "not synced", r.NotSynced)
+	printEach(w, "on the branch", r.OnBranch)
+	for _, cf := range r.Conflicts {
+		if cf.Saved == "" {
+			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", quote.Name(cf.Path), quote.Name(cf.Real))
+			continue
+		}
+		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", quote.Name(cf.Path), quote.Name(cf.Real), quote.Name(cf.Saved))
+	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(w, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
+	}
+	if r.Interrupted {
+		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")
+	}
+}
+
+// printSyncReport prints the sync-back report rep (printReport).
+func printSyncReport(w, stderr io.Writer, rep *mount.Report) {
+	printReport(w, stderr, toSyncReport(*rep))
+}
+
+// hintBlocked says how to finish the session id, kept for the files that
+// wait for a deletion (mount.Report.Blocked).
+func hintBlocked(stderr io.Writer, id string) {
+	hintf(stderr, "the session is kept for what the agent put in the place of what it deleted: workforce sessions sync %s --sync-deletes applies it, workforce sessions discard %s drops it", id, id)
+}
+
+// printBranch says where the agent's commits are, when it made some.
+func printBranch(w, stderr io.Writer, r session.Record) {
+	if r.Branch == "" {
+		return
+	}
+	fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(r.Commits), r.Branch)
+	if r.Report != nil && len(r.Report.OnBranch) > 0 {
+		hintf(stderr, "what the agent committed is on the branch, not in your working tree: git merge %s brings it in (or sync with --sync-committed)", r.Branch)
+	}
+}
+
+// commits says n commits, in the singular for one.
+func commits(n int) string {
+	if n == 1 {
+		return "1 commit"
+	}
+	return fmt.Sprintf("%d commits", n)
+}
+
+// withHarnessHint adds to a *session.HarnessRunningError the hints of
+// what to do: wait or stop the harness, then run again, or force.
+func withHarnessHint(err error, again, force string) error {
+	var he *session.HarnessRunningError
+	if !errors.As(err, &he) {
+		return err
+	}
+	stop := fmt.Sprintf("kill %d", he.PID)
+	if he.Member != 0 {
+		stop = fmt.Sprintf("kill -- -%d", he.PID) // its process group
+	}
+	return withCode(exitFailure, err, fmt.Sprintf("wait for it to exit, or stop it (%s); then run %s again; %s", stop, again, force))
+}
+
+// syncOptions are the options of a sync of sessions sync and apply, and
+// of run --review's apply: the flags', with warnings and progress printed
+// to ios.Err; done clears the progress line.
+func syncOptions(ios *iostreams, deletes, keep, force, committed bool, only func(string) bool) (o session.SyncOptions, done func()) {
+	o = session.SyncOptions{
+		SyncOptions: mount.SyncOptions{Deletes: deletes}, Keep: keep, Force: force,
+		SyncCommitted: committed, Warn: func(msg string) { warnf(ios.Err, "%s", msg) },
+		Only: only, Abort: exitOnSignal,
+	}
+	done = func() {}
+	if ios.ErrTTY {
+		o.Progress = func(rel string) { fmt.Fprintf(ios.Err, "\rworkforce: syncing %s\033[K", quote.Name(rel)) }
+		done = func() { fmt.Fprint(ios.Err, "\r\033[K") }
+	}
+	return o, done
+}
+
+// printSync prints what the sync of s did (session.Session.Sync's
+// results) and returns the command's outcome: conflicts exit 3, a sync a
+// signal stopped 130, with the hints of what is left to do.
+func printSync(ios *iostreams, s *session.Session, rep *mount.Report, kept bool, err error) error {
+	if errors.Is(err, session.ErrGone) {
+		// Another sync finished it while this one waited (or it was
+		// removed): nothing is left to do.
+		warnf(ios.Err, "%v", err)
+		return nil
+	}
+	if err != nil {
+		if rep != nil {
+			printSyncReport(ios.Out, ios.Err, rep) // what was synced, and what failed
+		}
+		return withHarnessHint(err, "workforce sessions sync "+s.ID(), "--force syncs what the sandbox holds now")
+	}
+	printSyncReport(ios.Out, ios.Err, rep)
+	printBranch(ios.Out, ios.Err, s.Record)
+	if kept {
+		fmt.Fprintf(ios.Out, "sandbox kept: %s\n", s.Dir)
+		if s.Record.Phase == session.Review {
+			hintf(ios.Err, "the rest of the agent's work stays in the session: workforce sessions apply %s applies it, workforce sessions discard %s drops it", s.ID(), s.ID())
+		} else if len(rep.Blocked) > 0 && !rep.Interrupted {
+			hintBlocked(ios.Err, s.ID())
+		}
+	}
+	switch {
+	case rep.Interrupted:
+		hintf(ios.Err, "workforce sessions sync %s finishes it", s.Record.ID)
+		return silentExit(exitInterrupted)
+	case len(rep.Conflicts) > 0:
+		return silentExit(exitConflict)
+	}
+	return nil
+}
+
+// discard drops the session s and its branch, and says so: sessions
+// discard, and run --review's discard.
+func discard(ios *iostreams, s *session.Session, force bool) error {
+	if err := s.RemoveIdle(force); err != nil {
+		return withHarnessHint(err, "workforce sessions discard "+s.ID(), "--force discards the session anyway")
+	}
+	fmt.Fprintf(ios.Out, "discarded: %s\n", s.ID())
+	removeBranch(ios, s)
+	return nil
+}
+
+// removeBranch deletes the branch of the removed session s, if it made
+// one, and says so; a branch that cannot be deleted is a warning.
+func removeBranch(ios *iostreams, s *session.Session) {
+	if s.Record.Branch == "" {
+		return
+	}
+	if err := s.RemoveBranch(); err != nil {
+		warnf(ios.Err, "%v", err)
+		return
+	}
+	fmt.Fprintf(ios.Out, "deleted branch %s\n", s.Record.Branch)
+}
+
+// useColor reports whether output to the terminal ios.Out is coloured:
+// unless NO_COLOR is set.
+func useColor(ios *iostreams, env procEnv) bool {
+	return ios.OutTTY && env.getenv("NO_COLOR") == ""
+}
+
+// printMapping prints what a harness gets for each persona value.
+func printMapping(w io.Writer, m *report.Mapping) {
+	fmt.Fprintf(w, "mapping for %s (measured on %s):\n", m.Harness, m.Measured)
+	if len(m.Fields) == 0 {
+		fmt.Fprintln(w, "  nothing to map")
+	}
+	for _, f := range m.Fields {
+		if f.Refused != "" {
+			fmt.Fprintf(w, "  %s %s: refused: %s\n", f.Field, f.Value, f.Refused)
+		} else {
+			fmt.Fprintf(w, "  %s %s: %s\n", f.Field, f.Value, f.Applied)
+		}
+	}
+}
+
+// printPlan prints the plan of a run, as run --dry-run does.
+func printPlan(w io.Writer, p report.Plan) {
+	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
+	for _, o := range p.Layers {
+		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, o.File)
+	}
+	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, p.Root)
+	if p.Profile != "" {
+		fmt.Fprintf(w, "profile: %s\n", p.Profile)
+	}
+	if p.InRepo {
+		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", p.Workdir)
+	} else {
+		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", p.Sandbox, p.Workdir)
+	}
+	printEach(w, "hidden", p.Hidden)
+	printEach(w, "ignored", p.Ignored)
+	printEach(w, "read-only", p.Readonly)
+	if e := p.Extend; e != nil {
+		printEach(w, "folded", e.Folded)
+		printEach(w, "loaded by the harness itself", e.LoadedAnyway)
+	}
+	if m := p.Materialized; m != nil {
+		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", m.Path, m.Mode, m.Text)
+	} else {
+		fmt.Fprintln(w, "materialized: none")
+	}
+	if sp := p.Skills; sp != nil {
+		for _, it := range sp.Items {
+			state := it.Kind
+			if it.Cache != state {
+				state += ", " + it.Cache
+			}
+			fmt.Fprintf(w, "skill: %s from %s (%s) -> %s\n", it.Name, it.Source, state, it.Dest)
+			for _, rel := range it.Replaces {
+				fmt.Fprintf(w, "skill replaces: %s (the repository's %s, hidden in the sandbox)\n", rel, it.Name)
+			}
+		}
+	}
+	printEach(w, "env", p.Env)
+	for _, v := range p.Sealed {
+		if v.Dropped {
+			fmt.Fprintf(w, "env dropped: %s\n", v.Name)
+		} else {
+			fmt.Fprintf(w, "env rewritten: %s=%s\n", v.Name, v.Value)
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(p.ConfigFiles)) {
+		fmt.Fprintf(w, "config file: %s\n", path)
+	}
+	if p.Mapping != nil {
+		printMapping(w, p.Mapping)
+	}
+	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
+}

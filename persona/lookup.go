@@ -1,0 +1,78 @@
+package persona
+
+import (
+	"fmt"
+	"strings"
+)
+
+// UnknownError is the error of a reference to a persona id that no
+// layer defines.
+type UnknownError struct {
+	ID string
+}
+
+func (e *UnknownError) Error() string { return fmt.Sprintf("unknown persona %q", e.ID) }
+
+// Lookup finds the persona and tier a reference names, "ID" or "ID@TIER"
+// (the default tier when none is given), and resolves it. The id may be a
+// pattern (IsPattern), which must then match exactly one persona; an id
+// that names none is an *UnknownError.
+func (c *Catalog) Lookup(ref string) (*Persona, *Resolved, error) {
+	id, tier := SplitRef(ref)
+	var p *Persona
+	if IsPattern(id) {
+		ps, err := c.Select(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ps) > 1 {
+			ids := make([]string, len(ps))
+			for i, p := range ps {
+				ids[i] = p.ID
+			}
+			return nil, nil, fmt.Errorf("pattern %q matches %d personas (%s); name one", id, len(ps), strings.Join(ids, ", "))
+		}
+		p = ps[0]
+	} else {
+		var ok bool
+		if p, ok = c.Get(id); !ok {
+			return nil, nil, &UnknownError{ID: id}
+		}
+	}
+	r, err := p.Resolve(tier)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, r, nil
+}
+
+// DiagnosticsOf returns the catalog's errors and warnings about the files
+// p was merged from, errors first, as text.
+func (c *Catalog) DiagnosticsOf(p *Persona) []string {
+	files := map[string]bool{}
+	for _, o := range p.Chain {
+		files[o.File] = true
+	}
+	out := []string{}
+	for _, ds := range [][]*Diagnostic{c.Errors, c.Warnings} {
+		for _, d := range ds {
+			if files[d.File] {
+				out = append(out, d.Error())
+			}
+		}
+	}
+	return out
+}
+
+// Diagnostics returns all the catalog's errors and warnings as text,
+// errors first.
+func (c *Catalog) Diagnostics() []string {
+	out := []string{}
+	for _, d := range c.Errors {
+		out = append(out, d.Error())
+	}
+	for _, d := range c.Warnings {
+		out = append(out, d.Error())
+	}
+	return out
+}

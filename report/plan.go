@@ -1,0 +1,109 @@
+package report
+
+// Plan is a run before it starts: what `workforce run --dry-run --json`
+// prints, and what its text form is printed from.
+type Plan struct {
+	Persona string `json:"persona"`
+	Tier    string `json:"tier"`
+	Harness string `json:"harness"`
+	// HarnessVersion is the installed harness's version, when known;
+	// Profile the discovery profile that decides which instruction files
+	// are hidden and folded.
+	HarnessVersion string        `json:"harnessVersion,omitempty"`
+	Profile        string        `json:"profile,omitempty"`
+	Layers         []Origin      `json:"layers"`
+	Resolved       *Resolved     `json:"resolved"`
+	Root           string        `json:"root"`
+	Cwd            string        `json:"cwd"`
+	Sandbox        string        `json:"sandbox"`
+	Workdir        string        `json:"workdir"`
+	Materialized   *Materialized `json:"materialized"`
+	Extend         *Extend       `json:"extend,omitempty"`
+	Hidden         []string      `json:"hidden"`
+	Ignored        []string      `json:"ignored"`
+	Readonly       []string      `json:"readonly"`
+	Argv           []string      `json:"argv"`
+	Env            []string      `json:"env"`
+	Sealed         []SealedVar   `json:"sealedEnv"`
+	// ConfigFiles are the harness's configuration files, by path.
+	ConfigFiles map[string]string `json:"configFiles,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+	InRepo      bool              `json:"installInRepo"`
+	Skills      *SkillPlan        `json:"skills,omitempty"`
+	// Mapping is what the harness gets for each persona value, and what
+	// it refused.
+	Mapping *Mapping `json:"mapping"`
+}
+
+// Materialized is the instruction file written into the sandbox.
+type Materialized struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Text string `json:"text"`
+}
+
+// Extend is extend mode's plan: what the harness loads in the real
+// directory, which of it is folded into the materialized file, and what
+// the sandbox hides.
+type Extend struct {
+	Real         *Discovery `json:"real"`
+	Folded       []string   `json:"folded"`
+	LoadedAnyway []string   `json:"loadedAnyway"`
+	Extra        []string   `json:"extra"`
+	Surfaced     []string   `json:"surfaced"`
+	Hide         []string   `json:"hide"`
+	Text         string     `json:"text"`
+}
+
+// Discovery is what a harness loads when started in a directory.
+type Discovery struct {
+	Profile  string           `json:"profile"`
+	Dir      string           `json:"dir"`
+	Root     string           `json:"root"`
+	Files    []DiscoveredFile `json:"files"`
+	Dropped  []DiscoveredFile `json:"dropped,omitempty"`
+	Problems []string         `json:"problems,omitempty"`
+	Text     string           `json:"text"`
+}
+
+// DiscoveredFile is one instruction file a harness loads.
+type DiscoveredFile struct {
+	Path      string `json:"path"`
+	Canonical string `json:"canonical"`
+	Dir       string `json:"dir"`
+	Name      string `json:"name"`
+	Scope     string `json:"scope"`
+	Bytes     int64  `json:"bytes"`
+	Truncated bool   `json:"truncated"`
+}
+
+// SealedVar is a variable of the harness's environment that sealing
+// rewrote (Value) or dropped.
+type SealedVar struct {
+	Name    string `json:"name"`
+	Value   string `json:"value,omitempty"`
+	Dropped bool   `json:"dropped,omitempty"`
+}
+
+// SkillPlan is where a run's skills come from and land.
+type SkillPlan struct {
+	Harness string       `json:"harness"`
+	Read    []string     `json:"read"`
+	Dir     string       `json:"dir"`
+	Items   []*SkillItem `json:"items"`
+	Notes   []string     `json:"notes,omitempty"`
+}
+
+// SkillItem is one skill of a run.
+type SkillItem struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Source   string   `json:"source"`
+	Kind     string   `json:"kind"`
+	Path     string   `json:"path,omitempty"`
+	Cache    string   `json:"cache"`
+	CacheDir string   `json:"cacheDir,omitempty"`
+	Version  string   `json:"version,omitempty"`
+	Dest     string   `json:"dest"`
+	Replaces []string `json:"replaces,omitempty"`
+}

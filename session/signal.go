@@ -1,0 +1,179 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/harness"
+)
+
+// This file is the one signal handler of workforce: a run (Run, Plan.Run,
+// the fetch of its skills) and a sync (Session.Sync) each install it for
+// their time, and the harness is started through it, so that it is the one that passes
+// signals on to the harness. The package documentation says what each
+// signal does; a signal that asks to stop at once calls the caller's
+// Abort, which ends the process (the command line decides with what
+// status), and nothing else here ends it.
+
+// The phases of a run, for its signals.
+const (
+	phaseCreate   int32 = iota // the sandbox is made: any signal stops it
+	phaseHarness               // the harness runs: the signals are its own
+	phaseSync                  // sync-back: a signal stops it, a second SIGINT aborts
+	phaseSyncOnly              // a sync alone: one signal stops it, a second aborts
+)
+
+// signals is the signal handler of a run or a sync.
+type signals struct {
+	ch    chan os.Signal
+	abort func(os.Signal)
+	phase atomic.Int32
+	stops atomic.Int32 // SIGTERM and SIGHUP received
+	ints  atomic.Int32 // SIGINT received while syncing
+	all   atomic.Int32 // every signal, in phaseSyncOnly
+	hup   atomic.Bool
+	last  atomic.Value // os.Signal
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the current phase, when it can stop
+	proc   *harness.Process   // the harness, while it runs
+	queued []os.Signal        // for the harness, come before it started
+
+	done chan struct{}
+}
+
+// watchSignals installs the handler for SIGINT, SIGTERM and SIGHUP, in
+// phase; abort, when set, is called with a signal that asks to stop at
+// once. stop removes it.
+func watchSignals(phase int32, abort func(os.Signal)) *signals {
+	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{})}
+	s.phase.Store(phase)
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		defer close(s.done)
+		for sig := range s.ch {
+			s.handle(sig)
+		}
+	}()
+	return s
+}
+
+func (s *signals) handle(sig os.Signal) {
+	s.last.Store(sig)
+	stop := false
+	switch sig {
+	case syscall.SIGHUP:
+		s.hup.Store(true)
+		stop = s.stops.Add(1) >= 2
+	case syscall.SIGTERM:
+		stop = s.stops.Add(1) >= 2
+	case os.Interrupt:
+		if s.phase.Load() == phaseSync {
+			if s.ints.Add(1) >= 2 {
+				s.abortWith(sig)
+			}
+			stop = true
+		}
+	}
+	switch s.phase.Load() {
+	case phaseCreate:
+		stop = true // any signal stops the copy
+	case phaseHarness:
+		stop = false // the harness's to handle
+		// Ctrl-C reaches the harness from the terminal, which signals
+		// the whole process group; SIGTERM and SIGHUP sent to workforce
+		// alone are passed on.
+		if sig != os.Interrupt {
+			s.mu.Lock()
+			if s.proc != nil {
+				_ = s.proc.Signal(sig)
+			} else {
+				s.queued = append(s.queued, sig)
+			}
+			s.mu.Unlock()
+		}
+	case phaseSyncOnly:
+		if s.all.Add(1) >= 2 {
+			s.abortWith(sig)
+		}
+		stop = true
+	}
+	if stop {
+		s.mu.Lock()
+		if s.cancel != nil {
+			s.cancel()
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *signals) abortWith(sig os.Signal) {
+	if s.abort != nil {
+		s.abort(sig)
+	}
+}
+
+// enter starts phase p and returns its context, from parent, cancelled
+// by the signals that stop it.
+func (s *signals) enter(parent context.Context, p int32) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	s.phase.Store(p)
+	if p == phaseSync && s.stops.Load() >= 2 {
+		cancel()
+	}
+	return ctx, cancel
+}
+
+// lastSignal is the last signal received, nil when none was.
+func (s *signals) lastSignal() os.Signal {
+	sig, _ := s.last.Load().(os.Signal)
+	return sig
+}
+
+func (s *signals) stop() {
+	signal.Stop(s.ch)
+	close(s.ch)
+	<-s.done
+}
+
+// runHarness starts inv in dir, stopped at timeout when it is positive,
+// passes it the signals of phaseHarness while it runs, calls started with
+// its process id once it started, and waits for it; it reports whether
+// the timeout stopped it.
+func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int)) (exit harness.Exit, timedOut bool, err error) {
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	p, err := harness.Start(ctx, inv, dir, stdin, stdout, stderr)
+	if err != nil {
+		return exit, false, err
+	}
+	if started != nil {
+		started(p.Pid())
+	}
+	s.mu.Lock()
+	s.proc = p
+	for _, sig := range s.queued {
+		_ = p.Signal(sig)
+	}
+	s.queued = nil
+	s.mu.Unlock()
+	exit, err = p.Wait()
+	s.mu.Lock()
+	s.proc = nil
+	s.mu.Unlock()
+	return exit, errors.Is(ctx.Err(), context.DeadlineExceeded), err
+}
