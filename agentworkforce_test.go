@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 )
@@ -26,7 +27,7 @@ const awfFixture = "testdata/agentworkforce-4.0.2"
 // awfPersonas returns the fixture's persona files by id.
 func awfPersonas(t *testing.T) map[string]string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(awfFixture, "project", persona.ProjectDir, "*.json"))
+	matches, err := filepath.Glob(filepath.Join(awfFixture, "project", homedir.ProjectDir, "*.json"))
 	if err != nil || len(matches) < 6 {
 		t.Fatalf("fixture personas: %v, %v", matches, err)
 	}
@@ -170,7 +171,7 @@ func enterFixtureProject(t *testing.T) string {
 	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	t.Setenv(persona.HomeEnv, filepath.Join(home, ".agentworkforce", "workforce"))
+	t.Setenv(homedir.Env, filepath.Join(home, ".agentworkforce", "workforce"))
 	t.Setenv("PATH", home) // no harness is installed
 	t.Chdir(project)
 	return project
@@ -270,7 +271,7 @@ func TestAgentworkforceFixtureCommands(t *testing.T) {
 		t.Fatalf("validate: exit %d\n%s", code, stderr)
 	}
 	for id, path := range ids {
-		abs, _ := filepath.Abs(filepath.Join(project, persona.ProjectDir, filepath.Base(path)))
+		abs, _ := filepath.Abs(filepath.Join(project, homedir.ProjectDir, filepath.Base(path)))
 		if !strings.Contains(stdout, "ok "+abs+"\n") {
 			t.Errorf("validate does not say %s is ok:\n%s", id, stdout)
 		}

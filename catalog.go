@@ -14,7 +14,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/seed-3bc194a6/workforce/mount"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
 )
@@ -70,7 +70,7 @@ func layerTarget(env procEnv, dir string, user bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return persona.DefaultUserDir(home), nil
+		return homedir.UserDir(home), nil
 	}
 	o, err := loadOptions(env)
 	if err != nil {
@@ -96,7 +96,7 @@ func projectLayerDir(env procEnv) (string, error) {
 	if wd, err = filepath.EvalSymlinks(wd); err != nil {
 		return "", err
 	}
-	return filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(persona.ProjectDir)), nil
+	return filepath.Join(homedir.ProjectRoot(wd, homedir.RootMarkers), filepath.FromSlash(homedir.ProjectDir)), nil
 }
 
 // personaFiles returns arg as an absolute path when it is a file, or the

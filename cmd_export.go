@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -91,7 +91,7 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		if wd, err = filepath.EvalSymlinks(wd); err != nil {
 			return err
 		}
-		out = filepath.Join(mount.ProjectRoot(wd, persona.DefaultRootMarkers), filepath.FromSlash(native.AgentDirs[opts.Harness]))
+		out = filepath.Join(home.ProjectRoot(wd, home.RootMarkers), filepath.FromSlash(native.AgentDirs[opts.Harness]))
 	}
 	plan, err := native.PlanExport(p, native.ExportOptions{Tier: tier, Harness: opts.Harness, Dir: out, Check: !opts.DryRun, Overwrite: opts.Overwrite})
 	if err != nil {

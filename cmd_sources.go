@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/seed-3bc194a6/workforce/persona"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/personas"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
@@ -124,12 +124,12 @@ func sourcesEditAction(run func(context.Context, *iostreams, sourcesEditOptions)
 // sourcesEdit applies edit to the config of the workforce home with the
 // directory of opts, absolute unless it starts with ~, and writes it back
 // when edit changed it.
-func sourcesEdit(opts sourcesEditOptions, edit func(cfg *persona.Config, home, dir string) (bool, error)) error {
+func sourcesEdit(opts sourcesEditOptions, edit func(cfg *homedir.Config, home, dir string) (bool, error)) error {
 	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
-	cfg, err := persona.ReadConfig(home)
+	cfg, err := homedir.ReadConfig(home)
 	if err != nil {
 		return err
 	}
@@ -145,11 +145,11 @@ func sourcesEdit(opts sourcesEditOptions, edit func(cfg *persona.Config, home, d
 	if err != nil || !changed {
 		return err
 	}
-	return persona.WriteConfig(home, cfg)
+	return homedir.WriteConfig(home, cfg)
 }
 
 func runSourcesAdd(_ context.Context, ios *iostreams, opts sourcesEditOptions) error {
-	return sourcesEdit(opts, func(cfg *persona.Config, home, dir string) (bool, error) {
+	return sourcesEdit(opts, func(cfg *homedir.Config, home, dir string) (bool, error) {
 		if !cfg.AddDir(home, dir, opts.First) {
 			warnf(ios.Err, "%s is already a persona directory", dir)
 			return false, nil
@@ -162,7 +162,7 @@ func runSourcesAdd(_ context.Context, ios *iostreams, opts sourcesEditOptions) e
 }
 
 func runSourcesRemove(_ context.Context, _ *iostreams, opts sourcesEditOptions) error {
-	return sourcesEdit(opts, func(cfg *persona.Config, home, dir string) (bool, error) {
+	return sourcesEdit(opts, func(cfg *homedir.Config, home, dir string) (bool, error) {
 		if !cfg.RemoveDir(home, dir) {
 			return false, fmt.Errorf("%s is not a persona directory; `workforce sources list` shows them", dir)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
@@ -80,7 +81,7 @@ func runValidate(_ context.Context, ios *iostreams, opts validateOptions) error 
 		for _, f := range files {
 			checked[f] = true
 		}
-		for _, ds := range [][]*persona.Diagnostic{cat.Errors, cat.Warnings} {
+		for _, ds := range [][]*diag.Diagnostic{cat.Errors, cat.Warnings} {
 			for _, d := range ds {
 				if !checked[d.File] {
 					checked[d.File] = true

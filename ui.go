@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -80,7 +80,7 @@ type procEnv struct {
 func newProcEnv() procEnv {
 	var e procEnv
 	e.Dir, e.dirErr = os.Getwd()
-	e.Home, e.homeErr = persona.Home()
+	e.Home, e.homeErr = home.Dir()
 	e.Environ = os.Environ()
 	return e
 }

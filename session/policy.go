@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -48,7 +49,7 @@ func Dirs(wd, root string) (realRoot, cwd string, err error) {
 		return "", "", err
 	}
 	if root == "" {
-		return mount.ProjectRoot(cwd, persona.DefaultRootMarkers), cwd, nil
+		return home.ProjectRoot(cwd, home.RootMarkers), cwd, nil
 	}
 	abs := root
 	if !filepath.IsAbs(abs) {
@@ -57,7 +58,7 @@ func Dirs(wd, root string) (realRoot, cwd string, err error) {
 	if realRoot, err = filepath.EvalSymlinks(abs); err != nil {
 		return "", "", &RootError{Root: root, Cwd: cwd, Err: err}
 	}
-	if !persona.Within(realRoot, cwd) {
+	if !pathutil.Within(realRoot, cwd) {
 		return "", "", &RootError{Root: root, Cwd: cwd}
 	}
 	return realRoot, cwd, nil
@@ -78,11 +79,11 @@ func Inputs(r *persona.Resolved, explicit map[string]string, getenv func(string)
 // HoldsForReview reports whether a run holds the agent's work for review: as
 // asked, else as "review" in the workforce home's config.json says (no
 // when it cannot be read).
-func HoldsForReview(home string, asked *bool) bool {
+func HoldsForReview(dir string, asked *bool) bool {
 	if asked != nil {
 		return *asked
 	}
-	cfg, err := persona.ReadConfig(home)
+	cfg, err := home.ReadConfig(dir)
 	return err == nil && cfg.Review
 }
 
