@@ -87,6 +87,8 @@ func TestUsageErrors(t *testing.T) {
 		usageCase{[]string{"no-such-command"}, "unknown command \"no-such-command\" for workforce"},
 		usageCase{[]string{"help", "no-such-command"}, "unknown command \"no-such-command\" for workforce"},
 		usageCase{[]string{"export", "code-reviewer"}, "workforce export needs --harness"},
+		usageCase{[]string{"context", "resolve", "x"}, "workforce context resolve needs --state"},
+		usageCase{[]string{"context", "resume"}, "workforce context resume needs --state"},
 		usageCase{[]string{"help", "--no-such-flag"}, "unknown flag --no-such-flag for workforce help"},
 		usageCase{[]string{"list", "--harness"}, "workforce list --harness needs a value"},
 	)

@@ -175,9 +175,14 @@ func optionalBool(c *cli.Context, name string) *bool {
 // urfave/cli's help command is one value shared by every application,
 // and lists itself among its subcommands once it has run: seen holds the
 // commands done, so that the walk ends.
-func setUsageErrors(cmds []*cli.Command) { setUsageErrorsSeen(cmds, map[*cli.Command]bool{}) }
+func setUsageErrors(cmds []*cli.Command) {
+	setUsageErrorsSeen(cmds, map[*cli.Command]bool{}, map[*cli.StringFlag]bool{})
+}
 
-func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool) {
+// setUsageErrorsSeen is setUsageErrors for the commands not in seen; a
+// flag in required was marked Required, and is checked by every command
+// that shares it (resolve and resume share --state).
+func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool, required map[*cli.StringFlag]bool) {
 	for _, c := range cmds {
 		if seen[c] {
 			continue
@@ -186,18 +191,19 @@ func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool) {
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
-		var required []string
+		var names []string
 		for _, f := range c.Flags {
-			if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() {
-				if sf, ok := f.(*cli.StringFlag); ok {
-					sf.Required = false
-					required = append(required, sf.Name)
-				}
+			sf, ok := f.(*cli.StringFlag)
+			if !ok || !sf.Required && !required[sf] {
+				continue
 			}
+			sf.Required = false
+			required[sf] = true
+			names = append(names, sf.Name)
 		}
-		if act := c.Action; len(required) > 0 && act != nil {
+		if act := c.Action; len(names) > 0 && act != nil {
 			c.Action = func(ctx *cli.Context) error {
-				for _, n := range required {
+				for _, n := range names {
 					if !ctx.IsSet(n) {
 						return usagef("%s needs --%s", commandPath(ctx), n)
 					}
@@ -205,7 +211,7 @@ func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool) {
 				return act(ctx)
 			}
 		}
-		setUsageErrorsSeen(c.Subcommands, seen)
+		setUsageErrorsSeen(c.Subcommands, seen, required)
 	}
 }
 
