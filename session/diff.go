@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/git"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -209,9 +210,9 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 		return err
 	}
 	mark := func(c Change) string {
-		text := fmt.Sprintf("# conflict: %s changed in the repository too; shown against your version; apply keeps yours and saves the agent's", c.Path)
+		text := fmt.Sprintf("# conflict: %s changed in the repository too; shown against your version; apply keeps yours and saves the agent's", quote.Name(c.Path))
 		if c.Kind == Deleted {
-			text = fmt.Sprintf("# conflict: %s was deleted by the agent but changed in the repository; apply keeps yours", c.Path)
+			text = fmt.Sprintf("# conflict: %s was deleted by the agent but changed in the repository; apply keeps yours", quote.Name(c.Path))
 		}
 		if o.Color {
 			text = "\x1b[33m" + text + "\x1b[m"
@@ -269,9 +270,10 @@ func hashFiles(ctx context.Context, g git.Repo, files []string) (map[string]stri
 	ids := make(map[string]string, len(files))
 	var plain []string
 	for _, f := range files {
-		if strings.Contains(f, "\n") {
-			// --stdin-paths reads a name a line: such a name is hashed
-			// from standard input.
+		if strings.ContainsAny(f, "\n\r") {
+			// --stdin-paths reads a name a line, and drops a carriage
+			// return at its end: such a name is hashed from standard
+			// input.
 			data, err := os.ReadFile(f)
 			if err != nil {
 				return nil, err
