@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
@@ -148,9 +149,9 @@ func runContext(ctx context.Context, ios *iostreams, opts contextOptions) error 
 	}
 	w := ios.Out
 	for _, p := range out.Problems {
-		warnf(ios.Err, "cannot read %s", p)
+		warnf(ios.Err, "cannot read %s", quote.Name(p))
 	}
-	fmt.Fprintf(w, "harness: %s (profile %s)\nroot: %s\n", out.Harness, out.Profile, out.Root)
+	fmt.Fprintf(w, "harness: %s (profile %s)\nroot: %s\n", out.Harness, out.Profile, quote.Name(out.Root))
 	if len(out.Files) == 0 {
 		fmt.Fprintln(w, "files: none")
 		return nil
@@ -161,12 +162,12 @@ func runContext(ctx context.Context, ios *iostreams, opts contextOptions) error 
 		if f.Truncated {
 			note = "  (truncated)"
 		}
-		fmt.Fprintf(w, "  %-7s %8d B  %s%s\n", f.Scope, f.Bytes, f.Path, note)
+		fmt.Fprintf(w, "  %-7s %8d B  %s%s\n", f.Scope, f.Bytes, quote.Name(f.Path), note)
 	}
 	for _, f := range out.Dropped {
-		fmt.Fprintf(w, "  dropped %8d B  %s\n", f.Bytes, f.Path)
+		fmt.Fprintf(w, "  dropped %8d B  %s\n", f.Bytes, quote.Name(f.Path))
 	}
-	fmt.Fprintf(w, "text:\n%s\n", out.Text)
+	fmt.Fprintf(w, "text:\n%s\n", quote.Block(out.Text))
 	return nil
 }
 

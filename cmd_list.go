@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
@@ -94,7 +95,7 @@ func runList(_ context.Context, ios *iostreams, opts listOptions) error {
 		if r.Form == "flat" {
 			tiers = "flat"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, oneLine(r.Description, 72))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, quote.Text(oneLine(r.Description, 72)))
 	}
 	return tw.Flush()
 }

@@ -251,7 +251,7 @@ func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions
 		return writeJSON(ios.Out, report.Sessions{Sessions: rows, Warm: warm})
 	}
 	for _, w := range warm {
-		defer fmt.Fprintf(ios.Out, "warm sandbox of %s: %s (%s old)\n", w.Root, w.Dir, age(now.Sub(w.Time)))
+		defer fmt.Fprintf(ios.Out, "warm sandbox of %s: %s (%s old)\n", quote.Name(w.Root), quote.Name(w.Dir), age(now.Sub(w.Time)))
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(ios.Out, "no sessions")
@@ -272,7 +272,7 @@ func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions
 		if r.Changed >= 0 {
 			changed = fmt.Sprint(r.Changed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Persona, phase, age(time.Duration(r.Age)*time.Second), changed, r.Root)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Persona, phase, age(time.Duration(r.Age)*time.Second), changed, quote.Name(r.Root))
 	}
 	return tw.Flush()
 }
@@ -331,7 +331,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	w := ios.Out
 	r := s.Record
 	fmt.Fprintf(w, "session: %s\npersona: %s@%s on %s\nroot: %s\ncwd: %s\nphase: %s\nstarted: %s by process %d\n",
-		r.ID, r.Persona, r.Tier, r.Harness, r.Root, r.Cwd, r.Phase, r.Started.Local().Format(time.RFC3339), r.PID)
+		r.ID, r.Persona, r.Tier, r.Harness, quote.Name(r.Root), quote.Name(r.Cwd), r.Phase, r.Started.Local().Format(time.RFC3339), r.PID)
 	if r.ExitCode != nil {
 		fmt.Fprintf(w, "harness exit status: %d\n", *r.ExitCode)
 	}
@@ -547,7 +547,7 @@ func runSessionsRm(_ context.Context, ios *iostreams, opts sessionsRmOptions) er
 			if err := session.RemoveWarm(w); err != nil {
 				return err
 			}
-			fmt.Fprintf(ios.Out, "removed the warm sandbox of %s\n", w.Root)
+			fmt.Fprintf(ios.Out, "removed the warm sandbox of %s\n", quote.Name(w.Root))
 		}
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
@@ -161,7 +162,7 @@ func showReport(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved, h
 }
 
 func printShow(w io.Writer, out report.Show) error {
-	fmt.Fprintf(w, "persona %s from %s (%s)\n", out.ID, out.Source, out.Path)
+	fmt.Fprintf(w, "persona %s from %s (%s)\n", out.ID, out.Source, quote.Name(out.Path))
 	var chain []string
 	for _, o := range out.Chain {
 		chain = append(chain, o.Layer+":"+o.File)
@@ -197,7 +198,7 @@ func printShow(w io.Writer, out report.Show) error {
 			if i == 0 {
 				v = oneLine(values[f], 48)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, v, o.Layer, o.File)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, quote.Text(v), o.Layer, quote.Name(o.File))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -211,7 +212,7 @@ func printShow(w io.Writer, out report.Show) error {
 	fmt.Fprintf(w, "\ntier %s%s: harness %s, model %s\n", r.Tier, form, r.Harness, r.Model)
 	for _, f := range []string{"harness", "model", "systemPrompt"} {
 		if o, ok := r.Origins[f]; ok {
-			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, o.File)
+			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, quote.Name(o.File))
 		}
 	}
 	for _, sc := range []report.Sidecar{r.Claude, r.Agents} {
@@ -219,7 +220,7 @@ func printShow(w io.Writer, out report.Show) error {
 		case sc.Path == "" && sc.Content == "":
 			fmt.Fprintf(w, "%s: none\n", sc.Channel)
 		case sc.Path != "":
-			fmt.Fprintf(w, "%s: %s (%s, from %s)\n", sc.Channel, sc.Path, sc.Mode, sc.Origin.Layer)
+			fmt.Fprintf(w, "%s: %s (%s, from %s)\n", sc.Channel, quote.Name(sc.Path), sc.Mode, sc.Origin.Layer)
 		default:
 			fmt.Fprintf(w, "%s: inline, %d bytes (%s, from %s)\n", sc.Channel, len(sc.Content), sc.Mode, sc.Origin.Layer)
 		}

@@ -359,16 +359,16 @@ func printMapping(w io.Writer, m *report.Mapping) {
 func printPlan(w io.Writer, p report.Plan) {
 	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
 	for _, o := range p.Layers {
-		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, o.File)
+		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, quote.Name(o.File))
 	}
-	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, p.Root)
+	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, quote.Name(p.Root))
 	if p.Profile != "" {
 		fmt.Fprintf(w, "profile: %s\n", p.Profile)
 	}
 	if p.InRepo {
-		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", p.Workdir)
+		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", quote.Name(p.Workdir))
 	} else {
-		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", p.Sandbox, p.Workdir)
+		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", quote.Name(p.Sandbox), quote.Name(p.Workdir))
 	}
 	printEach(w, "hidden", p.Hidden)
 	printEach(w, "ignored", p.Ignored)
@@ -378,7 +378,7 @@ func printPlan(w io.Writer, p report.Plan) {
 		printEach(w, "loaded by the harness itself", e.LoadedAnyway)
 	}
 	if m := p.Materialized; m != nil {
-		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", m.Path, m.Mode, m.Text)
+		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", quote.Name(m.Path), m.Mode, quote.Block(m.Text))
 	} else {
 		fmt.Fprintln(w, "materialized: none")
 	}
@@ -390,7 +390,7 @@ func printPlan(w io.Writer, p report.Plan) {
 			}
 			fmt.Fprintf(w, "skill: %s from %s (%s) -> %s\n", it.Name, it.Source, state, it.Dest)
 			for _, rel := range it.Replaces {
-				fmt.Fprintf(w, "skill replaces: %s (the repository's %s, hidden in the sandbox)\n", rel, it.Name)
+				fmt.Fprintf(w, "skill replaces: %s (the repository's %s, hidden in the sandbox)\n", quote.Name(rel), it.Name)
 			}
 		}
 	}
@@ -403,7 +403,7 @@ func printPlan(w io.Writer, p report.Plan) {
 		}
 	}
 	for _, path := range slices.Sorted(maps.Keys(p.ConfigFiles)) {
-		fmt.Fprintf(w, "config file: %s\n", path)
+		fmt.Fprintf(w, "config file: %s\n", quote.Name(path))
 	}
 	if p.Mapping != nil {
 		printMapping(w, p.Mapping)

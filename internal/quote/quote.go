@@ -122,6 +122,28 @@ func Text(s string) string {
 	return b.String()
 }
 
+// Block is Text for text of several lines, such as instruction files
+// printed for a person: newlines and tabs are kept, every other character
+// that does not print as itself is escaped.
+func Block(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for j, part := range strings.Split(line, "\t") {
+			if j > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(Text(part))
+		}
+	}
+	return b.String()
+}
+
 // needsEscape reports whether Text changes s.
 func needsEscape(s string) bool {
 	for i := 0; i < len(s); {

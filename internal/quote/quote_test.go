@@ -107,3 +107,16 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestBlock(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"# Title\n\n\tindented\n", "# Title\n\n\tindented\n"},
+		{"line\x1b[31m red\nnext\r", "line\\033[31m red\nnext\\r"},
+		{"bad \xff\n", "bad \\377\n"},
+	}
+	for _, tt := range tests {
+		if got := Block(tt.in); got != tt.want {
+			t.Errorf("Block(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
