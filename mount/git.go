@@ -16,6 +16,7 @@ import (
 	"github.com/otiai10/copy"
 
 	"github.com/seed-3bc194a6/workforce/internal/git"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // The sandbox's git shares the real repository's objects instead of
@@ -197,14 +198,14 @@ func innerGitFile(real, tree, box string) ([]byte, bool) {
 		return nil, false
 	}
 	inTree := func(p string) (string, bool) {
-		if _, in := within(tree, filepath.Clean(p)); !in {
+		if _, in := pathutil.Rel(tree, filepath.Clean(p)); !in {
 			return "", false
 		}
 		resolved, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return "", false
 		}
-		_, in := within(tree, resolved)
+		_, in := pathutil.Rel(tree, resolved)
 		return resolved, in
 	}
 	gitdir, ok := inTree(filepath.Join(filepath.Dir(box), path))
@@ -286,10 +287,10 @@ func sealWorktrees(root, tree string, gitdirs []string) error {
 		if !filepath.IsAbs(wt) {
 			continue // relative to the git directory: the same place in the sandbox
 		}
-		rel, in := within(root, filepath.Clean(wt))
+		rel, in := pathutil.Rel(root, filepath.Clean(wt))
 		if !in {
 			if real, err := resolvePrefix(wt); err == nil {
-				rel, in = within(root, real)
+				rel, in = pathutil.Rel(root, real)
 			}
 		}
 		if !in {
@@ -359,7 +360,7 @@ func ownGitDir(dotgit, box string) error {
 // when there is none inside the tree.
 func nearestGitDir(tree, dir string) (gitdir, top string) {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, in := within(tree, d); !in {
+		if _, in := pathutil.Rel(tree, d); !in {
 			return "", ""
 		}
 		dotgit := filepath.Join(d, ".git")
@@ -369,7 +370,7 @@ func nearestGitDir(tree, dir string) (gitdir, top string) {
 				return dotgit, d
 			case fi.Mode().IsRegular():
 				if g, _, err := gitdirOf(dotgit); err == nil {
-					if _, in := within(tree, g); in {
+					if _, in := pathutil.Rel(tree, g); in {
 						return g, d
 					}
 				}
@@ -412,7 +413,7 @@ func realGit(dir string, args ...string) ([]byte, error) {
 
 // head returns the commit the sandbox's HEAD names; empty without a
 // repository of the sandbox's own, a commit, or git.
-func (s *Session) head() string {
+func (s *Sandbox) head() string {
 	gitDir := filepath.Join(s.Tree, ".git")
 	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
 		return ""
@@ -495,7 +496,7 @@ func readHead(gitDir string) (string, bool) {
 
 // GitStart returns the commit the sandbox's HEAD named when it was made;
 // empty when the project has no repository or no commit.
-func (s *Session) GitStart() string { return s.gitStart }
+func (s *Sandbox) GitStart() string { return s.gitStart }
 
 // Commits is what the agent did to the sandbox's HEAD.
 type Commits struct {
@@ -519,7 +520,7 @@ type Commits struct {
 // below refs/heads/, such as "workforce/"). So a HEAD moved to commits the
 // repository already had is no commit of the agent's, and one the agent
 // made again as it was (the same tree, parents, author and time) is.
-func (s *Session) Commits(sessions string) (Commits, error) {
+func (s *Sandbox) Commits(sessions string) (Commits, error) {
 	if s.gitStart == "" {
 		return Commits{}, nil
 	}
@@ -577,7 +578,7 @@ func (s *Session) Commits(sessions string) (Commits, error) {
 // of the real repository changes. A branch of that name already there is
 // replaced only when it is this session's (it names one of the agent's
 // commits).
-func (s *Session) ExportBranch(name string) error {
+func (s *Sandbox) ExportBranch(name string) error {
 	if err := checkBranchName(name); err != nil {
 		return err
 	}
@@ -622,7 +623,7 @@ func checkBranchName(name string) error {
 // status would run the filters the sandbox's attributes name): a file a
 // filter would make equal counts as changed, and syncs back as the agent
 // left it.
-func (s *Session) CommittedOnly() (map[string]bool, error) {
+func (s *Sandbox) CommittedOnly() (map[string]bool, error) {
 	head := s.head()
 	if s.gitStart == "" || head == "" || head == s.gitStart {
 		return nil, nil

@@ -67,7 +67,7 @@ func TestSandboxSharesHistory(t *testing.T) {
 	sizes := map[int]int64{}
 	for _, commits := range []int{0, 64} {
 		root := repoWithHistory(t, commits)
-		s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+		s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestSandboxOfLinkedWorktree(t *testing.T) {
 	gitIn(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 	realHead := gitIn(t, wt, "rev-parse", "HEAD")
 	realIndex, _ := os.ReadFile(filepath.Join(main, ".git", "worktrees", "wt", "index"))
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: wt, Cwd: wt})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: wt, Cwd: wt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestNestedGitIsSealed(t *testing.T) {
 
 	realGit := []string{filepath.Join(root, ".git"), filepath.Join(inner, ".git"), filepath.Join(outside, ".git")}
 	before := gitState(t, realGit...)
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestExportBranch(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "c.txt"), []byte("c\n"), 0o644))
 	gitIn(t, root, "add", "-A")
 	gitIn(t, root, "commit", "-q", "-m", "c")
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestCommitsAreTheAgents(t *testing.T) {
 			gitIn(t, root, "checkout", "-q", "-b", "workforce/earlier", "main")
 			commitIn(t, root, "an earlier session's")
 			gitIn(t, root, "checkout", "-q", "main")
-			s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+			s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -493,7 +493,7 @@ func TestSyncLeavesCommittedToTheBranch(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "gone.txt"), []byte("g\n"), 0o644))
 	gitIn(t, root, "add", "-A")
 	gitIn(t, root, "commit", "-q", "-m", "gone")
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +540,7 @@ func TestGitDirLinksAreSealed(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, ".git", "HEAD"), head, 0o644))
 	gitIn(t, root, "checkout", "-q", "-f", "HEAD")
 	before := gitState(t, filepath.Join(orig, ".git"))
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,7 +600,7 @@ func TestReadHead(t *testing.T) {
 			if ok != tt.ok || ok && got != want {
 				t.Errorf("readHead = %q, %v; git says %q, want ok %v", got, ok, want, tt.ok)
 			}
-			s := &Session{Tree: dir}
+			s := &Sandbox{Tree: dir}
 			if h := s.head(); h != want {
 				t.Errorf("head() = %q, git says %q", h, want)
 			}
@@ -624,7 +624,7 @@ func TestGitDirOfTheCallerIsIgnored(t *testing.T) {
 	gitIn(t, root, "commit", "-q", "-m", "c")
 	t.Setenv("GIT_DIR", filepath.Join(root, ".git"))
 	t.Setenv("GIT_WORK_TREE", root)
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ type DirFile struct {
 // is in the info/exclude of the nearest repository). Whatever the agent
 // adds in the directory does not sync back either: sync-back reports it
 // as not synced. It returns the directory's path.
-func (s *Session) MaterializeDir(d Dir) (string, error) {
+func (s *Sandbox) MaterializeDir(d Dir) (string, error) {
 	if err := checkRel(d.Rel); err != nil {
 		return "", err
 	}

@@ -72,7 +72,7 @@ type manifestFile struct {
 // Save writes the session's state to ManifestFile in its directory,
 // durably: a temporary file, synced, renamed into place, and the directory
 // synced.
-func (s *Session) Save() error {
+func (s *Sandbox) Save() error {
 	path := filepath.Join(s.Dir, ManifestFile)
 	t, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600), renameio.WithTempDir(filepath.Dir(path)))
 	if err != nil {
@@ -170,7 +170,7 @@ func (e *ManifestError) Unwrap() error { return e.Err }
 
 // Open reads the session in dir from its ManifestFile, for a sync-back
 // after the process that made the sandbox is gone.
-func Open(dir string) (*Session, error) {
+func Open(dir string) (*Sandbox, error) {
 	path := filepath.Join(dir, ManifestFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -184,7 +184,7 @@ func Open(dir string) (*Session, error) {
 	return s, nil
 }
 
-func readManifest(dir string, r *bufio.Reader) (*Session, error) {
+func readManifest(dir string, r *bufio.Reader) (*Sandbox, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var h manifestHeader
@@ -205,7 +205,7 @@ func readManifest(dir string, r *bufio.Reader) (*Session, error) {
 	case h.GitStart != "" && !git.IsObjectName(h.GitStart):
 		return nil, fmt.Errorf("the start commit %q is not an object name", h.GitStart)
 	}
-	s := &Session{
+	s := &Sandbox{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: h.Root,
 		rules:    rulesFrom(h.Ignore, h.Readonly, h.Hide, h.HidePaths),
 		manifest: make(map[string]entry, min(h.Files, 1<<20)), readonly: map[string]bool{},

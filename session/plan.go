@@ -71,7 +71,7 @@ type Plan struct {
 	Sandbox        string            `json:"sandbox"`
 	Workdir        string            `json:"workdir"`
 	Materialized   *Materialized     `json:"materialized"`
-	Extend         *mount.Extend     `json:"extend,omitempty"`
+	Extend         *Extend           `json:"extend,omitempty"`
 	Hidden         []string          `json:"hidden"`
 	Ignored        []string          `json:"ignored"`
 	Readonly       []string          `json:"readonly"`
@@ -113,7 +113,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	p := &Plan{Persona: o.Persona, Tier: r.Tier, Harness: r.Harness, Layers: o.Layers, Resolved: r,
 		Root: o.Root, Cwd: o.Cwd, InRepo: o.InRepo,
 		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}, Sealed: []mount.SealedVar{}}
-	p.Sandbox = mount.NewSessionDir(o.Home, o.Persona)
+	p.Sandbox = NewDir(o.Home, o.Persona)
 	tree := filepath.Join(p.Sandbox, mount.TreeDir)
 	sc := r.Sidecar(persona.ChannelFor(r.Harness))
 	var text string
@@ -151,7 +151,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			// Only what is folded is hidden; nested files stay for the
 			// harness to load on demand.
 			getenv := envLookup(o.Env)
-			ext, err := mount.PlanExtend(prof, p.mount, tree, name, text, discover.FromEnv(prof, getenv))
+			ext, err := planExtend(prof, p.mount, tree, name, text, discover.FromEnv(prof, getenv))
 			if err != nil {
 				return nil, err
 			}
@@ -174,7 +174,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
-	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, mount.ConfigDir), Env: o.Env,
+	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: o.Env,
 		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel}
 	if o.InRepo {
 		hopts.Root = o.Root

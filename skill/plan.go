@@ -23,7 +23,7 @@
 // as hidden instruction files are), and the plan says it is replaced.
 // The repository's other skills stay.
 //
-// What never happens: skills never sync back (mount.Session.MaterializeDir
+// What never happens: skills never sync back (mount.Sandbox.MaterializeDir
 // records them, and what the agent adds beside them, as never crossing)
 // and never touch the real tree; git in the sandbox does not see them.
 //
