@@ -493,7 +493,7 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}
-	s.gitStart = s.head()
+	s.gitStart = s.Head()
 	return s, nil
 }
 

@@ -27,7 +27,7 @@ type SyncOptions struct {
 	// Remember keeps what the sync saw of the sandbox, for Park.
 	Remember bool
 	// OnBranch are files the agent committed and left as committed
-	// (Session.CommittedOnly): they reach the real repository on the
+	// (package session finds them): they reach the real repository on the
 	// agent's branch, and sync-back leaves them out of the working tree.
 	OnBranch map[string]bool
 }
@@ -37,8 +37,8 @@ type SyncOptions struct {
 type Conflict struct {
 	Path string `json:"path"`
 	// Real is the real file, left as the user left it; Saved is the
-	// agent's version, saved under the session directory. Saved is empty
-	// for a deletion conflict.
+	// agent's version, saved under the sandbox directory (ConflictsDir).
+	// Saved is empty for a deletion conflict.
 	Real  string `json:"real"`
 	Saved string `json:"saved,omitempty"`
 }

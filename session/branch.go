@@ -22,7 +22,7 @@ const branchPrefix = "workforce/"
 // already had is no commit of the agent's: no branch is made, and warn
 // says so.
 func (s *Session) exportBranch(box *mount.Sandbox, warn func(string)) (onBranch bool, err error) {
-	c, err := box.Commits(branchPrefix)
+	c, err := agentCommits(box, branchPrefix)
 	if err != nil {
 		return false, fmt.Errorf("cannot read the agent's commits in session %s: %w", s.ID(), err)
 	}
@@ -33,7 +33,7 @@ func (s *Session) exportBranch(box *mount.Sandbox, warn func(string)) (onBranch 
 		return false, nil
 	}
 	name := BranchName(s.ID())
-	if err := box.ExportBranch(name); err != nil {
+	if err := fetchBranch(box, name); err != nil {
 		return false, fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	s.Record.Branch, s.Record.Commits, s.Record.Head = name, c.New, c.Head
@@ -67,7 +67,7 @@ func (s *Session) RemoveBranch() error {
 	if s.Record.Branch == "" {
 		return nil
 	}
-	if err := mount.DeleteBranch(s.Record.Root, s.Record.Branch, s.Record.Head); err != nil {
+	if err := deleteBranch(s.Record.Root, s.Record.Branch, s.Record.Head); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	return nil

@@ -9,8 +9,7 @@
 // The agent's commits. When the agent committed in the sandbox, its
 // commits are brought into the real repository, before sync-back, as the
 // branch workforce/<id> (BranchName; objects and that ref only, see
-// mount.Sandbox.ExportBranch), and the record says so (Record.Branch,
-// Commits, Head). What the agent committed and left as committed is then
+// commits.go), and the record says so (Record.Branch, Commits, Head). What the agent committed and left as committed is then
 // on the branch, and sync-back leaves it out of the working tree
 // (Report.OnBranch) unless asked to bring it too (SyncCommitted); its
 // uncommitted work syncs back as ever. Sync of a session left by a crash
@@ -588,7 +587,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Sandbox, o SyncOptions) (
 		warn(fmt.Sprintf("%v; what the agent committed syncs back as changes, its commits stay in the sandbox, and the session is kept (workforce sessions sync %s tries again)", err, s.ID()))
 	}
 	if onBranch && !o.SyncCommitted {
-		committed, err := box.CommittedOnly()
+		committed, err := committedOnly(box)
 		if err != nil {
 			warn(fmt.Sprintf("cannot tell what the agent committed in session %s (%v): it syncs back as changes too", s.ID(), err))
 		}
