@@ -732,42 +732,6 @@ func (s *Sandbox) git(stdin []byte, args ...string) ([]byte, error) {
 	return gitRun(s.Tree, stdin, args...)
 }
 
-// Materialize writes an instruction file into the sandbox's working
-// directory. It never syncs back, and git in the sandbox does not see it.
-func (s *Sandbox) Materialize(name, text string) (string, error) {
-	path := filepath.Join(s.Workdir, name)
-	// Never write through what is there: a symlink at that name could
-	// lead out of the sandbox.
-	if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
-		if err := os.Remove(path); err != nil {
-			return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err == nil {
-		_, err = f.WriteString(text)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
-	}
-	rel := relSlash(s.Tree, path)
-	s.materialize[rel] = true
-	// git in the sandbox does not see it: the nearest repository excludes it.
-	if gitdir, top := nearestGitDir(s.Tree, s.Workdir); gitdir != "" {
-		if err := os.MkdirAll(filepath.Join(gitdir, "info"), 0o755); err == nil {
-			f, err := os.OpenFile(filepath.Join(gitdir, "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err == nil {
-				fmt.Fprintf(f, "\n/%s\n", relSlash(top, path))
-				f.Close()
-			}
-		}
-	}
-	return path, nil
-}
-
 // sealLink decides how the symlink src of the real tree (under root),
 // whose target is target, is made in the sandbox tree, so that no link in
 // the sandbox leads into the real tree:
