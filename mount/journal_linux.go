@@ -351,7 +351,7 @@ func joinRel(dir, name string) string {
 	return dir + "/" + name
 }
 
-// narrow takes the session's journal and, when it can be trusted, hands
+// narrow takes the sandbox's journal and, when it can be trusted, hands
 // visit the entries it names (statJournal); ok is false when the caller
 // must walk the sandbox instead (and forget what visit was given).
 func (s *Sandbox) narrow(ctx context.Context, skip func(string) bool, visit func([]statEntry)) (dirty map[string]struct{}, maybeGone []string, ok bool) {

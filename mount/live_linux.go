@@ -87,7 +87,7 @@ type LiveReport struct {
 	Failed []Failure
 }
 
-// Live syncs the session's sandbox and the real tree both ways until Stop.
+// Live syncs the sandbox and the real tree both ways until Stop.
 type Live struct {
 	s         *Sandbox
 	o         LiveOptions
@@ -164,7 +164,7 @@ func (l *Live) crossesDir(rel string) bool {
 }
 
 // materialized reports whether rel is, or is below, a path the sandbox
-// has that never crosses: a materialized file, or the session directory
+// has that never crosses: a materialized file, or the sandbox directory
 // where it lies inside the project.
 func (s *Sandbox) materialized(rel string) bool {
 	if s.materialize[rel] {

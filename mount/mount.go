@@ -6,32 +6,40 @@
 // The cut. mount is the tree: the copy (never hard links), the manifest,
 // sync-back, the journal, live sync, warm trees, environment sealing and
 // the sharing of git objects. It knows no persona, harness or instruction
-// file convention and imports only internal packages: what to hide comes
+// file convention, and imports only internal packages: what to hide comes
 // as names and paths in Options, what to write into the sandbox as files
 // (Materialize, MaterializeDir). Which instruction files are hidden or
-// folded (extend mode), the skills, the agent's branch in the real
-// repository and the session directory around the sandbox belong to
-// package session (and skill); for the branch, mount gives the sandbox's
-// start and current commits (GitStart, Head).
+// folded (extend mode), the agent's branch in the real repository and the
+// session directory around the sandbox are package session's, and where
+// skills land package skill's; mount gives them what they need of the
+// sandbox: its copy rules (NewRules), its start and current commits
+// (GitStart, Head), a generic writer of directories (MaterializeDir).
 //
-// A sandbox directory (Sandbox.Dir; session makes it as its session
-// directory and keeps its own files there too) holds:
+// A sandbox directory (Sandbox.Dir) holds what mount makes and reads
+// itself:
 //
 //	tree/          the copy of the project root the harness works in (TreeDir)
 //	conflicts/     the agent's version of files that conflicted at sync-back (ConflictsDir)
 //	manifest.json  the sandbox's durable state (ManifestFile, Save, Open)
 //
+// Session makes it as its session directory, named and placed by session,
+// and keeps its own files there beside these. This differs from the
+// design's table, which gives session the whole layout: these three names
+// stay with the code that writes and reads them, so that Open needs
+// nothing but the directory.
+//
 // What is left out of the copy: the default excludes (DefaultExcludes),
 // the patterns of .agentignore and .<persona>.agentignore at the project
 // root and the persona's mount.ignoredPatterns (gitignore syntax, with !
 // negation; a file inside an excluded directory cannot be re-included), and
-// the hidden instruction files (Options.Hide, Options.HidePaths). Files matching .agentreadonly or
-// mount.readonlyPatterns are copied without write permission and never
-// synced back. .git is copied, but for the repository's objects, which the
-// sandbox's git shares (see git.go), so that git works in the sandbox; the files
-// left out that git tracks are marked skip-worktree in the sandbox's index
-// and materialized files are listed in its info/exclude, so that git status
-// there is clean before the agent starts. Nothing under .git flows back.
+// the hidden instruction files (Options.Hide, Options.HidePaths). Files
+// matching .agentreadonly or mount.readonlyPatterns are copied without
+// write permission and never synced back. .git is copied, but for the
+// repository's objects, which the sandbox's git shares (see git.go), so
+// that git works in the sandbox; the files left out that git tracks are
+// marked skip-worktree in the sandbox's index and materialized files are
+// listed in its info/exclude, so that git status there is clean before the
+// agent starts. Nothing under .git flows back.
 //
 // The harness must reach no path of the real tree: a symlink whose
 // absolute target is inside the project is made again pointing to the same
@@ -57,12 +65,13 @@
 // link below either root, and a type change on the real side is a
 // conflict; a path it cannot read or write is reported in Report.Failed
 // and the rest still syncs (Sync then returns a *SyncError); each file is
-// written whole (an unnamed temporary file, or one named per session and
+// written whole (an unnamed temporary file, or one named per sandbox and
 // file), with its holes, never with setuid or setgid, never through a hard
 // link, and put in place by an exchange checked after, so that a user's
 // write between the check and the replacement stays, as a conflict
-// (syncat.go, with the limits that remain). While the harness runs, a journal (journal_linux.go) records which
-// entries change, so that sync-back need not stat every file.
+// (syncat.go, with the limits that remain). While the harness runs, a
+// journal (journal_linux.go) records which entries change, so that
+// sync-back need not stat every file.
 package mount
 
 import (

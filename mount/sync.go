@@ -155,7 +155,7 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // only when the user changed the path, or something below a directory
 // being replaced.
 //
-// What a sync applied is the base of the next sync of the session: the
+// What a sync applied is the base of the next sync of the sandbox: the
 // manifest takes each file written back, found written or deleted as the
 // real tree has it then, and the sandbox's file as it was (settle), so
 // that what the user does to those files afterwards is the user's, and
@@ -712,7 +712,7 @@ func (s *Sandbox) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name
 }
 
 // conflict saves the sandbox's file rel, open as in, of stat bst, under
-// the session's conflicts directory and reports the conflict.
+// the sandbox's conflicts directory and reports the conflict.
 func (s *Sandbox) conflict(rel string, r *Report, o SyncOptions, in int, bst *unix.Stat_t) error {
 	saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
 	if !o.DryRun {
@@ -724,7 +724,7 @@ func (s *Sandbox) conflict(rel string, r *Report, o SyncOptions, in int, bst *un
 	return nil
 }
 
-// save writes the size bytes of the file in to dst, in the session
+// save writes the size bytes of the file in to dst, in the sandbox
 // directory.
 func (s *Sandbox) save(dst string, in int, size int64, perm uint32) error {
 	dir := filepath.Dir(dst)
@@ -1029,10 +1029,10 @@ func (s *Sandbox) settleFile(rel string, box, real *fdTree) {
 	s.edited, s.moved = true, true
 }
 
-// SaveApplied saves the session's state (Save) when a Sync applied
-// changes since the session was made or opened: the files it wrote back,
-// found written or deleted are the base of the next sync of a session
-// that is kept, in this process or another. A session removed after its
+// SaveApplied saves the sandbox's state (Save) when a Sync applied
+// changes since the sandbox was made or opened: the files it wrote back,
+// found written or deleted are the base of the next sync of a sandbox
+// that is kept, in this process or another. A sandbox removed after its
 // sync needs none of it.
 func (s *Sandbox) SaveApplied() error {
 	if !s.moved {

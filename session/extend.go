@@ -1,5 +1,11 @@
 package session
 
+// Extend mode: folding the repository's instruction files into the one
+// materialized in the sandbox. It is session's, not mount's, because it
+// knows harnesses' discovery (package discover); mount only gets the paths
+// to hide (mount.Options.HidePaths) and gives its copy rules
+// (mount.NewRules).
+
 import (
 	"fmt"
 	"io/fs"
@@ -24,17 +30,18 @@ const extendSeparator = "\n\n---\n\n"
 //
 // The files the harness loads at start in the real directory are folded,
 // in the harness's own load order and joining, into the one file
-// materialized in the sandbox's working directory, before extendSeparator and the
-// persona text, and only those files are hidden in the sandbox. Every other
-// instruction file stays visible, so that what a harness loads on demand
-// (Claude Code reads a nested CLAUDE.md when it reads a file in that
-// directory; opencode the instructions of a directory it reads in) works in
-// the sandbox as in the real tree. One exception keeps the start text
-// exact: a file that would take a hidden file's place at start (an
-// AGENTS.md beside a folded AGENTS.override.md, which codex would then
-// load) is hidden too; planExtend finds these by running the harness's
-// discovery in the sandbox as it will be, until nothing but the
-// materialized file and the files above the sandbox loads.
+// materialized in the sandbox's working directory, before a line "---"
+// and the persona text (extendSeparator), and only those files are hidden
+// in the sandbox. Every other instruction file stays visible, so that what
+// a harness loads on demand (Claude Code reads a nested CLAUDE.md when it
+// reads a file in that directory; opencode the instructions of a directory
+// it reads in) works in the sandbox as in the real tree. One exception
+// keeps the start text exact: a file that would take a hidden file's place
+// at start (an AGENTS.md beside a folded AGENTS.override.md, which codex
+// would then load) is hidden too; the plan finds these by running the harness's
+// discovery on the sandbox as it will be (mount's copy rules, the hidden
+// files, the materialized one), until nothing but the materialized file
+// and the files above the sandbox loads.
 //
 // Files the harness reads anyway are not folded: global files (from the
 // home directory, which the harness reads itself) and files in the

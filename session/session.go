@@ -1,10 +1,18 @@
 // Package session owns one run of a persona's harness in a sandbox, from
-// plan to cleanup: it makes the session directory and its durable record,
-// copies the project (package mount), materializes the instruction file,
-// starts the harness (package harness) with the signals it should get,
-// syncs the agent's work back, and removes what is no longer needed. It
-// also finds sessions left behind by a crash and finishes them: List,
-// Open, Sync, Remove.
+// plan to cleanup: it plans the run (NewPlan: which instruction files the
+// sandbox hides, or folds in extend mode, extend.go), makes the session
+// directory (layout.go) and its durable record, has package mount copy the
+// project, materializes the instruction file and the skills, starts the
+// harness (package harness) with the signals it should get, brings the
+// agent's commits as its branch (commits.go, branch.go), syncs the agent's
+// work back, and removes what is no longer needed. It also finds sessions
+// left behind by a crash and finishes them: List, Open, Sync, Remove.
+//
+// The cut with mount: mount is the tree (mount.Sandbox: the copy, its
+// manifest, sync-back, live sync), told by session what to hide and what
+// to write into it; everything that knows personas, harnesses and their
+// instruction files, the real repository's branches and the session
+// directory's name and record is here.
 //
 // The agent's commits. When the agent committed in the sandbox, its
 // commits are brought into the real repository, before sync-back, as the
@@ -47,17 +55,20 @@
 // copy time as the agent's. A conflict is shown against the real file as
 // it is now, after a line "# conflict: ..." that git apply skips.
 //
-// A session directory, <home>/sessions/<id>/, holds:
+// A session directory, <home>/sessions/<id>/ (Dir, NewDir), holds:
 //
 //	session.json   the record (Record): persona, tier, harness, real root
 //	               and working directory, owner process, phase, exit
 //	               status, last sync report; rewritten atomically
+//	lock           held (flock) by the process working on the session
+//	config/        the harness's configuration files
+//
+// and, as the sandbox directory of package mount, mount's own parts:
+//
 //	manifest.json  the sandbox's state (mount.ManifestFile): the real files
 //	               at copy time, to tell the agent's changes from the user's
-//	lock           held (flock) by the process working on the session
-//	tree/          the sandbox
-//	config/        the harness's configuration files
-//	conflicts/     the agent's versions of conflicting files
+//	tree/          the sandbox (mount.TreeDir)
+//	conflicts/     the agent's versions of conflicting files (mount.ConflictsDir)
 //
 // Both files are on disk, synced, before the harness starts. A session
 // whose lock is free and whose phase is creating, running or syncing was
