@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/skill"
@@ -159,7 +160,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			p.mount.HidePaths = ext.Hide
 			text = ext.Text
 			for _, f := range ext.Extra {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, home.Env))
 			}
 		} else {
 			// Overwrite: the harness sees none of the repository's
