@@ -409,8 +409,8 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, err := filepath.Rel(o.Root, o.Cwd)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, in := pathutil.Rel(o.Root, o.Cwd)
+	if !in {
 		return nil, fmt.Errorf("working directory %s is not inside the project root %s", o.Cwd, o.Root)
 	}
 	dir := o.Dir
