@@ -3,6 +3,8 @@ package mount
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // gitLocationVars are git's variables that name a repository, a work tree
@@ -52,7 +54,7 @@ func NewSealer(root, tree string, env []string) *Sealer {
 		if err != nil {
 			continue
 		}
-		rel, in := within(root, real)
+		rel, in := pathutil.Rel(root, real)
 		if !in {
 			continue
 		}
@@ -185,7 +187,7 @@ func sealPath(p, root, tree string) (string, bool) {
 		return "", false
 	}
 	clean := filepath.Clean(p)
-	if rel, ok := within(root, clean); ok {
+	if rel, ok := pathutil.Rel(root, clean); ok {
 		return filepath.Join(tree, rel), true
 	}
 	// A path reaching the root through a symlink (the shell's logical
@@ -195,24 +197,8 @@ func sealPath(p, root, tree string) (string, bool) {
 	if err != nil || real == clean {
 		return "", false
 	}
-	if rel, ok := within(root, real); ok {
+	if rel, ok := pathutil.Rel(root, real); ok {
 		return filepath.Join(tree, rel), true
-	}
-	return "", false
-}
-
-// within returns path relative to dir when path is dir or below it, by
-// whole path segments.
-func within(dir, path string) (string, bool) {
-	if path == dir {
-		return ".", true
-	}
-	prefix := dir
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	if strings.HasPrefix(path, prefix) {
-		return path[len(prefix):], true
 	}
 	return "", false
 }

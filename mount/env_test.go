@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 func TestSealEnv(t *testing.T) {
@@ -99,7 +101,7 @@ func FuzzSealEnv(f *testing.F) {
 			if start >= 0 {
 				tok := v[start:i]
 				if tok[0] == '/' {
-					if _, in := within(root, filepath.Clean(tok)); in {
+					if _, in := pathutil.Rel(root, filepath.Clean(tok)); in {
 						return tok
 					}
 				}

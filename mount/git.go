@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/otiai10/copy"
 
 	"github.com/seed-3bc194a6/workforce/internal/git"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // The sandbox's git shares the real repository's objects instead of
@@ -197,14 +197,14 @@ func innerGitFile(real, tree, box string) ([]byte, bool) {
 		return nil, false
 	}
 	inTree := func(p string) (string, bool) {
-		if _, in := within(tree, filepath.Clean(p)); !in {
+		if _, in := pathutil.Rel(tree, filepath.Clean(p)); !in {
 			return "", false
 		}
 		resolved, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return "", false
 		}
-		_, in := within(tree, resolved)
+		_, in := pathutil.Rel(tree, resolved)
 		return resolved, in
 	}
 	gitdir, ok := inTree(filepath.Join(filepath.Dir(box), path))
@@ -286,10 +286,10 @@ func sealWorktrees(root, tree string, gitdirs []string) error {
 		if !filepath.IsAbs(wt) {
 			continue // relative to the git directory: the same place in the sandbox
 		}
-		rel, in := within(root, filepath.Clean(wt))
+		rel, in := pathutil.Rel(root, filepath.Clean(wt))
 		if !in {
 			if real, err := resolvePrefix(wt); err == nil {
-				rel, in = within(root, real)
+				rel, in = pathutil.Rel(root, real)
 			}
 		}
 		if !in {
@@ -359,7 +359,7 @@ func ownGitDir(dotgit, box string) error {
 // when there is none inside the tree.
 func nearestGitDir(tree, dir string) (gitdir, top string) {
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, in := within(tree, d); !in {
+		if _, in := pathutil.Rel(tree, d); !in {
 			return "", ""
 		}
 		dotgit := filepath.Join(d, ".git")
@@ -369,7 +369,7 @@ func nearestGitDir(tree, dir string) (gitdir, top string) {
 				return dotgit, d
 			case fi.Mode().IsRegular():
 				if g, _, err := gitdirOf(dotgit); err == nil {
-					if _, in := within(tree, g); in {
+					if _, in := pathutil.Rel(tree, g); in {
 						return g, d
 					}
 				}
@@ -382,20 +382,13 @@ func nearestGitDir(tree, dir string) (gitdir, top string) {
 	}
 }
 
-// The agent's commits. The sandbox's HEAD when it was made is recorded
-// (Session.GitStart); commits the agent makes on top are brought into the
-// real repository as a branch by a fetch from the sandbox, which writes the
-// objects and that one ref, nothing else: no FETCH_HEAD, no maintenance,
-// no tags, no submodules; the user's HEAD, index, working tree and other
-// refs are never touched.
-//
-// Git in the sandbox runs under the policy of internal/git for a
-// repository workforce does not trust (the agent wrote it): nothing its
-// configuration names runs, and no command that reads the working tree
-// (status, diff against it) is asked; what the agent left as committed is
-// found by hashing its files here (CommittedOnly). The fetch runs in the
-// real repository; upload-pack, in the sandbox, runs nothing the sandbox
-// configures either (see the package documentation of internal/git).
+// The sandbox's commits. Git in the sandbox runs under the policy of
+// internal/git for a repository workforce does not trust (the agent wrote
+// it): nothing its configuration names runs, and no command that reads the
+// working tree (status, diff against it) is asked. The commit the
+// sandbox's HEAD named when it was made (GitStart) and the one it names
+// now (Head) are where the agent's commits start and end; bringing them
+// into the real repository as a branch is package session's.
 
 // gitRun runs git in dir, a directory of the sandbox (or "" for none),
 // with stdin, under the policy for a repository workforce does not trust,
@@ -404,15 +397,9 @@ func gitRun(dir string, stdin []byte, args ...string) ([]byte, error) {
 	return git.Repo{Dir: dir}.Run(context.Background(), stdin, args...)
 }
 
-// realGit runs git in dir, in the user's real repository, under the
-// user's configuration, and returns its standard output.
-func realGit(dir string, args ...string) ([]byte, error) {
-	return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), nil, args...)
-}
-
-// head returns the commit the sandbox's HEAD names; empty without a
+// Head returns the commit the sandbox's HEAD names now; empty without a
 // repository of the sandbox's own, a commit, or git.
-func (s *Session) head() string {
+func (s *Sandbox) Head() string {
 	gitDir := filepath.Join(s.Tree, ".git")
 	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
 		return ""
@@ -495,243 +482,4 @@ func readHead(gitDir string) (string, bool) {
 
 // GitStart returns the commit the sandbox's HEAD named when it was made;
 // empty when the project has no repository or no commit.
-func (s *Session) GitStart() string { return s.gitStart }
-
-// Commits is what the agent did to the sandbox's HEAD.
-type Commits struct {
-	// Head is the commit the sandbox's HEAD names; empty without one.
-	Head string
-	// New is the number of commits on Head since GitStart that the agent
-	// made (see Session.Commits).
-	New int
-	// Moved says Head is not GitStart though the agent made no commit on
-	// it: HEAD, or its branch, was moved to a commit the repository
-	// already had.
-	Moved bool
-}
-
-// Commits returns what the agent committed: the sandbox's HEAD and the
-// number of commits on it since GitStart that are the agent's. A commit
-// is the agent's when git wrote it in the sandbox (its object is in the
-// sandbox's own store, where git writes what the real repository does not
-// have), or when no branch, tag or other ref of the real repository
-// reaches it but the branches sessions made (sessions: their names' prefix
-// below refs/heads/, such as "workforce/"). So a HEAD moved to commits the
-// repository already had is no commit of the agent's, and one the agent
-// made again as it was (the same tree, parents, author and time) is.
-func (s *Session) Commits(sessions string) (Commits, error) {
-	if s.gitStart == "" {
-		return Commits{}, nil
-	}
-	c := Commits{Head: s.head()}
-	if c.Head == "" || c.Head == s.gitStart {
-		return c, nil
-	}
-	out, err := gitRun(s.Tree, nil, "rev-list", c.Head, "^"+s.gitStart, "--")
-	if err != nil {
-		return c, err
-	}
-	all := strings.Fields(string(out))
-	stored, err := git.StoredIn(filepath.Join(s.Tree, ".git", "objects"), all)
-	if err != nil {
-		return c, err
-	}
-	// The commits the real repository's refs reach are left out by the
-	// refs' names, given on standard input.
-	refs, err := realGit(s.Root, "for-each-ref", "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)")
-	if err != nil {
-		return c, err
-	}
-	var not bytes.Buffer
-	for _, line := range strings.Split(string(refs), "\n") {
-		f := strings.SplitN(line, " ", 5)
-		if len(f) != 5 || strings.HasPrefix(f[4], "refs/heads/"+sessions) && sessions != "" {
-			continue
-		}
-		switch {
-		case f[0] == "commit" && git.IsObjectName(f[1]):
-			fmt.Fprintf(&not, "^%s\n", f[1])
-		case f[2] == "commit" && git.IsObjectName(f[3]):
-			fmt.Fprintf(&not, "^%s\n", f[3])
-		}
-	}
-	out, err = gitRun(s.Tree, not.Bytes(), "rev-list", "--ignore-missing", "--stdin", c.Head, "^"+s.gitStart, "--")
-	if err != nil {
-		return c, err
-	}
-	unreached := map[string]bool{}
-	for _, name := range strings.Fields(string(out)) {
-		unreached[name] = true
-	}
-	for _, name := range all {
-		if stored[name] || unreached[name] {
-			c.New++
-		}
-	}
-	c.Moved = c.New == 0
-	return c, nil
-}
-
-// ExportBranch brings the sandbox's HEAD into the real repository as the
-// branch name (refs/heads/name), with the objects it needs: nothing else
-// of the real repository changes. A branch of that name already there is
-// replaced only when it is this session's (it names one of the agent's
-// commits).
-func (s *Session) ExportBranch(name string) error {
-	if err := checkBranchName(name); err != nil {
-		return err
-	}
-	ref := "refs/heads/" + name
-	if old, err := realGit(s.Root, "rev-parse", "--verify", "--quiet", ref); err == nil {
-		head := s.head()
-		if strings.TrimSpace(string(old)) == head {
-			return nil
-		}
-		// This session's: one of the agent's commits, an earlier export.
-		o := strings.TrimSpace(string(old))
-		_, errHead := gitRun(s.Tree, nil, "merge-base", "--is-ancestor", o, head)
-		_, errStart := gitRun(s.Tree, nil, "merge-base", "--is-ancestor", o, s.gitStart)
-		if errHead != nil || errStart == nil {
-			return fmt.Errorf("the real repository already has a branch %s that is not this session's", name)
-		}
-	}
-	_, err := realGit(s.Root,
-		"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false",
-		"-c", "protocol.file.allow=always",
-		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-maintenance",
-		s.Tree, "+HEAD:"+ref)
-	if err != nil {
-		return fmt.Errorf("cannot bring the agent's commits into %s: %w", s.Root, err)
-	}
-	return nil
-}
-
-// checkBranchName refuses a name git would not take as a branch.
-func checkBranchName(name string) error {
-	if _, err := gitRun(os.TempDir(), nil, "check-ref-format", "refs/heads/"+name); err != nil || strings.HasPrefix(name, "-") {
-		return fmt.Errorf("%q is not a branch name", name)
-	}
-	return nil
-}
-
-// CommittedOnly returns the files the agent changed by commits (GitStart
-// to HEAD) and left as committed: their content in the sandbox is HEAD's.
-// They are on the branch; sync-back need not bring them as loose changes.
-//
-// The files are compared with HEAD's blobs here, byte for byte (git
-// status would run the filters the sandbox's attributes name): a file a
-// filter would make equal counts as changed, and syncs back as the agent
-// left it.
-func (s *Session) CommittedOnly() (map[string]bool, error) {
-	head := s.head()
-	if s.gitStart == "" || head == "" || head == s.gitStart {
-		return nil, nil
-	}
-	raw, err := gitRun(s.Tree, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff", "--no-textconv", s.gitStart, head, "--")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	fields := strings.Split(string(raw), "\x00")
-	for i := 0; i+1 < len(fields); i += 2 {
-		// :OLDMODE NEWMODE OLDNAME NEWNAME STATUS, then the path.
-		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
-		rel := fields[i+1]
-		if len(meta) != 5 || rel == "" {
-			return nil, fmt.Errorf("git diff-tree: cannot read %q", fields[i])
-		}
-		same, err := asCommitted(filepath.Join(s.Tree, filepath.FromSlash(rel)), meta[1], meta[3])
-		if err != nil {
-			return nil, err
-		}
-		if same {
-			out[rel] = true
-		}
-	}
-	return out, nil
-}
-
-// asCommitted reports whether the file at path is what a commit holds:
-// the entry of mode mode and object name name (mode 000000: no entry).
-func asCommitted(path, mode, name string) (bool, error) {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return mode == "000000", nil
-	}
-	if err != nil {
-		return false, err
-	}
-	switch mode {
-	case "160000": // a submodule's commit: its files are its own
-		return true, nil
-	case "120000":
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return false, nil
-		}
-		target, err := os.Readlink(path)
-		if err != nil {
-			return false, err
-		}
-		blob, err := git.BlobName(name, strings.NewReader(target), int64(len(target)))
-		return blob == name, err
-	case "100644", "100755":
-		if !fi.Mode().IsRegular() || (fi.Mode().Perm()&0o111 != 0) != (mode == "100755") {
-			return false, nil
-		}
-		// Non-blocking: what is a file now may be a FIFO by the time it
-		// is opened.
-		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return false, err
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			return false, err
-		}
-		blob, err := git.BlobName(name, f, fi.Size())
-		return blob == name, err
-	}
-	return false, nil
-}
-
-// DeleteBranch deletes the branch name (refs/heads/name) of the real
-// repository at root when it still names commit, as ExportBranch left it:
-// a branch moved since, or checked out in a worktree, is refused and left
-// as it is. A branch already gone is not an error.
-func DeleteBranch(root, name, commit string) error {
-	if err := checkBranchName(name); err != nil {
-		return err
-	}
-	if !git.IsObjectName(commit) {
-		return fmt.Errorf("%q is not a commit", commit)
-	}
-	ref := "refs/heads/" + name
-	out, err := realGit(root, "for-each-ref", "--format=%(refname) %(objectname)", ref)
-	if err != nil {
-		return fmt.Errorf("cannot read the branches of %s: %w", root, err)
-	}
-	now := ""
-	for _, line := range strings.Split(string(out), "\n") {
-		if r, obj, ok := strings.Cut(line, " "); ok && r == ref {
-			now = obj
-		}
-	}
-	switch {
-	case now == "":
-		return nil
-	case now != commit:
-		return fmt.Errorf("the branch %s of %s has moved since the session made it: it is left as it is", name, root)
-	}
-	if wts, err := realGit(root, "worktree", "list", "--porcelain"); err == nil {
-		for _, line := range strings.Split(string(wts), "\n") {
-			if line == "branch "+ref {
-				return fmt.Errorf("the branch %s of %s is checked out: it is left as it is", name, root)
-			}
-		}
-	}
-	if _, err := realGit(root, "update-ref", "-d", ref, commit); err != nil {
-		return fmt.Errorf("cannot delete the branch %s of %s: %w", name, root, err)
-	}
-	return nil
-}
+func (s *Sandbox) GitStart() string { return s.gitStart }

@@ -225,7 +225,7 @@ func dirOf(rel string) string {
 // returns the manifest's files that may be gone: those named, and those
 // below a named directory of the copy. ok is false when the journal
 // cannot be trusted (a named file has more than one link).
-func (s *Session) statJournal(ctx context.Context, dirty map[string]struct{}, skip func(rel string) bool, visit func([]statEntry)) (gone []string, ok bool, err error) {
+func (s *Sandbox) statJournal(ctx context.Context, dirty map[string]struct{}, skip func(rel string) bool, visit func([]statEntry)) (gone []string, ok bool, err error) {
 	rootfd, err := unix.Open(s.Tree, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false, &fs.PathError{Op: "open", Path: s.Tree, Err: err}
@@ -351,10 +351,10 @@ func joinRel(dir, name string) string {
 	return dir + "/" + name
 }
 
-// narrow takes the session's journal and, when it can be trusted, hands
+// narrow takes the sandbox's journal and, when it can be trusted, hands
 // visit the entries it names (statJournal); ok is false when the caller
 // must walk the sandbox instead (and forget what visit was given).
-func (s *Session) narrow(ctx context.Context, skip func(string) bool, visit func([]statEntry)) (dirty map[string]struct{}, maybeGone []string, ok bool) {
+func (s *Sandbox) narrow(ctx context.Context, skip func(string) bool, visit func([]statEntry)) (dirty map[string]struct{}, maybeGone []string, ok bool) {
 	j := s.journal
 	if j == nil {
 		return nil, nil, false
@@ -376,7 +376,7 @@ func (s *Session) narrow(ctx context.Context, skip func(string) bool, visit func
 // keepUnchanged adds to a the entries of the copy that nothing in dirty
 // names, neither them nor a directory above them: what a walk of the
 // sandbox would see of them is what the copy made.
-func (s *Session) keepUnchanged(a *seenState, dirty map[string]struct{}) {
+func (s *Sandbox) keepUnchanged(a *seenState, dirty map[string]struct{}) {
 	dirs := map[string]bool{}
 	for _, d := range s.dirs {
 		if _, ok := dirty[d]; ok {

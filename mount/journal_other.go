@@ -13,8 +13,8 @@ func (j *journal) finish() (map[string]struct{}, bool) { return nil, false }
 
 func (j *journal) close() {}
 
-func (s *Session) narrow(context.Context, func(string) bool, func([]statEntry)) (map[string]struct{}, []string, bool) {
+func (s *Sandbox) narrow(context.Context, func(string) bool, func([]statEntry)) (map[string]struct{}, []string, bool) {
 	return nil, nil, false
 }
 
-func (s *Session) keepUnchanged(*seenState, map[string]struct{}) {}
+func (s *Sandbox) keepUnchanged(*seenState, map[string]struct{}) {}

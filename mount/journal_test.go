@@ -184,7 +184,7 @@ func TestJournalSeesWhatTheWalkSees(t *testing.T) {
 			}
 			must(t, os.WriteFile(filepath.Join(root, ".agentreadonly"), []byte("ro.txt\n"), 0o644))
 			must(t, os.Symlink("a.txt", filepath.Join(root, "link")))
-			s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
+			s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +235,7 @@ func TestJournalSeesWhatTheWalkSees(t *testing.T) {
 func TestJournalCanFail(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644))
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestJournalCanFail(t *testing.T) {
 func TestJournalSeesTemporaryLinks(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("original a\n"), 0o644))
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"golang.org/x/sys/unix"
 )
@@ -86,9 +87,9 @@ type LiveReport struct {
 	Failed []Failure
 }
 
-// Live syncs the session's sandbox and the real tree both ways until Stop.
+// Live syncs the sandbox and the real tree both ways until Stop.
 type Live struct {
-	s         *Session
+	s         *Sandbox
 	o         LiveOptions
 	w         *fsnotify.Watcher
 	box, real *fdTree
@@ -115,7 +116,7 @@ type liveKey struct {
 }
 
 // Live starts syncing the sandbox and the real tree both ways.
-func (s *Session) Live(o LiveOptions) (*Live, error) {
+func (s *Sandbox) Live(o LiveOptions) (*Live, error) {
 	if o.Settle <= 0 {
 		o.Settle = 100 * time.Millisecond
 	}
@@ -152,24 +153,24 @@ func (l *Live) crosses(rel string) bool {
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
 	return rel != "" && !inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
 		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
-		!s.rules.ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
+		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
 }
 
 // crossesDir reports whether the directory rel can hold a file that
 // crosses.
 func (l *Live) crossesDir(rel string) bool {
 	s := l.s
-	return !inGit(rel) && !s.materialized(rel) && !s.rules.ignored(rel, true) && !s.skippedPath(rel)
+	return !inGit(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
 }
 
 // materialized reports whether rel is, or is below, a path the sandbox
-// has that never crosses: a materialized file, or the session directory
+// has that never crosses: a materialized file, or the sandbox directory
 // where it lies inside the project.
-func (s *Session) materialized(rel string) bool {
+func (s *Sandbox) materialized(rel string) bool {
 	if s.materialize[rel] {
 		return true
 	}
-	if sd, in := within(s.Root, s.Dir); in {
+	if sd, in := pathutil.Rel(s.Root, s.Dir); in {
 		sd = filepath.ToSlash(sd)
 		return rel == sd || strings.HasPrefix(rel, sd+"/")
 	}

@@ -27,7 +27,7 @@ type LiveReport struct {
 type Live struct{}
 
 // Live fails where live sync is not available.
-func (s *Session) Live(LiveOptions) (*Live, error) {
+func (s *Sandbox) Live(LiveOptions) (*Live, error) {
 	return nil, errors.New("live sync needs Linux")
 }
 

@@ -36,7 +36,7 @@ func contentIs(path, want string) func() bool {
 	}
 }
 
-func liveSession(t *testing.T, o LiveOptions) (*Session, *Live, string) {
+func liveSession(t *testing.T, o LiveOptions) (*Sandbox, *Live, string) {
 	t.Helper()
 	root := t.TempDir()
 	for rel, content := range map[string]string{
@@ -49,7 +49,7 @@ func liveSession(t *testing.T, o LiveOptions) (*Session, *Live, string) {
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	must(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Hide: []string{"AGENTS.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func BenchmarkLiveLatency(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			s, err := Create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: root})
+			s, err := create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: root})
 			if err != nil {
 				b.Fatal(err)
 			}

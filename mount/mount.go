@@ -1,25 +1,45 @@
-// Package mount makes the sandbox a persona runs in: a copy of the project
-// under the workforce home, with the persona's instruction file
-// materialized, and, after the harness exits, the sync-back of the agent's
-// work to the real tree. The real tree is never written except by Sync.
+// Package mount makes and keeps the sandbox a persona's harness works in:
+// a copy of the project, and, after the harness exits (or while it runs,
+// with live sync), the sync-back of the agent's work to the real tree. The
+// real tree is never written except by Sync and Live.
 //
-// Layout of a session directory, <home>/sessions/<persona>-<time>-<random>/:
+// The cut. mount is the tree: the copy (never hard links), the manifest,
+// sync-back, the journal, live sync, warm trees, environment sealing and
+// the sharing of git objects. It knows no persona, harness or instruction
+// file convention, and imports only internal packages: what to hide comes
+// as names and paths in Options, what to write into the sandbox as files
+// (Materialize, MaterializeDir). Which instruction files are hidden or
+// folded (extend mode), the agent's branch in the real repository and the
+// session directory around the sandbox are package session's, and where
+// skills land package skill's; mount gives them what they need of the
+// sandbox: its copy rules (NewRules), its start and current commits
+// (GitStart, Head), a generic writer of directories (MaterializeDir).
 //
-//	tree/       the copy of the project root the harness works in
-//	conflicts/  the agent's version of files that conflicted at sync-back
-//	config/     harness configuration files (never inside tree/)
+// A sandbox directory (Sandbox.Dir) holds what mount makes and reads
+// itself:
+//
+//	tree/          the copy of the project root the harness works in (TreeDir)
+//	conflicts/     the agent's version of files that conflicted at sync-back (ConflictsDir)
+//	manifest.json  the sandbox's durable state (ManifestFile, Save, Open)
+//
+// Session makes it as its session directory, named and placed by session,
+// and keeps its own files there beside these. This differs from the
+// design's table, which gives session the whole layout: these three names
+// stay with the code that writes and reads them, so that Open needs
+// nothing but the directory.
 //
 // What is left out of the copy: the default excludes (DefaultExcludes),
 // the patterns of .agentignore and .<persona>.agentignore at the project
 // root and the persona's mount.ignoredPatterns (gitignore syntax, with !
 // negation; a file inside an excluded directory cannot be re-included), and
-// the hidden instruction files (Options.Hide, Options.HidePaths). Files matching .agentreadonly or
-// mount.readonlyPatterns are copied without write permission and never
-// synced back. .git is copied, but for the repository's objects, which the
-// sandbox's git shares (see git.go), so that git works in the sandbox; the files
-// left out that git tracks are marked skip-worktree in the sandbox's index
-// and materialized files are listed in its info/exclude, so that git status
-// there is clean before the agent starts. Nothing under .git flows back.
+// the hidden instruction files (Options.Hide, Options.HidePaths). Files
+// matching .agentreadonly or mount.readonlyPatterns are copied without
+// write permission and never synced back. .git is copied, but for the
+// repository's objects, which the sandbox's git shares (see git.go), so
+// that git works in the sandbox; the files left out that git tracks are
+// marked skip-worktree in the sandbox's index and materialized files are
+// listed in its info/exclude, so that git status there is clean before the
+// agent starts. Nothing under .git flows back.
 //
 // The harness must reach no path of the real tree: a symlink whose
 // absolute target is inside the project is made again pointing to the same
@@ -45,20 +65,19 @@
 // link below either root, and a type change on the real side is a
 // conflict; a path it cannot read or write is reported in Report.Failed
 // and the rest still syncs (Sync then returns a *SyncError); each file is
-// written whole (an unnamed temporary file, or one named per session and
+// written whole (an unnamed temporary file, or one named per sandbox and
 // file), with its holes, never with setuid or setgid, never through a hard
 // link, and put in place by an exchange checked after, so that a user's
 // write between the check and the replacement stays, as a conflict
-// (syncat.go, with the limits that remain). While the harness runs, a journal (journal_linux.go) records which
-// entries change, so that sync-back need not stat every file.
+// (syncat.go, with the limits that remain). While the harness runs, a
+// journal (journal_linux.go) records which entries change, so that
+// sync-back need not stat every file.
 package mount
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -70,10 +89,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // DefaultExcludes are directory and file names never copied into a
@@ -83,19 +104,22 @@ var DefaultExcludes = []string{
 	".tox", ".gradle", ".next", ".turbo", ".parcel-cache", ".DS_Store",
 }
 
-// SessionDirs names the parts of a session directory.
+// The parts of a sandbox directory that mount makes (see the package
+// documentation).
 const (
-	TreeDir      = "tree"
+	// TreeDir is the copy of the project.
+	TreeDir = "tree"
+	// ConflictsDir holds the agent's version of each file that conflicted
+	// at sync-back, at its path relative to the project root.
 	ConflictsDir = "conflicts"
-	ConfigDir    = "config"
 )
 
 // Options say what to copy.
 type Options struct {
-	// Home is the workforce home; sessions go to Home/sessions.
+	// Home is the workforce home: when it lies inside the project (a
+	// dotfiles repository at the home directory), the copy leaves it out.
 	Home string
-	// Persona is the persona id, used in the session name and for
-	// .<persona>.agentignore.
+	// Persona is the persona id, for .<persona>.agentignore.
 	Persona string
 	// Root is the real project root; Cwd the real working directory, at or
 	// below Root. Both canonical.
@@ -111,31 +135,24 @@ type Options struct {
 	HidePaths []string
 	// Workers is the number of concurrent copy workers; 0 means a default.
 	Workers int
-	// Dir is the session directory to create; empty means a new name from
-	// NewSessionDir.
+	// Dir is the sandbox directory to make the sandbox in (session's
+	// session directory): it may exist, but must not hold a sandbox yet.
 	Dir string
-	// Warm, when it names a tree a Park left, is moved into the session
+	// Warm, when it names a tree a Park left, is moved into the sandbox
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
 	Warm string
 }
 
 // ProjectRoot returns the nearest ancestor of dir (itself included) that
-// holds one of markers, or dir when none does. dir must be canonical.
+// holds one of markers, or dir when none does.
+//
+// Deprecated: use home.ProjectRoot; kept until the command layer moves.
 func ProjectRoot(dir string, markers []string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		for _, m := range markers {
-			if _, err := os.Stat(filepath.Join(d, m)); err == nil {
-				return d
-			}
-		}
-		if d == filepath.Dir(d) {
-			return dir
-		}
-	}
+	return home.ProjectRoot(dir, markers)
 }
 
-// Plan is what a session would leave out, hide and protect; it is computed
+// Plan is what a sandbox would leave out, hide and protect; it is computed
 // without copying, for dry runs.
 type Plan struct {
 	Hidden   []string `json:"hidden"`
@@ -149,9 +166,12 @@ type entry struct {
 	mode  fs.FileMode
 }
 
-// Session is a sandbox copy of a project.
-type Session struct {
-	// Dir is the session directory; Tree the copy; Workdir the directory
+// Sandbox is a copy of a project that a harness works in, with what its
+// sync-back needs: the manifest of the real files at copy time, the copy
+// rules and the journal. (Package session's Session is the run around it:
+// its record, lock and phases.)
+type Sandbox struct {
+	// Dir is the sandbox directory; Tree the copy; Workdir the directory
 	// of the copy matching the real working directory.
 	Dir, Tree, Workdir string
 	// Root is the real project root.
@@ -174,7 +194,7 @@ type Session struct {
 
 	gitStart string // the sandbox's HEAD commit when it was made (git.go)
 
-	rules *rules
+	rules *Rules
 	// manifest is the real files at copy time by path (slashes): made
 	// by Open, or by Create from base in the background (makeManifest),
 	// so that the harness does not wait for one insert per file;
@@ -192,7 +212,7 @@ type Session struct {
 	boxBase map[string]entry
 	// applied are the files a Sync wrote back or found written, whose
 	// base settle moves to what the real tree has now as it ends; moved
-	// says a sync moved the base since the session was made or opened.
+	// says a sync moved the base since the sandbox was made or opened.
 	applied []string
 	moved   bool
 
@@ -202,13 +222,17 @@ type Session struct {
 	skipped     []string          // rel paths left out (files and directories)
 }
 
-// rules decide, for a path relative to the root, whether it is copied.
-type rules struct {
+// Rules are the copy rules of a sandbox: for a path relative to the
+// project root, whether the copy leaves it out, hides it or makes it
+// read-only. Create makes them of its Options; NewRules gives them to a
+// caller that must know what a sandbox will hold before it is made
+// (extend mode's discovery in the sandbox as it will be).
+type Rules struct {
 	ignore   *patternSet
 	readonly *patternSet
 	hide     []string
 	hidePath map[string]bool
-	// What the rules were made of, kept in the session's state.
+	// What the rules were made of, kept in the sandbox's state.
 	ignLines, roLines, hidePaths []string
 }
 
@@ -240,7 +264,10 @@ func readPatterns(path string) ([]string, error) {
 	return lines, sc.Err()
 }
 
-func newRules(o Options) (*rules, error) {
+// NewRules returns the copy rules of a sandbox of o: DefaultExcludes, the
+// .agentignore files at o.Root, o.Ignore, o.Readonly and the hidden
+// names and paths.
+func NewRules(o Options) (*Rules, error) {
 	ign := append([]string(nil), DefaultExcludes...)
 	for _, name := range []string{".agentignore", "." + o.Persona + ".agentignore"} {
 		lines, err := readPatterns(filepath.Join(o.Root, name))
@@ -252,8 +279,8 @@ func newRules(o Options) (*rules, error) {
 	ign = append(ign, o.Ignore...)
 	if o.Home != "" {
 		// A workforce home inside the project (a dotfiles repository at
-		// the home directory) is never copied into its own sessions.
-		if rel, in := within(o.Root, filepath.Clean(o.Home)); in && rel != "." {
+		// the home directory) is never copied into its own sandboxes.
+		if rel, in := pathutil.Rel(o.Root, filepath.Clean(o.Home)); in && rel != "." {
 			ign = append(ign, "/"+filepath.ToSlash(rel)+"/")
 		}
 	}
@@ -267,12 +294,12 @@ func newRules(o Options) (*rules, error) {
 
 // rulesFrom makes rules of gitignore-syntax ignore and read-only pattern
 // lines and hidden names and paths.
-func rulesFrom(ign, ro, hide, hidePaths []string) *rules {
+func rulesFrom(ign, ro, hide, hidePaths []string) *Rules {
 	hp := make(map[string]bool, len(hidePaths))
 	for _, p := range hidePaths {
 		hp[p] = true
 	}
-	return &rules{
+	return &Rules{
 		ignore:    newPatternSet(ign),
 		readonly:  newPatternSet(ro),
 		hide:      hide,
@@ -294,7 +321,11 @@ func match(m *patternSet, rel string, isDir bool) bool {
 	return m.Match(parts, isDir)
 }
 
-func (r *rules) ignored(rel string, isDir bool) bool {
+// Ignored reports whether the copy leaves out rel (relative to the
+// project root, with slashes), by itself or by a parent directory, by the
+// ignore patterns; hidden files are not asked. Entries of git's own
+// directories are never ignored.
+func (r *Rules) Ignored(rel string, isDir bool) bool {
 	if inGit(rel) {
 		return false
 	}
@@ -303,7 +334,7 @@ func (r *rules) ignored(rel string, isDir bool) bool {
 
 // ignoredLeaf is ignored for a walk that never enters an ignored
 // directory: only rel itself is matched, its parents were admitted.
-func (r *rules) ignoredLeaf(rel string, isDir bool) bool {
+func (r *Rules) ignoredLeaf(rel string, isDir bool) bool {
 	if inGit(rel) {
 		return false
 	}
@@ -313,7 +344,7 @@ func (r *rules) ignoredLeaf(rel string, isDir bool) bool {
 	return r.ignore.Match(strings.Split(rel, "/"), isDir)
 }
 
-func (r *rules) hidden(rel string) bool {
+func (r *Rules) hidden(rel string) bool {
 	if r.hidePath[rel] {
 		return true
 	}
@@ -325,11 +356,11 @@ func (r *rules) hidden(rel string) bool {
 	return false
 }
 
-func (r *rules) isReadonly(rel string) bool { return r.readonly.MatchRel(rel, false) }
+func (r *Rules) isReadonly(rel string) bool { return r.readonly.MatchRel(rel, false) }
 
-// PlanFor computes what a session of o would leave out, without copying.
+// PlanFor computes what a sandbox of o would leave out, without copying.
 func PlanFor(o Options) (*Plan, error) {
-	r, err := newRules(o)
+	r, err := NewRules(o)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +377,7 @@ func PlanFor(o Options) (*Plan, error) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
-		case r.ignored(rel, d.IsDir()):
+		case r.Ignored(rel, d.IsDir()):
 			p.Ignored = append(p.Ignored, rel)
 			if d.IsDir() {
 				return filepath.SkipDir
@@ -369,41 +400,33 @@ func relSlash(root, path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// NewSessionDir returns a fresh session directory name under home.
-func NewSessionDir(home, persona string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	name := fmt.Sprintf("%s-%s-%s", persona, time.Now().Format("20060102-150405"), hex.EncodeToString(b[:]))
-	return filepath.Join(home, "sessions", name)
-}
-
-// Create copies o.Root into the session directory o.Dir (a new one when
-// empty), which may exist but must not hold a sandbox yet. On error or
-// when ctx is cancelled, what Create made is removed, and the session
-// directory with it when nothing else is in it.
-func Create(ctx context.Context, o Options) (s *Session, err error) {
-	r, err := newRules(o)
+// Create copies o.Root into the sandbox directory o.Dir, which may exist
+// but must not hold a sandbox yet. On error or when ctx is cancelled, what
+// Create made is removed, and the sandbox directory with it when nothing
+// else is in it.
+func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
+	r, err := NewRules(o)
 	if err != nil {
 		return nil, err
 	}
-	rel, err := filepath.Rel(o.Root, o.Cwd)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, in := pathutil.Rel(o.Root, o.Cwd)
+	if !in {
 		return nil, fmt.Errorf("working directory %s is not inside the project root %s", o.Cwd, o.Root)
 	}
 	dir := o.Dir
 	if dir == "" {
-		dir = NewSessionDir(o.Home, o.Persona)
+		return nil, errors.New("no sandbox directory to make the sandbox in")
 	}
 	if _, err := os.Stat(filepath.Join(dir, TreeDir)); err == nil {
 		return nil, fmt.Errorf("session directory %s already holds a sandbox", dir)
 	}
-	s = &Session{
+	s = &Sandbox{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: o.Root,
 		rules: r, readonly: map[string]bool{}, materialize: map[string]bool{},
 		links: map[string]string{},
 	}
 	s.Workdir = filepath.Join(s.Tree, rel)
-	if err := os.MkdirAll(filepath.Join(dir, ConfigDir), 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session directory: %w", err)
 	}
 	tree, made := s.Tree, s
@@ -411,7 +434,6 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 		if err != nil {
 			made.journal.close()
 			removeAll(tree)
-			os.RemoveAll(filepath.Join(dir, ConfigDir))
 			os.Remove(dir) // when nothing else is in it
 			s = nil
 		}
@@ -480,7 +502,7 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}
-	s.gitStart = s.head()
+	s.gitStart = s.Head()
 	return s, nil
 }
 
@@ -488,8 +510,8 @@ func Create(ctx context.Context, o Options) (s *Session, err error) {
 // project is, and records the manifest.
 type createVisitor struct {
 	o       Options
-	r       *rules
-	s       *Session
+	r       *Rules
+	s       *Sandbox
 	mu      sync.Mutex
 	stores  map[string]string // sandbox object store -> the real one
 	dotgits []string          // .git files and links, relative to the root
@@ -600,7 +622,7 @@ func (v *createVisitor) link(rel, src, target string) (string, bool) {
 		// another clone) would lead git in the sandbox to a real
 		// repository: what it leads to is copied instead (sealGitLinks).
 		if real, err := filepath.EvalSymlinks(src); err == nil {
-			if _, inside := within(v.o.Root, real); !inside {
+			if _, inside := pathutil.Rel(v.o.Root, real); !inside {
 				v.mu.Lock()
 				v.gitLinks[rel] = real
 				v.mu.Unlock()
@@ -623,7 +645,7 @@ func (v *createVisitor) link(rel, src, target string) (string, bool) {
 // makeManifest makes the manifest of the files and links in base, in
 // the background: a warm run's harness need not wait for it, and a
 // harness runs for longer than it takes.
-func (s *Session) makeManifest() {
+func (s *Sandbox) makeManifest() {
 	done := make(chan struct{})
 	s.manifestOK = done
 	go func() {
@@ -648,7 +670,7 @@ func entryOf(st *warmStat) entry {
 }
 
 // realFiles returns the manifest, once it is made.
-func (s *Session) realFiles() map[string]entry {
+func (s *Sandbox) realFiles() map[string]entry {
 	if s.manifestOK != nil {
 		<-s.manifestOK
 	}
@@ -657,7 +679,7 @@ func (s *Session) realFiles() map[string]entry {
 
 // copyLinks returns the real tree's links at copy time, once the
 // manifest is made.
-func (s *Session) copyLinks() map[string]entry {
+func (s *Sandbox) copyLinks() map[string]entry {
 	if s.manifestOK != nil {
 		<-s.manifestOK
 	}
@@ -668,12 +690,12 @@ func (s *Session) copyLinks() map[string]entry {
 }
 
 // Skipped returns the paths, relative to the root, left out of the copy.
-func (s *Session) Skipped() []string { return s.skipped }
+func (s *Sandbox) Skipped() []string { return s.skipped }
 
 // quietGit marks the tracked files left out of the copy skip-worktree in
 // the sandbox's index, so that git status there does not report them as
 // deleted. It does nothing without a .git directory or a git binary.
-func (s *Session) quietGit() error {
+func (s *Sandbox) quietGit() error {
 	if fi, err := os.Stat(filepath.Join(s.Tree, ".git")); err != nil || !fi.IsDir() || len(s.skipped) == 0 {
 		return nil
 	}
@@ -713,46 +735,10 @@ func (s *Session) quietGit() error {
 	return nil
 }
 
-func (s *Session) git(stdin []byte, args ...string) ([]byte, error) {
+func (s *Sandbox) git(stdin []byte, args ...string) ([]byte, error) {
 	// Without the caller's GIT_* variables: a GIT_DIR would point git at
 	// the real repository (gitRun).
 	return gitRun(s.Tree, stdin, args...)
-}
-
-// Materialize writes an instruction file into the sandbox's working
-// directory. It never syncs back, and git in the sandbox does not see it.
-func (s *Session) Materialize(name, text string) (string, error) {
-	path := filepath.Join(s.Workdir, name)
-	// Never write through what is there: a symlink at that name could
-	// lead out of the sandbox.
-	if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
-		if err := os.Remove(path); err != nil {
-			return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err == nil {
-		_, err = f.WriteString(text)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
-	}
-	rel := relSlash(s.Tree, path)
-	s.materialize[rel] = true
-	// git in the sandbox does not see it: the nearest repository excludes it.
-	if gitdir, top := nearestGitDir(s.Tree, s.Workdir); gitdir != "" {
-		if err := os.MkdirAll(filepath.Join(gitdir, "info"), 0o755); err == nil {
-			f, err := os.OpenFile(filepath.Join(gitdir, "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err == nil {
-				fmt.Fprintf(f, "\n/%s\n", relSlash(top, path))
-				f.Close()
-			}
-		}
-	}
-	return path, nil
 }
 
 // sealLink decides how the symlink src of the real tree (under root),
@@ -774,17 +760,17 @@ func sealLink(root, tree, src, target string) (string, bool) {
 	lexical := target
 	if !filepath.IsAbs(lexical) {
 		lexical = filepath.Join(filepath.Dir(src), target)
-		if _, in := within(root, lexical); in {
+		if _, in := pathutil.Rel(root, lexical); in {
 			return "", false
 		}
 	}
 	lexical = filepath.Clean(lexical)
-	if rel, in := within(root, lexical); in {
+	if rel, in := pathutil.Rel(root, lexical); in {
 		return filepath.Join(tree, rel), true
 	}
 	// Where it leads, through every link on the way.
 	if real, err := resolvePrefix(lexical); err == nil {
-		if rel, in := within(root, real); in {
+		if rel, in := pathutil.Rel(root, real); in {
 			return filepath.Join(tree, rel), true
 		}
 	}
@@ -818,8 +804,8 @@ func resolvePrefix(path string) (string, error) {
 
 // Park moves the sandbox tree to warm, for a later Create with
 // Options.Warm to refresh instead of copying; a tree already there is
-// replaced. The rest of the session directory stays for Remove.
-func (s *Session) Park(warm string) error {
+// replaced. The rest of the sandbox directory stays for Remove.
+func (s *Sandbox) Park(warm string) error {
 	if err := os.MkdirAll(filepath.Dir(warm), 0o700); err != nil {
 		return err
 	}
@@ -843,12 +829,17 @@ func (s *Session) Park(warm string) error {
 	return nil
 }
 
-// Remove deletes the session directory, read-only files included.
-func (s *Session) Remove() error {
+// Remove deletes the sandbox directory, read-only files included.
+func (s *Sandbox) Remove() error {
 	s.journal.close()
 	s.journal = nil
 	return removeAll(s.Dir)
 }
+
+// RemoveDir deletes a sandbox directory that no Sandbox of this process
+// has open (a session's, a warm tree's), read-only files and directories
+// included.
+func RemoveDir(dir string) error { return removeAll(dir) }
 
 // removeAll deletes dir and everything below it, read-only directories
 // included.

@@ -17,7 +17,7 @@ func TestRules(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, ".agentignore"), []byte("# comment\n*.log\n!keep.log\nbuild/\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, ".rev.agentignore"), []byte("secrets/\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, ".agentreadonly"), []byte("go.sum\nvendor/\n"), 0o644))
-	r, err := newRules(Options{Root: root, Persona: "rev", Ignore: []string{"tmp"}, Readonly: []string{"*.lock"}, Hide: []string{"AGENTS.md", ".claude/CLAUDE.md"}})
+	r, err := NewRules(Options{Root: root, Persona: "rev", Ignore: []string{"tmp"}, Readonly: []string{"*.lock"}, Hide: []string{"AGENTS.md", ".claude/CLAUDE.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestRules(t *testing.T) {
 		{rel: "Cargo.lock", readonly: true},
 	}
 	for _, tt := range tests {
-		if got := r.ignored(tt.rel, tt.dir); got != tt.ignored {
+		if got := r.Ignored(tt.rel, tt.dir); got != tt.ignored {
 			t.Errorf("ignored(%q) = %v, want %v", tt.rel, got, tt.ignored)
 		}
 		if got := r.hidden(tt.rel); got != tt.hidden {
@@ -72,7 +72,7 @@ func TestProjectRoot(t *testing.T) {
 }
 
 // fixture makes a real tree and a session of it.
-func fixture(t *testing.T) (*Session, string) {
+func fixture(t *testing.T) (*Sandbox, string) {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
@@ -83,7 +83,7 @@ func fixture(t *testing.T) (*Session, string) {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755))
 		must(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
 	}
-	s, err := Create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: filepath.Join(root, "sub"), Hide: []string{"AGENTS.md"}})
+	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: filepath.Join(root, "sub"), Hide: []string{"AGENTS.md"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,16 +203,33 @@ func TestCreateCancelledRemovesSession(t *testing.T) {
 	home := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Create(ctx, Options{Home: home, Persona: "p", Root: root, Cwd: root}); err == nil {
+	if _, err := create(ctx, Options{Home: home, Persona: "p", Root: root, Cwd: root}); err == nil {
 		t.Fatal("Create with a cancelled context succeeded")
 	}
 	entries, _ := os.ReadDir(filepath.Join(home, "sessions"))
 	if len(entries) != 0 {
 		t.Errorf("a cancelled Create left %d session directories", len(entries))
 	}
-	if _, err := Create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "not inside the project root") {
+	if _, err := create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "not inside the project root") {
 		t.Errorf("cwd outside root: error = %v", err)
 	}
+}
+
+// create is Create with, when o.Dir is empty, a new sandbox directory
+// below o.Home/sessions, as a session would give it.
+func create(ctx context.Context, o Options) (*Sandbox, error) {
+	if o.Dir == "" {
+		parent := filepath.Join(o.Home, "sessions")
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return nil, err
+		}
+		dir, err := os.MkdirTemp(parent, o.Persona+"-")
+		if err != nil {
+			return nil, err
+		}
+		o.Dir = dir
+	}
+	return Create(ctx, o)
 }
 
 func must(t *testing.T, err error) {

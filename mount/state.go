@@ -20,11 +20,11 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
-// ManifestFile is the name, in a session directory, of the sandbox's
+// ManifestFile is the name, in a sandbox directory, of the sandbox's
 // durable state: the manifest of the real files and links at copy time
 // (or as the sync that applied them left them), and what sync-back needs
 // besides (the copy rules, the materialized files, the links made again,
-// the paths left out), so that a session can be synced after the process
+// the paths left out), so that a sandbox can be synced after the process
 // that made it is gone.
 const ManifestFile = "manifest.json"
 
@@ -65,14 +65,14 @@ type manifestFile struct {
 	Mode      fs.FileMode `json:"m"`
 	Readonly  bool        `json:"r,omitempty"`
 	// Box is the sandbox's file where it is not as the real one
-	// (Session.boxBase): size, time and mode.
+	// (Sandbox.boxBase): size, time and mode.
 	Box *[3]int64 `json:"x,omitempty"`
 }
 
-// Save writes the session's state to ManifestFile in its directory,
+// Save writes the sandbox's state to ManifestFile in its directory,
 // durably: a temporary file, synced, renamed into place, and the directory
 // synced.
-func (s *Session) Save() error {
+func (s *Sandbox) Save() error {
 	path := filepath.Join(s.Dir, ManifestFile)
 	t, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600), renameio.WithTempDir(filepath.Dir(path)))
 	if err != nil {
@@ -168,9 +168,9 @@ type ManifestError struct {
 func (e *ManifestError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
 func (e *ManifestError) Unwrap() error { return e.Err }
 
-// Open reads the session in dir from its ManifestFile, for a sync-back
+// Open reads the sandbox in dir from its ManifestFile, for a sync-back
 // after the process that made the sandbox is gone.
-func Open(dir string) (*Session, error) {
+func Open(dir string) (*Sandbox, error) {
 	path := filepath.Join(dir, ManifestFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -184,7 +184,7 @@ func Open(dir string) (*Session, error) {
 	return s, nil
 }
 
-func readManifest(dir string, r *bufio.Reader) (*Session, error) {
+func readManifest(dir string, r *bufio.Reader) (*Sandbox, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var h manifestHeader
@@ -205,7 +205,7 @@ func readManifest(dir string, r *bufio.Reader) (*Session, error) {
 	case h.GitStart != "" && !git.IsObjectName(h.GitStart):
 		return nil, fmt.Errorf("the start commit %q is not an object name", h.GitStart)
 	}
-	s := &Session{
+	s := &Sandbox{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: h.Root,
 		rules:    rulesFrom(h.Ignore, h.Readonly, h.Hide, h.HidePaths),
 		manifest: make(map[string]entry, min(h.Files, 1<<20)), readonly: map[string]bool{},

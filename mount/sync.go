@@ -27,7 +27,7 @@ type SyncOptions struct {
 	// Remember keeps what the sync saw of the sandbox, for Park.
 	Remember bool
 	// OnBranch are files the agent committed and left as committed
-	// (Session.CommittedOnly): they reach the real repository on the
+	// (package session finds them): they reach the real repository on the
 	// agent's branch, and sync-back leaves them out of the working tree.
 	OnBranch map[string]bool
 }
@@ -37,8 +37,8 @@ type SyncOptions struct {
 type Conflict struct {
 	Path string `json:"path"`
 	// Real is the real file, left as the user left it; Saved is the
-	// agent's version, saved under the session directory. Saved is empty
-	// for a deletion conflict.
+	// agent's version, saved under the sandbox directory (ConflictsDir).
+	// Saved is empty for a deletion conflict.
 	Real  string `json:"real"`
 	Saved string `json:"saved,omitempty"`
 }
@@ -155,13 +155,13 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // only when the user changed the path, or something below a directory
 // being replaced.
 //
-// What a sync applied is the base of the next sync of the session: the
+// What a sync applied is the base of the next sync of the sandbox: the
 // manifest takes each file written back, found written or deleted as the
 // real tree has it then, and the sandbox's file as it was (settle), so
 // that what the user does to those files afterwards is the user's, and
 // only what the agent changes again syncs again. SaveApplied keeps it for
 // another process.
-func (s *Session) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
+func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}, Failed: []Failure{}}
 	// What this sync applies is the base of the next one; settled at
 	// once: the user may change it right after.
@@ -510,7 +510,7 @@ func unreadable(tree string) []Failure {
 
 // untouched reports whether the sandbox's file rel, of stat st, is as the
 // copy left it: its manifest entry e's size, time and mode.
-func (s *Session) untouched(rel string, e entry, st *warmStat) bool {
+func (s *Sandbox) untouched(rel string, e entry, st *warmStat) bool {
 	if st.size != e.size || st.mtime.Nano() != e.mtime {
 		return false
 	}
@@ -520,7 +520,7 @@ func (s *Session) untouched(rel string, e entry, st *warmStat) bool {
 
 // skippedPath reports whether rel was left out of the copy, or is below a
 // directory that was.
-func (s *Session) skippedPath(rel string) bool {
+func (s *Sandbox) skippedPath(rel string) bool {
 	for _, sk := range s.skipped {
 		if rel == sk || strings.HasPrefix(rel, sk+"/") {
 			return true
@@ -532,7 +532,7 @@ func (s *Session) skippedPath(rel string) bool {
 // unchanged reports whether the real entry rel, of stat st (nil when
 // there is none), is as it was when the sandbox was made: the regular file
 // of the manifest, or still nothing for a file that was not there.
-func (s *Session) unchanged(rel string, st *unix.Stat_t) bool {
+func (s *Sandbox) unchanged(rel string, st *unix.Stat_t) bool {
 	e, known := s.realFiles()[rel]
 	if !known || st == nil {
 		return !known && st == nil
@@ -543,9 +543,9 @@ func (s *Session) unchanged(rel string, st *unix.Stat_t) bool {
 
 // syncFile syncs the sandbox's regular file rel back; an error is the
 // failure of that file alone.
-func (s *Session) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTree) error {
+func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTree) error {
 	e, known := s.realFiles()[rel]
-	if s.readonly[rel] || s.rules.ignored(rel, false) || s.rules.hidden(rel) || s.rules.isReadonly(rel) {
+	if s.readonly[rel] || s.rules.Ignored(rel, false) || s.rules.hidden(rel) || s.rules.isReadonly(rel) {
 		if known || !s.skippedPath(rel) {
 			r.NotSynced = append(r.NotSynced, rel)
 		}
@@ -670,7 +670,7 @@ func openBox(box *fdTree, rel string) (int, error) {
 // has, the real file gets the sandbox file's permissions if it is as the
 // copy found it (the agent changed the mode only, or an earlier,
 // interrupted sync wrote the content).
-func (s *Session) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name string, rst *unix.Stat_t, in int, bst *unix.Stat_t) (bool, error) {
+func (s *Sandbox) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name string, rst *unix.Stat_t, in int, bst *unix.Stat_t) (bool, error) {
 	realPath := s.Root + string(filepath.Separator) + filepath.FromSlash(rel)
 	fd, err := openFileAt(dfd, name)
 	if err != nil {
@@ -712,8 +712,8 @@ func (s *Session) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name
 }
 
 // conflict saves the sandbox's file rel, open as in, of stat bst, under
-// the session's conflicts directory and reports the conflict.
-func (s *Session) conflict(rel string, r *Report, o SyncOptions, in int, bst *unix.Stat_t) error {
+// the sandbox's conflicts directory and reports the conflict.
+func (s *Sandbox) conflict(rel string, r *Report, o SyncOptions, in int, bst *unix.Stat_t) error {
 	saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
 	if !o.DryRun {
 		if err := s.save(saved, in, bst.Size, uint32(bst.Mode)&0o777); err != nil {
@@ -724,9 +724,9 @@ func (s *Session) conflict(rel string, r *Report, o SyncOptions, in int, bst *un
 	return nil
 }
 
-// save writes the size bytes of the file in to dst, in the session
+// save writes the size bytes of the file in to dst, in the sandbox
 // directory.
-func (s *Session) save(dst string, in int, size int64, perm uint32) error {
+func (s *Sandbox) save(dst string, in int, size int64, perm uint32) error {
 	dir := filepath.Dir(dst)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -742,7 +742,7 @@ func (s *Session) save(dst string, in int, size int64, perm uint32) error {
 
 // deleteFile applies the agent's deletion of the file rel: the real file
 // is removed if it is as the copy found it, and a conflict otherwise.
-func (s *Session) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree) error {
+func (s *Sandbox) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree) error {
 	return s.remove(rel, r, o, real, func(st *unix.Stat_t) bool { return s.unchanged(rel, st) })
 }
 
@@ -750,7 +750,7 @@ func (s *Session) deleteFile(rel string, r *Report, o SyncOptions, real *fdTree)
 // copy: the real link is removed, never followed, if it is as the copy
 // found it (a link is never changed in place: another target is another
 // link, of another time), and a conflict otherwise.
-func (s *Session) deleteLink(rel string, r *Report, o SyncOptions, real *fdTree) error {
+func (s *Sandbox) deleteLink(rel string, r *Report, o SyncOptions, real *fdTree) error {
 	e := s.copyLinks()[rel]
 	return s.remove(rel, r, o, real, func(st *unix.Stat_t) bool {
 		return st.Mode&unix.S_IFMT == unix.S_IFLNK && st.Size == e.size && st.Mtim.Nano() == e.mtime
@@ -759,7 +759,7 @@ func (s *Session) deleteLink(rel string, r *Report, o SyncOptions, real *fdTree)
 
 // remove removes the real entry rel, a file or a link, if asCopied says it
 // is as the copy found it, and reports a conflict otherwise.
-func (s *Session) remove(rel string, r *Report, o SyncOptions, real *fdTree, asCopied func(*unix.Stat_t) bool) error {
+func (s *Sandbox) remove(rel string, r *Report, o SyncOptions, real *fdTree, asCopied func(*unix.Stat_t) bool) error {
 	realPath := real.path(rel)
 	dir, name := splitRel(rel)
 	dfd, err := real.openDir(dir, false)
@@ -879,7 +879,7 @@ func (p *pathSet) near(rel string) (string, bool) {
 // never one the user made, nor one empty at copy time; the removal of a
 // directory that is not empty fails and leaves it (and those above it)
 // as they are; no link is followed.
-func (s *Session) removeEmptied(deleted *pathSet, box, real *fdTree) {
+func (s *Sandbox) removeEmptied(deleted *pathSet, box, real *fdTree) {
 	dirs := make([]string, 0, len(deleted.dirs))
 	for d := range deleted.dirs {
 		dirs = append(dirs, d)
@@ -970,7 +970,7 @@ func wouldEmpty(dir string, removed *pathSet, box, real *fdTree) bool {
 
 // forget drops the file or link rel, which a sync removed from the real
 // tree, from the base: the agent's deletion is applied.
-func (s *Session) forget(rel string) {
+func (s *Sandbox) forget(rel string) {
 	delete(s.realFiles(), rel)
 	delete(s.copyLinks(), rel)
 	delete(s.boxBase, rel)
@@ -984,7 +984,7 @@ func (s *Session) forget(rel string) {
 // again, and what the user does to it as the user's. A file whose real
 // side changed since it was written keeps its base, and stays what it is
 // (a conflict, if the user changed it).
-func (s *Session) settle() {
+func (s *Sandbox) settle() {
 	if len(s.applied) == 0 {
 		return
 	}
@@ -997,7 +997,7 @@ func (s *Session) settle() {
 	s.applied = nil
 }
 
-func (s *Session) settleFile(rel string, box, real *fdTree) {
+func (s *Sandbox) settleFile(rel string, box, real *fdTree) {
 	in, err := openBox(box, rel)
 	if err != nil {
 		return
@@ -1029,12 +1029,12 @@ func (s *Session) settleFile(rel string, box, real *fdTree) {
 	s.edited, s.moved = true, true
 }
 
-// SaveApplied saves the session's state (Save) when a Sync applied
-// changes since the session was made or opened: the files it wrote back,
-// found written or deleted are the base of the next sync of a session
-// that is kept, in this process or another. A session removed after its
+// SaveApplied saves the sandbox's state (Save) when a Sync applied
+// changes since the sandbox was made or opened: the files it wrote back,
+// found written or deleted are the base of the next sync of a sandbox
+// that is kept, in this process or another. A sandbox removed after its
 // sync needs none of it.
-func (s *Session) SaveApplied() error {
+func (s *Sandbox) SaveApplied() error {
 	if !s.moved {
 		return nil
 	}
@@ -1045,7 +1045,7 @@ func (s *Session) SaveApplied() error {
 // as the base has it: as the sandbox had it when a sync applied it
 // (boxBase), else as the copy left it (untouched; e is its manifest
 // entry).
-func (s *Session) agentUntouched(rel string, e entry, st *warmStat) bool {
+func (s *Sandbox) agentUntouched(rel string, e entry, st *warmStat) bool {
 	if b, ok := s.boxBase[rel]; ok {
 		return st.size == b.size && st.mtime.Nano() == b.mtime && fileMode(st.mode) == b.mode
 	}

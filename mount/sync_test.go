@@ -22,7 +22,7 @@ import (
 
 // syncTree makes a real tree of files (slash paths to contents) in
 // base/root and a session of it, with its home in base/home.
-func syncTree(t *testing.T, base string, files map[string]string) (*Session, string) {
+func syncTree(t *testing.T, base string, files map[string]string) (*Sandbox, string) {
 	t.Helper()
 	root := filepath.Join(base, "root")
 	must(t, os.MkdirAll(root, 0o755))
@@ -31,14 +31,14 @@ func syncTree(t *testing.T, base string, files map[string]string) (*Session, str
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
-	s, err := Create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root})
 	must(t, err)
 	return s, root
 }
 
 // syncWithin syncs s, failing the test if Sync does not return (it
 // would block on a FIFO).
-func syncWithin(t *testing.T, s *Session, o SyncOptions) (*Report, error) {
+func syncWithin(t *testing.T, s *Sandbox, o SyncOptions) (*Report, error) {
 	t.Helper()
 	type result struct {
 		r   *Report
@@ -556,7 +556,7 @@ func childBase(t *testing.T) string {
 // test runs as root (base, made by childBase, is given to that user). It
 // returns what the child reported, or the error of a child that did not
 // finish.
-func runChild(t *testing.T, s *Session, base string, unprivileged bool, env ...string) (*childResult, error) {
+func runChild(t *testing.T, s *Sandbox, base string, unprivileged bool, env ...string) (*childResult, error) {
 	t.Helper()
 	must(t, s.Save())
 	exe := os.Args[0]
@@ -604,20 +604,20 @@ func runChild(t *testing.T, s *Session, base string, unprivileged bool, env ...s
 // unreadable sandbox directory is taken for deleted.
 func TestSyncCarriesOnAfterFailures(t *testing.T) {
 	files := map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c", "sub/e.txt": "e", "locked/x.txt": "x"}
-	type setup func(t *testing.T, s *Session, root string)
-	unreadableDir := func(t *testing.T, s *Session, root string) {
+	type setup func(t *testing.T, s *Sandbox, root string)
+	unreadableDir := func(t *testing.T, s *Sandbox, root string) {
 		write(t, filepath.Join(s.Tree, "locked/new.txt"), "new in locked")
 		must(t, os.Chmod(filepath.Join(s.Tree, "locked"), 0))
 	}
-	unreadableFile := func(t *testing.T, s *Session, root string) {
+	unreadableFile := func(t *testing.T, s *Sandbox, root string) {
 		write(t, filepath.Join(s.Tree, "c.txt"), "c by agent")
 		must(t, os.Chmod(filepath.Join(s.Tree, "c.txt"), 0))
 	}
-	unwritableDir := func(t *testing.T, s *Session, root string) {
+	unwritableDir := func(t *testing.T, s *Sandbox, root string) {
 		write(t, filepath.Join(s.Tree, "sub/e.txt"), "e by agent")
 		must(t, os.Chmod(filepath.Join(root, "sub"), 0o555))
 	}
-	unsavable := func(t *testing.T, s *Session, root string) {
+	unsavable := func(t *testing.T, s *Sandbox, root string) {
 		write(t, filepath.Join(s.Tree, "b.txt"), "b by agent")
 		write(t, filepath.Join(root, "b.txt"), "b by user")
 		write(t, filepath.Join(s.Dir, ConflictsDir), "not a directory")

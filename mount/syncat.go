@@ -188,10 +188,10 @@ func splitRel(rel string) (dir, name string) {
 const tempPrefix = ".workforce-sync-"
 
 // tempName returns the name of the temporary file through which a sync of
-// the session writes the file name, in its directory: the same on every
-// sync of the session, so that one an interrupted sync left is removed by
+// the sandbox writes the file name, in its directory: the same on every
+// sync of the sandbox, so that one an interrupted sync left is removed by
 // the next sync that reaches the file.
-func (s *Session) tempName(name string) string {
+func (s *Sandbox) tempName(name string) string {
 	h := fnv.New64a()
 	h.Write([]byte(filepath.Base(s.Dir)))
 	h.Write([]byte{0})

@@ -44,7 +44,7 @@ func namedTemps(t *testing.T) {
 // raceTree makes a real tree of files (slash paths to contents), each
 // modified an hour ago (so that a write now changes its time), and a
 // session of it.
-func raceTree(t *testing.T, files map[string]string) (*Session, string) {
+func raceTree(t *testing.T, files map[string]string) (*Sandbox, string) {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
@@ -54,7 +54,7 @@ func raceTree(t *testing.T, files map[string]string) (*Session, string) {
 		write(t, p, content)
 		must(t, os.Chtimes(p, past, past))
 	}
-	s, err := Create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root})
+	s, err := create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root})
 	must(t, err)
 	return s, root
 }

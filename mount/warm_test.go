@@ -99,7 +99,7 @@ func testWarmSandboxIsFresh(t *testing.T, remember bool) {
 	}
 
 	// A first run: the agent works, sync-back, the sandbox is parked.
-	s1, err := Create(context.Background(), opts())
+	s1, err := create(context.Background(), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +144,14 @@ func testWarmSandboxIsFresh(t *testing.T, remember bool) {
 
 	o := opts()
 	o.Warm = warm
-	refreshed, err := Create(context.Background(), o)
+	refreshed, err := create(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !refreshed.Reused {
 		t.Fatal("the warm sandbox was not used")
 	}
-	fresh, err := Create(context.Background(), opts())
+	fresh, err := create(context.Background(), opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func testWarmSandboxIsFresh(t *testing.T, remember bool) {
 	}
 	// Saved (from the copy's entries, not the map) and read back, both
 	// manifests are the map they were made with.
-	for _, s := range []*Session{refreshed, fresh} {
+	for _, s := range []*Sandbox{refreshed, fresh} {
 		must(t, s.Save())
 		back, err := Open(s.Dir)
 		if err != nil {
@@ -316,7 +316,7 @@ func TestWarmRefreshFollowsNoLink(t *testing.T) {
 			must(t, os.Chmod(filepath.Join(root, "sub"), 0o750))
 			home := t.TempDir()
 			opts := Options{Home: home, Persona: "p", Root: root, Cwd: root}
-			s1, err := Create(context.Background(), opts)
+			s1, err := create(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -341,7 +341,7 @@ func TestWarmRefreshFollowsNoLink(t *testing.T) {
 
 			o := opts
 			o.Warm = warm
-			refreshed, err := Create(context.Background(), o)
+			refreshed, err := create(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -351,7 +351,7 @@ func TestWarmRefreshFollowsNoLink(t *testing.T) {
 			if fi, _ := os.Stat(victim); fi.Mode().Perm() != 0o755 {
 				t.Errorf("the refresh changed the mode of what the link led to: %v", fi.Mode())
 			}
-			fresh, err := Create(context.Background(), opts)
+			fresh, err := create(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,8 +21,8 @@ const branchPrefix = "workforce/"
 // committed nothing. A HEAD the agent moved to a commit the repository
 // already had is no commit of the agent's: no branch is made, and warn
 // says so.
-func (s *Session) exportBranch(box *mount.Session, warn func(string)) (onBranch bool, err error) {
-	c, err := box.Commits(branchPrefix)
+func (s *Session) exportBranch(box *mount.Sandbox, warn func(string)) (onBranch bool, err error) {
+	c, err := agentCommits(box, branchPrefix)
 	if err != nil {
 		return false, fmt.Errorf("cannot read the agent's commits in session %s: %w", s.ID(), err)
 	}
@@ -33,7 +33,7 @@ func (s *Session) exportBranch(box *mount.Session, warn func(string)) (onBranch 
 		return false, nil
 	}
 	name := BranchName(s.ID())
-	if err := box.ExportBranch(name); err != nil {
+	if err := fetchBranch(box, name); err != nil {
 		return false, fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	s.Record.Branch, s.Record.Commits, s.Record.Head = name, c.New, c.Head
@@ -44,7 +44,7 @@ func (s *Session) exportBranch(box *mount.Session, warn func(string)) (onBranch 
 // branch, nothing is synced back, and the session is recorded in phase
 // Review. held is false, and nothing recorded, when there is nothing to
 // review: no commit and no change a sync-back would bring.
-func (s *Session) hold(box *mount.Session, warn func(string)) (held bool, err error) {
+func (s *Session) hold(box *mount.Sandbox, warn func(string)) (held bool, err error) {
 	if _, err := s.exportBranch(box, warn); err != nil {
 		warn(fmt.Sprintf("%v; the commits stay in the sandbox, and what they changed shows as changes", err))
 	}
@@ -67,7 +67,7 @@ func (s *Session) RemoveBranch() error {
 	if s.Record.Branch == "" {
 		return nil
 	}
-	if err := mount.DeleteBranch(s.Record.Root, s.Record.Branch, s.Record.Head); err != nil {
+	if err := deleteBranch(s.Record.Root, s.Record.Branch, s.Record.Head); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	return nil

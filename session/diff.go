@@ -48,7 +48,7 @@ func (s *Session) Changed() ([]Change, error) {
 	return changesOf(box)
 }
 
-func changesOf(box *mount.Session) ([]Change, error) {
+func changesOf(box *mount.Sandbox) ([]Change, error) {
 	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/skill"
@@ -71,7 +72,7 @@ type Plan struct {
 	Sandbox        string            `json:"sandbox"`
 	Workdir        string            `json:"workdir"`
 	Materialized   *Materialized     `json:"materialized"`
-	Extend         *mount.Extend     `json:"extend,omitempty"`
+	Extend         *Extend           `json:"extend,omitempty"`
 	Hidden         []string          `json:"hidden"`
 	Ignored        []string          `json:"ignored"`
 	Readonly       []string          `json:"readonly"`
@@ -113,7 +114,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	p := &Plan{Persona: o.Persona, Tier: r.Tier, Harness: r.Harness, Layers: o.Layers, Resolved: r,
 		Root: o.Root, Cwd: o.Cwd, InRepo: o.InRepo,
 		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}, Sealed: []mount.SealedVar{}}
-	p.Sandbox = mount.NewSessionDir(o.Home, o.Persona)
+	p.Sandbox = NewDir(o.Home, o.Persona)
 	tree := filepath.Join(p.Sandbox, mount.TreeDir)
 	sc := r.Sidecar(persona.ChannelFor(r.Harness))
 	var text string
@@ -151,7 +152,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			// Only what is folded is hidden; nested files stay for the
 			// harness to load on demand.
 			getenv := envLookup(o.Env)
-			ext, err := mount.PlanExtend(prof, p.mount, tree, name, text, discover.FromEnv(prof, getenv))
+			ext, err := planExtend(prof, p.mount, tree, name, text, discover.FromEnv(prof, getenv))
 			if err != nil {
 				return nil, err
 			}
@@ -159,7 +160,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			p.mount.HidePaths = ext.Hide
 			text = ext.Text
 			for _, f := range ext.Extra {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, persona.HomeEnv))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("extend: %s loads %s from above the sandbox, which your directory would not give; set %s to a directory without instruction files above it", r.Harness, f, home.Env))
 			}
 		} else {
 			// Overwrite: the harness sees none of the repository's
@@ -174,7 +175,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
-	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, mount.ConfigDir), Env: o.Env,
+	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: o.Env,
 		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel}
 	if o.InRepo {
 		hopts.Root = o.Root

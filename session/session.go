@@ -1,16 +1,23 @@
 // Package session owns one run of a persona's harness in a sandbox, from
-// plan to cleanup: it makes the session directory and its durable record,
-// copies the project (package mount), materializes the instruction file,
-// starts the harness (package harness) with the signals it should get,
-// syncs the agent's work back, and removes what is no longer needed. It
-// also finds sessions left behind by a crash and finishes them: List,
-// Open, Sync, Remove.
+// plan to cleanup: it plans the run (NewPlan: which instruction files the
+// sandbox hides, or folds in extend mode, extend.go), makes the session
+// directory (layout.go) and its durable record, has package mount copy the
+// project, materializes the instruction file and the skills, starts the
+// harness (package harness) with the signals it should get, brings the
+// agent's commits as its branch (commits.go, branch.go), syncs the agent's
+// work back, and removes what is no longer needed. It also finds sessions
+// left behind by a crash and finishes them: List, Open, Sync, Remove.
+//
+// The cut with mount: mount is the tree (mount.Sandbox: the copy, its
+// manifest, sync-back, live sync), told by session what to hide and what
+// to write into it; everything that knows personas, harnesses and their
+// instruction files, the real repository's branches and the session
+// directory's name and record is here.
 //
 // The agent's commits. When the agent committed in the sandbox, its
 // commits are brought into the real repository, before sync-back, as the
 // branch workforce/<id> (BranchName; objects and that ref only, see
-// mount.Session.ExportBranch), and the record says so (Record.Branch,
-// Commits, Head). What the agent committed and left as committed is then
+// commits.go), and the record says so (Record.Branch, Commits, Head). What the agent committed and left as committed is then
 // on the branch, and sync-back leaves it out of the working tree
 // (Report.OnBranch) unless asked to bring it too (SyncCommitted); its
 // uncommitted work syncs back as ever. Sync of a session left by a crash
@@ -26,7 +33,7 @@
 // A session that stays after a sync (part of the work applied, Keep,
 // conflicts, files waiting for a deletion: mount.Report.Blocked, an
 // interruption) records what the sync applied as the base of the next
-// one (mount.Session.SaveApplied): the user's later edits and deletions
+// one (mount.Sandbox.SaveApplied): the user's later edits and deletions
 // of those files are the user's, never conflicts, and they sync again
 // only when the agent changes them again.
 //
@@ -48,17 +55,20 @@
 // copy time as the agent's. A conflict is shown against the real file as
 // it is now, after a line "# conflict: ..." that git apply skips.
 //
-// A session directory, <home>/sessions/<id>/, holds:
+// A session directory, <home>/sessions/<id>/ (Dir, NewDir), holds:
 //
 //	session.json   the record (Record): persona, tier, harness, real root
 //	               and working directory, owner process, phase, exit
 //	               status, last sync report; rewritten atomically
+//	lock           held (flock) by the process working on the session
+//	config/        the harness's configuration files
+//
+// and, as the sandbox directory of package mount, mount's own parts:
+//
 //	manifest.json  the sandbox's state (mount.ManifestFile): the real files
 //	               at copy time, to tell the agent's changes from the user's
-//	lock           held (flock) by the process working on the session
-//	tree/          the sandbox
-//	config/        the harness's configuration files
-//	conflicts/     the agent's versions of conflicting files
+//	tree/          the sandbox (mount.TreeDir)
+//	conflicts/     the agent's versions of conflicting files (mount.ConflictsDir)
 //
 // Both files are on disk, synced, before the harness starts. A session
 // whose lock is free and whose phase is creating, running or syncing was
@@ -105,12 +115,6 @@ import (
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
-// lockFile is the name of the lock in a session directory.
-const lockFile = "lock"
-
-// Dir returns the sessions directory of a workforce home.
-func Dir(home string) string { return filepath.Join(home, "sessions") }
-
 // Session is one session directory, with its record.
 type Session struct {
 	Dir    string
@@ -121,12 +125,12 @@ type Session struct {
 
 // Options are a run: what to copy, what to materialize, what to start.
 type Options struct {
-	// Dir is the session directory to create (mount.NewSessionDir).
+	// Dir is the session directory to create (NewDir).
 	Dir                    string
 	Persona, Tier, Harness string
 	Mount                  mount.Options
 	Materialize            *File
-	Skills                 []mount.Dir // the persona's skills (mount.Session.MaterializeDir)
+	Skills                 []mount.Dir // the persona's skills (mount.Sandbox.MaterializeDir)
 	Invocation             *harness.Invocation
 	Stdin                  io.Reader
 	Stdout, Stderr         io.Writer
@@ -360,7 +364,7 @@ func Run(o Options) (*Result, error) {
 // prepare materializes the instruction file, saves the manifest and writes
 // the harness's configuration files: everything before the harness
 // starts.
-func prepare(box *mount.Session, o Options) error {
+func prepare(box *mount.Sandbox, o Options) error {
 	if o.Materialize != nil {
 		if _, err := box.Materialize(o.Materialize.Name, o.Materialize.Text); err != nil {
 			return err
@@ -377,13 +381,17 @@ func prepare(box *mount.Session, o Options) error {
 	return o.Invocation.WriteFiles()
 }
 
-// create makes the session directory dir, takes its lock and writes its
-// first record.
+// create makes the session directory dir with its directory for the
+// harness's configuration, takes its lock and writes its first record.
 func create(dir string, r Record) (*Session, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the sessions directory: %w", err)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the session directory: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, configDir), 0o700); err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("cannot create the session directory: %w", err)
 	}
 	s := &Session{Dir: dir, Record: r}
@@ -474,7 +482,7 @@ func (s *Session) Close() {
 // committed is left to the branch unless o.SyncCommitted. keep says the
 // session must be kept although the sync is complete: part of the work
 // was left out (o.Only), or the commits could not be brought.
-func (s *Session) sync(ctx context.Context, box *mount.Session, o SyncOptions) (rep *mount.Report, keep bool, err error) {
+func (s *Session) sync(ctx context.Context, box *mount.Sandbox, o SyncOptions) (rep *mount.Report, keep bool, err error) {
 	warn := o.Warn
 	if warn == nil {
 		warn = func(string) {}
@@ -495,7 +503,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Session, o SyncOptions) (
 		warn(fmt.Sprintf("%v; what the agent committed syncs back as changes, its commits stay in the sandbox, and the session is kept (workforce sessions sync %s tries again)", err, s.ID()))
 	}
 	if onBranch && !o.SyncCommitted {
-		committed, err := box.CommittedOnly()
+		committed, err := committedOnly(box)
 		if err != nil {
 			warn(fmt.Sprintf("cannot tell what the agent committed in session %s (%v): it syncs back as changes too", s.ID(), err))
 		}
@@ -581,8 +589,7 @@ func (s *Session) Remove() error {
 	if err := os.Remove(filepath.Join(s.Dir, RecordFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	box := &mount.Session{Dir: s.Dir}
-	return box.Remove()
+	return mount.RemoveDir(s.Dir)
 }
 
 // Info is a session as List finds it.
@@ -828,9 +835,9 @@ func isKept(rep *mount.Report) bool {
 }
 
 // keepApplied saves, for a session that is kept, what its sync applied as
-// the base of the next sync (mount.Session.SaveApplied): what the user
+// the base of the next sync (mount.Sandbox.SaveApplied): what the user
 // does to those files afterwards is the user's.
-func keepApplied(box *mount.Session, warn func(string)) {
+func keepApplied(box *mount.Sandbox, warn func(string)) {
 	if err := box.SaveApplied(); err != nil && warn != nil {
 		warn(fmt.Sprintf("cannot record what was applied (%v): a later sync may report the files applied as conflicts when you change them", err))
 	}
@@ -885,7 +892,7 @@ func WarmTree(home, root string) string {
 
 // park keeps the sandbox of box warm for the next run of root, with a note
 // of the root beside it.
-func park(box *mount.Session, warm, root string) error {
+func park(box *mount.Sandbox, warm, root string) error {
 	if err := box.Park(warm); err != nil {
 		return err
 	}
@@ -917,5 +924,5 @@ func WarmList(home string) []Warm {
 
 // RemoveWarm removes a warm sandbox.
 func RemoveWarm(w Warm) error {
-	return (&mount.Session{Dir: w.Dir}).Remove()
+	return mount.RemoveDir(w.Dir)
 }

@@ -48,7 +48,7 @@ func staleSession(t *testing.T, files int) (home, root string, s *Session) {
 // manifest and sandbox on disk, agent run in the sandbox tree.
 func leaveSession(t *testing.T, home, root string, agent func(tree string)) *Session {
 	t.Helper()
-	dir := mount.NewSessionDir(home, "p")
+	dir := NewDir(home, "p")
 	s, err := create(dir, Record{ID: filepath.Base(dir), Persona: "p", Root: root, Cwd: root, PID: deadPID, Started: time.Now(), Phase: Creating})
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestOpenErrors(t *testing.T) {
 
 func staleSessionIn(t *testing.T, home string) {
 	t.Helper()
-	dir := mount.NewSessionDir(home, "p") + "x"
+	dir := NewDir(home, "p") + "x"
 	s, err := create(dir, Record{ID: filepath.Base(dir), Root: "/r", Cwd: "/r", Phase: Running})
 	if err != nil {
 		t.Fatal(err)

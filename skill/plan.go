@@ -23,7 +23,7 @@
 // as hidden instruction files are), and the plan says it is replaced.
 // The repository's other skills stay.
 //
-// What never happens: skills never sync back (mount.Session.MaterializeDir
+// What never happens: skills never sync back (mount.Sandbox.MaterializeDir
 // records them, and what the agent adds beside them, as never crossing)
 // and never touch the real tree; git in the sandbox does not see them.
 //
@@ -34,7 +34,9 @@
 // file writes, and reading a persona's own skill, are persona's
 // (persona.ParseSkillSource, persona.ReadSkill); fetching, the cache and
 // the plan are here; npm and npx are run through internal/npm. Copying a
-// planned skill into the sandbox is the sandbox's side.
+// planned skill into the sandbox is the sandbox's side: Plan.Dirs gives
+// each skill as a mount.Dir, which session writes into the sandbox with
+// mount.Sandbox.MaterializeDir, a primitive that knows nothing of skills.
 package skill
 
 import (

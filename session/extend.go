@@ -1,4 +1,10 @@
-package mount
+package session
+
+// Extend mode: folding the repository's instruction files into the one
+// materialized in the sandbox. It is session's, not mount's, because it
+// knows harnesses' discovery (package discover); mount only gets the paths
+// to hide (mount.Options.HidePaths) and gives its copy rules
+// (mount.NewRules).
 
 import (
 	"fmt"
@@ -10,11 +16,13 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
+	"github.com/seed-3bc194a6/workforce/mount"
 )
 
-// Separator goes between the repository's instruction text and the
+// extendSeparator goes between the repository's instruction text and the
 // persona's in extend mode.
-const Separator = "\n\n---\n\n"
+const extendSeparator = "\n\n---\n\n"
 
 // Extend is how extend mode gives a harness, started in the sandbox, the
 // instruction text it would have loaded in the user's real directory,
@@ -22,17 +30,18 @@ const Separator = "\n\n---\n\n"
 //
 // The files the harness loads at start in the real directory are folded,
 // in the harness's own load order and joining, into the one file
-// materialized in the sandbox's working directory, before Separator and the
-// persona text, and only those files are hidden in the sandbox. Every other
-// instruction file stays visible, so that what a harness loads on demand
-// (Claude Code reads a nested CLAUDE.md when it reads a file in that
-// directory; opencode the instructions of a directory it reads in) works in
-// the sandbox as in the real tree. One exception keeps the start text
-// exact: a file that would take a hidden file's place at start (an
-// AGENTS.md beside a folded AGENTS.override.md, which codex would then
-// load) is hidden too; PlanExtend finds these by running the harness's
-// discovery in the sandbox as it will be, until nothing but the
-// materialized file and the files above the sandbox loads.
+// materialized in the sandbox's working directory, before a line "---"
+// and the persona text (extendSeparator), and only those files are hidden
+// in the sandbox. Every other instruction file stays visible, so that what
+// a harness loads on demand (Claude Code reads a nested CLAUDE.md when it
+// reads a file in that directory; opencode the instructions of a directory
+// it reads in) works in the sandbox as in the real tree. One exception
+// keeps the start text exact: a file that would take a hidden file's place
+// at start (an AGENTS.md beside a folded AGENTS.override.md, which codex
+// would then load) is hidden too; the plan finds these by running the harness's
+// discovery on the sandbox as it will be (mount's copy rules, the hidden
+// files, the materialized one), until nothing but the materialized file
+// and the files above the sandbox loads.
 //
 // Files the harness reads anyway are not folded: global files (from the
 // home directory, which the harness reads itself) and files in the
@@ -64,11 +73,11 @@ type Extend struct {
 	Text string `json:"text"`
 }
 
-// PlanExtend computes extend mode for profile p and the sandbox of o
+// planExtend computes extend mode for profile p and the sandbox of o
 // (o.Cwd is the user's real directory): tree is the sandbox copy of
 // o.Root (it need not exist yet), name the materialized file's name, text
 // the persona's, and do the harness's discovery options.
-func PlanExtend(p discover.Profile, o Options, tree, name, text string, do discover.Options) (*Extend, error) {
+func planExtend(p discover.Profile, o mount.Options, tree, name, text string, do discover.Options) (*Extend, error) {
 	real, err := discover.Chain(p, o.Cwd, do)
 	if err != nil {
 		return nil, err
@@ -78,7 +87,7 @@ func PlanExtend(p discover.Profile, o Options, tree, name, text string, do disco
 		markers = do.Markers
 	}
 	e := &Extend{Real: real, Folded: []string{}, LoadedAnyway: []string{}, Extra: []string{}, Hide: []string{}}
-	aboveFiles := aboveSandbox(p, tree, HasMarker(o.Root, markers), name)
+	aboveFiles := aboveSandbox(p, tree, hasMarker(o.Root, markers), name)
 	above := map[string]bool{}
 	for _, f := range aboveFiles {
 		above[f] = true
@@ -98,7 +107,7 @@ func PlanExtend(p discover.Profile, o Options, tree, name, text string, do disco
 			// symlink (a symlinked .claude directory): the sandbox keeps
 			// links, so the target would show it again.
 			for _, path := range []string{f.Path, f.Canonical} {
-				if rel, ok := within(o.Root, path); ok {
+				if rel, ok := pathutil.Rel(o.Root, path); ok {
 					hide[filepath.ToSlash(rel)] = true
 				}
 			}
@@ -111,7 +120,7 @@ func PlanExtend(p discover.Profile, o Options, tree, name, text string, do disco
 	}
 	e.Text = text
 	if len(texts) > 0 {
-		e.Text = strings.Join(texts, "\n\n") + Separator + text
+		e.Text = strings.Join(texts, "\n\n") + extendSeparator + text
 	}
 	// In the working directory, the file of the materialized name and
 	// those that could shadow it are hidden too when they are not folded
@@ -165,8 +174,8 @@ func shadowing(p discover.Profile, name string) []string {
 // hidden one shadowed. It runs the harness's discovery on the sandbox as
 // it will be (the project's files, less the ignored and hidden ones, plus
 // the materialized file) until nothing new loads.
-func surfacing(p discover.Profile, o Options, tree, name, text string, do discover.Options, hide map[string]bool) ([]string, error) {
-	r, err := newRules(o)
+func surfacing(p discover.Profile, o mount.Options, tree, name, text string, do discover.Options, hide map[string]bool) ([]string, error) {
+	r, err := mount.NewRules(o)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +201,7 @@ func surfacing(p discover.Profile, o Options, tree, name, text string, do discov
 				loaded = true
 				continue
 			}
-			if rel, ok := within(tree, f.Path); ok && !hide[filepath.ToSlash(rel)] {
+			if rel, ok := pathutil.Rel(tree, f.Path); ok && !hide[filepath.ToSlash(rel)] {
 				hide[filepath.ToSlash(rel)], more = true, true
 				surfaced = append(surfaced, filepath.ToSlash(rel))
 			}
@@ -214,7 +223,7 @@ func surfacing(p discover.Profile, o Options, tree, name, text string, do discov
 // file system.
 type sandboxFS struct {
 	root, tree string
-	rules      *rules
+	rules      *mount.Rules
 	hide       map[string]bool
 	mat        string
 	text       []byte
@@ -226,7 +235,7 @@ type sandboxFS struct {
 // real maps a path below the tree to the project; ok is false for a path
 // the sandbox will not have.
 func (b *sandboxFS) real(name string) (path string, in, ok bool) {
-	rel, in := within(b.tree, name)
+	rel, in := pathutil.Rel(b.tree, name)
 	if !in {
 		return name, false, true
 	}
@@ -242,10 +251,10 @@ func (b *sandboxFS) real(name string) (path string, in, ok bool) {
 	if err != nil {
 		return path, true, true // absent anyway
 	}
-	if _, up := within(name, b.workdir); up && fi.IsDir() {
+	if _, up := pathutil.Rel(name, b.workdir); up && fi.IsDir() {
 		return path, true, true
 	}
-	if b.rules.ignored(slash, fi.IsDir()) {
+	if b.rules.Ignored(slash, fi.IsDir()) {
 		return "", true, false
 	}
 	return path, true, true
@@ -292,7 +301,7 @@ func (b *sandboxFS) EvalSymlinks(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if rel, ok := within(b.root, c); ok {
+	if rel, ok := pathutil.Rel(b.root, c); ok {
 		return filepath.Join(b.tree, rel), nil
 	}
 	return c, nil
@@ -349,8 +358,8 @@ func aboveSandbox(p discover.Profile, tree string, treeHasRoot bool, name string
 	return out
 }
 
-// HasMarker reports whether dir holds one of markers.
-func HasMarker(dir string, markers []string) bool {
+// hasMarker reports whether dir holds one of markers.
+func hasMarker(dir string, markers []string) bool {
 	for _, m := range markers {
 		if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
 			return true

@@ -1,5 +1,11 @@
 package mount
 
+// Materializing: files written into the sandbox that are the sandbox's
+// alone. They never sync back, and git in the sandbox does not see them:
+// the instruction file (Materialize) and directories of files
+// (MaterializeDir, for the skills package skill plans). What they hold,
+// and where they go, is the caller's.
+
 import (
 	"errors"
 	"fmt"
@@ -11,8 +17,36 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dir is a directory to materialize in the sandbox (a persona's skill):
-// Rel, relative to the tree in slash form, and its files.
+// Materialize writes an instruction file into the sandbox's working
+// directory. It never syncs back, and git in the sandbox does not see it.
+func (s *Sandbox) Materialize(name, text string) (string, error) {
+	path := filepath.Join(s.Workdir, name)
+	// Never write through what is there: a symlink at that name could
+	// lead out of the sandbox.
+	if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
+		if err := os.Remove(path); err != nil {
+			return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
+	}
+	rel := relSlash(s.Tree, path)
+	s.materialize[rel] = true
+	s.hideFromGit(s.Workdir, path, false)
+	return path, nil
+}
+
+// Dir is a directory to materialize in the sandbox (a persona's skill,
+// as package skill plans it): Rel, relative to the tree in slash form, and
+// its files.
 type Dir struct {
 	Rel   string
 	Files []DirFile
@@ -34,7 +68,7 @@ type DirFile struct {
 // is in the info/exclude of the nearest repository). Whatever the agent
 // adds in the directory does not sync back either: sync-back reports it
 // as not synced. It returns the directory's path.
-func (s *Session) MaterializeDir(d Dir) (string, error) {
+func (s *Sandbox) MaterializeDir(d Dir) (string, error) {
 	if err := checkRel(d.Rel); err != nil {
 		return "", err
 	}
@@ -77,19 +111,34 @@ func (s *Session) MaterializeDir(d Dir) (string, error) {
 		r := s.rules
 		ign := append(append([]string(nil), r.ignLines...), "/"+d.Rel+"/")
 		s.rules = rulesFrom(ign, r.roLines, r.hide, r.hidePaths)
-		// git in the sandbox does not see it: the nearest repository
-		// excludes it.
-		if gitdir, top := nearestGitDir(s.Tree, abs); gitdir != "" {
-			if err := os.MkdirAll(filepath.Join(gitdir, "info"), 0o755); err == nil {
-				f, err := os.OpenFile(filepath.Join(gitdir, "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-				if err == nil {
-					fmt.Fprintf(f, "\n/%s/\n", relSlash(top, abs))
-					f.Close()
-				}
-			}
-		}
+		s.hideFromGit(abs, abs, true)
 	}
 	return abs, nil
+}
+
+// hideFromGit lists path, a file or, with dir, a directory of the sandbox,
+// in the info/exclude of the repository nearest to the directory from in
+// the sandbox, so that git there does not see it. Without such a
+// repository, or when the file cannot be written, it does nothing: git
+// then shows the path, which still never syncs back.
+func (s *Sandbox) hideFromGit(from, path string, dir bool) {
+	gitdir, top := nearestGitDir(s.Tree, from)
+	if gitdir == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Join(gitdir, "info"), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(gitdir, "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	pattern := "/" + relSlash(top, path)
+	if dir {
+		pattern += "/"
+	}
+	fmt.Fprintf(f, "\n%s\n", pattern)
+	f.Close()
 }
 
 // checkRel checks a slash path relative to the tree: clean, not empty,
