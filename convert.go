@@ -167,7 +167,7 @@ func toPlan(p *session.Plan) report.Plan {
 	}
 }
 
-func toExtend(e mount.Extend) report.Extend {
+func toExtend(e session.Extend) report.Extend {
 	return report.Extend{
 		Real: ptr(e.Real, toDiscovery), Folded: e.Folded, LoadedAnyway: e.LoadedAnyway, Extra: e.Extra,
 		Surfaced: e.Surfaced, Hide: e.Hide, Text: e.Text,

@@ -85,7 +85,7 @@ func fullPlan() *session.Plan {
 		Layers:   []persona.Origin{{Layer: "built-in", File: "built-in:full.json"}, {Layer: "user", File: "/u.json"}},
 		Resolved: fullResolved(), Root: "/r", Cwd: "/r/sub", Sandbox: "/h/sessions/x", Workdir: "/h/sessions/x/tree/sub",
 		Materialized: &session.Materialized{Path: "/h/sessions/x/tree/sub/CLAUDE.md", Mode: "extend", Text: "text\n"},
-		Extend: &mount.Extend{
+		Extend: &session.Extend{
 			Real: &discover.Result{Profile: "claude", Dir: "/r/sub", Root: "/r",
 				Files:   []discover.File{{Path: "/r/CLAUDE.md", Canonical: "/r/CLAUDE.md", Dir: "/r", Name: "CLAUDE.md", Scope: "project", Bytes: 5, Truncated: true, Text: "hidden"}},
 				Dropped: []discover.File{}, Problems: []string{"p"}, Text: "t"},
@@ -134,7 +134,7 @@ func goldenCases() []goldenCase {
 	return []goldenCase{
 		{"plan", func() any { return toPlan(fullPlan()) }},
 		{"plan-sparse", func() any {
-			return toPlan(&session.Plan{Persona: "p", Resolved: &persona.Resolved{}, Hidden: []string{}, Sealed: []mount.SealedVar{}, Extend: &mount.Extend{}, Skills: &skill.Plan{}, Mapping: &harness.Mapping{}})
+			return toPlan(&session.Plan{Persona: "p", Resolved: &persona.Resolved{}, Hidden: []string{}, Sealed: []mount.SealedVar{}, Extend: &session.Extend{}, Skills: &skill.Plan{}, Mapping: &harness.Mapping{}})
 		}},
 		{"plan-zero", func() any { return toPlan(&session.Plan{}) }},
 		{"spec", func() any { return toPersona(*fullSpec()) }},

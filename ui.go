@@ -68,7 +68,7 @@ type procEnv struct {
 	// Dir is the working directory, as os.Getwd gives it.
 	Dir    string
 	dirErr error
-	// Home is the workforce home (persona.Home).
+	// Home is the workforce home (home.Dir).
 	Home    string
 	homeErr error
 	// Environ is the environment, as os.Environ gives it.

@@ -93,7 +93,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 
-	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
@@ -142,14 +141,6 @@ type Options struct {
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
 	Warm string
-}
-
-// ProjectRoot returns the nearest ancestor of dir (itself included) that
-// holds one of markers, or dir when none does.
-//
-// Deprecated: use home.ProjectRoot; kept until the command layer moves.
-func ProjectRoot(dir string, markers []string) string {
-	return home.ProjectRoot(dir, markers)
 }
 
 // Plan is what a sandbox would leave out, hide and protect; it is computed

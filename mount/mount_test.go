@@ -59,18 +59,6 @@ func TestRules(t *testing.T) {
 	}
 }
 
-func TestProjectRoot(t *testing.T) {
-	root := t.TempDir()
-	must(t, os.MkdirAll(filepath.Join(root, "repo/.git"), 0o755))
-	must(t, os.MkdirAll(filepath.Join(root, "repo/a/b"), 0o755))
-	if got := ProjectRoot(filepath.Join(root, "repo/a/b"), []string{".git"}); got != filepath.Join(root, "repo") {
-		t.Errorf("ProjectRoot = %s", got)
-	}
-	if got := ProjectRoot(root, []string{".nothing"}); got != root {
-		t.Errorf("ProjectRoot without marker = %s, want the directory itself", got)
-	}
-}
-
 // fixture makes a real tree and a session of it.
 func fixture(t *testing.T) (*Sandbox, string) {
 	t.Helper()

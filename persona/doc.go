@@ -15,9 +15,8 @@
 // (internal/diag, which Diagnostic aliases), the containment
 // check (internal/pathutil) and an Agent Skill's files (internal/skillmd,
 // a package the design's table does not list: persona checks local skills
-// at load time and must not import skill). The forwarders left here
-// (Home, Config, Diagnostic...) are deprecated and go when their last callers
-// move.
+// at load time and must not import skill). Diagnostic is internal/diag's
+// type under persona's name.
 //
 // Two forms. A flat persona, the form of agentworkforce 4.0.2, sets
 // harness, model, systemPrompt and harnessSettings at the top level and has

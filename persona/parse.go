@@ -45,9 +45,9 @@ func compiledSchema() (*jsonschema.Schema, error) {
 	return schema, schemaErr
 }
 
-// Diagnostic is an error or a warning about one file.
-//
-// Deprecated: use diag.Diagnostic; kept until the command layer moves.
+// Diagnostic is an error or a warning about one file: persona reports
+// with internal/diag's type, which the workforce home shares for
+// config.json.
 type Diagnostic = diag.Diagnostic
 
 // Parse parses one persona file and checks it against the schema and the

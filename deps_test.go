@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The import rules of the packages, as go/build's deps_test.go holds the
+// standard library's: this table is the authority on which package may
+// import which (it starts from the package map of the design notes; where
+// the code showed a better cut, the table changed and the package docs say
+// why). Every package of the module must be listed. A rule names what a
+// package must not reach, directly or through others: "W/x" is a package
+// of this module and everything below it; any other path is a module
+// outside (urfave/cli: only the command layer parses command lines).
+const module = "github.com/seed-3bc194a6/workforce"
+
+// anyOfOurs stands for every package of the module but those a rule
+// allows by name.
+const anyOfOurs = "W"
+
+type depRule struct {
+	// deny lists what the package must not reach.
+	deny []string
+	// allow, with deny holding anyOfOurs, lists the packages of the module
+	// it may reach all the same.
+	allow []string
+}
+
+var depRules = map[string]depRule{
+	// Small shared concepts: nothing of workforce, or what is named.
+	"W/internal/quote":       {deny: []string{anyOfOurs}},
+	"W/internal/git":         {deny: []string{anyOfOurs}},
+	"W/internal/diag":        {deny: []string{anyOfOurs}},
+	"W/internal/frontmatter": {deny: []string{anyOfOurs}},
+	"W/internal/npm":         {deny: []string{anyOfOurs}},
+	"W/internal/pathutil":    {deny: []string{anyOfOurs}},
+	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
+	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag"}},
+	// SKILL.md parsing, below both persona (which checks local skills at
+	// load time) and skill (which imports mount and harness).
+	"W/internal/skillmd":              {deny: []string{anyOfOurs}, allow: []string{"W/internal/frontmatter", "W/internal/pathutil"}},
+	"W/internal/gittest":              {deny: []string{anyOfOurs}},
+	"W/internal/benchtree":            {deny: []string{anyOfOurs}},
+	"W/internal/standin":              {deny: []string{anyOfOurs}},
+	"W/internal/benchtree/mkpersonas": {deny: []string{anyOfOurs}, allow: []string{"W/internal/benchtree"}},
+	// The JSON the commands print: types of its own, so that the packages
+	// below can change theirs freely.
+	"W/report": {deny: []string{anyOfOurs, cliLib}},
+
+	"W/persona":                     {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
+	"W/personas":                    {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
+	"W/internal/catalog":            {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
+	"W/generate":                    {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
+	"W/discover":                    {deny: []string{"W/persona", "W/mount", "W/session", "W/harness", cliLib}},
+	"W/harness":                     {deny: []string{"W/mount", "W/session", cliLib}},
+	"W/harness/internal/harnessdoc": {deny: []string{"W/mount", "W/session", cliLib}},
+	"W/mount":                       {deny: []string{"W/discover", "W/harness", "W/persona", "W/session", "W/skill", cliLib}},
+	"W/skill":                       {deny: []string{"W/session", cliLib}},
+	"W/native":                      {deny: []string{"W/session", "W/mount", cliLib}},
+	"W/pack":                        {deny: []string{"W/session", "W/mount", "W/install", cliLib}},
+	"W/install":                     {deny: []string{"W/session", "W/mount", "W/harness", "W/native", cliLib}},
+	"W/session":                     {deny: []string{cliLib, "W/report"}},
+	// The command layer may import everything.
+	"W": {},
+}
+
+// cliLib is the command-line library: only package main uses it.
+const cliLib = "github.com/urfave/cli"
+
+// TestImportRules fails when an import arrow goes the wrong way, or a
+// package of the module is missing from depRules.
+func TestImportRules(t *testing.T) {
+	graph := moduleImports(t)
+	for pkg := range graph {
+		if _, ok := depRules[pkg]; !ok {
+			t.Errorf("package %s is not in depRules: add it with what it must not import", pkg)
+		}
+	}
+	for pkg, rule := range depRules {
+		if _, ok := graph[pkg]; !ok {
+			t.Errorf("depRules lists %s, which is not a package of the module", pkg)
+			continue
+		}
+		for _, path := range reach(graph, pkg) {
+			if denied(rule, path) {
+				t.Errorf("%s imports %s (through %s), which its rule forbids", pkg, path[len(path)-1], strings.Join(path, " -> "))
+			}
+		}
+	}
+}
+
+// denied reports whether the last package of path breaks rule.
+func denied(rule depRule, path []string) bool {
+	p := path[len(path)-1]
+	for _, d := range rule.deny {
+		switch {
+		case d == anyOfOurs:
+			if (p == "W" || strings.HasPrefix(p, "W/")) && !slices.Contains(rule.allow, p) {
+				return true
+			}
+		case p == d || strings.HasPrefix(p, d+"/"):
+			return true
+		}
+	}
+	return false
+}
+
+// reach returns, for every package pkg reaches, one import path leading
+// to it (pkg first), in a stable order.
+func reach(graph map[string][]string, pkg string) [][]string {
+	seen := map[string]bool{pkg: true}
+	var out [][]string
+	queue := [][]string{{pkg}}
+	for len(queue) > 0 {
+		path := queue[0]
+		queue = queue[1:]
+		for _, imp := range graph[path[len(path)-1]] {
+			if seen[imp] {
+				continue
+			}
+			seen[imp] = true
+			next := append(append([]string(nil), path...), imp)
+			out = append(out, next)
+			queue = append(queue, next)
+		}
+	}
+	return out
+}
+
+// moduleImports returns the imports of every package of the module
+// (without tests), the module's own paths written "W/...": those of other
+// modules are kept when they are the command-line library, the edges the
+// rules look at, and not followed.
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	graph := map[string][]string{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(path, 0)
+		var noGo *build.NoGoError
+		if errors.As(err, &noGo) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		key := "W"
+		if path != "." {
+			key = "W/" + filepath.ToSlash(path)
+		}
+		var imps []string
+		for _, imp := range p.Imports {
+			switch {
+			case imp == module:
+				imps = append(imps, "W")
+			case strings.HasPrefix(imp, module+"/"):
+				imps = append(imps, "W/"+strings.TrimPrefix(imp, module+"/"))
+			case imp == cliLib || strings.HasPrefix(imp, cliLib+"/"):
+				imps = append(imps, cliLib)
+			}
+		}
+		sort.Strings(imps)
+		graph[key] = slices.Compact(imps)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("go.mod"); err != nil || len(graph) < 10 {
+		t.Fatalf("found %d packages: the test must run in the module's root", len(graph))
+	}
+	return graph
+}
