@@ -65,7 +65,11 @@ var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.WithInd
 // printed as several error lines, each with its prefix, so that no line of
 // it can pass for a hint or for a line of the report on stdout.
 func errorf(w io.Writer, format string, args ...any) {
-	for _, line := range strings.Split(fmt.Sprintf(format, args...), "\n") {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	for i, line := range strings.Split(msg, "\n") {
+		if i > 0 && strings.TrimSpace(line) == "" {
+			continue
+		}
 		fmt.Fprintf(w, "workforce: error: %s\n", quote.Text(line))
 	}
 }

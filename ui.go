@@ -211,6 +211,20 @@ func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool, require
 				return act(ctx)
 			}
 		}
+		if act := c.Action; c.ArgsUsage == "" && act != nil {
+			// A command that names no arguments takes none; a command
+			// with subcommands reads its first argument as one.
+			subs := len(c.Subcommands) > 0
+			c.Action = func(ctx *cli.Context) error {
+				if ctx.Args().Present() {
+					if subs {
+						return unknownCommand(ctx, ctx.Args().First())
+					}
+					return usagef("%s takes no arguments, not %q", commandPath(ctx), ctx.Args().First())
+				}
+				return act(ctx)
+			}
+		}
 		setUsageErrorsSeen(c.Subcommands, seen, required)
 	}
 }
@@ -219,10 +233,7 @@ func setUsageErrorsSeen(cmds []*cli.Command, seen map[*cli.Command]bool, require
 // that name the flag as it is written and the command's help.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	name := commandPath(c)
-	help := "`workforce help " + strings.TrimPrefix(name, "workforce ") + "` lists its flags"
-	if name == "workforce" {
-		help = "`workforce --help` lists its flags"
-	}
+	help := "`" + name + " --help` lists its flags"
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		return usageError(fmt.Errorf("unknown flag %s for %s", flagName(f), name), help)

@@ -18,6 +18,8 @@ func TestMessagesEscape(t *testing.T) {
 			"workforce: error: cannot write a\\033[2Jb back\n"},
 		{"joined error", func(b *strings.Builder) { errorf(b, "%s", "x.json: bad\ny.json: bad\x07") },
 			"workforce: error: x.json: bad\nworkforce: error: y.json: bad\\a\n"},
+		{"error with blank lines", func(b *strings.Builder) { errorf(b, "%s", "git clone: fatal: no\n\nmore\n") },
+			"workforce: error: git clone: fatal: no\nworkforce: error: more\n"},
 		{"warning", func(b *strings.Builder) { warnf(b, "kept %s", "a\nworkforce: hint: run this") },
 			"workforce: warning: kept a\\nworkforce: hint: run this\n"},
 		{"hint", func(b *strings.Builder) { hintf(b, "see %s", "\xff\u202e") },
