@@ -27,21 +27,67 @@ import (
 // Name returns s as it is when it needs no quoting, and otherwise in double
 // quotes with escapes, as described in the package documentation.
 func Name(s string) string {
-	if !needs(s) {
+	if !needs(s, true) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
+	write(&b, s, true, "")
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Text returns the message s with what does not print as itself escaped
+// in place (\n, \033, octal bytes), without quotes: for messages that may
+// hold a name or output the agent controls, such as an error from the file
+// system or from git. It keeps s as it is when nothing needs escaping;
+// unlike Name it is not meant to be read back.
+func Text(s string) string { return escaped(s, "") }
+
+// Block is Text for text of several lines, such as instruction files
+// printed for a person: newlines and tabs are kept, every other character
+// that does not print as itself is escaped.
+func Block(s string) string { return escaped(s, "\n\t") }
+
+// Names quotes each of names.
+func Names(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = Name(n)
+	}
+	return out
+}
+
+// escaped is Text keeping the ASCII control characters of keep.
+func escaped(s, keep string) string {
+	if !needs(s, false) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	write(&b, s, false, keep)
+	if b.Len() == len(s) {
+		return s // only kept characters
+	}
+	return b.String()
+}
+
+// write writes s to b with what does not print as itself escaped, and with
+// quoted, the double quote and the backslash too; the ASCII characters of
+// keep are written as they are.
+func write(b *strings.Builder, s string, quoted bool, keep string) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
+			switch {
+			case quoted && (c == '"' || c == '\\'):
 				b.WriteByte('\\')
 				b.WriteByte(c)
+			case control(c) && strings.IndexByte(keep, c) < 0:
+				escape(b, c)
 			default:
-				escape(&b, c)
+				b.WriteByte(c)
 			}
 			i++
 			continue
@@ -51,17 +97,47 @@ func Name(s string) string {
 			b.WriteString(s[i : i+n])
 		} else {
 			for j := 0; j < n; j++ {
-				octal(&b, s[i+j])
+				octal(b, s[i+j])
 			}
 		}
 		i += n
 	}
-	b.WriteByte('"')
-	return b.String()
 }
 
-// escape writes the ASCII byte c, with a C escape when it is a control
-// character.
+// needs reports whether s holds something to escape, or with quoted, to
+// quote.
+func needs(s string, quoted bool) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if control(c) || quoted && (c == '"' || c == '\\') {
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !printable(r, n) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// control reports whether the ASCII byte c is a control character.
+func control(c byte) bool { return c < 0x20 || c == 0x7f }
+
+// printable reports whether the rune r, decoded from n bytes, is valid
+// UTF-8 that prints as itself.
+func printable(r rune, n int) bool {
+	if r == utf8.RuneError && n <= 1 {
+		return false
+	}
+	return unicode.IsGraphic(r)
+}
+
+// escape writes the ASCII control character c as a C escape, or in octal.
 func escape(b *strings.Builder, c byte) {
 	switch c {
 	case '\a':
@@ -79,127 +155,8 @@ func escape(b *strings.Builder, c byte) {
 	case '\r':
 		b.WriteString(`\r`)
 	default:
-		if c < 0x20 || c == 0x7f {
-			octal(b, c)
-		} else {
-			b.WriteByte(c)
-		}
+		octal(b, c)
 	}
-}
-
-// Text returns the message s with what does not print as itself escaped
-// in place (\n, \033, octal bytes), without quotes: for messages that may
-// hold a name or output the agent controls, such as an error from the file
-// system or from git. It keeps s as it is when nothing needs escaping;
-// unlike Name it is not meant to be read back.
-func Text(s string) string {
-	if !needsEscape(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
-				escape(&b, c)
-			} else {
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if printable(r, n) {
-			b.WriteString(s[i : i+n])
-		} else {
-			for j := 0; j < n; j++ {
-				octal(&b, s[i+j])
-			}
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// Block is Text for text of several lines, such as instruction files
-// printed for a person: newlines and tabs are kept, every other character
-// that does not print as itself is escaped.
-func Block(s string) string {
-	if !needsEscape(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, line := range strings.Split(s, "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		for j, part := range strings.Split(line, "\t") {
-			if j > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(Text(part))
-		}
-	}
-	return b.String()
-}
-
-// needsEscape reports whether Text changes s.
-func needsEscape(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
-				return true
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !printable(r, n) {
-			return true
-		}
-		i += n
-	}
-	return false
-}
-
-// Names quotes each of names.
-func Names(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = Name(n)
-	}
-	return out
-}
-
-// needs reports whether s must be quoted.
-func needs(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f || c == '"' || c == '\\' {
-				return true
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !printable(r, n) {
-			return true
-		}
-		i += n
-	}
-	return false
-}
-
-// printable reports whether the rune r, decoded from n bytes, is valid
-// UTF-8 that prints as itself.
-func printable(r rune, n int) bool {
-	if r == utf8.RuneError && n <= 1 {
-		return false
-	}
-	return unicode.IsGraphic(r)
 }
 
 func octal(b *strings.Builder, c byte) {
