@@ -282,15 +282,15 @@ func collectPersona(file string) (*Persona, error) {
 	if err != nil {
 		return nil, err
 	}
-	warns, err := persona.Anchor(spec, file)
+	// A pack carries every sidecar its personas name: a missing one is
+	// an error, not a field the loader would clear.
+	if err := persona.AnchorStrict(spec, file); err != nil {
+		return nil, err
+	}
+	warns, err := persona.AnchorSkills(spec, file)
 	if err != nil {
 		return nil, err
 	}
-	skillWarns, err := persona.AnchorSkills(spec, file)
-	if err != nil {
-		return nil, err
-	}
-	warns = append(warns, skillWarns...)
 	if len(warns) > 0 {
 		es := make([]error, len(warns))
 		for i, w := range warns {

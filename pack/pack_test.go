@@ -47,7 +47,9 @@ func TestCollectErrors(t *testing.T) {
 		want  string
 	}{
 		{name: "no package.json", files: map[string]string{"personas/a.json": personaJSON("a", "")}, want: "no package.json"},
-		{name: "missing sidecar", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "gone.md"`)}, want: "sidecar file not found"},
+		{name: "missing sidecar", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "gone.md"`)}, want: "claudeMd: sidecar file not found: "},
+		{name: "missing sidecar is an error, not an ignored field", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "gone.md"`)},
+			want: "gone.md; a persona that is packed or installed must carry every file it names"},
 		{name: "unsafe sidecar", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "../x.md"`)}, want: `leaves the persona's directory`},
 		{name: "duplicate id", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", ""), "personas/sub/b.json": personaJSON("a", "")}, want: `persona id "a" is also defined by`},
 		{name: "duplicate file name", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", ""), "personas/sub/a.json": personaJSON("b", "")}, want: "file name a.json is also used by"},

@@ -393,6 +393,8 @@ type layerDir struct {
 	realErr      error
 	entries      []fs.DirEntry // sorted by name, as os.ReadDir returns them
 	listed       bool          // false: entries unknown, ask the file system
+	// strict makes a missing sidecar an error (AnchorStrict).
+	strict bool
 }
 
 // lookup returns the type of the entry name of the directory.
