@@ -198,6 +198,9 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	if len(conflicts) > 0 && !o.Overwrite {
 		return nil, &ConflictError{Target: target, IDs: conflicts}
 	}
+	if err := checkCycles(target, p.Dir, chosen); err != nil {
+		return nil, inSource(err, p.TempDir, p.SourceName)
+	}
 
 	stage, err := os.MkdirTemp(parent, "."+filepath.Base(target)+".staging-")
 	if err != nil {
@@ -289,6 +292,61 @@ func relate(res *Result, layers []persona.Layer) {
 			in.Inherits = p.Inherited()
 		}
 	}
+}
+
+// checkCycles refuses personas that would form an extends cycle in the
+// target layer, with each other or with the personas already there: the
+// loader would fail every member, and the install would leave personas no
+// command can use. The cycle is named as the loader names it, from its
+// first installed persona in id order. A cycle can only run within one layer, since
+// extends looks at the layer of the file and those below.
+func checkCycles(target, packDir string, chosen []pack.Persona) error {
+	extends := map[string]string{} // id -> the other id it extends
+	files := map[string]string{}
+	entries, _ := os.ReadDir(target)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		file := filepath.Join(target, e.Name())
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		if spec, err := persona.Parse(file, data); err == nil && spec.Extends != "" && spec.Extends != spec.ID {
+			extends[spec.ID], files[spec.ID] = spec.Extends, file
+		}
+	}
+	ids := make([]string, 0, len(chosen))
+	for _, ps := range chosen {
+		ids = append(ids, ps.ID)
+		delete(extends, ps.ID)
+		if x := ps.Spec.Extends; x != "" && x != ps.ID {
+			extends[ps.ID], files[ps.ID] = x, filepath.Join(packDir, filepath.FromSlash(ps.File))
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		path, at := []string{id}, map[string]int{id: 0}
+		for cur := id; ; {
+			next, ok := extends[cur]
+			if !ok {
+				break
+			}
+			if i, seen := at[next]; seen {
+				cycle := append(slices.Clone(path[i:]), next)
+				if i > 0 {
+					break // a cycle id does not belong to: found from one of its own
+				}
+				return fmt.Errorf("%s: extends: extends cycle: %s; no persona of the cycle could load, so nothing is installed",
+					files[id], strings.Join(cycle, " -> "))
+			}
+			at[next] = len(path)
+			path = append(path, next)
+			cur = next
+		}
+	}
+	return nil
 }
 
 // stageAll stages each persona of chosen in stage.
