@@ -66,8 +66,10 @@ type Options struct {
 	// Layers, when set, is the cascade the target is read in, highest
 	// first: Pack then reports, for each persona it installed, the
 	// persona of the same id below the target it overrides or shadows
-	// (Installed.Overrides, Inherits, Shadows). A target that is none of
-	// the layers' directories is taken to be above them all.
+	// (Installed.Overrides, Inherits, Shadows), and the name of the
+	// target's layer (Result.Layer). A target that is none of the layers'
+	// directories is outside the cascade, above none of them: nothing is
+	// reported.
 	Layers []persona.Layer
 }
 
@@ -87,7 +89,10 @@ type Installed struct {
 
 // Result is what Pack did.
 type Result struct {
-	Target    string      `json:"target"`
+	Target string `json:"target"`
+	// Layer is the name of the layer of Options.Layers that Target is;
+	// empty when it is none of them, or none were given.
+	Layer     string      `json:"layer,omitempty"`
 	Installed []Installed `json:"installed"`
 }
 
@@ -262,7 +267,9 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 
 // relate fills in what each installed persona overrides or shadows: it
 // loads the target's layer and the layers below it, and reads the
-// relation off each persona whose top file is the installed one.
+// relation off each persona whose top file is the installed one. A target
+// that is none of the layers is above none of them: it overrides and
+// shadows nothing.
 func relate(res *Result, layers []persona.Layer) {
 	same := func(a, b string) bool {
 		if a == b {
@@ -272,14 +279,18 @@ func relate(res *Result, layers []persona.Layer) {
 		rb, errB := filepath.EvalSymlinks(b)
 		return errA == nil && errB == nil && ra == rb
 	}
-	here := persona.Layer{Name: "target", Dir: res.Target}
-	below := layers
+	var here persona.Layer
+	var below []persona.Layer
 	for i, l := range layers {
 		if l.Dir != "" && same(filepath.Clean(l.Dir), res.Target) {
-			here.Name, below = l.Name, layers[i+1:]
+			here, below = persona.Layer{Name: l.Name, Dir: res.Target}, layers[i+1:]
 			break
 		}
 	}
+	if here.Name == "" {
+		return
+	}
+	res.Layer = here.Name
 	cat := persona.LoadLayers(append([]persona.Layer{here}, below...))
 	for i := range res.Installed {
 		in := &res.Installed[i]
