@@ -81,6 +81,7 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		printDiagnostics(ios.Err, cat)
 		return lookupError(err)
 	}
+	printPersonaWarnings(ios.Err, cat, p)
 	_, tier := persona.SplitRef(opts.Ref)
 	out := opts.Out
 	if out == "" {

@@ -126,7 +126,7 @@ func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := install.Pack(p, install.Options{Target: target, Overwrite: opts.Overwrite, Layers: cascadeLayers(opts.Env)})
+	res, err := install.Pack(p, install.Options{Target: target, Overwrite: opts.Overwrite, Layers: installLayers(opts.Env, target, opts.Dir, opts.User)})
 	if err != nil {
 		return installConflict(ios.Err, err, "imported")
 	}
@@ -141,6 +141,7 @@ func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
 	if opts.JSON {
 		return writeJSON(ios.Out, all)
 	}
+	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
 	for _, in := range all {
 		fmt.Fprintf(ios.Out, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
@@ -107,7 +109,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	res, err := install.Pack(p, install.Options{
 		Target: target, Personas: opts.Personas, Overwrite: opts.Overwrite,
 		Source: lockSource(source), Resolved: p.Resolved, Frozen: opts.Frozen,
-		Layers: cascadeLayers(opts.Env),
+		Layers: installLayers(opts.Env, target, opts.Dir, opts.User),
 	})
 	var fe *install.FrozenError
 	if errors.As(err, &fe) {
@@ -119,6 +121,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	if opts.JSON {
 		return writeJSON(ios.Out, toInstall(*res))
 	}
+	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
 	for _, in := range res.Installed {
 		fmt.Fprintf(ios.Out, "installed %s: %s", in.ID, in.File)
@@ -141,6 +144,27 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 		fmt.Fprintln(ios.Out)
 	}
 	return nil
+}
+
+// installLayers is the cascade an install or an import into target is
+// read in, for the notes of what each persona overrides: the layers, with
+// the project layer target becomes when it is the project's (neither dir
+// nor user) and the project has none yet.
+func installLayers(env procEnv, target, dir string, user bool) []persona.Layer {
+	layers := cascadeLayers(env)
+	if dir == "" && !user && len(layers) > 0 && layers[0].Name != persona.LayerProject {
+		layers = append([]persona.Layer{{Name: persona.LayerProject, Dir: target}}, layers...)
+	}
+	return layers
+}
+
+// outsideNote says when an install or an import landed in a directory
+// that is not a layer of the cascade: workforce does not read it, and
+// what its personas would override depends on where it is added.
+func outsideNote(w io.Writer, res *install.Result) {
+	if res.Layer == "" && len(res.Installed) > 0 {
+		notef(w, "%s is not a persona layer, so workforce does not read the personas there; `workforce sources add %s` makes it one", res.Target, res.Target)
+	}
 }
 
 // lockSource is how the lock file names source: a local directory or

@@ -169,9 +169,7 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		printDiagnostics(ios.Err, cat)
 		return lookupError(err)
 	}
-	for _, w := range cat.DiagnosticsOf(p) {
-		warnf(ios.Err, "%s", w)
-	}
+	printPersonaWarnings(ios.Err, cat, p)
 	if opts.Harness != "" {
 		r.Harness = opts.Harness
 	}

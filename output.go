@@ -95,6 +95,15 @@ func printDiagnostics(w io.Writer, cat *persona.Catalog) {
 	}
 }
 
+// printPersonaWarnings prints, as warnings, the catalog's diagnostics about
+// persona p: the files it was merged from, and the files that would have
+// been it but do not load (persona.Catalog.DiagnosticsOf).
+func printPersonaWarnings(w io.Writer, cat *persona.Catalog, p *persona.Persona) {
+	for _, d := range cat.DiagnosticsOf(p) {
+		warnf(w, "%s", d)
+	}
+}
+
 // lookupError adds to an error of persona lookup the hint of what to do.
 func lookupError(err error) error {
 	var ue *persona.UnknownError

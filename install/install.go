@@ -66,8 +66,10 @@ type Options struct {
 	// Layers, when set, is the cascade the target is read in, highest
 	// first: Pack then reports, for each persona it installed, the
 	// persona of the same id below the target it overrides or shadows
-	// (Installed.Overrides, Inherits, Shadows). A target that is none of
-	// the layers' directories is taken to be above them all.
+	// (Installed.Overrides, Inherits, Shadows), and the name of the
+	// target's layer (Result.Layer). A target that is none of the layers'
+	// directories is outside the cascade, above none of them: nothing is
+	// reported.
 	Layers []persona.Layer
 }
 
@@ -87,7 +89,10 @@ type Installed struct {
 
 // Result is what Pack did.
 type Result struct {
-	Target    string      `json:"target"`
+	Target string `json:"target"`
+	// Layer is the name of the layer of Options.Layers that Target is;
+	// empty when it is none of them, or none were given.
+	Layer     string      `json:"layer,omitempty"`
 	Installed []Installed `json:"installed"`
 }
 
@@ -198,6 +203,9 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 	if len(conflicts) > 0 && !o.Overwrite {
 		return nil, &ConflictError{Target: target, IDs: conflicts}
 	}
+	if err := checkCycles(target, p.Dir, chosen); err != nil {
+		return nil, inSource(err, p.TempDir, p.SourceName)
+	}
 
 	stage, err := os.MkdirTemp(parent, "."+filepath.Base(target)+".staging-")
 	if err != nil {
@@ -259,7 +267,9 @@ func Pack(p *pack.Pack, o Options) (*Result, error) {
 
 // relate fills in what each installed persona overrides or shadows: it
 // loads the target's layer and the layers below it, and reads the
-// relation off each persona whose top file is the installed one.
+// relation off each persona whose top file is the installed one. A target
+// that is none of the layers is above none of them: it overrides and
+// shadows nothing.
 func relate(res *Result, layers []persona.Layer) {
 	same := func(a, b string) bool {
 		if a == b {
@@ -269,14 +279,18 @@ func relate(res *Result, layers []persona.Layer) {
 		rb, errB := filepath.EvalSymlinks(b)
 		return errA == nil && errB == nil && ra == rb
 	}
-	here := persona.Layer{Name: "target", Dir: res.Target}
-	below := layers
+	var here persona.Layer
+	var below []persona.Layer
 	for i, l := range layers {
 		if l.Dir != "" && same(filepath.Clean(l.Dir), res.Target) {
-			here.Name, below = l.Name, layers[i+1:]
+			here, below = persona.Layer{Name: l.Name, Dir: res.Target}, layers[i+1:]
 			break
 		}
 	}
+	if here.Name == "" {
+		return
+	}
+	res.Layer = here.Name
 	cat := persona.LoadLayers(append([]persona.Layer{here}, below...))
 	for i := range res.Installed {
 		in := &res.Installed[i]
@@ -289,6 +303,61 @@ func relate(res *Result, layers []persona.Layer) {
 			in.Inherits = p.Inherited()
 		}
 	}
+}
+
+// checkCycles refuses personas that would form an extends cycle in the
+// target layer, with each other or with the personas already there: the
+// loader would fail every member, and the install would leave personas no
+// command can use. The cycle is named as the loader names it, from its
+// first installed persona in id order. A cycle can only run within one layer, since
+// extends looks at the layer of the file and those below.
+func checkCycles(target, packDir string, chosen []pack.Persona) error {
+	extends := map[string]string{} // id -> the other id it extends
+	files := map[string]string{}
+	entries, _ := os.ReadDir(target)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		file := filepath.Join(target, e.Name())
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		if spec, err := persona.Parse(file, data); err == nil && spec.Extends != "" && spec.Extends != spec.ID {
+			extends[spec.ID], files[spec.ID] = spec.Extends, file
+		}
+	}
+	ids := make([]string, 0, len(chosen))
+	for _, ps := range chosen {
+		ids = append(ids, ps.ID)
+		delete(extends, ps.ID)
+		if x := ps.Spec.Extends; x != "" && x != ps.ID {
+			extends[ps.ID], files[ps.ID] = x, filepath.Join(packDir, filepath.FromSlash(ps.File))
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		path, at := []string{id}, map[string]int{id: 0}
+		for cur := id; ; {
+			next, ok := extends[cur]
+			if !ok {
+				break
+			}
+			if i, seen := at[next]; seen {
+				cycle := append(slices.Clone(path[i:]), next)
+				if i > 0 {
+					break // a cycle id does not belong to: found from one of its own
+				}
+				return fmt.Errorf("%s: extends: extends cycle: %s; no persona of the cycle could load, so nothing is installed",
+					files[id], strings.Join(cycle, " -> "))
+			}
+			at[next] = len(path)
+			path = append(path, next)
+			cur = next
+		}
+	}
+	return nil
 }
 
 // stageAll stages each persona of chosen in stage.

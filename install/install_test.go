@@ -283,12 +283,14 @@ func TestInstallSaysWhatItOverrides(t *testing.T) {
 		name   string
 		target string
 		layers []persona.Layer
+		layer  string            // Result.Layer
 		want   map[string]string // id -> "overrides LAYER FILE: INHERITS" or "shadows LAYER FILE"
 	}{
 		{
 			name:   "a layer of the cascade",
 			target: user.Dir,
 			layers: []persona.Layer{project, user, base},
+			layer:  persona.LayerUser,
 			want: map[string]string{
 				"rev":  "overrides dir:2 base/rev.json: claudeMd intent permissions.deny tiers.best tiers.minimum",
 				"mine": "shadows dir:2 base/mine.json",
@@ -296,14 +298,10 @@ func TestInstallSaysWhatItOverrides(t *testing.T) {
 			},
 		},
 		{
-			name:   "outside the cascade, above it all",
+			name:   "outside the cascade, above none of it",
 			target: filepath.Join(root, "elsewhere"),
 			layers: []persona.Layer{project, base},
-			want: map[string]string{
-				"rev":  "overrides project project/rev.json: claudeMd intent permissions.deny tiers.best tiers.minimum",
-				"mine": "shadows dir:2 base/mine.json",
-				"solo": "",
-			},
+			want:   map[string]string{"rev": "", "mine": "", "solo": ""},
 		},
 		{
 			name:   "no cascade given",
@@ -316,6 +314,9 @@ func TestInstallSaysWhatItOverrides(t *testing.T) {
 			res, err := Pack(p, Options{Target: tt.target, Layers: tt.layers})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Layer != tt.layer {
+				t.Errorf("Layer = %q, want %q", res.Layer, tt.layer)
 			}
 			got := map[string]string{}
 			for _, in := range res.Installed {
@@ -421,5 +422,75 @@ func writeTgz(t *testing.T, path string, files map[string]string) {
 	}
 	if err := gz.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInstallRefusesExtendsCycles: personas that would extend each other
+// in a cycle in the target layer, among themselves or with the personas
+// already there, are refused before anything is written, naming the cycle
+// as the loader does; a chain that ends is installed.
+func TestInstallRefusesExtendsCycles(t *testing.T) {
+	const whole = `{"id": %q, "intent": "i", "description": "d", "harness": "codex", "model": "m"%s}`
+	ext := func(id string) string { return fmt.Sprintf(`, "extends": %q`, id) }
+	tests := []struct {
+		name     string
+		pack     map[string]string // persona file -> extends ("" none)
+		target   map[string]string // the same, already in the target
+		personas []string
+		want     string // "" installs
+	}{
+		{name: "two in the pack", pack: map[string]string{"x": "y", "y": "x"}, want: "personas/x.json: extends: extends cycle: x -> y -> x"},
+		{name: "three in the pack", pack: map[string]string{"c": "a", "a": "b", "b": "c"}, want: "personas/a.json: extends: extends cycle: a -> b -> c -> a"},
+		{name: "one extends itself through another id's file", pack: map[string]string{"x": "y", "y": "y"}},
+		{name: "with a persona already there", pack: map[string]string{"x": "y"}, target: map[string]string{"y": "x"}, want: "personas/x.json: extends: extends cycle: x -> y -> x"},
+		{name: "replacing the persona that closed it", pack: map[string]string{"x": "y", "y": ""}, target: map[string]string{"y": "x"}},
+		{name: "a chain that ends", pack: map[string]string{"x": "y", "y": "z", "z": ""}},
+		{name: "only one of the cycle installed", pack: map[string]string{"x": "y", "y": "x"}, personas: []string{"x"}},
+		{name: "into a cycle already there", pack: map[string]string{"x": "a"}, target: map[string]string{"a": "b", "b": "a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			write := func(path, content string) {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			body := func(id, x string) string {
+				if x == "" {
+					return fmt.Sprintf(whole, id, "")
+				}
+				return fmt.Sprintf(whole, id, ext(x))
+			}
+			write(filepath.Join(root, "pack", "package.json"), `{"name": "p", "version": "1.0.0"}`)
+			for id, x := range tt.pack {
+				write(filepath.Join(root, "pack", "personas", id+".json"), body(id, x))
+			}
+			target := filepath.Join(root, "layer")
+			for id, x := range tt.target {
+				write(filepath.Join(target, id+".json"), body(id, x))
+			}
+			before := snapshot(t, target)
+			p, err := pack.Collect(filepath.Join(root, "pack"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Pack(p, Options{Target: target, Personas: tt.personas, Overwrite: true})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Pack() = %v, want it installed", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Pack() error = %v, want %q", err, tt.want)
+			}
+			if after := snapshot(t, target); !equalMaps(before, after) {
+				t.Errorf("the target changed: %v, was %v", keys(after), keys(before))
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/pack"
 )
 
@@ -73,7 +74,7 @@ func ReadLock(dir string) (*Lock, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, diag.JSONError(path, data, err)
 	}
 	if l.Version != lockVersion {
 		return nil, fmt.Errorf("%s: lockfileVersion %d; this workforce reads %d", path, l.Version, lockVersion)

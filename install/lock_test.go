@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,33 @@ func TestLockRecord(t *testing.T) {
 	l.forget([]string{"b"}, "")
 	if got := l.Entry("s"); got == nil || !reflect.DeepEqual(got.Personas, []string{"a"}) || got.Files["b.json"] != "" {
 		t.Errorf("after forgetting b: %+v", got)
+	}
+}
+
+// TestReadLockErrors: a lock file of the wrong shape is reported at the
+// place, by the file's own names, never by Go's.
+func TestReadLockErrors(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{`{"lockfileVersion": "1", "packs": []}`, "workforce.lock:1:21: lockfileVersion: must be a whole number"},
+		{`{"lockfileVersion": 1, "packs": [{"source": "s", "personas": "a"}]}`, "workforce.lock:1:62: packs.0.personas: must be a list, not string"},
+		{`{"lockfileVersion": 1, "packs": [], "extra": 1}`, "workforce.lock:1:37: extra: unknown field"},
+		{`{"lockfileVersion": 1, `, "workforce.lock:1:24: invalid JSON"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, LockFile), []byte(tt.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadLock(dir)
+		if err == nil {
+			t.Fatalf("ReadLock(%s) = nil error", tt.data)
+		}
+		msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+		if !strings.HasPrefix(msg, tt.want) {
+			t.Errorf("ReadLock(%s) error = %q, want %q", tt.data, msg, tt.want)
+		}
+		if strings.Contains(msg, "Go struct") || strings.Contains(msg, "json: ") || strings.Contains(msg, "LockEntry") {
+			t.Errorf("ReadLock(%s) error = %q, names Go's types", tt.data, msg)
+		}
 	}
 }

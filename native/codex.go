@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -28,14 +29,17 @@ var bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 
 // ParseCodex reads a codex custom agent file.
 func ParseCodex(file string, data []byte) (*Agent, error) {
+	if err := checkUTF8(file, data); err != nil {
+		return nil, err
+	}
 	var m map[string]any
 	if err := toml.Unmarshal(data, &m); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
-			return nil, &Error{File: file, Line: row, Msg: fmt.Sprintf("column %d: %s", col, de.Error())}
+			return nil, &Error{File: file, Line: row, Column: col, Msg: "invalid TOML: " + strings.TrimPrefix(de.Error(), "toml: ")}
 		}
-		return nil, &Error{File: file, Msg: err.Error()}
+		return nil, &Error{File: file, Msg: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
 	}
 	fail := func(key, msg string) error {
 		return &Error{File: file, Line: keyLine(data, key), Msg: key + ": " + msg}
@@ -50,7 +54,7 @@ func ParseCodex(file string, data []byte) (*Agent, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return "", fail(key, fmt.Sprintf("want a string, not %T", v))
+			return "", fail(key, "want a string (text in quotes), not "+tomlKind(v))
 		}
 		if required && strings.TrimSpace(s) == "" {
 			return "", fail(key, "must not be blank")
@@ -111,7 +115,9 @@ func ParseCodex(file string, data []byte) (*Agent, error) {
 		}
 		v, err := json.Marshal(m[k])
 		if err != nil {
-			return nil, fail(k, err.Error())
+			// A float nan or inf, which a persona file (JSON) cannot
+			// hold.
+			return nil, fail(k, "holds a value a persona file cannot: nan and inf have no JSON form")
 		}
 		rest.add(k, v)
 	}
@@ -305,6 +311,28 @@ func FormatCodex(a *Agent) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// tomlKind names the kind of a TOML value as the TOML specification does,
+// for messages.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean (true or false)"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	case toml.LocalDate, toml.LocalTime, toml.LocalDateTime, time.Time:
+		return "a date or time"
+	}
+	return "another kind of value"
 }
 
 // keyLine returns the line of the top-level key in a TOML file, 0 when it

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/skillmd"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -355,15 +356,27 @@ func pluginServers(root string) (map[string]persona.MCPServer, error) {
 	if err != nil {
 		return nil, nil
 	}
+	if err := checkUTF8(file, data); err != nil {
+		return nil, err
+	}
 	var wrapped struct {
 		MCPServers map[string]persona.MCPServer `json:"mcpServers"`
 	}
-	if err := json.Unmarshal(data, &wrapped); err == nil && wrapped.MCPServers != nil {
-		return fixTypes(wrapped.MCPServers), nil
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, diag.JSONError(file, data, err)
+	}
+	if _, ok := top["mcpServers"]; ok {
+		if err := json.Unmarshal(data, &wrapped); err != nil {
+			return nil, diag.JSONError(file, data, err)
+		}
+		if wrapped.MCPServers != nil {
+			return fixTypes(wrapped.MCPServers), nil
+		}
 	}
 	var flat map[string]persona.MCPServer
 	if err := json.Unmarshal(data, &flat); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, diag.JSONError(file, data, err)
 	}
 	return fixTypes(flat), nil
 }

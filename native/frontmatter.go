@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
@@ -15,18 +17,43 @@ import (
 // between two "---" lines, then the body, which is the agent's prompt.
 
 // Error is a problem with a native agent file, at a line of it when it is
-// known (1-based; 0 when not).
+// known (1-based; 0 when not), and at a column of that line (counted in
+// characters) when that is known too.
 type Error struct {
-	File string
-	Line int
-	Msg  string
+	File   string
+	Line   int
+	Column int
+	Msg    string
 }
 
 func (e *Error) Error() string {
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+	case e.Line > 0:
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// checkUTF8 refuses an agent file that is not UTF-8 text, at the line and
+// column of its first invalid byte: the readers would turn the byte into
+// U+FFFD and the persona would say what the file does not.
+func checkUTF8(file string, data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, n := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		off += n
+	}
+	line, col := diag.Position(data, off)
+	return &Error{File: file, Line: line, Column: col,
+		Msg: fmt.Sprintf("invalid UTF-8: byte %#02x; an agent file is UTF-8 text", data[off])}
 }
 
 // field is one top-level key of the front matter, with its value node and
@@ -61,6 +88,9 @@ func (fm *frontMatter) get(key string) *field {
 // Use when: ...) is read as Claude Code and opencode read it, quoted on a
 // second try.
 func parseFrontMatter(file string, data []byte) (*frontMatter, error) {
+	if err := checkUTF8(file, data); err != nil {
+		return nil, err
+	}
 	if !hasFrontMatter(data) {
 		return nil, &Error{File: file, Line: 1, Msg: `no front matter: the file must start with a "---" line`}
 	}

@@ -3,6 +3,7 @@ package native
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/tailscale/hujson"
@@ -27,6 +29,9 @@ import (
 // ParseOpencode reads an opencode agent file; name is the name its path
 // gives (OpencodeName).
 func ParseOpencode(file, name string, data []byte) (*Agent, error) {
+	if err := checkUTF8(file, data); err != nil {
+		return nil, err
+	}
 	fm := &frontMatter{body: string(data)}
 	if hasFrontMatter(data) {
 		var err error
@@ -79,6 +84,9 @@ func ParseOpencodeConfig(file, name string, data []byte) (a *Agent, ok bool, err
 				if err != nil {
 					return nil, false, &Error{File: file, Msg: fmt.Sprintf("agent.%s.prompt: %v", name, err)}
 				}
+				if err := checkUTF8(real, text); err != nil {
+					return nil, false, err
+				}
 				fm.body = string(text)
 			}
 			continue
@@ -86,19 +94,36 @@ func ParseOpencodeConfig(file, name string, data []byte) (a *Agent, ok bool, err
 		fm.fields = append(fm.fields, field{key: k, value: v})
 	}
 	a, err = opencodeAgent(file, name, fm)
+	var e *Error
+	if errors.As(err, &e) && e.Line == 0 {
+		// A key of the entry: name it by its path in the file, at its
+		// place.
+		key, _, _ := strings.Cut(e.Msg, ":")
+		e.Msg = "agent." + name + "." + e.Msg
+		if std, serr := hujson.Standardize(data); serr == nil {
+			if off, ok := diag.Positions(std)["agent."+name+"."+key]; ok {
+				e.Line, e.Column = diag.Position(std, off)
+			}
+		}
+	}
 	return a, err == nil, err
 }
 
 // OpencodeConfigAgents returns the entries of the agent map of an opencode
 // configuration file, by name.
 func OpencodeConfigAgents(file string, data []byte) (map[string]json.RawMessage, error) {
+	if err := checkUTF8(file, data); err != nil {
+		return nil, err
+	}
+	// Standardize keeps every byte where it was (comments and trailing
+	// commas become spaces): positions in std are positions in data.
 	std, err := hujson.Standardize(data)
 	if err != nil {
 		return nil, &Error{File: file, Msg: err.Error()}
 	}
 	var cfg map[string]json.RawMessage // opencode's keys match exactly
 	if err := json.Unmarshal(std, &cfg); err != nil {
-		return nil, &Error{File: file, Msg: err.Error()}
+		return nil, diag.JSONError(file, std, err)
 	}
 	raw, ok := cfg["agent"]
 	if !ok {
@@ -106,7 +131,11 @@ func OpencodeConfigAgents(file string, data []byte) (map[string]json.RawMessage,
 	}
 	var agents map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &agents); err != nil {
-		return nil, &Error{File: file, Msg: "agent: " + err.Error()}
+		d := &diag.Diagnostic{File: file, Field: "agent", Message: "must be an object of agents by name"}
+		if off, ok := diag.Positions(std)["agent"]; ok {
+			d.Line, d.Column = diag.Position(std, off)
+		}
+		return nil, d
 	}
 	return agents, nil
 }

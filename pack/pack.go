@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -147,7 +148,9 @@ func CollectWith(dir string, o Options) (*Pack, error) {
 	}
 	var pj packageJSON
 	if err := json.Unmarshal(data, &pj); err != nil {
-		return nil, fmt.Errorf("%s: invalid JSON: %v", pjPath, err)
+		// At the line and column, naming the field as the file does
+		// ("version: must be a string, not number"), not Go's types.
+		return nil, diag.JSONError(pjPath, data, err)
 	}
 	p := &Pack{Dir: root, Name: pj.Name, Version: pj.Version, Description: pj.Description, PersonaDir: pj.AgentWorkforce.Personas, Files: map[string]string{"package.json": pjPath}}
 	if p.PersonaDir == "" {
@@ -279,15 +282,15 @@ func collectPersona(file string) (*Persona, error) {
 	if err != nil {
 		return nil, err
 	}
-	warns, err := persona.Anchor(spec, file)
+	// A pack carries every sidecar its personas name: a missing one is
+	// an error, not a field the loader would clear.
+	if err := persona.AnchorStrict(spec, file); err != nil {
+		return nil, err
+	}
+	warns, err := persona.AnchorSkills(spec, file)
 	if err != nil {
 		return nil, err
 	}
-	skillWarns, err := persona.AnchorSkills(spec, file)
-	if err != nil {
-		return nil, err
-	}
-	warns = append(warns, skillWarns...)
 	if len(warns) > 0 {
 		es := make([]error, len(warns))
 		for i, w := range warns {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,6 +35,10 @@ func personaJSON(id, extra string) string {
 	return `{"id": "` + id + `", "intent": "x", "description": "d", "tiers": {"best": {"harness": "claude", "model": "m"}}` + extra + `}`
 }
 
+// goNames matches what encoding/json says of Go's types, which errors
+// must not show.
+var goNames = regexp.MustCompile(`Go (struct|value)|of type |packageJSON|(^|[^.])json: `)
+
 func TestCollectErrors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -42,11 +47,19 @@ func TestCollectErrors(t *testing.T) {
 		want  string
 	}{
 		{name: "no package.json", files: map[string]string{"personas/a.json": personaJSON("a", "")}, want: "no package.json"},
-		{name: "missing sidecar", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "gone.md"`)}, want: "sidecar file not found"},
+		{name: "missing sidecar", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "gone.md"`)}, want: "claudeMd: sidecar file not found: "},
+		{name: "missing sidecar is an error, not an ignored field", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "gone.md"`)},
+			want: "gone.md; a persona that is packed or installed must carry every file it names"},
 		{name: "unsafe sidecar", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", `, "claudeMd": "../x.md"`)}, want: `leaves the persona's directory`},
 		{name: "duplicate id", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", ""), "personas/sub/b.json": personaJSON("a", "")}, want: `persona id "a" is also defined by`},
 		{name: "duplicate file name", files: map[string]string{"package.json": pkg, "personas/a.json": personaJSON("a", ""), "personas/sub/a.json": personaJSON("b", "")}, want: "file name a.json is also used by"},
 		{name: "persona dir escapes", files: map[string]string{"package.json": `{"name": "p", "version": "1", "agentworkforce": {"personas": "../x"}}`}, want: `leaves the pack`},
+		{name: "version a number", files: map[string]string{"package.json": `{"name": "p", "version": 1}`}, want: "package.json:1:26: version: must be a string, not number"},
+		{name: "name a list", files: map[string]string{"package.json": `{"name": [1], "version": "1"}`}, want: "package.json:1:10: name: must be a string, not array"},
+		{name: "package.json a list", files: map[string]string{"package.json": `[]`}, want: "package.json:1:1: must be an object, not array"},
+		{name: "agentworkforce a list", files: map[string]string{"package.json": `{"agentworkforce": []}`}, want: "package.json:1:20: agentworkforce: must be an object, not array"},
+		{name: "persona dir a number", files: map[string]string{"package.json": "{\n \"agentworkforce\": {\"personas\": 5}}"}, want: "package.json:2:33: agentworkforce.personas: must be a string, not number"},
+		{name: "package.json malformed", files: map[string]string{"package.json": `{"name": }`}, want: "package.json:1:10: invalid JSON: invalid character '}'"},
 		{name: "no personas", files: map[string]string{"package.json": pkg, "personas/readme.md": "x"}, want: "no persona files"},
 		{
 			name:  "sidecar symlink leaving the pack",
@@ -82,6 +95,9 @@ func TestCollectErrors(t *testing.T) {
 			_, err := Collect(dir)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Collect() error = %v, want %q", err, tt.want)
+			}
+			if err != nil && goNames.MatchString(err.Error()) {
+				t.Errorf("Collect() error = %v, names Go's types", err)
 			}
 		})
 	}

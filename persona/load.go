@@ -2,6 +2,7 @@ package persona
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -200,6 +201,11 @@ type Catalog struct {
 	Warnings []*diag.Diagnostic `json:"warnings"`
 	// files are the persona files read, layer by layer, highest first.
 	files []string
+	// ids maps every file read to the id it defines, or, for a file that
+	// did not parse, the id it names as far as it can be read ("" when
+	// none), so that a persona's diagnostics include those of the files
+	// that would have been it (DiagnosticsOf).
+	ids map[string]string
 }
 
 // Files returns the path of every persona file read, layer by layer,
@@ -248,7 +254,10 @@ type source struct {
 	// named one by one (validate).
 	ld *layerDir
 
-	spec  *Spec
+	spec *Spec
+	// named is the id a file that does not parse names, as far as it
+	// can be read (namedID); "" when it parses or names none.
+	named string
 	err   error
 	warns []*diag.Diagnostic
 	// problems are errors that leave the persona loaded: a skill that is
@@ -262,7 +271,7 @@ type source struct {
 // LoadLayers resolves the cascade over layers, highest first.
 func LoadLayers(layers []Layer) *Catalog {
 	r := &resolver{layers: layers, byID: make([]map[string]*source, len(layers))}
-	cat := &Catalog{Layers: layers}
+	cat := &Catalog{Layers: layers, ids: map[string]string{}}
 	perLayer, listErrs := readLayers(layers)
 	for _, errs := range listErrs {
 		cat.Errors = append(cat.Errors, errs...)
@@ -272,6 +281,10 @@ func LoadLayers(layers []Layer) *Catalog {
 		r.byID[i] = make(map[string]*source, len(srcs))
 		for _, s := range srcs {
 			cat.files = append(cat.files, s.path)
+			cat.ids[s.path] = s.named
+			if s.spec != nil {
+				cat.ids[s.path] = s.spec.ID
+			}
 			cat.Warnings = append(cat.Warnings, s.warns...)
 			cat.Errors = append(cat.Errors, s.problems...)
 			if s.err != nil {
@@ -380,6 +393,8 @@ type layerDir struct {
 	realErr      error
 	entries      []fs.DirEntry // sorted by name, as os.ReadDir returns them
 	listed       bool          // false: entries unknown, ask the file system
+	// strict makes a missing sidecar an error (AnchorStrict).
+	strict bool
 }
 
 // lookup returns the type of the entry name of the directory.
@@ -419,6 +434,7 @@ func (s *source) load() {
 		}
 	}
 	if s.err != nil {
+		s.named = namedID(b)
 		return
 	}
 	if d := cloudWarning(s.path, b, s.spec); d != nil {
@@ -493,6 +509,44 @@ func cloudWarning(file string, data []byte, spec *Spec) *diag.Diagnostic {
 		d.Line, d.Column = diag.Position(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), first)
 	}
 	return d
+}
+
+// namedID returns the string value of the top-level "id" member of data,
+// a persona file that does not parse, read as far as the JSON is valid;
+// "" when it names none there.
+func namedID(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key == "id" {
+			id, _ := dec.Token()
+			s, _ := id.(string)
+			return s
+		}
+		// Skip the value, however deep.
+		for depth := 0; ; {
+			tok, err := dec.Token()
+			if err != nil {
+				return ""
+			}
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return ""
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}

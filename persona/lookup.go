@@ -2,6 +2,8 @@ package persona
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -47,21 +49,46 @@ func (c *Catalog) Lookup(ref string) (*Persona, *Resolved, error) {
 }
 
 // DiagnosticsOf returns the catalog's errors and warnings about the files
-// p was merged from, errors first, as text.
+// p was merged from, and about every file, in any layer, that would have
+// been persona p but failed to load or to resolve: a file named
+// <id>.json, or whose id member names p's id (an override that fails
+// leaves the persona below it in place, and this is where that is said).
+// Errors come first, and each such file ends with a line saying which
+// persona is used instead. The result is text.
 func (c *Catalog) DiagnosticsOf(p *Persona) []string {
 	files := map[string]bool{}
 	for _, o := range p.Chain {
 		files[o.File] = true
 	}
+	var failed []string
+	for _, d := range c.Errors {
+		if !files[d.File] && c.wouldBe(d.File, p.ID) && !slices.Contains(failed, d.File) {
+			failed = append(failed, d.File)
+		}
+	}
 	out := []string{}
 	for _, ds := range [][]*Diagnostic{c.Errors, c.Warnings} {
 		for _, d := range ds {
-			if files[d.File] {
+			if files[d.File] || slices.Contains(failed, d.File) {
 				out = append(out, d.Error())
 			}
 		}
 	}
+	for _, f := range failed {
+		out = append(out, fmt.Sprintf("%s: not used, since it does not load: %s comes from the %s layer (%s)", f, p.ID, p.Layer, p.Path))
+	}
 	return out
+}
+
+// wouldBe reports whether file, read by the catalog, defines or was meant
+// to define persona id: its name is <id>.json, or its id member is id.
+func (c *Catalog) wouldBe(file, id string) bool {
+	named, read := c.ids[file]
+	if !read {
+		return false
+	}
+	base := strings.TrimPrefix(filepath.Base(file), LayerBuiltin+":")
+	return named == id || base == id+".json"
 }
 
 // Diagnostics returns all the catalog's errors and warnings as text,

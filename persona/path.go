@@ -70,6 +70,19 @@ var ErrMissingSidecar = errors.New("sidecar file not found")
 // cleared (with the mode of the same scope when no content remains) and a
 // warning wrapping ErrMissingSidecar is returned.
 func Anchor(spec *Spec, file string) (warnings []*diag.Diagnostic, err error) {
+	return anchorFile(spec, file, false)
+}
+
+// AnchorStrict is Anchor for a persona that is packed or installed, which
+// must carry every file it names: a sidecar that does not exist is an
+// error (its message starts with ErrMissingSidecar's), not a warning and a
+// cleared field.
+func AnchorStrict(spec *Spec, file string) error {
+	_, err := anchorFile(spec, file, true)
+	return err
+}
+
+func anchorFile(spec *Spec, file string, strict bool) (warnings []*diag.Diagnostic, err error) {
 	refs := spec.SidecarRefs()
 	if len(refs) == 0 {
 		return nil, nil
@@ -82,7 +95,7 @@ func Anchor(spec *Spec, file string) (warnings []*diag.Diagnostic, err error) {
 	if err != nil {
 		return nil, &diag.Diagnostic{File: file, Message: fmt.Sprintf("cannot resolve the persona directory: %v", err)}
 	}
-	return anchorIn(spec, refs, file, &layerDir{dir: dir, realDir: realDir})
+	return anchorIn(spec, refs, file, &layerDir{dir: dir, realDir: realDir, strict: strict})
 }
 
 // anchorIn is Anchor with the declaring directory, absolute, and its
@@ -98,6 +111,11 @@ func anchorIn(spec *Spec, refs []SidecarRef, file string, ld *layerDir) (warning
 		}
 		abs := filepath.Join(dir, filepath.FromSlash(ref.Path))
 		real, mode, err := realPath(abs, ld)
+		if errors.Is(err, fs.ErrNotExist) && ld.strict {
+			errs = append(errs, &diag.Diagnostic{File: file, Field: ref.Field(),
+				Message: fmt.Sprintf("%v: %s; a persona that is packed or installed must carry every file it names", ErrMissingSidecar, abs)})
+			continue
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			warnings = append(warnings, &diag.Diagnostic{File: file, Field: ref.Field(),
 				Message: fmt.Sprintf("%v: %s; the field is ignored", ErrMissingSidecar, abs)})

@@ -176,10 +176,11 @@ func Positions(data []byte) map[string]int {
 
 // JSONError turns an error of decoding data, the content of file, with
 // encoding/json into a diagnostic at its line and column: a syntax error
-// ("invalid JSON: ..."), an unexpected end, or a value of the wrong type,
+// ("invalid JSON: ..."), an unexpected end, a value of the wrong type,
 // which is reported at the field as the document names it (never with Go's
-// names) and with the kind of value wanted. Other errors become a
-// diagnostic of the whole file.
+// names) and with the kind of value wanted, or an unknown member (a
+// decoder that disallows them), at its place when only one member has its
+// name. Other errors become a diagnostic of the whole file.
 func JSONError(file string, data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -201,6 +202,29 @@ func JSONError(file string, data []byte, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		off = len(data)
 		msg = "invalid JSON: unexpected end of file"
+	case strings.HasPrefix(msg, "json: unknown field "):
+		// A decoder that disallows unknown fields names the member but
+		// not its place: it is the member of that name, when the
+		// document has one only.
+		name, qerr := strconv.Unquote(strings.TrimPrefix(msg, "json: unknown field "))
+		if qerr != nil {
+			name = strings.TrimPrefix(msg, "json: unknown field ")
+		}
+		d := &Diagnostic{File: file, Message: fmt.Sprintf("unknown field %q", name)}
+		found := 0
+		for k, at := range Positions(data) {
+			f, ok := strings.CutPrefix(k, KeyPos)
+			if !ok || (f != name && !strings.HasSuffix(f, "."+name)) {
+				continue
+			}
+			found++
+			d.Field, d.Message = f, "unknown field"
+			d.Line, d.Column = Position(data, at)
+		}
+		if found != 1 {
+			d.Field, d.Line, d.Column, d.Message = "", 0, 0, fmt.Sprintf("unknown field %q", name)
+		}
+		return d
 	}
 	if off < 0 {
 		return &Diagnostic{File: file, Message: msg}

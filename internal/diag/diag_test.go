@@ -91,3 +91,30 @@ func TestJSONError(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONErrorUnknownField: a decoder that disallows unknown members
+// names one without its place; JSONError finds it, when the document has
+// one member of that name.
+func TestJSONErrorUnknownField(t *testing.T) {
+	type entry struct {
+		Source string `json:"source"`
+	}
+	var v struct {
+		Packs []entry `json:"packs"`
+	}
+	tests := []struct{ data, want string }{
+		{"{\n  \"packs\": [{\"source\": \"s\", \"bogus\": 1}]\n}", "f.json:2:29: packs.0.bogus: unknown field"},
+		{`{"bogus": 1, "packs": [{"bogus": 2}]}`, `f.json: unknown field "bogus"`},
+	}
+	for _, tt := range tests {
+		dec := json.NewDecoder(strings.NewReader(tt.data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&v)
+		if err == nil {
+			t.Fatalf("Decode(%s) = nil error", tt.data)
+		}
+		if got := JSONError("f.json", []byte(tt.data), err).Error(); got != tt.want {
+			t.Errorf("JSONError(%s) = %q, want %q", tt.data, got, tt.want)
+		}
+	}
+}
