@@ -37,7 +37,8 @@ import (
 //     real file stays as the user left it, the sandbox's as the agent left
 //     it, and the agent's version is saved under conflicts/.
 //   - Deletions cross only with LiveOptions.Deletes, and only of a file
-//     still as the manifest says on the other side.
+//     still as the manifest says on the other side, checked again as it
+//     is removed (unlinkChecked): a file written after the check stays.
 //   - Instruction files, hidden, ignored and read-only files, materialized
 //     files and directories, .git and what is not a regular file never
 //     cross, as in Sync.
@@ -430,7 +431,30 @@ func (l *Live) cross(rel string, fromReal bool) {
 		if _, known := l.s.realFiles()[rel]; !known || !l.o.Deletes || !dstAsManifest {
 			return // left to the final sync-back, which reports it
 		}
-		if err := l.remove(dst, rel); err != nil {
+		var checked *unix.Stat_t
+		if derr == nil {
+			checked = &dst2
+		}
+		saved, err := l.remove(dst, rel, checked, fromReal)
+		switch {
+		case errors.Is(err, errChanged) && saved != "":
+			// Written to and replaced while it was removed: the new
+			// file stays, the one it replaced is saved.
+			l.conflicted[rel] = true
+			c := Conflict{Path: rel, Real: l.real.path(rel), Reason: displacedReason(saved)}
+			l.report.Conflicts = append(l.report.Conflicts, c)
+			if l.o.OnConflict != nil {
+				l.o.OnConflict(c)
+			}
+			return
+		case errors.Is(err, errChanged):
+			// Written to since it was checked: it stays, and is looked
+			// at again once it settles, a conflict then.
+			l.mu.Lock()
+			l.pending[liveKey{rel, fromReal}] = time.Now()
+			l.mu.Unlock()
+			return
+		case err != nil:
 			l.fail(rel, err)
 			return
 		}
@@ -604,21 +628,35 @@ func (l *Live) copy(src, dst *fdTree, rel string, sst, over *unix.Stat_t) (st un
 	return st, false, nil
 }
 
-// remove deletes the regular file rel of t, following no link.
-func (l *Live) remove(t *fdTree, rel string) error {
+// remove deletes the entry rel of t, following no link, if it is still
+// the one of stat checked (nil: there was none), as checked as a
+// replacement is (unlinkChecked): a file written since the check stays,
+// and errChanged is returned; saved is set when a new file took its place
+// meanwhile and the one it replaced was saved (the real tree's, under
+// conflicts/; the sandbox's is the agent's own superseded version, and
+// dropped).
+func (l *Live) remove(t *fdTree, rel string, checked *unix.Stat_t, inBox bool) (saved string, err error) {
+	if checked == nil {
+		return "", nil // gone on this side too
+	}
 	dir, name := splitRel(rel)
 	dfd, err := t.openDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer unix.Close(dfd)
-	if err := unix.Unlinkat(dfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return &fs.PathError{Op: "remove", Path: t.path(rel), Err: err}
+	displaced := l.s.displaced(rel)
+	if inBox {
+		displaced = func(int, string) (string, error) { return "", nil }
 	}
-	return nil
+	saved, err = unlinkChecked(dfd, filepath.Dir(t.path(rel)), name, l.s.tempName(name), put{rel: rel, over: checked}, displaced)
+	if errors.Is(err, errGone) {
+		return "", nil
+	}
+	return saved, err
 }
 
 // sameFiles reports whether rel has the same bytes in both trees.

@@ -41,6 +41,10 @@ type Conflict struct {
 	// Saved is empty for a deletion conflict.
 	Real  string `json:"real"`
 	Saved string `json:"saved,omitempty"`
+	// Reason, when set, says what happened where the usual reading of a
+	// conflict (changed in the repository too; deleted by the agent but
+	// changed in the repository) would not.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Report is what Sync did.
@@ -791,12 +795,68 @@ func (s *Sandbox) remove(rel string, r *Report, o SyncOptions, real *fdTree, asC
 		o.Progress(rel)
 	}
 	if !o.DryRun {
-		if err := unix.Unlinkat(dfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		// Removed only if it is still what was checked (unlinkChecked): a
+		// write after the check stays, as a conflict.
+		saved, err := unlinkChecked(dfd, filepath.Dir(realPath), name, s.tempName(name), put{rel: rel, over: &st}, s.displaced(rel))
+		switch {
+		case errors.Is(err, errChanged):
+			c := Conflict{Path: rel, Real: realPath}
+			if saved != "" {
+				c.Reason = displacedReason(saved)
+			}
+			r.Conflicts = append(r.Conflicts, c)
+			return nil
+		case errors.Is(err, errGone):
+		case err != nil:
 			return fmt.Errorf("cannot delete %s: %w", realPath, err)
 		}
 	}
 	r.Deleted = append(r.Deleted, rel)
 	return nil
+}
+
+// displacedReason is the Reason of a deletion's conflict whose real file
+// was replaced while it was being removed: the version the new one
+// replaced is at saved.
+func displacedReason(saved string) string {
+	return "was deleted by the agent, and written in the repository while it was being removed: yours is kept; the version it replaced is saved at " + saved
+}
+
+// displaced returns the function that saves, under the sandbox's
+// conflicts directory at rel, a real file or link that unlinkChecked moved
+// aside (tmp of dirfd) and could not put back, a new one having taken its
+// name: a regular file's bytes and permissions, a link's target.
+func (s *Sandbox) displaced(rel string) func(dirfd int, tmp string) (string, error) {
+	return func(dirfd int, tmp string) (string, error) {
+		saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel)) + ".replaced"
+		var st unix.Stat_t
+		if err := unix.Fstatat(dirfd, tmp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return "", err
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			target, err := readlinkAt(dirfd, tmp)
+			if err != nil {
+				return "", err
+			}
+			if err := os.MkdirAll(filepath.Dir(saved), 0o755); err != nil {
+				return "", err
+			}
+			_ = os.Remove(saved)
+			return saved, os.Symlink(target, saved)
+		case unix.S_IFREG:
+			fd, err := openFileAt(dirfd, tmp)
+			if err != nil {
+				return "", err
+			}
+			defer unix.Close(fd)
+			if err := unix.Fstat(fd, &st); err != nil {
+				return "", err
+			}
+			return saved, s.save(saved, fd, st.Size, uint32(st.Mode)&0o777)
+		}
+		return "", errNotRegular
+	}
 }
 
 // removedIn reports whether the agent removed the regular file rel of the
