@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/otiai10/copy"
 
@@ -398,23 +400,40 @@ func gitRun(dir string, stdin []byte, args ...string) ([]byte, error) {
 }
 
 // Head returns the commit the sandbox's HEAD names now; empty without a
-// repository of the sandbox's own, a commit, or git.
+// repository of the sandbox's own, a commit, or git, or when HEAD cannot
+// be read (ReadHead says why).
 func (s *Sandbox) Head() string {
+	h, _ := s.ReadHead()
+	return h
+}
+
+// ReadHead returns the commit the sandbox's HEAD names now, as Head, and
+// an error when HEAD cannot be read: HEAD, its branch's ref or
+// packed-refs is not a regular file (a FIFO the agent made would block
+// git), or git failed.
+func (s *Sandbox) ReadHead() (string, error) {
 	gitDir := filepath.Join(s.Tree, ".git")
 	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
-		return ""
+		return "", nil
 	}
-	if h, ok := readHead(gitDir); ok {
-		return h
+	h, ok, err := readHead(gitDir)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the sandbox's HEAD: %w", err)
+	}
+	if ok {
+		return h, nil
 	}
 	out, err := gitRun(s.Tree, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
-		return ""
+		if git.ExitCode(err) == 1 {
+			return "", nil // no commit
+		}
+		return "", fmt.Errorf("cannot read the sandbox's HEAD: %w", err)
 	}
 	if h := strings.TrimSpace(string(out)); git.IsObjectName(h) {
-		return h
+		return h, nil
 	}
-	return ""
+	return "", nil
 }
 
 // readHead resolves HEAD from the files of the git directory gitDir, as
@@ -422,62 +441,84 @@ func (s *Sandbox) Head() string {
 // without starting git (every run asks, before the harness starts): HEAD
 // naming a commit, or a branch whose ref is a loose file or a line of
 // packed-refs; no HEAD file, or a branch with no commit yet, is no commit.
-// ok is false for anything else, which git is asked about: a reftable
-// repository, a linked worktree's common directory, a symbolic ref or a
-// link where a file should be. The name is taken to be a commit's.
-func readHead(gitDir string) (string, bool) {
-	regular := func(name string) ([]byte, bool, bool) { // data, exists, ok
+// ok is false for what git is asked about: a reftable repository, a
+// linked worktree's common directory, a symbolic ref, or a link to a
+// regular file where a file should be. What is neither a regular file
+// nor a link to one where git reads HEAD, the ref or packed-refs (a FIFO,
+// whose read would block git, a directory, a dangling link) is an error,
+// and git is not asked. The name is taken to be a commit's.
+func readHead(gitDir string) (string, bool, error) {
+	regular := func(name string) ([]byte, bool, bool, error) { // data, exists, ok
 		p := filepath.Join(gitDir, filepath.FromSlash(name))
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false, true
+			return nil, false, true, nil
 		}
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil, false, false
+		if err != nil {
+			return nil, false, false, err
 		}
-		data, err := os.ReadFile(p)
-		return data, true, err == nil
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				return nil, true, false, nil // git reads it
+			}
+			return nil, true, false, fmt.Errorf("%s is a link to what is not a regular file", name)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, true, false, fmt.Errorf("%s is not a regular file", name)
+		}
+		// Non-blocking: what is a file now may be a FIFO by the time
+		// it is opened.
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, true, false, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return nil, true, false, fmt.Errorf("%s is not a regular file", name)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, 1<<30))
+		return data, true, err == nil, err
 	}
-	if _, exists, ok := regular("commondir"); exists || !ok {
-		return "", false
+	if _, exists, ok, err := regular("commondir"); err != nil || exists || !ok {
+		return "", false, err
 	}
-	head, exists, ok := regular("HEAD")
-	if !ok {
-		return "", false
+	head, exists, ok, err := regular("HEAD")
+	if err != nil || !ok {
+		return "", false, err
 	}
 	if !exists {
-		return "", true // not a repository: git finds no HEAD either
+		return "", true, nil // not a repository: git finds no HEAD either
 	}
 	line := strings.TrimSpace(string(head))
 	if git.IsObjectName(line) {
-		return line, true
+		return line, true, nil
 	}
 	ref, found := strings.CutPrefix(line, "ref: ")
 	if !found || !strings.HasPrefix(ref, "refs/heads/") || ref == "refs/heads/.invalid" || strings.Contains(ref, "..") {
-		return "", false
+		return "", false, nil
 	}
-	loose, exists, ok := regular(ref)
-	if !ok {
-		return "", false
+	loose, exists, ok, err := regular(ref)
+	if err != nil || !ok {
+		return "", false, err
 	}
 	if exists {
 		if h := strings.TrimSpace(string(loose)); git.IsObjectName(h) {
-			return h, true
+			return h, true, nil
 		}
-		return "", false
+		return "", false, nil
 	}
-	packed, exists, ok := regular("packed-refs")
-	if !ok {
-		return "", false
+	packed, exists, ok, err := regular("packed-refs")
+	if err != nil || !ok {
+		return "", false, err
 	}
 	if exists {
 		for _, l := range strings.Split(string(packed), "\n") {
 			if h, name, ok := strings.Cut(l, " "); ok && name == ref && git.IsObjectName(h) {
-				return h, true
+				return h, true, nil
 			}
 		}
 	}
-	return "", true // a branch with no commit yet
+	return "", true, nil // a branch with no commit yet
 }
 
 // GitStart returns the commit the sandbox's HEAD named when it was made;

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
@@ -343,9 +346,9 @@ func TestReadHead(t *testing.T) {
 			if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").Output(); err == nil {
 				want = strings.TrimSpace(string(out))
 			}
-			got, ok := readHead(filepath.Join(dir, ".git"))
-			if ok != tt.ok || ok && got != want {
-				t.Errorf("readHead = %q, %v; git says %q, want ok %v", got, ok, want, tt.ok)
+			got, ok, err := readHead(filepath.Join(dir, ".git"))
+			if err != nil || ok != tt.ok || ok && got != want {
+				t.Errorf("readHead = %q, %v, %v; git says %q, want ok %v", got, ok, err, want, tt.ok)
 			}
 			s := &Sandbox{Tree: dir}
 			if h := s.Head(); h != want {
@@ -353,8 +356,69 @@ func TestReadHead(t *testing.T) {
 			}
 		})
 	}
-	if h, ok := readHead(t.TempDir()); h != "" || !ok {
-		t.Errorf("readHead of a directory without HEAD = %q, %v", h, ok)
+	if h, ok, err := readHead(t.TempDir()); h != "" || !ok || err != nil {
+		t.Errorf("readHead of a directory without HEAD = %q, %v, %v", h, ok, err)
+	}
+}
+
+// TestReadHeadNotAFile: where git would read HEAD, the branch's ref or
+// packed-refs from what is not a regular file (a FIFO would block it), the
+// sandbox's HEAD is an error, and git is not asked: ReadHead returns at
+// once.
+func TestReadHeadNotAFile(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(gitDir string) error
+	}{
+		{"the branch's ref a FIFO", func(g string) error {
+			p := filepath.Join(g, "refs", "heads", "main")
+			os.Remove(p)
+			return unix.Mkfifo(p, 0o644)
+		}},
+		{"HEAD a FIFO", func(g string) error {
+			p := filepath.Join(g, "HEAD")
+			os.Remove(p)
+			return unix.Mkfifo(p, 0o644)
+		}},
+		{"packed-refs a FIFO", func(g string) error {
+			os.Remove(filepath.Join(g, "refs", "heads", "main"))
+			return unix.Mkfifo(filepath.Join(g, "packed-refs"), 0o644)
+		}},
+		{"the branch's ref a link to a FIFO", func(g string) error {
+			p := filepath.Join(g, "refs", "heads", "main")
+			os.Remove(p)
+			if err := unix.Mkfifo(filepath.Join(g, "fifo"), 0o644); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(g, "fifo"), p)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitIn(t, dir, "init", "-q", "-b", "main")
+			gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "c")
+			must(t, tt.make(filepath.Join(dir, ".git")))
+			done := make(chan struct{})
+			var h string
+			var err error
+			go func() {
+				defer close(done)
+				h, err = (&Sandbox{Tree: dir}).ReadHead()
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				// Unblock git, if it was asked.
+				if f, err := os.OpenFile(filepath.Join(dir, ".git", "refs", "heads", "main"), os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+				t.Fatal("ReadHead blocked")
+			}
+			if h != "" || err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("ReadHead = %q, %v; want an error saying what is not a regular file", h, err)
+			}
+		})
 	}
 }
 

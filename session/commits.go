@@ -77,7 +77,11 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 	if start == "" {
 		return commits{}, nil
 	}
-	c := commits{Head: box.Head()}
+	head, err := box.ReadHead()
+	if err != nil {
+		return commits{}, err
+	}
+	c := commits{Head: head}
 	if c.Head == "" || c.Head == start {
 		return c, nil
 	}
@@ -194,7 +198,9 @@ func fetchBranch(box *mount.Sandbox, name string) error {
 			return fmt.Errorf("the real repository already has a branch %s that is not this session's", name)
 		}
 	}
-	_, err := realGit(box.Root,
+	// The fetch reads the sandbox's files, which the agent wrote: it has
+	// the time limit of git in the sandbox.
+	_, err := git.Repo{Dir: box.Root, Trust: git.Trusted, Limit: git.UntrustedLimit}.Run(context.Background(), nil,
 		"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false",
 		"-c", "protocol.file.allow=always",
 		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-maintenance",
