@@ -152,7 +152,7 @@ func (s *Sandbox) Live(o LiveOptions) (*Live, error) {
 func (l *Live) crosses(rel string) bool {
 	s := l.s
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
-	return rel != "" && !inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
+	return rel != "" && !s.inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
 		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
 		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
 }
@@ -161,7 +161,7 @@ func (l *Live) crosses(rel string) bool {
 // crosses.
 func (l *Live) crossesDir(rel string) bool {
 	s := l.s
-	return !inGit(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
+	return !s.inGit(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
 }
 
 // materialized reports whether rel is, or is below, a path the sandbox

@@ -180,12 +180,15 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	// copy left them and are settled here; the others are synced below,
 	// in order. When the journal kept while the harness ran can be
 	// trusted, only the entries it names are stat'ed (journal_linux.go).
-	skip := func(rel string) bool { return isDotGit(rel) }
+	skip := s.isGitDir
 	visit := func(batch []statEntry) {
 		var changed, lnk, spc []string
 		n := 0
 		for i := range batch {
 			e := &batch[i]
+			if s.inGit(e.rel) {
+				continue // what the agent put in the place of a git directory
+			}
 			switch e.st.mode & unix.S_IFMT {
 			case unix.S_IFDIR:
 				continue
@@ -233,7 +236,7 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		}
 		// The walk went on past what it could not read: those paths
 		// fail, the others sync.
-		r.Failed = unreadable(s.Tree)
+		r.Failed = unreadable(s.Tree, s.isGitDir)
 		if len(r.Failed) == 0 {
 			return r, fmt.Errorf("cannot read the sandbox: %w", err)
 		}
@@ -464,10 +467,10 @@ func below(rel string, dirs []string) bool {
 }
 
 // unreadable returns the directories and entries of the sandbox tree that
-// cannot be read (.git directories aside, which sync-back does not
-// read), each with its error. The walk of the sandbox stops at the first
-// of them but reads the rest; this finds them all.
-func unreadable(tree string) []Failure {
+// cannot be read (git directories aside, for which skip is true: sync-back
+// does not read them), each with its error. The walk of the sandbox stops
+// at the first of them but reads the rest; this finds them all.
+func unreadable(tree string, skip func(rel string) bool) []Failure {
 	var out []Failure
 	var walk func(fd int, rel string)
 	walk = func(fd int, rel string) {
@@ -489,7 +492,7 @@ func unreadable(tree string) []Failure {
 				}
 				continue
 			}
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR || name == ".git" {
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR || skip(sub) {
 				continue
 			}
 			cfd, err := openDirAt(fd, name)

@@ -98,7 +98,7 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 		return c, err
 	}
 	all := strings.Fields(string(out))
-	stored, err := git.StoredIn(filepath.Join(box.Tree, ".git", "objects"), all)
+	stored, err := git.StoredIn(box.GitObjects(), all)
 	if err != nil {
 		return c, err
 	}
