@@ -61,17 +61,20 @@ type commits struct {
 
 // agentCommits returns what the agent committed in box: the sandbox's
 // HEAD and the number of commits on it since GitStart that are the
-// agent's. A commit is the agent's when git wrote it in the sandbox: its
-// object is in the sandbox's own store (git.StoredIn), where git writes
-// only what the real repository's store, shared as alternates, does not
-// have. One whose object the real repository's store has too, reachable
-// there or not (a commit the user amended away, an object the agent
-// copied into the sandbox's store), is not, unless a branch a session
-// made holds it (sessions: their names' prefix below refs/heads/, such as
-// "workforce/"): the agent's own commits, brought in by an earlier sync
-// of the session. So a HEAD moved to commits the repository already had is
-// no commit of the agent's. A HEAD that names no commit (a blob, a tree,
-// an object no repository has) is reported as such (NotCommit).
+// agent's. A commit is the agent's when the sandbox's own object store
+// holds it and the real repository's does not (git wrote it in the
+// sandbox: git writes there only what the real store, shared as
+// alternates, does not have), or when the real repository has it on the
+// branches sessions made only (sessions: their names' prefix below
+// refs/heads/, such as "workforce/"): the agent's commits brought in by an
+// earlier sync of the session, or commits an earlier session made and the
+// user did not take. A commit the real store has otherwise, reachable
+// from a ref of the user's or only from the reflog (a commit amended
+// away), is not the agent's, also when the agent copied its object into
+// the sandbox's store: a HEAD moved to commits the repository already had
+// is no commit of the agent's (Moved). A HEAD that names no commit (a
+// blob, a tree, an object no repository has) is reported as such
+// (NotCommit).
 func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 	start := box.GitStart()
 	if start == "" {
@@ -102,27 +105,23 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 	if err != nil {
 		return c, err
 	}
-	var mine []string
-	for _, name := range all {
-		if stored[name] {
-			mine = append(mine, name)
-		}
-	}
-	if len(mine) > 0 {
+	if len(all) > 0 {
 		real, err := objectKinds(func(dir string, stdin []byte, args ...string) ([]byte, error) {
 			return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), stdin, args...)
-		}, box.Root, mine)
+		}, box.Root, all)
 		if err != nil {
 			return c, err
 		}
 		var bySession map[string]bool
-		for _, name := range mine {
+		for _, name := range all {
 			if real[name] == "missing" {
-				c.New++
+				if stored[name] {
+					c.New++
+				}
 				continue
 			}
 			if bySession == nil {
-				if bySession, err = sessionCommits(box.Root, sessions, start); err != nil {
+				if bySession, err = sessionCommits(box.Root, sessions); err != nil {
 					return c, err
 				}
 			}
@@ -158,14 +157,15 @@ func objectKinds(run func(dir string, stdin []byte, args ...string) ([]byte, err
 }
 
 // sessionCommits returns the commits of the real repository at root that
-// the branches sessions made (sessions: their names' prefix below
-// refs/heads/) hold, but start does not; none when sessions is empty.
-func sessionCommits(root, sessions, start string) (map[string]bool, error) {
+// the branches sessions made hold (sessions: their names' prefix below
+// refs/heads/) and no other ref reaches; none when sessions is empty.
+func sessionCommits(root, sessions string) (map[string]bool, error) {
 	out := map[string]bool{}
 	if sessions == "" {
 		return out, nil
 	}
-	list, err := realGit(root, "rev-list", "--glob=refs/heads/"+sessions+"*", "--not", start, "--")
+	glob := "refs/heads/" + sessions + "*"
+	list, err := realGit(root, "rev-list", "--glob="+glob, "--not", "--exclude="+glob, "--all", "--")
 	if err != nil {
 		return nil, err
 	}
