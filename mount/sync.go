@@ -43,7 +43,9 @@ type Conflict struct {
 	Saved string `json:"saved,omitempty"`
 	// Reason, when set, says what happened where the usual reading of a
 	// conflict (changed in the repository too; deleted by the agent but
-	// changed in the repository) would not.
+	// changed in the repository) would not: it completes a sentence
+	// that begins with the path. It names paths as they are (a printer
+	// quotes it).
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -157,7 +159,11 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // agent put in the place of a removal left out waits for it
 // (Report.Blocked), and is written once its place is clear: a conflict
 // only when the user changed the path, or something below a directory
-// being replaced.
+// being replaced. A real directory left in the place of the agent's file
+// once the copy's files in it are removed (by an earlier sync, or live
+// sync) is removed when it is empty, as the removal part (with Deletes;
+// else Blocked); one that holds what the copy never had (ignored files,
+// files the user made) stays, a conflict whose Reason says so.
 //
 // What a sync applied is the base of the next sync of the sandbox: the
 // manifest takes each file written back, found written or deleted as the
@@ -612,6 +618,36 @@ func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 			return err
 		}
 	}
+	if rst != nil && rst.Mode&unix.S_IFMT == unix.S_IFDIR && !parentChanged {
+		// A directory in the place of the agent's file, whose files of
+		// the copy are gone (their removal was applied, here or by live
+		// sync): an empty one is the removal part of the type change
+		// (with deletions only); one that holds what the copy never
+		// had stays, a conflict that says so.
+		names, err := readNamesAt(dfd, name, real.path(rel))
+		switch {
+		case err == nil && len(names) == 0:
+			if !o.Deletes {
+				r.Blocked = append(r.Blocked, rel)
+				return nil
+			}
+			if o.DryRun {
+				rst = nil
+				break
+			}
+			if err := unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR); err == nil {
+				rst = nil
+			}
+		case err == nil:
+			if reason := s.neverHad(rel, names, dfd, name); reason != "" {
+				if err := s.conflict(rel, r, o, in, &bst); err != nil {
+					return err
+				}
+				r.Conflicts[len(r.Conflicts)-1].Reason = reason
+				return nil
+			}
+		}
+	}
 	if parentChanged || !s.unchanged(rel, rst) {
 		return s.conflict(rel, r, o, in, &bst)
 	}
@@ -642,6 +678,78 @@ func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 		r.Created = append(r.Created, rel)
 	}
 	return nil
+}
+
+// readNamesAt lists the directory name of dirfd (path p), following no
+// link.
+func readNamesAt(dirfd int, name, p string) ([]string, error) {
+	fd, err := openDirAt(dirfd, name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	return readNames(fd, p)
+}
+
+// neverHad returns, for the real directory rel (name of dirfd) whose
+// entries are names, the Reason of the conflict of a file the agent put
+// in its place: it holds what the copy never had (files the copy left
+// out, such as ignored ones, or made since), naming the first of them;
+// empty when all it holds was copied.
+func (s *Sandbox) neverHad(rel string, names []string, dirfd int, name string) string {
+	const shown = 3
+	var odd []string
+	more := 0
+	sort.Strings(names)
+	for _, n := range names {
+		sub := rel + "/" + n
+		if !s.copied(sub, dirfd, name, n) {
+			if len(odd) < shown {
+				odd = append(odd, sub)
+			} else {
+				more++
+			}
+		}
+	}
+	if len(odd) == 0 {
+		return ""
+	}
+	list := strings.Join(odd, ", ")
+	if more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return "is a directory in the repository that holds files the sandbox never had (" + list + "): it stays, and the agent's file is not written"
+}
+
+// copied reports whether the real entry sub (n in the directory name of
+// dirfd) is, or holds only, what the manifest has: files and links of the
+// copy.
+func (s *Sandbox) copied(sub string, dirfd int, name, n string) bool {
+	if _, ok := s.realFiles()[sub]; ok {
+		return true
+	}
+	if _, ok := s.copyLinks()[sub]; ok {
+		return true
+	}
+	fd, err := openDirAt(dirfd, name)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	kids, err := readNamesAt(fd, n, sub)
+	if err != nil {
+		return false
+	}
+	for _, k := range kids {
+		if !s.copied(sub+"/"+k, fd, n, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // errNotRegular is the error of a sandbox path that is not a regular
