@@ -523,6 +523,15 @@ func TestGitDirUnderAnotherName(t *testing.T) {
 			if !InGitDir(root, tt.dir+"/config") && tt.dir != "vendor/.libgit" {
 				t.Errorf("InGitDir(%s/config) is false", tt.dir)
 			}
+			if tt.dir != "vendor/.libgit" {
+				p, err := PlanFor(Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Ignore: []string{"*.sample"}})
+				must(t, err)
+				for _, rel := range p.Ignored {
+					if strings.HasPrefix(rel, tt.dir+"/") {
+						t.Errorf("the plan lists %s as ignored", rel)
+					}
+				}
+			}
 			alt, err := os.ReadFile(filepath.Join(s.Tree, tt.dir, "objects", "info", "alternates"))
 			if (err == nil) != tt.shared {
 				t.Errorf("objects shared = %v (%v), want %v", err == nil, err, tt.shared)

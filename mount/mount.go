@@ -361,6 +361,7 @@ func PlanFor(o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Hidden: []string{}, Readonly: []string{}, Ignored: []string{}}
+	gitDirs := projectGitDirs(o.Root)
 	err = filepath.WalkDir(o.Root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -369,7 +370,7 @@ func PlanFor(o Options) (*Plan, error) {
 		switch {
 		case rel == ".":
 			return nil
-		case d.Name() == ".git":
+		case d.Name() == ".git" || gitDirs.isGitDir(rel):
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
