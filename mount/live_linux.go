@@ -41,8 +41,8 @@ import (
 //     is removed (unlinkChecked): a file written after the check stays.
 //     A directory or a link put in the place of a file is its removal
 //     (as in Sync); removals are carried out before the files that
-//     settled with them, and a directory they empty goes too when the
-//     side they came from no longer has it. A file whose place on the
+//     settled with them, and a real directory they empty goes too when
+//     the sandbox no longer has it. A file whose place on the
 //     other side holds a directory or what is not a regular file, or a
 //     non-directory on the way (a type change not yet cleared, or the
 //     user's), does not cross: the final sync-back applies or reports
@@ -484,9 +484,12 @@ func (l *Live) cross(rel string, fromReal bool) {
 		l.s.edited = true
 		l.changed = true
 		l.report.Deleted++
-		// The directories the removal emptied go too, unless this side
-		// still has them (removeEmptied).
-		removeEmptiedAbove(dst, src, rel)
+		// The real directories the removal emptied go too, unless the
+		// sandbox still has them (removeEmptied); the sandbox's stay, as
+		// in sync-back (the harness may work in one).
+		if !fromReal {
+			removeEmptiedAbove(dst, src, rel)
+		}
 	case serr != nil || sst.Mode&unix.S_IFMT != unix.S_IFREG:
 		return // never crosses; the final sync-back reports it
 	case typeBlocked(dst, rel):
