@@ -39,7 +39,8 @@
 // that git works in the sandbox; the files left out that git tracks are
 // marked skip-worktree in the sandbox's index and materialized files are
 // listed in its info/exclude, so that git status there is clean before the
-// agent starts. Nothing under .git flows back.
+// agent starts. Nothing under .git flows back, nor under a git directory
+// of the project under another name that a .git file names (git.go).
 //
 // The harness must reach no path of the real tree: a symlink whose
 // absolute target is inside the project is made again pointing to the same
