@@ -202,7 +202,7 @@ func toSyncReport(r mount.Report) report.SyncReport {
 	return report.SyncReport{
 		Created: r.Created, Updated: r.Updated, Deleted: r.Deleted, Unapplied: r.Unapplied,
 		Conflicts: each(r.Conflicts, func(c mount.Conflict) report.Conflict {
-			return report.Conflict{Path: c.Path, Real: c.Real, Saved: c.Saved}
+			return report.Conflict{Path: c.Path, Real: c.Real, Saved: c.Saved, Reason: c.Reason}
 		}),
 		NotSynced: r.NotSynced,
 		Failed: each(r.Failed, func(f mount.Failure) report.Failure {

@@ -212,6 +212,14 @@ func printReport(w, stderr io.Writer, r report.SyncReport) {
 	printEach(w, "not synced", r.NotSynced)
 	printEach(w, "on the branch", r.OnBranch)
 	for _, cf := range r.Conflicts {
+		if cf.Reason != "" {
+			fmt.Fprintf(w, "conflict: %s %s; yours: %s", quote.Name(cf.Path), quote.Text(cf.Reason), quote.Name(cf.Real))
+			if cf.Saved != "" {
+				fmt.Fprintf(w, "; the agent's: %s", quote.Name(cf.Saved))
+			}
+			fmt.Fprintln(w)
+			continue
+		}
 		if cf.Saved == "" {
 			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", quote.Name(cf.Path), quote.Name(cf.Real))
 			continue

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/otiai10/copy"
 
@@ -40,6 +42,17 @@ import (
 // work tree (core.worktree) by an absolute path inside the project is
 // pointed at the same place in the sandbox. Nothing below a .git, at any
 // depth, is in the manifest or flows back.
+//
+// A git directory may lie in the project under another name: the one a
+// .git file or link names ("gitdir: ./.bare", the layout of a bare
+// repository with worktrees; git init --separate-git-dir=./gitdata), and
+// a linked worktree's common directory. Each such directory (gitDirs) is
+// a git directory everywhere .git is: copied but for its objects and
+// caches, never in the manifest, never walked by sync-back or live sync,
+// never synced back nor listed as a change. A .git file naming it keeps
+// naming it in the sandbox (by a relative path, made so when the real one
+// is absolute), so that git there, and the agent's commits, work as with
+// a .git directory.
 
 // gitInner reports whether rel (slashes, relative to the project root)
 // lies below a directory named .git, at any depth, and returns its path
@@ -64,6 +77,149 @@ func isDotGit(rel string) bool { return rel == ".git" || strings.HasSuffix(rel, 
 func inGit(rel string) bool {
 	_, in := gitInner(rel)
 	return in || isDotGit(rel)
+}
+
+// gitDirs are the git directories of a project that lie inside it under
+// another name than .git (see above): paths relative to the root, with
+// slashes, sorted, none below another nor below a .git.
+type gitDirs []string
+
+// inner reports whether rel is one of g or lies below one, and returns
+// its path relative to that directory ("" for the directory itself).
+func (g gitDirs) inner(rel string) (string, bool) {
+	for _, d := range g {
+		if rel == d {
+			return "", true
+		}
+		if strings.HasPrefix(rel, d) && len(rel) > len(d) && rel[len(d)] == '/' {
+			return rel[len(d)+1:], true
+		}
+	}
+	return "", false
+}
+
+// add adds the directories dirs to g, dropping any below another.
+func (g gitDirs) add(dirs ...string) gitDirs {
+	all := append(append([]string(nil), g...), dirs...)
+	sort.Strings(all)
+	out := all[:0]
+	for _, d := range all {
+		if n := len(out); n > 0 && (d == out[n-1] || strings.HasPrefix(d, out[n-1]+"/")) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return gitDirs(out)
+}
+
+// gitInner is the package's gitInner with g: rel lies below a .git
+// directory, or below one of g (the directory itself is not below).
+func (g gitDirs) gitInner(rel string) (string, bool) {
+	if in, ok := gitInner(rel); ok {
+		return in, true
+	}
+	if in, ok := g.inner(rel); ok && in != "" {
+		return in, true
+	}
+	return "", false
+}
+
+// isGitDir reports whether rel is an entry called .git, or one of g.
+func (g gitDirs) isGitDir(rel string) bool {
+	if isDotGit(rel) {
+		return true
+	}
+	in, ok := g.inner(rel)
+	return ok && in == ""
+}
+
+// inGit reports whether rel is a .git entry or one of g, or lies below
+// one: a path never synced.
+func (g gitDirs) inGit(rel string) bool {
+	_, ok := g.inner(rel)
+	return ok || inGit(rel)
+}
+
+// isGitDir reports whether the path rel of the sandbox is an entry called
+// .git or a git directory under another name (gitDirs.isGitDir): walks of
+// the sandbox do not enter it.
+func (s *Sandbox) isGitDir(rel string) bool { return s.gitDirs.isGitDir(rel) }
+
+// inGit reports whether the path rel of the sandbox is a git directory
+// or lies in one (gitDirs.inGit): a path never synced.
+func (s *Sandbox) inGit(rel string) bool { return s.gitDirs.inGit(rel) }
+
+// namedGitDirs returns the git directories the .git file or link dotgit
+// (relRoot: its directory, relative to the root, "" for the root) names,
+// the git directory and its common directory, that lie inside the project
+// root under another name than .git: paths relative to the root, with
+// slashes. A directory counts only when it has a HEAD file (a linked
+// worktree's common directory: HEAD or objects), never the root itself
+// nor a directory above the .git.
+func namedGitDirs(root, dotgit string) []string {
+	fi, err := os.Lstat(dotgit)
+	if err != nil {
+		return nil
+	}
+	var gitdir, common string
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		gitdir, common, err = gitdirOfLink(dotgit)
+	case fi.Mode().IsRegular():
+		gitdir, common, err = gitdirOf(dotgit)
+	default:
+		return nil
+	}
+	if err != nil {
+		return nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	top, in := pathutil.Rel(root, filepath.Dir(dotgit))
+	if !in {
+		return nil
+	}
+	top = filepath.ToSlash(top)
+	var out []string
+	for _, dir := range []string{gitdir, common} {
+		rel, in := pathutil.Rel(root, filepath.Clean(dir))
+		if !in {
+			resolved, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				continue
+			}
+			if rel, in = pathutil.Rel(realRoot, resolved); !in {
+				continue
+			}
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." || inGit(rel) {
+			continue
+		}
+		if top != "." && (top == rel || strings.HasPrefix(top, rel+"/")) {
+			continue // the .git's own directory, or one above it
+		}
+		head, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel), "HEAD"))
+		isGit := err == nil && head.Mode().IsRegular()
+		if !isGit && dir == common {
+			obj, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel), "objects"))
+			isGit = err == nil && obj.IsDir()
+		}
+		if isGit {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// projectGitDirs returns the git directories under another name that the
+// .git file or link at the project root names (namedGitDirs): known before
+// the copy, so that it leaves their objects out as it does .git's. Those a
+// nested .git names are found as the copy meets them.
+func projectGitDirs(root string) gitDirs {
+	return gitDirs(nil).add(namedGitDirs(root, filepath.Join(root, ".git"))...)
 }
 
 // gitSkip reports whether the copy leaves out src, whose path relative
@@ -159,7 +315,7 @@ func sealGitFiles(root, tree string, dotgits []string) (left []string, err error
 	for _, rel := range dotgits {
 		real := filepath.Join(root, filepath.FromSlash(rel))
 		box := filepath.Join(tree, filepath.FromSlash(rel))
-		if data, ok := innerGitFile(real, tree, box); ok {
+		if data, ok := innerGitFile(root, real, tree, box); ok {
 			if err := os.WriteFile(box, data, 0o644); err != nil {
 				return left, fmt.Errorf("cannot give the sandbox a git directory: %w", err)
 			}
@@ -178,11 +334,14 @@ func sealGitFiles(root, tree string, dotgits []string) (left []string, err error
 	return left, nil
 }
 
-// innerGitFile returns the bytes of the .git file real when it names, by
-// a relative path, a git directory that the copy brought into the sandbox
-// tree (box being the file's place there), whose common directory is in
-// the tree too: such a file leads git to the sandbox only.
-func innerGitFile(real, tree, box string) ([]byte, bool) {
+// innerGitFile returns the bytes of the .git file real when it names a
+// git directory that the copy brought into the sandbox tree (box being
+// the file's place there), whose common directory is in the tree too:
+// such a file leads git to the sandbox only. A relative path is kept as
+// it is; an absolute one inside the project root (git init
+// --separate-git-dir) is made the relative path to the same place in the
+// tree.
+func innerGitFile(root, real, tree, box string) ([]byte, bool) {
 	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
 		return nil, false
 	}
@@ -193,8 +352,25 @@ func innerGitFile(real, tree, box string) ([]byte, bool) {
 	line, _, _ := strings.Cut(string(data), "\n")
 	path, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
 	path = strings.TrimSpace(path)
-	if !ok || path == "" || filepath.IsAbs(path) {
+	if !ok || path == "" {
 		return nil, false
+	}
+	if filepath.IsAbs(path) {
+		rel, in := pathutil.Rel(root, filepath.Clean(path))
+		if !in {
+			resolvedRoot, err1 := filepath.EvalSymlinks(root)
+			resolved, err2 := filepath.EvalSymlinks(path)
+			if err1 != nil || err2 != nil {
+				return nil, false
+			}
+			if rel, in = pathutil.Rel(resolvedRoot, resolved); !in {
+				return nil, false
+			}
+		}
+		if path, err = filepath.Rel(filepath.Dir(box), filepath.Join(tree, rel)); err != nil {
+			return nil, false
+		}
+		data = []byte("gitdir: " + filepath.ToSlash(path) + "\n")
 	}
 	inTree := func(p string) (string, bool) {
 		if _, in := pathutil.Rel(tree, filepath.Clean(p)); !in {
@@ -398,23 +574,131 @@ func gitRun(dir string, stdin []byte, args ...string) ([]byte, error) {
 }
 
 // Head returns the commit the sandbox's HEAD names now; empty without a
-// repository of the sandbox's own, a commit, or git.
+// repository of the sandbox's own, a commit, or git, or when HEAD cannot
+// be read (ReadHead says why).
 func (s *Sandbox) Head() string {
-	gitDir := filepath.Join(s.Tree, ".git")
-	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
-		return ""
+	h, _ := s.ReadHead()
+	return h
+}
+
+// ReadHead returns the commit the sandbox's HEAD names now, as Head, and
+// an error when HEAD cannot be read: HEAD, its branch's ref or
+// packed-refs is not a regular file (a FIFO the agent made would block
+// git), or git failed.
+func (s *Sandbox) ReadHead() (string, error) {
+	gitDir, _ := s.gitDir()
+	if gitDir == "" {
+		return "", nil
 	}
-	if h, ok := readHead(gitDir); ok {
-		return h
+	h, ok, err := readHead(gitDir)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the sandbox's HEAD: %w", err)
+	}
+	if ok {
+		return h, nil
 	}
 	out, err := gitRun(s.Tree, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
-		return ""
+		if git.ExitCode(err) == 1 {
+			return "", nil // no commit
+		}
+		return "", fmt.Errorf("cannot read the sandbox's HEAD: %w", err)
 	}
 	if h := strings.TrimSpace(string(out)); git.IsObjectName(h) {
-		return h
+		return h, nil
 	}
-	return ""
+	return "", nil
+}
+
+// GitObjects returns the object store of the sandbox's own repository,
+// where git writes the agent's objects; empty without one.
+func (s *Sandbox) GitObjects() string {
+	_, common := s.gitDir()
+	if common == "" {
+		return ""
+	}
+	return filepath.Join(common, "objects")
+}
+
+// gitDir returns the git directory of the sandbox's own repository at the
+// top of the tree, and its common directory: .git, or the directory inside
+// the tree that a .git file names (a git directory under another name);
+// empty when there is none, or when a .git file leads out of the tree.
+// Nothing read blocks: what is not a regular file or a directory where
+// one should be is no repository.
+func (s *Sandbox) gitDir() (gitdir, common string) {
+	dotgit := filepath.Join(s.Tree, ".git")
+	fi, err := os.Lstat(dotgit)
+	switch {
+	case err != nil:
+		return "", ""
+	case fi.IsDir():
+		gitdir = dotgit
+	case fi.Mode().IsRegular():
+		data, err := readRegular(dotgit)
+		if err != nil {
+			return "", ""
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if p = strings.TrimSpace(p); !ok || p == "" {
+			return "", ""
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.Tree, p)
+		}
+		if gitdir, ok = s.inTree(p); !ok {
+			return "", ""
+		}
+	default:
+		return "", ""
+	}
+	common = gitdir
+	if c, err := readRegular(filepath.Join(gitdir, "commondir")); err == nil {
+		p := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(gitdir, p)
+		}
+		var ok bool
+		if common, ok = s.inTree(p); !ok {
+			return "", ""
+		}
+	}
+	if fi, err := os.Lstat(gitdir); err != nil || !fi.IsDir() {
+		return "", ""
+	}
+	return gitdir, common
+}
+
+// inTree returns the path p with its links resolved, when it lies inside
+// the sandbox tree.
+func (s *Sandbox) inTree(p string) (string, bool) {
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	tree, err := filepath.EvalSymlinks(s.Tree)
+	if err != nil {
+		return "", false
+	}
+	if _, in := pathutil.Rel(tree, resolved); !in {
+		return "", false
+	}
+	return resolved, true
+}
+
+// readRegular reads the regular file p, following no link and never
+// blocking (on a FIFO at that name).
+func readRegular(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 
 // readHead resolves HEAD from the files of the git directory gitDir, as
@@ -422,62 +706,84 @@ func (s *Sandbox) Head() string {
 // without starting git (every run asks, before the harness starts): HEAD
 // naming a commit, or a branch whose ref is a loose file or a line of
 // packed-refs; no HEAD file, or a branch with no commit yet, is no commit.
-// ok is false for anything else, which git is asked about: a reftable
-// repository, a linked worktree's common directory, a symbolic ref or a
-// link where a file should be. The name is taken to be a commit's.
-func readHead(gitDir string) (string, bool) {
-	regular := func(name string) ([]byte, bool, bool) { // data, exists, ok
+// ok is false for what git is asked about: a reftable repository, a
+// linked worktree's common directory, a symbolic ref, or a link to a
+// regular file where a file should be. What is neither a regular file
+// nor a link to one where git reads HEAD, the ref or packed-refs (a FIFO,
+// whose read would block git, a directory, a dangling link) is an error,
+// and git is not asked. The name is taken to be a commit's.
+func readHead(gitDir string) (string, bool, error) {
+	regular := func(name string) ([]byte, bool, bool, error) { // data, exists, ok
 		p := filepath.Join(gitDir, filepath.FromSlash(name))
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false, true
+			return nil, false, true, nil
 		}
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil, false, false
+		if err != nil {
+			return nil, false, false, err
 		}
-		data, err := os.ReadFile(p)
-		return data, true, err == nil
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				return nil, true, false, nil // git reads it
+			}
+			return nil, true, false, fmt.Errorf("%s is a link to what is not a regular file", name)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, true, false, fmt.Errorf("%s is not a regular file", name)
+		}
+		// Non-blocking: what is a file now may be a FIFO by the time
+		// it is opened.
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, true, false, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return nil, true, false, fmt.Errorf("%s is not a regular file", name)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, 1<<30))
+		return data, true, err == nil, err
 	}
-	if _, exists, ok := regular("commondir"); exists || !ok {
-		return "", false
+	if _, exists, ok, err := regular("commondir"); err != nil || exists || !ok {
+		return "", false, err
 	}
-	head, exists, ok := regular("HEAD")
-	if !ok {
-		return "", false
+	head, exists, ok, err := regular("HEAD")
+	if err != nil || !ok {
+		return "", false, err
 	}
 	if !exists {
-		return "", true // not a repository: git finds no HEAD either
+		return "", true, nil // not a repository: git finds no HEAD either
 	}
 	line := strings.TrimSpace(string(head))
 	if git.IsObjectName(line) {
-		return line, true
+		return line, true, nil
 	}
 	ref, found := strings.CutPrefix(line, "ref: ")
 	if !found || !strings.HasPrefix(ref, "refs/heads/") || ref == "refs/heads/.invalid" || strings.Contains(ref, "..") {
-		return "", false
+		return "", false, nil
 	}
-	loose, exists, ok := regular(ref)
-	if !ok {
-		return "", false
+	loose, exists, ok, err := regular(ref)
+	if err != nil || !ok {
+		return "", false, err
 	}
 	if exists {
 		if h := strings.TrimSpace(string(loose)); git.IsObjectName(h) {
-			return h, true
+			return h, true, nil
 		}
-		return "", false
+		return "", false, nil
 	}
-	packed, exists, ok := regular("packed-refs")
-	if !ok {
-		return "", false
+	packed, exists, ok, err := regular("packed-refs")
+	if err != nil || !ok {
+		return "", false, err
 	}
 	if exists {
 		for _, l := range strings.Split(string(packed), "\n") {
 			if h, name, ok := strings.Cut(l, " "); ok && name == ref && git.IsObjectName(h) {
-				return h, true
+				return h, true, nil
 			}
 		}
 	}
-	return "", true // a branch with no commit yet
+	return "", true, nil // a branch with no commit yet
 }
 
 // GitStart returns the commit the sandbox's HEAD named when it was made;

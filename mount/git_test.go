@@ -9,8 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/seed-3bc194a6/workforce/internal/gittest"
 )
@@ -343,9 +347,9 @@ func TestReadHead(t *testing.T) {
 			if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").Output(); err == nil {
 				want = strings.TrimSpace(string(out))
 			}
-			got, ok := readHead(filepath.Join(dir, ".git"))
-			if ok != tt.ok || ok && got != want {
-				t.Errorf("readHead = %q, %v; git says %q, want ok %v", got, ok, want, tt.ok)
+			got, ok, err := readHead(filepath.Join(dir, ".git"))
+			if err != nil || ok != tt.ok || ok && got != want {
+				t.Errorf("readHead = %q, %v, %v; git says %q, want ok %v", got, ok, err, want, tt.ok)
 			}
 			s := &Sandbox{Tree: dir}
 			if h := s.Head(); h != want {
@@ -353,8 +357,69 @@ func TestReadHead(t *testing.T) {
 			}
 		})
 	}
-	if h, ok := readHead(t.TempDir()); h != "" || !ok {
-		t.Errorf("readHead of a directory without HEAD = %q, %v", h, ok)
+	if h, ok, err := readHead(t.TempDir()); h != "" || !ok || err != nil {
+		t.Errorf("readHead of a directory without HEAD = %q, %v, %v", h, ok, err)
+	}
+}
+
+// TestReadHeadNotAFile: where git would read HEAD, the branch's ref or
+// packed-refs from what is not a regular file (a FIFO would block it), the
+// sandbox's HEAD is an error, and git is not asked: ReadHead returns at
+// once.
+func TestReadHeadNotAFile(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(gitDir string) error
+	}{
+		{"the branch's ref a FIFO", func(g string) error {
+			p := filepath.Join(g, "refs", "heads", "main")
+			os.Remove(p)
+			return unix.Mkfifo(p, 0o644)
+		}},
+		{"HEAD a FIFO", func(g string) error {
+			p := filepath.Join(g, "HEAD")
+			os.Remove(p)
+			return unix.Mkfifo(p, 0o644)
+		}},
+		{"packed-refs a FIFO", func(g string) error {
+			os.Remove(filepath.Join(g, "refs", "heads", "main"))
+			return unix.Mkfifo(filepath.Join(g, "packed-refs"), 0o644)
+		}},
+		{"the branch's ref a link to a FIFO", func(g string) error {
+			p := filepath.Join(g, "refs", "heads", "main")
+			os.Remove(p)
+			if err := unix.Mkfifo(filepath.Join(g, "fifo"), 0o644); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(g, "fifo"), p)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitIn(t, dir, "init", "-q", "-b", "main")
+			gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "c")
+			must(t, tt.make(filepath.Join(dir, ".git")))
+			done := make(chan struct{})
+			var h string
+			var err error
+			go func() {
+				defer close(done)
+				h, err = (&Sandbox{Tree: dir}).ReadHead()
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				// Unblock git, if it was asked.
+				if f, err := os.OpenFile(filepath.Join(dir, ".git", "refs", "heads", "main"), os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+				t.Fatal("ReadHead blocked")
+			}
+			if h != "" || err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("ReadHead = %q, %v; want an error saying what is not a regular file", h, err)
+			}
+		})
 	}
 }
 
@@ -391,5 +456,128 @@ func TestGitDirOfTheCallerIsIgnored(t *testing.T) {
 	sb.Env = cmd.Env
 	if out, err := sb.Output(); err != nil || !strings.Contains(string(out), "S AGENTS.md") {
 		t.Errorf("the sandbox's index does not mark AGENTS.md skip-worktree: %v\n%s", err, out)
+	}
+}
+
+// TestGitDirUnderAnotherName: a git directory of the project under another
+// name than .git, which the root's .git file names (the bare-repository
+// layout, by a relative path; --separate-git-dir, by an absolute one) or a
+// nested .git file names (found as the copy meets it), is a git directory
+// as .git is: not in the manifest, its objects shared (when known before
+// the copy), what the agent writes there never synced nor listed, the
+// sandbox's HEAD read through it, and the sandbox's state keeps it.
+func TestGitDirUnderAnotherName(t *testing.T) {
+	layouts := []struct {
+		name   string
+		dir    string // the git directory under another name
+		setup  func(t *testing.T, root string)
+		shared bool // its objects are shared, not copied (a nested .git's found late are copied)
+	}{
+		{"bare layout", ".bare", func(t *testing.T, root string) {
+			gitIn(t, root, "init", "-q", "--bare", "-b", "main", ".bare")
+			must(t, os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: ./.bare\n"), 0o644))
+			gitIn(t, root, "config", "core.bare", "false")
+			gitIn(t, root, "add", "notes.txt")
+			gitIn(t, root, "commit", "-q", "-m", "start")
+		}, true},
+		{"separate git directory", "gitdata", func(t *testing.T, root string) {
+			gitIn(t, root, "init", "-q", "-b", "main", "--separate-git-dir="+filepath.Join(root, "gitdata"), ".")
+			gitIn(t, root, "add", "notes.txt")
+			gitIn(t, root, "commit", "-q", "-m", "start")
+		}, true},
+		{"named by a nested .git", "vendor/.libgit", func(t *testing.T, root string) {
+			gitIn(t, root, "init", "-q", "-b", "main")
+			lib := filepath.Join(root, "vendor", "lib")
+			must(t, os.MkdirAll(lib, 0o755))
+			gitIn(t, filepath.Dir(lib), "init", "-q", "--bare", "-b", "main", ".libgit")
+			must(t, os.WriteFile(filepath.Join(lib, ".git"), []byte("gitdir: ../.libgit\n"), 0o644))
+			gitIn(t, lib, "config", "core.bare", "false")
+			must(t, os.WriteFile(filepath.Join(lib, "l.txt"), []byte("l\n"), 0o644))
+			gitIn(t, lib, "add", "l.txt")
+			gitIn(t, lib, "commit", "-q", "-m", "lib")
+			gitIn(t, root, "add", "notes.txt")
+			gitIn(t, root, "commit", "-q", "-m", "start")
+		}, false},
+	}
+	for _, tt := range layouts {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			must(t, os.WriteFile(filepath.Join(root, "notes.txt"), []byte("notes\n"), 0o644))
+			tt.setup(t, root)
+			head := strings.TrimSpace(gitIn(t, root, "rev-parse", "HEAD"))
+			// One worker: the copy meets vendor/.libgit before the
+			// vendor/lib/.git that names it.
+			s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Workers: 1})
+			must(t, err)
+			defer s.Remove()
+			for rel := range s.realFiles() {
+				if strings.HasPrefix(rel, tt.dir+"/") {
+					t.Errorf("the manifest has %s", rel)
+				}
+			}
+			for _, d := range s.dirs {
+				if d == tt.dir || strings.HasPrefix(d, tt.dir+"/") {
+					t.Errorf("the copy's directories have %s", d)
+				}
+			}
+			if !InGitDir(root, tt.dir+"/config") && tt.dir != "vendor/.libgit" {
+				t.Errorf("InGitDir(%s/config) is false", tt.dir)
+			}
+			if tt.dir != "vendor/.libgit" {
+				p, err := PlanFor(Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root, Ignore: []string{"*.sample"}})
+				must(t, err)
+				for _, rel := range p.Ignored {
+					if strings.HasPrefix(rel, tt.dir+"/") {
+						t.Errorf("the plan lists %s as ignored", rel)
+					}
+				}
+			}
+			alt, err := os.ReadFile(filepath.Join(s.Tree, tt.dir, "objects", "info", "alternates"))
+			if (err == nil) != tt.shared {
+				t.Errorf("objects shared = %v (%v), want %v", err == nil, err, tt.shared)
+			}
+			if tt.shared && strings.TrimSpace(string(alt)) != filepath.Join(root, tt.dir, "objects") {
+				t.Errorf("alternates = %q", alt)
+			}
+			if tt.dir != "vendor/.libgit" {
+				if h := s.Head(); h != head || s.GitStart() != head {
+					t.Errorf("Head = %q, GitStart = %q, want %s", h, s.GitStart(), head)
+				}
+				if got := s.GitObjects(); got != filepath.Join(s.Tree, tt.dir, "objects") {
+					t.Errorf("GitObjects = %q", got)
+				}
+			}
+			// The agent writes the git directory, and a file.
+			cfg := filepath.Join(s.Tree, tt.dir, "config")
+			must(t, os.WriteFile(cfg, []byte("[core]\n\tfsmonitor = touch /nonexistent/marker\n"), 0o644))
+			write(t, filepath.Join(s.Tree, tt.dir, "refs", "heads", "main"), strings.Repeat("0", 40)+"\n")
+			write(t, filepath.Join(s.Tree, tt.dir, "new-file"), "x\n")
+			write(t, filepath.Join(s.Tree, "notes.txt"), "notes by the agent\n")
+			must(t, s.Save())
+			for _, reopen := range []bool{false, true} {
+				box := s
+				if reopen {
+					box, err = Open(s.Dir)
+					must(t, err)
+				}
+				r, err := box.Sync(context.Background(), SyncOptions{Deletes: true, DryRun: true})
+				must(t, err)
+				all := append(append(append([]string{}, r.Created...), r.Updated...), r.NotSynced...)
+				if !slices.Equal(r.Updated, []string{"notes.txt"}) || len(r.Created)+len(r.Deleted)+len(r.Conflicts)+len(r.NotSynced) != 0 {
+					t.Errorf("reopened %v: report %v, %+v", reopen, all, r)
+				}
+			}
+			r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+			must(t, err)
+			if !slices.Equal(r.Updated, []string{"notes.txt"}) || len(r.Created) != 0 {
+				t.Errorf("sync: %+v", r)
+			}
+			if data, _ := os.ReadFile(filepath.Join(root, tt.dir, "config")); strings.Contains(string(data), "fsmonitor") {
+				t.Errorf("the real %s/config was written:\n%s", tt.dir, data)
+			}
+			if _, err := os.Lstat(filepath.Join(root, tt.dir, "new-file")); err == nil {
+				t.Errorf("%s/new-file reached the real tree", tt.dir)
+			}
+		})
 	}
 }

@@ -233,7 +233,7 @@ func (s *Sandbox) statJournal(ctx context.Context, dirty map[string]struct{}, sk
 	defer unix.Close(rootfd)
 	byDir := map[string][]string{}
 	for rel := range dirty {
-		if inGit(rel) {
+		if s.inGit(rel) {
 			continue
 		}
 		byDir[dirOf(rel)] = append(byDir[dirOf(rel)], path.Base(rel))

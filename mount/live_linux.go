@@ -37,7 +37,16 @@ import (
 //     real file stays as the user left it, the sandbox's as the agent left
 //     it, and the agent's version is saved under conflicts/.
 //   - Deletions cross only with LiveOptions.Deletes, and only of a file
-//     still as the manifest says on the other side.
+//     still as the manifest says on the other side, checked again as it
+//     is removed (unlinkChecked): a file written after the check stays.
+//     A directory or a link put in the place of a file is its removal
+//     (as in Sync); removals are carried out before the files that
+//     settled with them, and a real directory they empty goes too when
+//     the sandbox no longer has it. A file whose place on the
+//     other side holds a directory or what is not a regular file, or a
+//     non-directory on the way (a type change not yet cleared, or the
+//     user's), does not cross: the final sync-back applies or reports
+//     it by its rules, never as a conflict the user did not make.
 //   - Instruction files, hidden, ignored and read-only files, materialized
 //     files and directories, .git and what is not a regular file never
 //     cross, as in Sync.
@@ -151,7 +160,7 @@ func (s *Sandbox) Live(o LiveOptions) (*Live, error) {
 func (l *Live) crosses(rel string) bool {
 	s := l.s
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
-	return rel != "" && !inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
+	return rel != "" && !s.inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
 		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
 		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
 }
@@ -160,7 +169,7 @@ func (l *Live) crosses(rel string) bool {
 // crosses.
 func (l *Live) crossesDir(rel string) bool {
 	s := l.s
-	return !inGit(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
+	return !s.inGit(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
 }
 
 // materialized reports whether rel is, or is below, a path the sandbox
@@ -342,7 +351,18 @@ func (l *Live) run(all bool) time.Duration {
 	}
 	blind := l.blind
 	l.mu.Unlock()
-	sort.Slice(due, func(i, j int) bool { return due[i].rel < due[j].rel })
+	// Removals first, as in sync-back: a file may take the place of
+	// a directory whose files were removed.
+	removal := make(map[liveKey]bool, len(due))
+	for _, k := range due {
+		removal[k] = l.removedOn(k.rel, k.fromReal)
+	}
+	sort.Slice(due, func(i, j int) bool {
+		if removal[due[i]] != removal[due[j]] {
+			return removal[due[i]]
+		}
+		return due[i].rel < due[j].rel
+	})
 	for _, k := range due {
 		l.cross(k.rel, k.fromReal)
 	}
@@ -425,12 +445,38 @@ func (l *Live) cross(rel string, fromReal bool) {
 		return // as it last crossed: nothing new on this side
 	}
 	dstAsManifest := l.asManifest(rel, &dst2, derr)
+	_, known := l.s.realFiles()[rel]
 	switch {
-	case errors.Is(serr, fs.ErrNotExist):
-		if _, known := l.s.realFiles()[rel]; !known || !l.o.Deletes || !dstAsManifest {
+	case known && removedSt(&sst, serr):
+		// Removed on this side, or put something else than a regular
+		// file in the place of (a type change: the removal part).
+		if !l.o.Deletes || !dstAsManifest {
 			return // left to the final sync-back, which reports it
 		}
-		if err := l.remove(dst, rel); err != nil {
+		var checked *unix.Stat_t
+		if derr == nil {
+			checked = &dst2
+		}
+		saved, err := l.remove(dst, rel, checked, fromReal)
+		switch {
+		case errors.Is(err, errChanged) && saved != "":
+			// Written to and replaced while it was removed: the new
+			// file stays, the one it replaced is saved.
+			l.conflicted[rel] = true
+			c := Conflict{Path: rel, Real: l.real.path(rel), Reason: displacedReason(saved)}
+			l.report.Conflicts = append(l.report.Conflicts, c)
+			if l.o.OnConflict != nil {
+				l.o.OnConflict(c)
+			}
+			return
+		case errors.Is(err, errChanged):
+			// Written to since it was checked: it stays, and is looked
+			// at again once it settles, a conflict then.
+			l.mu.Lock()
+			l.pending[liveKey{rel, fromReal}] = time.Now()
+			l.mu.Unlock()
+			return
+		case err != nil:
 			l.fail(rel, err)
 			return
 		}
@@ -438,8 +484,20 @@ func (l *Live) cross(rel string, fromReal bool) {
 		l.s.edited = true
 		l.changed = true
 		l.report.Deleted++
-	case sst.Mode&unix.S_IFMT != unix.S_IFREG:
+		// The real directories the removal emptied go too, unless the
+		// sandbox still has them (removeEmptied); the sandbox's stay, as
+		// in sync-back (the harness may work in one).
+		if !fromReal {
+			removeEmptiedAbove(dst, src, rel)
+		}
+	case serr != nil || sst.Mode&unix.S_IFMT != unix.S_IFREG:
 		return // never crosses; the final sync-back reports it
+	case typeBlocked(dst, rel):
+		// A directory, or what is not a regular file, in its place on
+		// the other side, or not a directory on the way: a type change
+		// (or the user's), which the final sync-back applies in order
+		// or reports, as a conflict only where the user changed it.
+		return
 	case !dstAsManifest:
 		if derr == nil && dst2.Mode&unix.S_IFMT == unix.S_IFREG && dst2.Size == sst.Size && sameFiles(src, dst, rel) {
 			return // the same on both sides: the final sync-back settles it
@@ -476,6 +534,69 @@ func (l *Live) cross(rel string, fromReal bool) {
 		}
 		if l.o.OnCross != nil {
 			l.o.OnCross(rel, !fromReal)
+		}
+	}
+}
+
+// removedOn reports whether the file rel of the manifest is removed on
+// the side fromReal says (removedSt): what cross carries out as a removal.
+func (l *Live) removedOn(rel string, fromReal bool) bool {
+	if _, known := l.s.realFiles()[rel]; !known {
+		return false
+	}
+	var st unix.Stat_t
+	err := l.tree(fromReal).lstat(rel, &st)
+	return removedSt(&st, err)
+}
+
+// removedSt reports whether a regular file of the manifest whose lstat on
+// one side is st (err) is removed there, as sync-back reads it
+// (removedIn): nothing is there (or not a directory on the way), or a
+// directory or a link is in its place. A FIFO, a socket or a device in
+// its place is not.
+func removedSt(st *unix.Stat_t, err error) bool {
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	t := st.Mode & unix.S_IFMT
+	return t == unix.S_IFDIR || t == unix.S_IFLNK
+}
+
+// typeBlocked reports whether t has, in the place of the file rel, what
+// is not a regular file, or on the way to it what is not a directory (or
+// a link).
+func typeBlocked(t *fdTree, rel string) bool {
+	dir, name := splitRel(rel)
+	fd, err := t.openDir(dir, false)
+	if typeChanged(err) {
+		return true
+	}
+	if err != nil {
+		return false // missing directories are made
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT != unix.S_IFREG
+}
+
+// removeEmptiedAbove removes the directories of dst above rel, deepest
+// first, that a removal of rel left empty and that src no longer has as
+// directories (removeEmptied): a directory that is not empty stays, and so
+// do those above it; no link is followed.
+func removeEmptiedAbove(dst, src *fdTree, rel string) {
+	for d := dirOf(rel); d != ""; d = dirOf(d) {
+		if boxHasDir(src, d) {
+			return
+		}
+		parent, name := splitRel(d)
+		pfd, err := dst.openDir(parent, false)
+		if err != nil {
+			return
+		}
+		err = unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR)
+		unix.Close(pfd)
+		if err != nil {
+			return
 		}
 	}
 }
@@ -604,21 +725,35 @@ func (l *Live) copy(src, dst *fdTree, rel string, sst, over *unix.Stat_t) (st un
 	return st, false, nil
 }
 
-// remove deletes the regular file rel of t, following no link.
-func (l *Live) remove(t *fdTree, rel string) error {
+// remove deletes the entry rel of t, following no link, if it is still
+// the one of stat checked (nil: there was none), as checked as a
+// replacement is (unlinkChecked): a file written since the check stays,
+// and errChanged is returned; saved is set when a new file took its place
+// meanwhile and the one it replaced was saved (the real tree's, under
+// conflicts/; the sandbox's is the agent's own superseded version, and
+// dropped).
+func (l *Live) remove(t *fdTree, rel string, checked *unix.Stat_t, inBox bool) (saved string, err error) {
+	if checked == nil {
+		return "", nil // gone on this side too
+	}
 	dir, name := splitRel(rel)
 	dfd, err := t.openDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer unix.Close(dfd)
-	if err := unix.Unlinkat(dfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return &fs.PathError{Op: "remove", Path: t.path(rel), Err: err}
+	displaced := l.s.displaced(rel)
+	if inBox {
+		displaced = func(int, string) (string, error) { return "", nil }
 	}
-	return nil
+	saved, err = unlinkChecked(dfd, filepath.Dir(t.path(rel)), name, l.s.tempName(name), put{rel: rel, over: checked}, displaced)
+	if errors.Is(err, errGone) {
+		return "", nil
+	}
+	return saved, err
 }
 
 // sameFiles reports whether rel has the same bytes in both trees.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -302,6 +303,80 @@ func BenchmarkLiveLatency(b *testing.B) {
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}
+
+// TestLiveTypeChanges: live sync follows the type-change rules of the
+// final sync-back. With Deletes, a file the agent puts in the place of a
+// directory whose files it removed, and a directory in the place of a
+// file, cross once the removals did, and a directory a removal emptied
+// goes; without, nothing of them crosses and nothing is a conflict or a
+// failure: the final sync-back reports them as waiting, and a sync with
+// deletions applies them. The session always finishes.
+func TestLiveTypeChanges(t *testing.T) {
+	for _, deletes := range []bool{true, false} {
+		t.Run(fmt.Sprintf("deletes %v", deletes), func(t *testing.T) {
+			root := t.TempDir()
+			for rel, content := range map[string]string{
+				"d1/x": "x\n", "f": "f\n", "pkg/m.go": "m\n", "pkg/sub/s.go": "s\n", "keep.txt": "k\n",
+			} {
+				write(t, filepath.Join(root, rel), content)
+			}
+			s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
+			must(t, err)
+			must(t, s.Save())
+			var conflicts atomic.Int32
+			l, err := s.Live(LiveOptions{Deletes: deletes, OnConflict: func(Conflict) { conflicts.Add(1) }})
+			must(t, err)
+			box := func(rel string) string { return filepath.Join(s.Tree, rel) }
+			must(t, os.Remove(box("d1/x")))
+			must(t, os.Remove(box("d1")))
+			write(t, box("d1"), "now a file\n")
+			must(t, os.Remove(box("f")))
+			write(t, box("f/a"), "now a directory\n")
+			must(t, os.RemoveAll(box("pkg")))
+			write(t, box("marker.txt"), "m\n")
+			waitFor(t, "marker.txt in the real tree", contentIs(filepath.Join(root, "marker.txt"), "m\n"))
+			time.Sleep(300 * time.Millisecond)
+			rep := l.Stop()
+			if conflicts.Load() != 0 || len(rep.Conflicts) != 0 || len(rep.Failed) != 0 {
+				t.Fatalf("live report: %+v", rep)
+			}
+			if deletes {
+				if _, err := os.Lstat(filepath.Join(root, "pkg")); !os.IsNotExist(err) {
+					t.Errorf("the directories the deletions emptied stay: %v", err)
+				}
+			} else {
+				for rel, want := range map[string]string{"d1/x": "x\n", "f": "f\n", "pkg/sub/s.go": "s\n"} {
+					if got, _ := os.ReadFile(filepath.Join(root, rel)); string(got) != want {
+						t.Errorf("real %s = %q without Deletes, want %q", rel, got, want)
+					}
+				}
+				r, err := s.Sync(context.Background(), SyncOptions{})
+				must(t, err)
+				if len(r.Conflicts) != 0 || len(r.Failed) != 0 || !slices.Equal(r.Blocked, []string{"d1", "f/a"}) {
+					t.Errorf("sync-back without deletes: %+v", r)
+				}
+			}
+			r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+			must(t, err)
+			if len(r.Conflicts) != 0 || len(r.Failed) != 0 || len(r.Blocked) != 0 {
+				t.Errorf("sync-back: %+v", r)
+			}
+			for rel, want := range map[string]string{"d1": "now a file\n", "f/a": "now a directory\n", "keep.txt": "k\n"} {
+				if got, err := os.ReadFile(filepath.Join(root, rel)); string(got) != want {
+					t.Errorf("real %s = %q (%v), want %q", rel, got, err, want)
+				}
+			}
+			if _, err := os.Lstat(filepath.Join(root, "pkg")); !os.IsNotExist(err) {
+				t.Errorf("real pkg stays: %v", err)
+			}
+			again, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+			must(t, err)
+			if again.Changes()+len(again.Conflicts)+len(again.Blocked)+len(again.Failed) != 0 {
+				t.Errorf("a second sync-back: %+v", again)
+			}
 		})
 	}
 }

@@ -157,3 +157,46 @@ func TestLiveConflictUnsavable(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveDeleteRace: a user's write to a real file between live sync's
+// check of it and the removal that carries the agent's deletion over is
+// never lost: the file stays as the user wrote it, it is a conflict
+// (reported at once and in the live report, nothing of the agent's to
+// save), and no deletion is counted.
+func TestLiveDeleteRace(t *testing.T) {
+	const user = "gone, written by the user\n"
+	var werr atomic.Pointer[error]
+	var raced atomic.Bool
+	var root atomic.Pointer[string]
+	raceAt(t, "gone.txt", func() {
+		raced.Store(true)
+		if err := os.WriteFile(filepath.Join(*root.Load(), "gone.txt"), []byte(user), 0o644); err != nil {
+			werr.Store(&err)
+		}
+	})
+	var conflicts atomic.Int32
+	s, l, r := liveSession(t, LiveOptions{Deletes: true, OnConflict: func(c Conflict) {
+		if c.Path == "gone.txt" {
+			conflicts.Add(1)
+		}
+	}})
+	root.Store(&r)
+	must(t, os.Remove(filepath.Join(s.Tree, "gone.txt")))
+	waitFor(t, "the conflict reported", func() bool { return conflicts.Load() > 0 })
+	rep := l.Stop()
+	if !raced.Load() {
+		t.Fatal("nobody wrote between the check and the removal")
+	}
+	if err := werr.Load(); err != nil {
+		t.Fatal(*err)
+	}
+	if got, err := os.ReadFile(filepath.Join(r, "gone.txt")); string(got) != user {
+		t.Errorf("real gone.txt = %q (%v), want the user's", got, err)
+	}
+	if len(rep.Conflicts) != 1 || rep.Conflicts[0].Path != "gone.txt" || rep.Conflicts[0].Saved != "" || rep.Deleted != 0 {
+		t.Errorf("live report: %+v", rep)
+	}
+	if left := tempFiles(t, r); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -39,7 +39,8 @@
 // that git works in the sandbox; the files left out that git tracks are
 // marked skip-worktree in the sandbox's index and materialized files are
 // listed in its info/exclude, so that git status there is clean before the
-// agent starts. Nothing under .git flows back.
+// agent starts. Nothing under .git flows back, nor under a git directory
+// of the project under another name that a .git file names (git.go).
 //
 // The harness must reach no path of the real tree: a symlink whose
 // absolute target is inside the project is made again pointing to the same
@@ -86,9 +87,11 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
@@ -184,6 +187,9 @@ type Sandbox struct {
 	journal              *journal
 
 	gitStart string // the sandbox's HEAD commit when it was made (git.go)
+	// gitDirs are the project's git directories under another name
+	// than .git (git.go): never synced.
+	gitDirs gitDirs
 
 	rules *Rules
 	// manifest is the real files at copy time by path (slashes): made
@@ -356,6 +362,7 @@ func PlanFor(o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Hidden: []string{}, Readonly: []string{}, Ignored: []string{}}
+	gitDirs := projectGitDirs(o.Root)
 	err = filepath.WalkDir(o.Root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -364,7 +371,7 @@ func PlanFor(o Options) (*Plan, error) {
 		switch {
 		case rel == ".":
 			return nil
-		case d.Name() == ".git":
+		case d.Name() == ".git" || gitDirs.isGitDir(rel):
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -433,7 +440,8 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
+	s.gitDirs = projectGitDirs(o.Root)
+	v := newCreateVisitor(o, r, s)
 	var copyErr error
 	if o.Warm != "" {
 		state := loadWarmState(o.Warm)
@@ -450,7 +458,7 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 			s.Reused, copyErr = false, nil
 			s.readonly, s.links, s.skipped = map[string]bool{}, map[string]string{}, nil
 			s.base, s.dirs, s.baseFiles, s.baseLinks = entryList{}, nil, 0, 0
-			v = &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
+			v = newCreateVisitor(o, r, s)
 		}
 	}
 	if !s.Reused {
@@ -462,6 +470,7 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 		}
 		return nil, fmt.Errorf("cannot copy %s into the sandbox: %w", o.Root, err)
 	}
+	v.adoptGitDirs()
 	s.makeManifest()
 	// From here on, what changes in the tree is in the journal: what
 	// Create still does, Materialize, and the harness.
@@ -511,6 +520,17 @@ type createVisitor struct {
 	// project, by path relative to the root, to where they lead.
 	gitLinks map[string]string
 	readonly []statEntry // the read-only files
+	// known are the git directories under another name: the sandbox's
+	// (those the root's .git names), and those nested .git files name,
+	// added as the copy meets them (adoptGitDirs).
+	known atomic.Pointer[gitDirs]
+}
+
+func newCreateVisitor(o Options, r *Rules, s *Sandbox) *createVisitor {
+	v := &createVisitor{o: o, r: r, s: s, stores: map[string]string{}, gitLinks: map[string]string{}}
+	g := s.gitDirs
+	v.known.Store(&g)
+	return v
 }
 
 func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
@@ -518,12 +538,20 @@ func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
 	if name == ".git" && !isDir {
 		// A .git file or link names a git directory, maybe the real
 		// repository's: sealGitFiles decides what the sandbox gets.
+		// One it names inside the project under another name is a git
+		// directory of the project.
+		named := namedGitDirs(v.o.Root, filepath.Join(dir, name))
 		v.mu.Lock()
 		v.dotgits = append(v.dotgits, rel)
+		if g := *v.known.Load(); len(named) > 0 {
+			g = g.add(named...)
+			v.known.Store(&g)
+		}
 		v.mu.Unlock()
 		return true
 	}
-	if inner, in := gitInner(rel); in {
+	known := *v.known.Load()
+	if inner, in := known.gitInner(rel); in {
 		src := filepath.Join(dir, name)
 		if skip, store := gitSkip(inner, src, isDir); skip {
 			if store {
@@ -535,7 +563,7 @@ func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
 		}
 		return false
 	}
-	if name == ".git" {
+	if known.isGitDir(rel) {
 		return false // a git directory: copied, but for its objects
 	}
 	if v.r.ignoredLeaf(rel, isDir) || (!isDir && v.r.hidden(rel)) {
@@ -550,7 +578,8 @@ func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
 // done records what the copy made of one directory in base: regular
 // files (the manifest's), directories and links; but git's own.
 func (v *createVisitor) done(batch []statEntry) {
-	if _, in := gitInner(batch[0].rel); in {
+	known := *v.known.Load()
+	if _, in := known.gitInner(batch[0].rel); in {
 		// git's own files are never synced; a git directory's config may
 		// name its work tree (sealWorktrees).
 		has := 0
@@ -580,7 +609,7 @@ func (v *createVisitor) done(batch []statEntry) {
 	for _, e := range batch {
 		switch e.st.mode & unix.S_IFMT {
 		case unix.S_IFDIR:
-			if isDotGit(e.rel) {
+			if known.isGitDir(e.rel) {
 				continue // a git directory, copied but git's own
 			}
 			dirs = append(dirs, e.rel)
@@ -607,7 +636,7 @@ func (v *createVisitor) done(batch []statEntry) {
 }
 
 func (v *createVisitor) link(rel, src, target string) (string, bool) {
-	if _, in := gitInner(rel); in {
+	if _, in := v.known.Load().gitInner(rel); in {
 		// A link in a git directory that leads out of the project (the
 		// layout git-new-workdir makes: refs, objects, config linked to
 		// another clone) would lead git in the sandbox to a real
@@ -631,6 +660,69 @@ func (v *createVisitor) link(rel, src, target string) (string, bool) {
 	v.s.links[rel] = t
 	v.mu.Unlock()
 	return t, true
+}
+
+// adoptGitDirs makes the git directories under another name that the
+// copy found as it went (a nested .git names them) what those known before
+// it are, for what the copy recorded of them before: their entries leave
+// base, the directories, the read-only files, the links made again and
+// the paths left out, and their config is pointed at the sandbox
+// (sealWorktrees). Their objects stay copied (only those known before the
+// copy are shared by alternates): git works the same.
+func (v *createVisitor) adoptGitDirs() {
+	s := v.s
+	all := *v.known.Load()
+	var late gitDirs
+	for _, d := range all {
+		if _, ok := s.gitDirs.inner(d); !ok {
+			late = append(late, d)
+		}
+	}
+	s.gitDirs = all
+	if len(late) == 0 {
+		return
+	}
+	in := func(rel string) bool { _, ok := late.inner(rel); return ok }
+	var base entryList
+	files, links := 0, 0
+	for _, b := range s.base.batches {
+		kept := make([]statEntry, 0, len(b))
+		for _, e := range b {
+			if in(e.rel) {
+				continue
+			}
+			switch e.st.mode & unix.S_IFMT {
+			case unix.S_IFREG:
+				files++
+			case unix.S_IFLNK:
+				links++
+			}
+			kept = append(kept, e)
+		}
+		base.add(kept)
+	}
+	s.base, s.baseFiles, s.baseLinks = base, files, links
+	s.dirs = slices.DeleteFunc(s.dirs, in)
+	s.skipped = slices.DeleteFunc(s.skipped, in)
+	v.readonly = slices.DeleteFunc(v.readonly, func(e statEntry) bool { return in(e.rel) })
+	for rel := range s.readonly {
+		if in(rel) {
+			delete(s.readonly, rel)
+		}
+	}
+	for rel := range s.links {
+		if in(rel) {
+			delete(s.links, rel)
+		}
+	}
+	for _, d := range late {
+		dir := filepath.Join(s.Tree, filepath.FromSlash(d))
+		head, err1 := os.Lstat(filepath.Join(dir, "HEAD"))
+		cfg, err2 := os.Lstat(filepath.Join(dir, "config"))
+		if err1 == nil && err2 == nil && head.Mode().IsRegular() && cfg.Mode().IsRegular() {
+			v.gitdirs = append(v.gitdirs, dir)
+		}
+	}
 }
 
 // makeManifest makes the manifest of the files and links in base, in
@@ -687,7 +779,7 @@ func (s *Sandbox) Skipped() []string { return s.skipped }
 // the sandbox's index, so that git status there does not report them as
 // deleted. It does nothing without a .git directory or a git binary.
 func (s *Sandbox) quietGit() error {
-	if fi, err := os.Stat(filepath.Join(s.Tree, ".git")); err != nil || !fi.IsDir() || len(s.skipped) == 0 {
+	if g, _ := s.gitDir(); g == "" || len(s.skipped) == 0 {
 		return nil
 	}
 	if _, err := exec.LookPath("git"); err != nil {

@@ -51,7 +51,10 @@ type manifestHeader struct {
 	// (empty without a repository or a commit): where the agent's
 	// commits start.
 	GitStart string `json:"gitStart,omitempty"`
-	Files    int    `json:"files"`
+	// GitDirs are the project's git directories under another name
+	// than .git (git.go), never synced.
+	GitDirs []string `json:"gitDirs,omitempty"`
+	Files   int      `json:"files"`
 }
 
 // manifestFile is one real file, or symbolic link, at copy time (or as
@@ -85,7 +88,7 @@ func (s *Sandbox) Save() error {
 	h := manifestHeader{
 		Format: manifestFormat, Root: s.Root, Workdir: filepath.ToSlash(wd),
 		Ignore: s.rules.ignLines, Readonly: s.rules.roLines, Hide: s.rules.hide, HidePaths: s.rules.hidePaths,
-		Links: s.links, Skipped: s.skipped, GitStart: s.gitStart,
+		Links: s.links, Skipped: s.skipped, GitStart: s.gitStart, GitDirs: s.gitDirs,
 	}
 	// The files in the order the copy met them, from base: the harness
 	// need not wait for the manifest's map, nor for 20,000 paths sorted.
@@ -229,6 +232,12 @@ func readManifest(dir string, r *bufio.Reader) (*Sandbox, error) {
 	if !sort.StringsAreSorted(s.skipped) {
 		return nil, fmt.Errorf("the skipped paths are not sorted")
 	}
+	for _, rel := range h.GitDirs {
+		if !safeRel(rel) || rel == "." {
+			return nil, fmt.Errorf("git directory %q is not inside the sandbox", rel)
+		}
+	}
+	s.gitDirs = gitDirs(nil).add(h.GitDirs...)
 	for i := 0; i < h.Files; i++ {
 		var m manifestFile
 		if err := dec.Decode(&m); err != nil {

@@ -41,6 +41,12 @@ type Conflict struct {
 	// Saved is empty for a deletion conflict.
 	Real  string `json:"real"`
 	Saved string `json:"saved,omitempty"`
+	// Reason, when set, says what happened where the usual reading of a
+	// conflict (changed in the repository too; deleted by the agent but
+	// changed in the repository) would not: it completes a sentence
+	// that begins with the path. It names paths as they are (a printer
+	// quotes it).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Report is what Sync did.
@@ -153,7 +159,11 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // agent put in the place of a removal left out waits for it
 // (Report.Blocked), and is written once its place is clear: a conflict
 // only when the user changed the path, or something below a directory
-// being replaced.
+// being replaced. A real directory left in the place of the agent's file
+// once the copy's files in it are removed (by an earlier sync, or live
+// sync) is removed when it is empty, as the removal part (with Deletes;
+// else Blocked); one that holds what the copy never had (ignored files,
+// files the user made) stays, a conflict whose Reason says so.
 //
 // What a sync applied is the base of the next sync of the sandbox: the
 // manifest takes each file written back, found written or deleted as the
@@ -176,12 +186,15 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	// copy left them and are settled here; the others are synced below,
 	// in order. When the journal kept while the harness ran can be
 	// trusted, only the entries it names are stat'ed (journal_linux.go).
-	skip := func(rel string) bool { return isDotGit(rel) }
+	skip := s.isGitDir
 	visit := func(batch []statEntry) {
 		var changed, lnk, spc []string
 		n := 0
 		for i := range batch {
 			e := &batch[i]
+			if s.inGit(e.rel) {
+				continue // what the agent put in the place of a git directory
+			}
 			switch e.st.mode & unix.S_IFMT {
 			case unix.S_IFDIR:
 				continue
@@ -229,7 +242,7 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		}
 		// The walk went on past what it could not read: those paths
 		// fail, the others sync.
-		r.Failed = unreadable(s.Tree)
+		r.Failed = unreadable(s.Tree, s.isGitDir)
 		if len(r.Failed) == 0 {
 			return r, fmt.Errorf("cannot read the sandbox: %w", err)
 		}
@@ -460,10 +473,10 @@ func below(rel string, dirs []string) bool {
 }
 
 // unreadable returns the directories and entries of the sandbox tree that
-// cannot be read (.git directories aside, which sync-back does not
-// read), each with its error. The walk of the sandbox stops at the first
-// of them but reads the rest; this finds them all.
-func unreadable(tree string) []Failure {
+// cannot be read (git directories aside, for which skip is true: sync-back
+// does not read them), each with its error. The walk of the sandbox stops
+// at the first of them but reads the rest; this finds them all.
+func unreadable(tree string, skip func(rel string) bool) []Failure {
 	var out []Failure
 	var walk func(fd int, rel string)
 	walk = func(fd int, rel string) {
@@ -485,7 +498,7 @@ func unreadable(tree string) []Failure {
 				}
 				continue
 			}
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR || name == ".git" {
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR || skip(sub) {
 				continue
 			}
 			cfd, err := openDirAt(fd, name)
@@ -605,6 +618,36 @@ func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 			return err
 		}
 	}
+	if rst != nil && rst.Mode&unix.S_IFMT == unix.S_IFDIR && !parentChanged {
+		// A directory in the place of the agent's file, whose files of
+		// the copy are gone (their removal was applied, here or by live
+		// sync): an empty one is the removal part of the type change
+		// (with deletions only); one that holds what the copy never
+		// had stays, a conflict that says so.
+		names, err := readNamesAt(dfd, name, real.path(rel))
+		switch {
+		case err == nil && len(names) == 0:
+			if !o.Deletes {
+				r.Blocked = append(r.Blocked, rel)
+				return nil
+			}
+			if o.DryRun {
+				rst = nil
+				break
+			}
+			if err := unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR); err == nil {
+				rst = nil
+			}
+		case err == nil:
+			if reason := s.neverHad(rel, names, dfd, name); reason != "" {
+				if err := s.conflict(rel, r, o, in, &bst); err != nil {
+					return err
+				}
+				r.Conflicts[len(r.Conflicts)-1].Reason = reason
+				return nil
+			}
+		}
+	}
 	if parentChanged || !s.unchanged(rel, rst) {
 		return s.conflict(rel, r, o, in, &bst)
 	}
@@ -635,6 +678,78 @@ func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 		r.Created = append(r.Created, rel)
 	}
 	return nil
+}
+
+// readNamesAt lists the directory name of dirfd (path p), following no
+// link.
+func readNamesAt(dirfd int, name, p string) ([]string, error) {
+	fd, err := openDirAt(dirfd, name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	return readNames(fd, p)
+}
+
+// neverHad returns, for the real directory rel (name of dirfd) whose
+// entries are names, the Reason of the conflict of a file the agent put
+// in its place: it holds what the copy never had (files the copy left
+// out, such as ignored ones, or made since), naming the first of them;
+// empty when all it holds was copied.
+func (s *Sandbox) neverHad(rel string, names []string, dirfd int, name string) string {
+	const shown = 3
+	var odd []string
+	more := 0
+	sort.Strings(names)
+	for _, n := range names {
+		sub := rel + "/" + n
+		if !s.copied(sub, dirfd, name, n) {
+			if len(odd) < shown {
+				odd = append(odd, sub)
+			} else {
+				more++
+			}
+		}
+	}
+	if len(odd) == 0 {
+		return ""
+	}
+	list := strings.Join(odd, ", ")
+	if more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return "is a directory in the repository that holds files the sandbox never had (" + list + "): it stays, and the agent's file is not written"
+}
+
+// copied reports whether the real entry sub (n in the directory name of
+// dirfd) is, or holds only, what the manifest has: files and links of the
+// copy.
+func (s *Sandbox) copied(sub string, dirfd int, name, n string) bool {
+	if _, ok := s.realFiles()[sub]; ok {
+		return true
+	}
+	if _, ok := s.copyLinks()[sub]; ok {
+		return true
+	}
+	fd, err := openDirAt(dirfd, name)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	kids, err := readNamesAt(fd, n, sub)
+	if err != nil {
+		return false
+	}
+	for _, k := range kids {
+		if !s.copied(sub+"/"+k, fd, n, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // errNotRegular is the error of a sandbox path that is not a regular
@@ -791,12 +906,68 @@ func (s *Sandbox) remove(rel string, r *Report, o SyncOptions, real *fdTree, asC
 		o.Progress(rel)
 	}
 	if !o.DryRun {
-		if err := unix.Unlinkat(dfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		// Removed only if it is still what was checked (unlinkChecked): a
+		// write after the check stays, as a conflict.
+		saved, err := unlinkChecked(dfd, filepath.Dir(realPath), name, s.tempName(name), put{rel: rel, over: &st}, s.displaced(rel))
+		switch {
+		case errors.Is(err, errChanged):
+			c := Conflict{Path: rel, Real: realPath}
+			if saved != "" {
+				c.Reason = displacedReason(saved)
+			}
+			r.Conflicts = append(r.Conflicts, c)
+			return nil
+		case errors.Is(err, errGone):
+		case err != nil:
 			return fmt.Errorf("cannot delete %s: %w", realPath, err)
 		}
 	}
 	r.Deleted = append(r.Deleted, rel)
 	return nil
+}
+
+// displacedReason is the Reason of a deletion's conflict whose real file
+// was replaced while it was being removed: the version the new one
+// replaced is at saved.
+func displacedReason(saved string) string {
+	return "was deleted by the agent, and written in the repository while it was being removed: yours is kept; the version it replaced is saved at " + saved
+}
+
+// displaced returns the function that saves, under the sandbox's
+// conflicts directory at rel, a real file or link that unlinkChecked moved
+// aside (tmp of dirfd) and could not put back, a new one having taken its
+// name: a regular file's bytes and permissions, a link's target.
+func (s *Sandbox) displaced(rel string) func(dirfd int, tmp string) (string, error) {
+	return func(dirfd int, tmp string) (string, error) {
+		saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel)) + ".replaced"
+		var st unix.Stat_t
+		if err := unix.Fstatat(dirfd, tmp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return "", err
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			target, err := readlinkAt(dirfd, tmp)
+			if err != nil {
+				return "", err
+			}
+			if err := os.MkdirAll(filepath.Dir(saved), 0o755); err != nil {
+				return "", err
+			}
+			_ = os.Remove(saved)
+			return saved, os.Symlink(target, saved)
+		case unix.S_IFREG:
+			fd, err := openFileAt(dirfd, tmp)
+			if err != nil {
+				return "", err
+			}
+			defer unix.Close(fd)
+			if err := unix.Fstat(fd, &st); err != nil {
+				return "", err
+			}
+			return saved, s.save(saved, fd, st.Size, uint32(st.Mode)&0o777)
+		}
+		return "", errNotRegular
+	}
 }
 
 // removedIn reports whether the agent removed the regular file rel of the

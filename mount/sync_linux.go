@@ -37,6 +37,13 @@ func renameNoReplace(dirfd int, tmp, name string) error {
 	return err
 }
 
+// renameAside renames name to tmp in dirfd unless there is an entry at
+// tmp (unix.EEXIST); a file system that cannot is unix.EINVAL (or
+// unix.ENOSYS on an old kernel).
+func renameAside(dirfd int, name, tmp string) error {
+	return unix.Renameat2(dirfd, name, dirfd, tmp, unix.RENAME_NOREPLACE)
+}
+
 // exchangeAt swaps the names a and b of dirfd, both of which must exist,
 // in one step (renameat2 RENAME_EXCHANGE); a file system that cannot is
 // unix.EINVAL (or unix.ENOSYS on an old kernel).

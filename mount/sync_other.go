@@ -14,6 +14,10 @@ func linkAnon(int, int, string) error { return errNoAnon }
 // name (unix.EEXIST).
 func renameNoReplace(dirfd int, tmp, name string) error { return linkNoReplace(dirfd, tmp, name) }
 
+// renameAside cannot rename without replacing here: unix.ENOSYS, and
+// unlinkChecked checks, then unlinks.
+func renameAside(int, string, string) error { return unix.ENOSYS }
+
 // exchangeAt cannot swap two names in one step here: unix.ENOSYS, and
 // placeAt checks, then renames.
 func exchangeAt(int, string, string) error { return unix.ENOSYS }

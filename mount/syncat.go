@@ -30,7 +30,13 @@ import (
 // rename over the file, is seen there: the user's file is put back and the
 // path is a conflict, with the agent's version saved under conflicts/. A
 // new file is linked or renamed to its name only if nothing is there, so
-// that a file the user made meanwhile stays, as a conflict. Known limits:
+// that a file the user made meanwhile stays, as a conflict. A removal (an
+// agent's deletion applied) is checked the same way (unlinkChecked): the
+// file is renamed aside in its directory, replacing nothing, compared with
+// what was checked, and unlinked only if it is the same; a file written
+// after the check goes back (a conflict), and one the user made at the
+// name meanwhile stays, the file it replaced saved under conflicts/.
+// Known limits:
 //
 //   - a writer that holds the old file open and writes to it after the
 //     exchange writes to the file being removed: that write is lost;
@@ -39,13 +45,14 @@ import (
 //   - when the user writes the file again between the exchange and the
 //     exchange back (microseconds), that latest version stays and the one
 //     it superseded is dropped;
-//   - a sync killed between the exchange and the comparison leaves the
-//     replaced file under the temporary name, which the next sync of the
-//     session removes unchecked;
+//   - a sync killed between the exchange (or the rename aside of a
+//     removal) and the comparison leaves the replaced file under the
+//     temporary name, which the next sync of the session removes
+//     unchecked;
 //   - where the file system cannot exchange (some network and FUSE file
 //     systems: EINVAL, or ENOSYS on an old kernel, and every system but
-//     Linux), the file is checked again just before a rename over it, and
-//     a write between the two is lost.
+//     Linux), the file is checked again just before a rename over it (or
+//     its removal), and a write between the two is lost.
 
 var (
 	// errLinkOnPath is the error of a path one of whose directories is a
@@ -432,6 +439,80 @@ func placeAt(dirfd int, dir, name, tmp string, p put) (err error) {
 		}
 	}
 	return errChanged
+}
+
+// errGone is returned by unlinkChecked when nothing is at the name any more:
+// removed since it was checked.
+var errGone = errors.New("gone meanwhile")
+
+// unlinkChecked removes the entry name of dirfd, whose path is dir, if it is
+// still the one p.over describes (checked by the caller): the same file
+// (device and inode), of the same type, mode, size and modification time.
+// A removal is made as checked as a replacement (placeAt): the entry is
+// first renamed aside to tmp in the same directory, replacing nothing
+// (renameat2 RENAME_NOREPLACE), and what was moved is compared with
+// p.over; only then is it unlinked. When it is not what was checked (a
+// writer changed or replaced it after the check), it is renamed back,
+// again replacing nothing, and errChanged returned; when something new
+// took its name meanwhile, that stays, and the moved entry is handed to
+// displaced, which saves it elsewhere and returns where (the path is
+// returned with errChanged). Nothing at the name is errGone. Where the
+// file system cannot rename without replacing, the entry is checked again
+// and unlinked, which leaves a window between the two.
+func unlinkChecked(dirfd int, dir, name, tmp string, p put, displaced func(dirfd int, tmp string) (string, error)) (saved string, err error) {
+	target := filepath.Join(dir, name)
+	unlinkTemp(dirfd, tmp) // left by a killed sync
+	p.before()
+	err = renameAside(dirfd, name, tmp)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return "", errGone
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP):
+		// The file system cannot rename without replacing: the check
+		// again, then the removal; a write between the two is lost.
+		var st unix.Stat_t
+		if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return "", errGone
+			}
+			return "", &fs.PathError{Op: "lstat", Path: target, Err: err}
+		}
+		if !sameStat(&st, p.over) {
+			return "", errChanged
+		}
+		if err := unix.Unlinkat(dirfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+			return "", &fs.PathError{Op: "remove", Path: target, Err: err}
+		}
+		return "", nil
+	case err != nil:
+		return "", &fs.PathError{Op: "rename", Path: target, Err: err}
+	}
+	hook("aside")
+	var was unix.Stat_t
+	if unix.Fstatat(dirfd, tmp, &was, unix.AT_SYMLINK_NOFOLLOW) == nil && sameStat(&was, p.over) {
+		if err := unix.Unlinkat(dirfd, tmp, 0); err != nil {
+			if renameNoReplace(dirfd, tmp, name) != nil {
+				return "", fmt.Errorf("cannot remove %s, and cannot put it back: it is at %s: %w", target, filepath.Join(dir, tmp), err)
+			}
+			return "", &fs.PathError{Op: "remove", Path: target, Err: err}
+		}
+		return "", nil
+	}
+	// Not what was checked: it goes back in place, unless something new
+	// took the name meanwhile.
+	err = renameNoReplace(dirfd, tmp, name)
+	if err == nil {
+		return "", errChanged
+	}
+	if errors.Is(err, unix.EEXIST) && displaced != nil {
+		saved, serr := displaced(dirfd, tmp)
+		if serr == nil {
+			_ = unix.Unlinkat(dirfd, tmp, 0)
+			return saved, errChanged
+		}
+		err = serr
+	}
+	return "", fmt.Errorf("cannot put %s back: it is at %s: %w", target, filepath.Join(dir, tmp), err)
 }
 
 // exchange swaps the names a and b of dirfd (a variable for tests, which

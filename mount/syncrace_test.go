@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +173,116 @@ func TestSyncNoRace(t *testing.T) {
 			t.Errorf("no exchange %v: temporary files left: %v", noExch, left)
 		}
 	}
+}
+
+// TestSyncDeleteRace: a user's write to a real file between sync-back's
+// check of it and the removal the agent's deletion applies is never lost:
+// the file stays as the user left it, it is a conflict and not reported
+// deleted; a file the user made at the name while the old one was being
+// removed stays, and the one it replaced is saved under conflicts/; a link
+// replaced after the check stays. The other deletion applies, and no
+// temporary file is left.
+func TestSyncDeleteRace(t *testing.T) {
+	tests := []struct {
+		name    string
+		rel     string
+		link    bool
+		user    func(t *testing.T, p string)
+		aside   func(t *testing.T, p string) // a writer after the rename aside
+		want    string                       // the real file after the sync (the target, for a link)
+		saved   string                       // the version saved, "" for none
+		noAside bool                         // the file system cannot rename aside
+	}{
+		{name: "written in place", rel: "a.txt", want: "USER\nmore by the user\n",
+			user: func(t *testing.T, p string) { appendUser(t, p, "more by the user\n") }},
+		{name: "replaced by a rename, the same size and time", rel: "a.txt", want: "USR!\n",
+			user: func(t *testing.T, p string) {
+				var st unix.Stat_t
+				must(t, unix.Lstat(p, &st))
+				must(t, os.WriteFile(p+".swp", []byte("USR!\n"), 0o644))
+				mtime := time.Unix(st.Mtim.Unix())
+				must(t, os.Chtimes(p+".swp", mtime, mtime))
+				must(t, os.Rename(p+".swp", p))
+			}},
+		{name: "written, then made again while removed", rel: "a.txt", want: "made again\n", saved: "USER\nmore by the user\n",
+			user:  func(t *testing.T, p string) { appendUser(t, p, "more by the user\n") },
+			aside: func(t *testing.T, p string) { must(t, os.WriteFile(p, []byte("made again\n"), 0o644)) }},
+		{name: "a link pointed elsewhere", rel: "l", link: true, want: "b.txt",
+			user: func(t *testing.T, p string) {
+				must(t, os.Remove(p))
+				must(t, os.Symlink("b.txt", p))
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, root := raceTree(t, map[string]string{"a.txt": "USER\n", "b.txt": "b\n", "sub/c.txt": "c\n"})
+			if tc.link {
+				// A link of the copy: the sandbox made again.
+				must(t, os.Symlink("a.txt", filepath.Join(root, "l")))
+				var err error
+				s, err = create(context.Background(), Options{Home: filepath.Join(filepath.Dir(root), "home2"), Persona: "p", Root: root, Cwd: root})
+				must(t, err)
+			}
+			must(t, os.Remove(filepath.Join(s.Tree, tc.rel)))
+			must(t, os.Remove(filepath.Join(s.Tree, "sub/c.txt")))
+			p := filepath.Join(root, tc.rel)
+			raced := raceAt(t, tc.rel, func() { tc.user(t, p) })
+			if tc.aside != nil {
+				syncHook = func(stage string) {
+					if stage == "aside" {
+						tc.aside(t, p)
+					}
+				}
+				t.Cleanup(func() { syncHook = nil })
+			}
+			r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+			must(t, err)
+			if !raced() {
+				t.Fatal("the user never wrote between the check and the removal")
+			}
+			var got string
+			if tc.link {
+				got, err = os.Readlink(p)
+			} else {
+				var b []byte
+				b, err = os.ReadFile(p)
+				got = string(b)
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("real %s = %q (%v), want the user's %q", tc.rel, got, err, tc.want)
+			}
+			if len(r.Conflicts) != 1 || r.Conflicts[0].Path != tc.rel || r.Conflicts[0].Saved != "" {
+				t.Fatalf("conflicts = %+v, want %s, nothing of the agent's saved", r.Conflicts, tc.rel)
+			}
+			if tc.saved != "" {
+				saved := filepath.Join(s.Dir, ConflictsDir, tc.rel+".replaced")
+				if !strings.Contains(r.Conflicts[0].Reason, saved) {
+					t.Errorf("reason = %q, want it to name %s", r.Conflicts[0].Reason, saved)
+				}
+				if b, err := os.ReadFile(saved); string(b) != tc.saved {
+					t.Errorf("the replaced version saved = %q (%v), want %q", b, err, tc.saved)
+				}
+			} else if r.Conflicts[0].Reason != "" {
+				t.Errorf("reason = %q, want none", r.Conflicts[0].Reason)
+			}
+			if !slices.Equal(r.Deleted, []string{"sub/c.txt"}) {
+				t.Errorf("deleted = %v, want [sub/c.txt]", r.Deleted)
+			}
+			if _, err := os.Lstat(filepath.Join(root, "sub/c.txt")); !os.IsNotExist(err) {
+				t.Errorf("the other deletion did not apply: %v", err)
+			}
+			if left := tempFiles(t, root); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+		})
+	}
+}
+
+func appendUser(t *testing.T, p, text string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString(text)
+	must(t, err)
+	must(t, f.Close())
 }

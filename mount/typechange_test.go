@@ -581,3 +581,48 @@ func TestSyncKeepsLinkUnderMaterialized(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncFileOverDirectory: a file the agent put in the place of a
+// directory whose files of the copy are gone from the real tree already
+// (an earlier sync or live sync applied their removal, and the directory
+// stayed): an empty directory is the removal part of the type change,
+// left out without Deletes (Blocked, no conflict) and applied with; a
+// directory holding what the copy never had (an ignored file, one the
+// user made since) stays, a conflict whose Reason says so.
+func TestSyncFileOverDirectory(t *testing.T) {
+	base := t.TempDir()
+	s, root := syncTree(t, base, map[string]string{"d1/x": "x", "d2/x": "x", ".agentignore": "d2/ign.txt\n"})
+	write(t, filepath.Join(root, "d2/ign.txt"), "ignored")
+	// The removal of d1/x and d2/x applied, as live sync does.
+	for _, d := range []string{"d1", "d2"} {
+		must(t, os.Remove(filepath.Join(root, d, "x")))
+		s.forget(d + "/x")
+		must(t, os.RemoveAll(filepath.Join(s.Tree, d)))
+		write(t, filepath.Join(s.Tree, d), "now a file")
+	}
+	write(t, filepath.Join(root, "d2/sub/user.txt"), "the user's")
+
+	r, err := s.Sync(context.Background(), SyncOptions{})
+	must(t, err)
+	if !slices.Equal(r.Blocked, []string{"d1"}) || len(r.Conflicts) != 1 || r.Conflicts[0].Path != "d2" {
+		t.Fatalf("without Deletes: blocked %v, conflicts %+v", r.Blocked, r.Conflicts)
+	}
+	r, err = s.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if !slices.Equal(r.Created, []string{"d1"}) || len(r.Blocked) != 0 {
+		t.Errorf("with Deletes: created %v, blocked %v", r.Created, r.Blocked)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "d1")); string(got) != "now a file" {
+		t.Errorf("real d1 = %q", got)
+	}
+	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "d2" {
+		t.Fatalf("conflicts = %+v, want d2", r.Conflicts)
+	}
+	const want = "is a directory in the repository that holds files the sandbox never had (d2/ign.txt, d2/sub): it stays, and the agent's file is not written"
+	if c := r.Conflicts[0]; c.Reason != want || c.Saved == "" {
+		t.Errorf("conflict = %+v, want the reason %q", c, want)
+	}
+	if _, err := os.Stat(filepath.Join(root, "d2/ign.txt")); err != nil {
+		t.Errorf("the ignored file is gone: %v", err)
+	}
+}

@@ -55,6 +55,10 @@ type Conflict struct {
 	Path  string `json:"path"`
 	Real  string `json:"real"`
 	Saved string `json:"saved,omitempty"`
+	// Reason, when set, says why, where the usual reading (changed in
+	// the repository too; deleted by the agent but changed there) does
+	// not: it completes a sentence that begins with the path.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Failure is a path sync-back could not read or write.

@@ -19,14 +19,20 @@ const branchPrefix = "workforce/"
 // the number of commits and the commit it names. onBranch says the agent's
 // commits are on the branch; it is false, with no error, when the agent
 // committed nothing. A HEAD the agent moved to a commit the repository
-// already had is no commit of the agent's: no branch is made, and warn
-// says so.
+// already had is no commit of the agent's, and one pointed at what is no
+// commit (a blob, an object no repository has) makes no branch either:
+// warn says so.
 func (s *Session) exportBranch(box *mount.Sandbox, warn func(string)) (onBranch bool, err error) {
 	c, err := agentCommits(box, branchPrefix)
 	if err != nil {
 		return false, fmt.Errorf("cannot read the agent's commits in session %s: %w", s.ID(), err)
 	}
-	if c.Moved {
+	switch {
+	case c.NotCommit == "missing":
+		warn(fmt.Sprintf("the agent pointed HEAD at %s, an object the repository does not have: no branch is made", c.Head[:12]))
+	case c.NotCommit != "":
+		warn(fmt.Sprintf("the agent pointed HEAD at %s, which is not a commit but a %s: no branch is made", c.Head[:12], c.NotCommit))
+	case c.Moved:
 		warn(fmt.Sprintf("the agent moved HEAD to %s, a commit the repository already has: no branch is made", c.Head[:12]))
 	}
 	if c.New == 0 {

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,33 +44,56 @@ func realGit(dir string, args ...string) ([]byte, error) {
 
 // commits is what the agent did to the sandbox's HEAD.
 type commits struct {
-	// Head is the commit the sandbox's HEAD names; empty without one.
+	// Head is the object the sandbox's HEAD names; empty without one.
 	Head string
+	// NotCommit, when set, says Head is no commit: the kind of object it
+	// is ("blob", "tree", "tag"), or "missing" when neither the sandbox
+	// nor the real repository has it. New is 0 then.
+	NotCommit string
 	// New is the number of commits on Head since GitStart that the agent
 	// made (see agentCommits).
 	New int
-	// Moved says Head is not GitStart though the agent made no commit on
-	// it: HEAD, or its branch, was moved to a commit the repository
-	// already had.
+	// Moved says Head is a commit other than GitStart though the agent
+	// made no commit on it: HEAD, or its branch, was moved to a commit
+	// the repository already had.
 	Moved bool
 }
 
-// agentCommits returns what the agent committed in box: the sandbox's HEAD and the
-// number of commits on it since GitStart that are the agent's. A commit
-// is the agent's when git wrote it in the sandbox (its object is in the
-// sandbox's own store, where git writes what the real repository does not
-// have), or when no branch, tag or other ref of the real repository
-// reaches it but the branches sessions made (sessions: their names' prefix
-// below refs/heads/, such as "workforce/"). So a HEAD moved to commits the
-// repository already had is no commit of the agent's, and one the agent
-// made again as it was (the same tree, parents, author and time) is.
+// agentCommits returns what the agent committed in box: the sandbox's
+// HEAD and the number of commits on it since GitStart that are the
+// agent's. A commit is the agent's when the sandbox's own object store
+// holds it and the real repository's does not (git wrote it in the
+// sandbox: git writes there only what the real store, shared as
+// alternates, does not have), or when the real repository has it on the
+// branches sessions made only (sessions: their names' prefix below
+// refs/heads/, such as "workforce/"): the agent's commits brought in by an
+// earlier sync of the session, or commits an earlier session made and the
+// user did not take. A commit the real store has otherwise, reachable
+// from a ref of the user's or only from the reflog (a commit amended
+// away), is not the agent's, also when the agent copied its object into
+// the sandbox's store: a HEAD moved to commits the repository already had
+// is no commit of the agent's (Moved). A HEAD that names no commit (a
+// blob, a tree, an object no repository has) is reported as such
+// (NotCommit).
 func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 	start := box.GitStart()
 	if start == "" {
 		return commits{}, nil
 	}
-	c := commits{Head: box.Head()}
+	head, err := box.ReadHead()
+	if err != nil {
+		return commits{}, err
+	}
+	c := commits{Head: head}
 	if c.Head == "" || c.Head == start {
+		return c, nil
+	}
+	kinds, err := objectKinds(sandboxGit, box.Tree, []string{c.Head})
+	if err != nil {
+		return c, err
+	}
+	if k := kinds[c.Head]; k != "commit" {
+		c.NotCommit = k
 		return c, nil
 	}
 	out, err := sandboxGit(box.Tree, nil, "rev-list", c.Head, "^"+start, "--")
@@ -79,44 +101,78 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 		return c, err
 	}
 	all := strings.Fields(string(out))
-	stored, err := git.StoredIn(filepath.Join(box.Tree, ".git", "objects"), all)
+	stored, err := git.StoredIn(box.GitObjects(), all)
 	if err != nil {
 		return c, err
 	}
-	// The commits the real repository's refs reach are left out by the
-	// refs' names, given on standard input.
-	refs, err := realGit(box.Root, "for-each-ref", "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)")
-	if err != nil {
-		return c, err
-	}
-	var not bytes.Buffer
-	for _, line := range strings.Split(string(refs), "\n") {
-		f := strings.SplitN(line, " ", 5)
-		if len(f) != 5 || strings.HasPrefix(f[4], "refs/heads/"+sessions) && sessions != "" {
-			continue
+	if len(all) > 0 {
+		real, err := objectKinds(func(dir string, stdin []byte, args ...string) ([]byte, error) {
+			return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), stdin, args...)
+		}, box.Root, all)
+		if err != nil {
+			return c, err
 		}
-		switch {
-		case f[0] == "commit" && git.IsObjectName(f[1]):
-			fmt.Fprintf(&not, "^%s\n", f[1])
-		case f[2] == "commit" && git.IsObjectName(f[3]):
-			fmt.Fprintf(&not, "^%s\n", f[3])
-		}
-	}
-	out, err = sandboxGit(box.Tree, not.Bytes(), "rev-list", "--ignore-missing", "--stdin", c.Head, "^"+start, "--")
-	if err != nil {
-		return c, err
-	}
-	unreached := map[string]bool{}
-	for _, name := range strings.Fields(string(out)) {
-		unreached[name] = true
-	}
-	for _, name := range all {
-		if stored[name] || unreached[name] {
-			c.New++
+		var bySession map[string]bool
+		for _, name := range all {
+			if real[name] == "missing" {
+				if stored[name] {
+					c.New++
+				}
+				continue
+			}
+			if bySession == nil {
+				if bySession, err = sessionCommits(box.Root, sessions); err != nil {
+					return c, err
+				}
+			}
+			if bySession[name] {
+				c.New++
+			}
 		}
 	}
 	c.Moved = c.New == 0
 	return c, nil
+}
+
+// objectKinds returns the kind of each object of names ("commit", "blob",
+// "tree", "tag"), "missing" for one the repository in dir does not have,
+// asked by run (git cat-file --batch-check).
+func objectKinds(run func(dir string, stdin []byte, args ...string) ([]byte, error), dir string, names []string) (map[string]string, error) {
+	out, err := run(dir, []byte(strings.Join(names, "\n")+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, err
+	}
+	kinds := make(map[string]string, len(names))
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, kind, ok := strings.Cut(line, " "); ok {
+			kinds[name] = kind
+		}
+	}
+	for _, name := range names {
+		if _, ok := kinds[name]; !ok {
+			return nil, fmt.Errorf("git cat-file: no answer for %s", name)
+		}
+	}
+	return kinds, nil
+}
+
+// sessionCommits returns the commits of the real repository at root that
+// the branches sessions made hold (sessions: their names' prefix below
+// refs/heads/) and no other ref reaches; none when sessions is empty.
+func sessionCommits(root, sessions string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if sessions == "" {
+		return out, nil
+	}
+	glob := "refs/heads/" + sessions + "*"
+	list, err := realGit(root, "rev-list", "--glob="+glob, "--not", "--exclude="+glob, "--all", "--")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range strings.Fields(string(list)) {
+		out[name] = true
+	}
+	return out, nil
 }
 
 // fetchBranch brings the HEAD of the sandbox box into the real repository
@@ -142,7 +198,9 @@ func fetchBranch(box *mount.Sandbox, name string) error {
 			return fmt.Errorf("the real repository already has a branch %s that is not this session's", name)
 		}
 	}
-	_, err := realGit(box.Root,
+	// The fetch reads the sandbox's files, which the agent wrote: it has
+	// the time limit of git in the sandbox.
+	_, err := git.Repo{Dir: box.Root, Trust: git.Trusted, Limit: git.UntrustedLimit}.Run(context.Background(), nil,
 		"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.writeCommitGraph=false",
 		"-c", "protocol.file.allow=always",
 		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-maintenance",

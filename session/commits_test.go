@@ -161,9 +161,12 @@ func TestFetchBranch(t *testing.T) {
 }
 
 // TestCommitsAreTheAgents: agentCommits counts the commits the agent made,
-// not those it moved HEAD to that the repository already had; a commit
-// that only a session's branch holds, or that git wrote in the sandbox,
-// is the agent's.
+// not those it moved HEAD to that the repository already had (reachable
+// there or not, also when the agent copied the object into the sandbox's
+// store, or the user fetched it meanwhile); a commit git wrote in the
+// sandbox is the agent's, also once an earlier sync brought it in as the
+// session's branch, and so is one only a session's branch holds; a HEAD
+// at what is no commit is reported as such.
 func TestCommitsAreTheAgents(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -212,8 +215,33 @@ func TestCommitsAreTheAgents(t *testing.T) {
 			if got := strings.TrimSpace(gitIn(t, root, "rev-parse", "merged")); got != c {
 				t.Fatalf("merged = %s, want %s", got, c)
 			}
-		}, 1, false},
+		}, 0, true},
+		{"the agent's commits, brought in by an earlier sync", "workforce/", func(t *testing.T, root, tree string) {
+			commitIn(t, tree, "a")
+			commitIn(t, tree, "b")
+			gitIn(t, root, "fetch", "-q", tree, "HEAD:refs/heads/workforce/this")
+		}, 2, false},
+		{"a branch to a commit only the reflog has (amended away)", "workforce/", func(t *testing.T, root, tree string) {
+			write(t, filepath.Join(tree, ".git", "refs", "heads", "main"), lost(t, root))
+		}, 0, true},
+		{"a commit only the reflog has, copied into the sandbox's store", "workforce/", func(t *testing.T, root, tree string) {
+			c := lost(t, root)
+			obj := filepath.Join(c[:2], c[2:])
+			data, err := os.ReadFile(filepath.Join(root, ".git", "objects", obj))
+			must(t, err)
+			must(t, os.MkdirAll(filepath.Join(tree, ".git", "objects", c[:2]), 0o755))
+			must(t, os.WriteFile(filepath.Join(tree, ".git", "objects", obj), data, 0o444))
+			write(t, filepath.Join(tree, ".git", "refs", "heads", "main"), c)
+		}, 0, true},
+		{"HEAD at a blob", "workforce/", func(t *testing.T, root, tree string) {
+			blob := strings.TrimSpace(gitIn(t, root, "hash-object", "-w", "--", ".git/description"))
+			write(t, filepath.Join(tree, ".git", "HEAD"), blob)
+		}, 0, false},
+		{"HEAD at an object no repository has", "workforce/", func(t *testing.T, root, tree string) {
+			write(t, filepath.Join(tree, ".git", "HEAD"), strings.Repeat("1", 40))
+		}, 0, false},
 	}
+	notCommit := map[string]string{"HEAD at a blob": "blob", "HEAD at an object no repository has": "missing"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -235,11 +263,19 @@ func TestCommitsAreTheAgents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.New != tt.new || c.Moved != tt.moved || c.Head == "" || (c.Head == start) != (tt.new == 0 && !tt.moved) {
-				t.Errorf("agentCommits(%q) = %+v, want %d new, moved %v (start %s)", tt.sessions, c, tt.new, tt.moved, start)
+			nc := notCommit[tt.name]
+			if c.New != tt.new || c.Moved != tt.moved || c.NotCommit != nc || c.Head == "" || (c.Head == start) != (tt.new == 0 && !tt.moved && nc == "") {
+				t.Errorf("agentCommits(%q) = %+v, want %d new, moved %v, not a commit %q (start %s)", tt.sessions, c, tt.new, tt.moved, nc, start)
 			}
 		})
 	}
+}
+
+// lost makes in the real repository at root a commit that no ref reaches
+// (as one amended away, which only the reflog names), and returns it.
+func lost(t *testing.T, root string) string {
+	t.Helper()
+	return strings.TrimSpace(gitIn(t, root, "commit-tree", "-p", "HEAD", "-m", "amended away", "HEAD^{tree}"))
 }
 
 // TestAsCommitted: a file is as a commit holds it when its bytes, its

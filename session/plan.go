@@ -131,7 +131,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !o.InRepo && mount.InGitDir(workRel) {
+	if !o.InRepo && mount.InGitDir(o.Root, workRel) {
 		return nil, &InGitDirError{Cwd: o.Cwd, Root: o.Root}
 	}
 	p.Workdir = filepath.Join(tree, workRel)

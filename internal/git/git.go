@@ -52,6 +52,11 @@
 //     overrides above beat as they beat the repository's own.
 //   - safe.directory is not set: the sandbox is the user's own, and git
 //     takes that key from no repository.
+//   - Git may block without running anything: on a FIFO the agent put
+//     where git reads a ref, its configuration or an included file. Each
+//     git process has a time limit (UntrustedLimit, a few minutes, more
+//     than any command workforce runs there takes), after which it is
+//     killed and Run's error says so (ErrTimeLimit).
 //
 // The sandbox's commits reach the real repository by a fetch run there
 // (Trusted) from the sandbox. Git starts upload-pack in the sandbox
@@ -95,6 +100,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Trust says which policy git runs under; see the package documentation.
@@ -189,6 +195,10 @@ type Repo struct {
 	GitDir string
 	// IndexFile, when set, is the index git uses (GIT_INDEX_FILE).
 	IndexFile string
+	// Limit is how long git may run before it is killed: UntrustedLimit
+	// when zero in an Untrusted repository, none in a Trusted one but
+	// where set (a fetch from a sandbox, whose files the agent wrote).
+	Limit time.Duration
 
 	workTree string // GIT_WORK_TREE, when set
 }
@@ -273,19 +283,47 @@ func (r Repo) Stream(ctx context.Context, w io.Writer, stdin []byte, args ...str
 		defer os.Remove(empty)
 		r.Dir, r.workTree = empty, empty
 	}
+	limit := r.Limit
+	if limit == 0 && r.Trust == Untrusted {
+		limit = UntrustedLimit
+	}
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
 	cmd := exec.CommandContext(ctx, "git", r.Args(args...)...)
 	cmd.Dir = r.Dir
 	cmd.Env = r.Env(os.Environ())
+	// Once git is killed, what it started and left holding its output
+	// is waited for no longer than this.
+	cmd.WaitDelay = 5 * time.Second
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	if err := cmd.Run(); err != nil {
+		if limit > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: killed after %v, the time limit of git in a repository whose files workforce does not trust (%v)", ErrTimeLimit, limit, err)
+		}
 		return &Error{Command: args[0], Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	return nil
 }
+
+// UntrustedLimit is how long a git process may run in an Untrusted
+// repository (or where Repo.Limit says) before it is killed, and Run
+// returns an error that wraps ErrTimeLimit. The agent can make git wait
+// forever without running anything: a FIFO where git reads a ref, a
+// config or a file an include.path names blocks the read. No command
+// workforce runs there takes minutes: the commits, trees and files of one
+// session (rev-list, diff-tree, cat-file; a fetch of its commits).
+var UntrustedLimit = 5 * time.Minute
+
+// ErrTimeLimit is wrapped by the error of a git process killed at its
+// time limit (UntrustedLimit, Repo.Limit).
+var ErrTimeLimit = errors.New("git took too long")
 
 // Args returns the arguments git is started with to run args in r: the
 // policy's configuration, then args.

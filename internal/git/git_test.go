@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func needGit(t *testing.T) {
@@ -437,6 +439,69 @@ func run(t *testing.T, dir string, args ...string) string {
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUntrustedTimeLimit: git in an Untrusted repository whose
+// configuration includes a FIFO, or whose branch is a FIFO, blocks on its
+// read; it is killed at its time limit and the error says so. A Trusted
+// run has no limit but where one is given.
+func TestUntrustedTimeLimit(t *testing.T) {
+	needGit(t)
+	old := UntrustedLimit
+	UntrustedLimit = time.Second
+	t.Cleanup(func() { UntrustedLimit = old })
+	tests := []struct {
+		name string
+		fifo func(gitDir string) string // makes the FIFO's place ready, returns it
+		repo Repo
+	}{
+		{"include.path names a FIFO", func(g string) string {
+			appendLine(t, filepath.Join(g, "config"), "[include]\n\tpath = "+filepath.Join(g, "fifo"))
+			return filepath.Join(g, "fifo")
+		}, Repo{}},
+		{"the branch a FIFO", func(g string) string {
+			p := filepath.Join(g, "refs", "heads", "main")
+			os.Remove(p)
+			return p
+		}, Repo{}},
+		{"a fetch's limit in a Trusted repository", func(g string) string {
+			p := filepath.Join(g, "refs", "heads", "main")
+			os.Remove(p)
+			return p
+		}, Repo{Trust: Trusted, Limit: time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitIn(t, dir, nil, "init", "-q", "-b", "main")
+			gitIn(t, dir, nil, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "c")
+			if err := syscall.Mkfifo(tt.fifo(filepath.Join(dir, ".git")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := tt.repo
+			r.Dir = dir
+			start := time.Now()
+			_, err := r.Run(context.Background(), nil, "rev-parse", "HEAD")
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("git returned after %v", took)
+			}
+			if !errors.Is(err, ErrTimeLimit) || !strings.Contains(err.Error(), "killed after 1s") {
+				t.Errorf("err = %v, want the time limit's", err)
+			}
+		})
+	}
+}
+
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
 		t.Fatal(err)
 	}
 }
