@@ -612,6 +612,57 @@ func (s *Sandbox) ReadHead() (string, error) {
 
 // GitObjects returns the object store of the sandbox's own repository,
 // where git writes the agent's objects; empty without one.
+// CommittedInSandbox returns the commits that git itself recorded in the
+// sandbox's HEAD log as made there (a "commit" entry: commit, amend,
+// merge, initial) and that the real repository's HEAD log does not hold
+// (the copy brought the real log's lines along): what tells an identical
+// commit the agent made again from a HEAD moved to an old one, when the
+// real repository still holds the object. The log is the agent's to
+// write, so this is a report, never a permission. Nothing read blocks: a
+// log that is not a regular file is read as empty.
+func (s *Sandbox) CommittedInSandbox() map[string]bool {
+	out := map[string]bool{}
+	gitDir, _ := s.gitDir()
+	if gitDir == "" {
+		return out
+	}
+	real := map[string]bool{}
+	if rel, ok := pathutil.Rel(s.Tree, gitDir); ok {
+		for _, line := range readLog(filepath.Join(s.Root, rel, "logs", "HEAD")) {
+			real[line] = true
+		}
+	}
+	for _, line := range readLog(filepath.Join(gitDir, "logs", "HEAD")) {
+		head, msg, ok := strings.Cut(line, "\t")
+		fields := strings.Fields(head)
+		if !ok || real[line] || len(fields) < 2 || !strings.HasPrefix(msg, "commit") {
+			continue
+		}
+		if git.IsObjectName(fields[1]) {
+			out[fields[1]] = true
+		}
+	}
+	return out
+}
+
+// readLog returns the lines of the reflog file path; none when it is not
+// a regular file or cannot be read.
+func readLog(path string) []string {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		return nil
+	}
+	return strings.Split(string(data), "\n")
+}
+
 func (s *Sandbox) GitObjects() string {
 	_, common := s.gitDir()
 	if common == "" {

@@ -68,7 +68,10 @@ type commits struct {
 // branches sessions made only (sessions: their names' prefix below
 // refs/heads/, such as "workforce/"): the agent's commits brought in by an
 // earlier sync of the session, or commits an earlier session made and the
-// user did not take. A commit the real store has otherwise, reachable
+// user did not take; or when git recorded making it in the sandbox (its
+// HEAD log) and no ref of the real repository reaches it: the same commit
+// made again (the same tree, parent, author, message and second) after
+// the branch that held it was deleted. A commit the real store has otherwise, reachable
 // from a ref of the user's or only from the reflog (a commit amended
 // away), is not the agent's, also when the agent copied its object into
 // the sandbox's store: a HEAD moved to commits the repository already had
@@ -113,6 +116,7 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 			return c, err
 		}
 		var bySession map[string]bool
+		made := box.CommittedInSandbox()
 		for _, name := range all {
 			if real[name] == "missing" {
 				if stored[name] {
@@ -125,13 +129,20 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 					return c, err
 				}
 			}
-			if bySession[name] {
+			if bySession[name] || made[name] && !reachable(box.Root, name) {
 				c.New++
 			}
 		}
 	}
 	c.Moved = c.New == 0
 	return c, nil
+}
+
+// reachable reports whether a ref of the real repository at root (a branch,
+// a tag, a remote's branch) reaches the commit name.
+func reachable(root, name string) bool {
+	out, err := realGit(root, "for-each-ref", "--count=1", "--contains", name, "--format=%(refname)")
+	return err == nil && strings.TrimSpace(string(out)) != ""
 }
 
 // objectKinds returns the kind of each object of names ("commit", "blob",
