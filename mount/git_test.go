@@ -2,8 +2,6 @@ package mount
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -37,27 +35,6 @@ func bytesIn(dir string) int64 {
 	return n
 }
 
-// repoWithHistory makes a repository whose working tree is the same
-// whatever commits, but whose history holds commits of 64 KiB of random
-// bytes each.
-func repoWithHistory(t *testing.T, commits int) string {
-	t.Helper()
-	root := t.TempDir()
-	gitIn(t, root, "init", "-q")
-	for i := range commits {
-		b := make([]byte, 64<<10)
-		rand.Read(b)
-		must(t, os.WriteFile(filepath.Join(root, "blob.bin"), b, 0o644))
-		gitIn(t, root, "add", "-A")
-		gitIn(t, root, "commit", "-q", "-m", fmt.Sprint("commit ", i))
-	}
-	must(t, os.WriteFile(filepath.Join(root, "blob.bin"), []byte("the same tree\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644))
-	gitIn(t, root, "add", "-A")
-	gitIn(t, root, "commit", "-q", "-m", "last")
-	return root
-}
-
 // TestSandboxSharesHistory: a repository with a long history costs no more
 // to sandbox than one without, by bytes written; git log, diff and commit
 // work in the sandbox, and the agent's objects stay there.
@@ -67,7 +44,7 @@ func TestSandboxSharesHistory(t *testing.T) {
 	}
 	sizes := map[int]int64{}
 	for _, commits := range []int{0, 64} {
-		root := repoWithHistory(t, commits)
+		root := gittest.RepoWithHistory(t, commits)
 		s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +83,7 @@ func TestSandboxOfLinkedWorktree(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	main := repoWithHistory(t, 2)
+	main := gittest.RepoWithHistory(t, 2)
 	wt := filepath.Join(t.TempDir(), "wt")
 	gitIn(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 	realHead := gitIn(t, wt, "rev-parse", "HEAD")
@@ -138,30 +115,6 @@ func TestSandboxOfLinkedWorktree(t *testing.T) {
 	}
 }
 
-// gitState hashes every file below the git directories dirs, objects
-// included: what git in the sandbox must never change.
-func gitState(t *testing.T, dirs ...string) map[string]string {
-	t.Helper()
-	state := map[string]string{}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			state[path] = fmt.Sprintf("%x", sha256.Sum256(data))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return state
-}
-
 // TestNestedGitIsSealed: every git directory below the project root, by
 // any kind of .git (a nested repository, a submodule, a linked worktree of
 // a repository outside the project, a .git file naming a git directory of
@@ -173,8 +126,8 @@ func TestNestedGitIsSealed(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	outside := repoWithHistory(t, 1)
-	root := repoWithHistory(t, 1)
+	outside := gittest.RepoWithHistory(t, 1)
+	root := gittest.RepoWithHistory(t, 1)
 	gitIn(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", outside, "sub")
 	gitIn(t, root, "commit", "-q", "-m", "submodule")
 	gitIn(t, outside, "worktree", "add", "-q", "-b", "feature", filepath.Join(root, "wt"))
@@ -196,7 +149,7 @@ func TestNestedGitIsSealed(t *testing.T) {
 	must(t, os.Symlink(filepath.Join(inner, ".git"), filepath.Join(lnk, ".git")))
 
 	realGit := []string{filepath.Join(root, ".git"), filepath.Join(inner, ".git"), filepath.Join(outside, ".git")}
-	before := gitState(t, realGit...)
+	before := gittest.State(t, realGit...)
 	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +174,7 @@ func TestNestedGitIsSealed(t *testing.T) {
 		gitIn(t, d, "add", "-A")
 		gitIn(t, d, "commit", "-q", "--allow-empty", "-m", "agent in "+dir)
 	}
-	after := gitState(t, realGit...)
+	after := gittest.State(t, realGit...)
 	for path, sum := range before {
 		if after[path] != sum {
 			t.Errorf("git in the sandbox changed the real %s", path)
@@ -244,7 +197,7 @@ func TestNestedGitIsSealed(t *testing.T) {
 	if len(rep.Created) != 6 {
 		t.Errorf("sync-back created %v, want the agent's 6 files", rep.Created)
 	}
-	if got := gitState(t, realGit...); len(got) != len(after) {
+	if got := gittest.State(t, realGit...); len(got) != len(after) {
 		t.Errorf("sync-back changed the real git directories: %d files, want %d", len(got), len(after))
 	}
 }
@@ -279,7 +232,7 @@ func TestGitDirLinksAreSealed(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	orig := repoWithHistory(t, 1)
+	orig := gittest.RepoWithHistory(t, 1)
 	root := t.TempDir()
 	must(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	for _, n := range []string{"refs", "objects", "config", "packed-refs", "info", "hooks", "logs"} {
@@ -290,7 +243,7 @@ func TestGitDirLinksAreSealed(t *testing.T) {
 	head, _ := os.ReadFile(filepath.Join(orig, ".git", "HEAD"))
 	must(t, os.WriteFile(filepath.Join(root, ".git", "HEAD"), head, 0o644))
 	gitIn(t, root, "checkout", "-q", "-f", "HEAD")
-	before := gitState(t, filepath.Join(orig, ".git"))
+	before := gittest.State(t, filepath.Join(orig, ".git"))
 	s, err := create(context.Background(), Options{Home: t.TempDir(), Persona: "p", Root: root, Cwd: root})
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +253,7 @@ func TestGitDirLinksAreSealed(t *testing.T) {
 	}
 	must(t, os.WriteFile(filepath.Join(s.Tree, "main.go"), []byte("package main // agent\n"), 0o644))
 	gitIn(t, s.Tree, "commit", "-q", "-am", "agent")
-	after := gitState(t, filepath.Join(orig, ".git"))
+	after := gittest.State(t, filepath.Join(orig, ".git"))
 	if len(after) != len(before) {
 		t.Errorf("git in the sandbox wrote the other clone: %d files, then %d", len(before), len(after))
 	}

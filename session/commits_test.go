@@ -2,10 +2,6 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/seed-3bc194a6/workforce/internal/git"
+	"github.com/seed-3bc194a6/workforce/internal/gittest"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -26,51 +23,6 @@ func newSandbox(t *testing.T, o mount.Options) (*mount.Sandbox, error) {
 	return mount.Create(context.Background(), o)
 }
 
-// repoWithHistory makes a repository whose working tree is the same
-// whatever commits, but whose history holds commits of 64 KiB of random
-// bytes each.
-func repoWithHistory(t *testing.T, commits int) string {
-	t.Helper()
-	root := t.TempDir()
-	gitIn(t, root, "init", "-q")
-	for i := range commits {
-		b := make([]byte, 64<<10)
-		rand.Read(b)
-		must(t, os.WriteFile(filepath.Join(root, "blob.bin"), b, 0o644))
-		gitIn(t, root, "add", "-A")
-		gitIn(t, root, "commit", "-q", "-m", fmt.Sprint("commit ", i))
-	}
-	must(t, os.WriteFile(filepath.Join(root, "blob.bin"), []byte("the same tree\n"), 0o644))
-	must(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644))
-	gitIn(t, root, "add", "-A")
-	gitIn(t, root, "commit", "-q", "-m", "last")
-	return root
-}
-
-// gitState hashes every file below the git directories dirs, objects
-// included: what git in the sandbox must never change.
-func gitState(t *testing.T, dirs ...string) map[string]string {
-	t.Helper()
-	state := map[string]string{}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			state[path] = fmt.Sprintf("%x", sha256.Sum256(data))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return state
-}
-
 // TestFetchBranch: the agent's commits come into the real repository as
 // one branch, with their messages, authors and dates, and nothing else of
 // the real repository changes, also when the user committed meanwhile;
@@ -79,7 +31,7 @@ func TestFetchBranch(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	root := repoWithHistory(t, 1)
+	root := gittest.RepoWithHistory(t, 1)
 	must(t, os.WriteFile(filepath.Join(root, "c.txt"), []byte("c\n"), 0o644))
 	gitIn(t, root, "add", "-A")
 	gitIn(t, root, "commit", "-q", "-m", "c")
@@ -118,7 +70,7 @@ func TestFetchBranch(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "user.txt"), []byte("user\n"), 0o644))
 	gitIn(t, root, "add", "user.txt")
 	gitIn(t, root, "commit", "-q", "-m", "by the user")
-	before := gitState(t, filepath.Join(root, ".git"))
+	before := gittest.State(t, filepath.Join(root, ".git"))
 
 	if c, err := agentCommits(s, "workforce/"); err != nil || c.New != 2 || c.Moved {
 		t.Fatalf("Commits = %+v, %v; want 2 new", c, err)
@@ -129,7 +81,7 @@ func TestFetchBranch(t *testing.T) {
 	if got := gitIn(t, root, "log", "--format=%s|%an|%ad", "--date=iso-strict", "workforce/s1", "^"+start); got != "second by the agent|Agent|2021-02-03T04:05:06+00:00\nfirst by the agent|Agent|2021-02-03T04:05:06+00:00\n" {
 		t.Errorf("the branch's commits:\n%s", got)
 	}
-	after := gitState(t, filepath.Join(root, ".git"))
+	after := gittest.State(t, filepath.Join(root, ".git"))
 	for path, sum := range before {
 		if after[path] != sum && !strings.Contains(path, "/objects/") {
 			t.Errorf("exporting changed the real %s", path)
@@ -326,7 +278,7 @@ func TestSyncLeavesCommittedToTheBranch(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	root := repoWithHistory(t, 1)
+	root := gittest.RepoWithHistory(t, 1)
 	must(t, os.WriteFile(filepath.Join(root, "gone.txt"), []byte("g\n"), 0o644))
 	gitIn(t, root, "add", "-A")
 	gitIn(t, root, "commit", "-q", "-m", "gone")
