@@ -93,6 +93,7 @@ func TestUsageErrors(t *testing.T) {
 		usageCase{[]string{"sources", "list", "extra"}, "workforce sources list takes no arguments, not \"extra\""},
 		usageCase{[]string{"outdated", "extra"}, "workforce outdated takes no arguments, not \"extra\""},
 		usageCase{[]string{"sessions", "nosuch"}, "unknown command \"nosuch\" for workforce sessions"},
+		usageCase{[]string{"sessions", "worker-20261124-101500-1a2b3c4d"}, "workforce: hint: to see one: workforce sessions show worker-20261124-101500-1a2b3c4d"},
 		usageCase{[]string{"help", "--no-such-flag"}, "unknown flag --no-such-flag for workforce help"},
 		usageCase{[]string{"list", "--harness"}, "workforce list --harness needs a value"},
 	)

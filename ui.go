@@ -302,10 +302,16 @@ func flagName(f string) string {
 }
 
 // unknownCommand is the usage error for a command name that names none.
+//
+// A parent with a show subcommand (sessions) is given a hint to it: the
+// argument is most likely what to show.
 func unknownCommand(c *cli.Context, name string) error {
 	parent := commandPath(c)
-	return usageError(fmt.Errorf("unknown command %q for %s", name, parent),
-		fmt.Sprintf("`%s --help` lists its commands", parent))
+	hints := []string{fmt.Sprintf("`%s --help` lists its commands", parent)}
+	if c != nil && c.Command != nil && c.Command.Command("show") != nil {
+		hints = append(hints, fmt.Sprintf("to see one: %s show %s", parent, shellJoin([]string{name})))
+	}
+	return usageError(fmt.Errorf("unknown command %q for %s", name, parent), hints...)
 }
 
 // notNegative returns the Action of a duration flag named name that takes

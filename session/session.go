@@ -277,6 +277,10 @@ func Run(o Options) (*Result, error) {
 		live, err = box.Live(mount.LiveOptions{
 			Deletes: o.SyncDeletes, Warn: warn,
 			OnConflict: func(c mount.Conflict) {
+				if c.Reason != "" {
+					warn(fmt.Sprintf("conflict: %s %s; yours stays", quote.Name(c.Path), c.Reason))
+					return
+				}
 				if c.Saved == "" { // the agent deleted it
 					warn(fmt.Sprintf("conflict: %s changed in the repository but the agent deleted it; yours stays", quote.Name(c.Path)))
 					return
