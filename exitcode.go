@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -34,7 +35,17 @@ import (
 //	       is kept to finish); run, sessions sync and apply: a second
 //	       Ctrl-C during sync-back ended workforce at once (128+2)
 //
-// run otherwise exits with the harness's own status when it is not 0.
+// An interactive run otherwise exits with the harness's own status when
+// it is not 0 (runStatus). A one-shot run exits by its status alone
+// (oneShotStatus), never with the harness's own code, which only its JSON
+// result reports; the statuses, first that applies:
+//
+//	interrupted  130, or 128+n for another signal n
+//	timed_out    124
+//	conflict     3
+//	denied       1
+//	failed       1
+//	succeeded    0
 const (
 	exitOK             = 0
 	exitFailure        = 1
@@ -83,6 +94,31 @@ func runStatus(res *session.Result) int {
 		return exitConflict
 	}
 	return exitOK
+}
+
+// oneShotStatus is the exit status of a one-shot run that ended with
+// status st (report.DecideStatus), from the status alone: the harness's
+// own code is no part of it (a harness that exits 144 after an HTTP 400
+// is not "killed by signal 16"). sig is the signal that stopped an
+// interrupted run; nil gives 130. A status this table does not know is a
+// failure.
+func oneShotStatus(st report.Status, sig os.Signal) int {
+	switch st {
+	case report.StatusInterrupted:
+		if sig == nil {
+			return exitInterrupted
+		}
+		return signalStatus(sig)
+	case report.StatusTimedOut:
+		return exitTimeout
+	case report.StatusConflict:
+		return exitConflict
+	case report.StatusDenied, report.StatusFailed:
+		return exitFailure
+	case report.StatusSucceeded:
+		return exitOK
+	}
+	return exitFailure
 }
 
 // exitError carries an exit status with the error that caused it, and the

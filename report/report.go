@@ -14,8 +14,63 @@
 // of package main compare the bytes with golden files.
 //
 // The package sits below the command layer and above nothing of
-// workforce: it imports no other package of the module. The one-shot
-// result, batch results and the history will be its types too.
+// workforce: it imports no other package of the module. Batch results and
+// the history will be its types too.
+//
+// # The one-shot result
+//
+// Result is what an unattended run ends with, one object whose JSON
+// Schema is published in the repository at report/schema/result.schema.json
+// (ResultSchemaPath; its $id is ResultSchemaURL, and the package embeds it
+// as ResultSchema). A test holds the schema and the type to each other:
+// every JSON field of the type is in the schema and every property of the
+// schema is a field, and the example results of testdata/report are valid
+// under it. Its fields:
+//
+//   - taskId: the id of the task in a batch or a queue. Absent for a
+//     single run.
+//   - sessionId: workforce's session id, what sessions show and sessions
+//     resume take. Always present.
+//   - persona, tier, harness: the persona's id, the tier the run used, the
+//     harness that ran. Always present.
+//   - harnessVersion: the installed harness's version. Absent when it could
+//     not be read.
+//   - model: the model the persona names, or the one the harness reported
+//     using when the persona names none. Absent when neither is known.
+//   - harnessSessionId: the harness's own id of the conversation (claude's
+//     session_id, codex's thread_id, opencode's sessionID), which resume
+//     continues. Absent when the harness printed none.
+//   - status: how the run ended, one of the six Status values, decided by
+//     DecideStatus. Always present. workforce's exit status comes from it
+//     alone, never from exitCode.
+//   - exitCode: the code the harness exited with, as it gave it. Absent
+//     when the harness never started or a signal killed it (a harness
+//     that exits 144 is not "killed by signal 16").
+//   - message: the agent's final message. Absent when the harness printed
+//     none.
+//   - usage: inputTokens (every input token, cached ones included),
+//     outputTokens, cachedTokens (the part of the input read from the
+//     cache), costUsd (claude and opencode report it, codex does not),
+//     turns (claude counts them). A figure the harness does not report is
+//     absent, never 0; usage itself is absent when the harness reported
+//     none of them.
+//   - denials: the permissions refused during the run, each a tool and,
+//     when the harness says, a detail (the path, the command). Always
+//     present, [] when none.
+//   - files: created, updated and deleted paths, and conflicts (the path,
+//     the user's file left as it was, the agent's version saved in the
+//     session), as sync-back left the real tree; its four lists are
+//     always present. Absent when no sync-back ran: the run stopped
+//     before the sandbox was made, or the work is held for review.
+//   - branch: name, head and commits: the branch the agent's commits were
+//     brought to, the commit it names, how many the agent made. Absent
+//     when the agent committed nothing.
+//   - durationMs: the run's wall time in milliseconds. Always present.
+//   - warnings: the run's warnings, as sentences. Always present, []
+//     when none.
+//
+// The lists that are always present print as [] even when the Go value
+// is nil (Result and Files marshal them so).
 package report
 
 // Origin is where a persona value came from: the layer and the file.
