@@ -11,16 +11,16 @@ import (
 // alone says so) and 1 with subtype "success" and is_error true after an
 // HTTP 400 from the model; killed by SIGTERM it prints nothing.
 type claudeResult struct {
-	Type          string   `json:"type"`
-	Subtype       string   `json:"subtype"`
-	IsError       bool     `json:"is_error"`
-	Result        string   `json:"result"`
-	SessionID     string   `json:"session_id"`
-	NumTurns      int      `json:"num_turns"`
-	TotalCostUSD  *float64 `json:"total_cost_usd"`
-	Errors        []string `json:"errors"`
+	Type           string   `json:"type"`
+	Subtype        string   `json:"subtype"`
+	IsError        bool     `json:"is_error"`
+	Result         string   `json:"result"`
+	SessionID      string   `json:"session_id"`
+	NumTurns       int      `json:"num_turns"`
+	TotalCostUSD   *float64 `json:"total_cost_usd"`
+	Errors         []string `json:"errors"`
 	TerminalReason string   `json:"terminal_reason"`
-	Usage         struct {
+	Usage          struct {
 		Input         int64 `json:"input_tokens"`
 		CacheCreation int64 `json:"cache_creation_input_tokens"`
 		CacheRead     int64 `json:"cache_read_input_tokens"`

@@ -10,7 +10,8 @@ import (
 // with tool and state: status, input, output, error), text (part.text),
 // step_finish (part.reason, part.cost, part.tokens), error (error.name,
 // error.data.message). There is no final event: the run ends with the
-// step_finish of the last step. A permission that would ask is rejected
+// step_finish of the last step, whose reason is "stop", or that of the
+// step a rejected permission stopped (reason "tool-calls"). A permission that would ask is rejected
 // and opencode still exits 0: the tool's state.error alone says so.
 type opencodeEvent struct {
 	Type      string `json:"type"`
@@ -55,7 +56,9 @@ var opencodeDenied = []string{
 
 func parseOpencode(out []byte) (*Outcome, error) {
 	o := &Outcome{}
-	done := false
+	// done: the last step ended the run, by a stop or by a rejected
+	// permission (after which opencode runs no further step).
+	done, denied := false, false
 	jsonLines(out, func(line []byte) {
 		var e opencodeEvent
 		if json.Unmarshal(line, &e) != nil {
@@ -67,7 +70,7 @@ func parseOpencode(out []byte) (*Outcome, error) {
 		}
 		switch e.Type {
 		case "step_start":
-			done = false
+			done, denied = false, false
 		case "text":
 			if t := e.Part.Text; t != "" {
 				o.Final = t
@@ -82,6 +85,7 @@ func parseOpencode(out []byte) (*Outcome, error) {
 					if strings.HasPrefix(st.Error, p) {
 						ev.Status = "denied"
 						o.Denials = append(o.Denials, Denial{Tool: e.Part.Tool, Detail: ev.Detail})
+						denied = true
 						break
 					}
 				}
@@ -96,8 +100,9 @@ func parseOpencode(out []byte) (*Outcome, error) {
 			}
 			o.Usage.add(u)
 			o.Events = append(o.Events, Event{Type: EventUsage, Usage: &u})
-			// A step that ends in tool calls is followed by another.
-			done = e.Part.Reason != "tool-calls"
+			// A step that ends in tool calls is followed by another,
+			// unless a permission was rejected.
+			done = e.Part.Reason != "tool-calls" || denied
 		case "error":
 			msg := ""
 			if e.Error != nil {
