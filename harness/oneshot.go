@@ -110,7 +110,7 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 	if s.SessionID != "" && (r.Harness != persona.HarnessClaude || s.Resume != "") {
 		return nil, ErrNoSessionID
 	}
-	extra := o.Extra
+	extra := append([]string(nil), o.Extra...)
 	o.Extra = nil
 	inv, err := Plan(r, o)
 	if inv == nil {
