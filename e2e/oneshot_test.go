@@ -139,6 +139,30 @@ func TestOneShot(t *testing.T) {
 				t.Errorf("the resumed run's requests do not carry the first task %q", oneShotTask)
 			}
 		})
+		t.Run(h+"/stdin", func(t *testing.T) {
+			// A task that would read as a flag goes on stdin; codex's
+			// persona system prompt goes before it.
+			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			gitInit(t, dir)
+			s := newScripted(step{Text: "read"})
+			e := newScriptedEnv(t, s)
+			r := &persona.Resolved{ID: "editor", Harness: h, Model: runModels[h], SystemPrompt: "Persona prompt for stdin.",
+				Permissions: persona.Permissions{Mode: oneShotModes[h]}}
+			const task = "--- task given on stdin"
+			raw, out, err := runOneShot(t, e, dir, r, harness.OneShot{Task: task})
+			if err != nil {
+				t.Fatalf("ParseOutput: %v\n%s", err, raw)
+			}
+			checkOutcome(t, out, "read")
+			sawTask, sawPrompt := false, false
+			for _, body := range s.requests() {
+				sawTask = sawTask || bytes.Contains(body, []byte(task))
+				sawPrompt = sawPrompt || bytes.Contains(body, []byte(r.SystemPrompt))
+			}
+			if !sawTask || !sawPrompt {
+				t.Errorf("the model saw the task: %v, the system prompt: %v", sawTask, sawPrompt)
+			}
+		})
 		if h == "codex" {
 			continue
 		}

@@ -32,7 +32,11 @@ import (
 //     is rejected (exit 0; the tool's state.error says so).
 //
 // Each takes the task as an argument or on stdin; a task that would read
-// as a flag, or too long for one argument, goes on stdin.
+// as a flag, or too long for one argument, goes on stdin (measured for
+// claude and opencode; codex reads a prompt "-" from stdin, as its help
+// says). codex's one-shot mode has no place for the persona's system
+// prompt, which its interactive command line gives as the first message:
+// a new conversation's task is the system prompt, a blank line, the task.
 
 // OneShot is what an unattended run asks the harness.
 type OneShot struct {
