@@ -113,6 +113,13 @@ type Invocation struct {
 	// harness is started from there even when the sealed PATH has no copy
 	// of it (a harness installed in the project's node_modules).
 	Path string `json:"-"`
+	// OneShot is set for an unattended run (PlanOneShot): the harness's
+	// output is ParseOutput's to read.
+	OneShot bool `json:"oneShot,omitempty"`
+	// Stdin is what to write on the harness's standard input, then close
+	// it: the task of a one-shot run that cannot be an argument. Empty
+	// means nothing: a one-shot harness must not get a terminal.
+	Stdin string `json:"-"`
 
 	env []string
 }

@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// codexEvent is a line of codex exec --json. Measured on 0.169.0:
+// thread.started (thread_id), turn.started, item.started, item.updated
+// and item.completed (item: agent_message with text, command_execution
+// with command and status, file_change, mcp_tool_call, reasoning, error),
+// then turn.completed with usage, or turn.failed with an error, or a
+// top-level error. No cost.
+type codexEvent struct {
+	Type     string `json:"type"`
+	ThreadID string `json:"thread_id"`
+	Message  string `json:"message"`
+	Error    *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Usage *struct {
+		Input  int64 `json:"input_tokens"`
+		Cached int64 `json:"cached_input_tokens"`
+		Output int64 `json:"output_tokens"`
+	} `json:"usage"`
+	Item *struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Message string `json:"message"`
+		Command string `json:"command"`
+		Status  string `json:"status"`
+		Server  string `json:"server"`
+		Tool    string `json:"tool"`
+		Changes []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		} `json:"changes"`
+	} `json:"item"`
+}
+
+func parseCodex(out []byte) (*Outcome, error) {
+	o := &Outcome{}
+	done := false
+	jsonLines(out, func(line []byte) {
+		var e codexEvent
+		if json.Unmarshal(line, &e) != nil {
+			return
+		}
+		switch e.Type {
+		case "thread.started":
+			o.SessionID = e.ThreadID
+			o.Events = append(o.Events, Event{Type: EventStarted, SessionID: e.ThreadID})
+		case "item.completed":
+			if e.Item == nil {
+				return
+			}
+			it := e.Item
+			ev := Event{Type: EventToolUse, Status: it.Status}
+			switch it.Type {
+			case "agent_message":
+				o.Final = it.Text
+				o.Events = append(o.Events, Event{Type: EventMessage, Text: it.Text})
+				return
+			case "command_execution":
+				ev.Tool, ev.Detail = "exec_command", it.Command
+			case "file_change":
+				var paths []string
+				for _, c := range it.Changes {
+					paths = append(paths, c.Path)
+				}
+				ev.Tool, ev.Detail = "apply_patch", strings.Join(paths, " ")
+			case "mcp_tool_call":
+				ev.Tool = "mcp__" + it.Server + "__" + it.Tool
+			case "web_search":
+				ev.Tool = "web_search"
+			case "error":
+				o.Events = append(o.Events, Event{Type: EventError, Text: it.Message})
+				return
+			default:
+				return
+			}
+			if it.Status == "declined" {
+				ev.Status = "denied"
+				o.Denials = append(o.Denials, Denial{Tool: ev.Tool, Detail: ev.Detail})
+			}
+			o.Events = append(o.Events, ev)
+		case "turn.completed":
+			done = true
+			if e.Usage != nil {
+				u := Usage{Input: e.Usage.Input, Output: e.Usage.Output, Cached: e.Usage.Cached}
+				o.Usage.add(u)
+				o.Events = append(o.Events, Event{Type: EventUsage, Usage: &u})
+			}
+		case "turn.failed", "error":
+			msg := e.Message
+			if e.Error != nil && e.Error.Message != "" {
+				msg = e.Error.Message
+			}
+			if e.Type == "turn.failed" {
+				done = true
+			}
+			o.Error = true
+			if o.ErrorText == "" || e.Type == "turn.failed" {
+				o.ErrorText = msg
+			}
+			o.Events = append(o.Events, Event{Type: EventError, Text: msg})
+		}
+	})
+	if !done || o.SessionID == "" {
+		return o, ErrNoResult
+	}
+	return o, nil
+}
