@@ -99,13 +99,14 @@ func projectLayerDir(env procEnv) (string, error) {
 	return filepath.Join(homedir.ProjectRoot(wd, homedir.RootMarkers), filepath.FromSlash(homedir.ProjectDir)), nil
 }
 
-// personaFiles returns arg as an absolute path when it is a file, or the
-// *.json files directly in it, sorted, when it is a directory, or the
-// files a doublestar pattern matches; validate and sources list share it.
-func personaFiles(arg string) ([]string, error) {
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return nil, err
+// personaFiles returns arg, given in the working directory dir, as an
+// absolute path when it is a file, or the *.json files directly in it,
+// sorted, when it is a directory, or the files a doublestar pattern
+// matches; validate and sources list share it.
+func personaFiles(dir, arg string) ([]string, error) {
+	abs := absIn(dir, arg)
+	if abs == "" {
+		return nil, fmt.Errorf("%s: no working directory to find it in", arg)
 	}
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) && persona.IsPattern(arg) {
@@ -143,4 +144,16 @@ func personaFiles(arg string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// absIn returns path made absolute in the working directory dir, cleaned;
+// empty when path is relative and dir is unknown.
+func absIn(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, path)
 }

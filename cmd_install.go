@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
@@ -108,7 +107,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	}
 	res, err := install.Pack(p, install.Options{
 		Target: target, Personas: opts.Personas, Overwrite: opts.Overwrite,
-		Source: lockSource(source), Resolved: p.Resolved, Frozen: opts.Frozen,
+		Source: lockSource(opts.Env.Dir, source), Resolved: p.Resolved, Frozen: opts.Frozen,
 		Layers: installLayers(opts.Env, target, opts.Dir, opts.User),
 	})
 	var fe *install.FrozenError
@@ -167,12 +166,12 @@ func outsideNote(w io.Writer, res *install.Result) {
 	}
 }
 
-// lockSource is how the lock file names source: a local directory or
-// tarball by its absolute path, so that outdated finds it from anywhere;
-// anything else as given.
-func lockSource(source string) string {
-	if _, err := os.Stat(source); err == nil {
-		if abs, err := filepath.Abs(source); err == nil {
+// lockSource is how the lock file names source, given in the working
+// directory dir: a local directory or tarball by its absolute path, so
+// that outdated finds it from anywhere; anything else as given.
+func lockSource(dir, source string) string {
+	if abs := absIn(dir, source); abs != "" {
+		if _, err := os.Stat(abs); err == nil {
 			return abs
 		}
 	}

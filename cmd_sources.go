@@ -83,7 +83,7 @@ func runSourcesList(_ context.Context, ios *iostreams, opts sourcesListOptions) 
 	for _, l := range cat.Layers {
 		r := report.Source{Name: l.Name, Dir: l.Dir, Personas: len(personas.Files), Exists: true}
 		if l.Dir != "" {
-			files, err := personaFiles(l.Dir)
+			files, err := personaFiles(opts.Env.Dir, l.Dir)
 			r.Exists, r.Personas = err == nil, len(files)
 		}
 		out.Sources = append(out.Sources, r)

@@ -50,7 +50,7 @@ func validateAction(c *cli.Context) error {
 func runValidate(_ context.Context, ios *iostreams, opts validateOptions) error {
 	var files []string
 	for _, arg := range opts.Paths {
-		found, err := personaFiles(arg)
+		found, err := personaFiles(opts.Env.Dir, arg)
 		if err != nil {
 			return err
 		}

@@ -150,6 +150,9 @@ func TestRunFunctions(t *testing.T) {
 		{name: "validate", run: func(ios *iostreams) error {
 			return runValidate(ctx, ios, validateOptions{Paths: []string{filepath.Join(w.home, "personas")}, Env: w.env})
 		}, stdout: []string{`(?m)^ok ` + regexp.QuoteMeta(filepath.Join(w.home, "personas", "worker.json")) + `$`}},
+		{name: "validate, a path relative to the options' directory", run: func(ios *iostreams) error {
+			return runValidate(ctx, ios, validateOptions{Paths: []string{"../home/personas/worker.json"}, Env: w.env})
+		}, stdout: []string{`(?m)^ok ` + regexp.QuoteMeta(filepath.Join(w.home, "personas", "worker.json")) + `$`}},
 		{name: "context", run: func(ios *iostreams) error {
 			return runContext(ctx, ios, contextOptions{Dir: filepath.Join(w.proj, "sub"), Harness: "agents", NoGlobals: true, Env: w.env})
 		}, stdout: []string{`(?m)^harness: agents \(profile agents\)$`, `(?m)^root: ` + regexp.QuoteMeta(w.proj) + `$`, `(?m)^  project +\d+ B  ` + regexp.QuoteMeta(filepath.Join(w.proj, "sub", "AGENTS.md")) + `$`, `Sub rules\.`}},
