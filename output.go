@@ -84,7 +84,7 @@ func hintf(w io.Writer, format string, args ...any) {
 
 // notef prints a note: something the user may not expect, not a problem.
 func notef(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, "workforce: note: "+format+"\n", args...)
+	fmt.Fprintf(w, "workforce: note: %s\n", quote.Text(fmt.Sprintf(format, args...)))
 }
 
 // printDiagnostics prints the errors and warnings of a catalog as

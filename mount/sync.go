@@ -533,14 +533,7 @@ func (s *Sandbox) untouched(rel string, e entry, st *warmStat) bool {
 
 // skippedPath reports whether rel was left out of the copy, or is below a
 // directory that was.
-func (s *Sandbox) skippedPath(rel string) bool {
-	for _, sk := range s.skipped {
-		if rel == sk || strings.HasPrefix(rel, sk+"/") {
-			return true
-		}
-	}
-	return false
-}
+func (s *Sandbox) skippedPath(rel string) bool { return below(rel, s.skipped) }
 
 // unchanged reports whether the real entry rel, of stat st (nil when
 // there is none), is as it was when the sandbox was made: the regular file

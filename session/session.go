@@ -107,6 +107,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -209,9 +210,16 @@ type Result struct {
 func Run(o Options) (*Result, error) {
 	sigs := watchSignals(phaseCreate, o.Abort)
 	defer sigs.stop()
-	warn := o.Warn
-	if warn == nil {
-		warn = func(string) {}
+	warn := func(string) {}
+	if o.Warn != nil {
+		// Live sync warns from its own goroutine while the run warns
+		// from this one: one message at a time.
+		var mu sync.Mutex
+		warn = func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			o.Warn(msg)
+		}
 	}
 	progress := func(event, detail string) {
 		if o.Progress != nil && !sigs.hup.Load() {

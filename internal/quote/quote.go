@@ -50,15 +50,6 @@ func Text(s string) string { return escaped(s, "") }
 // that does not print as itself is escaped.
 func Block(s string) string { return escaped(s, "\n\t") }
 
-// Names quotes each of names.
-func Names(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = Name(n)
-	}
-	return out
-}
-
 // escaped is Text keeping the ASCII control characters of keep.
 func escaped(s, keep string) string {
 	if !needs(s, false) {
