@@ -24,10 +24,17 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// oneShotFixtures is the directory of the recorded one-shot outputs.
+var oneShotFixtures string
+
 // TestScript runs the command-line scripts in testdata/script. Set
 // TESTSCRIPT_UPDATE=1 to rewrite the expected output in place.
 func TestScript(t *testing.T) {
 	standin := buildStandin(t)
+	var err error
+	if oneShotFixtures, err = filepath.Abs("harness/testdata/oneshot"); err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
@@ -55,6 +62,9 @@ func TestScript(t *testing.T) {
 			// WORKFORCE_BIN holds the workforce command alone, for scripts that
 			// need a PATH without anything else on it.
 			env.Setenv("WORKFORCE_BIN", filepath.SplitList(env.Getenv("PATH"))[0])
+			// ONESHOT holds the one-shot outputs recorded from the real
+			// harnesses, for the stand-in to answer with ($STANDIN_OUTPUT).
+			env.Setenv("ONESHOT", oneShotFixtures)
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 	})
