@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -519,9 +520,11 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 	}
 	result := oneShotResult(plan, res, time.Since(start), warnings)
 	if dir := res.OneShot.Dir; dir != "" {
-		data, jerr := result.MarshalJSON()
+		// As --json prints it.
+		var b bytes.Buffer
+		jerr := writeJSON(&b, result)
 		if jerr == nil {
-			jerr = os.WriteFile(filepath.Join(dir, "result.json"), append(data, '\n'), 0o600)
+			jerr = os.WriteFile(filepath.Join(dir, "result.json"), b.Bytes(), 0o600)
 		}
 		if jerr != nil {
 			warnf(stderr, "cannot keep the result: %v", jerr)

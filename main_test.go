@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/seed-3bc194a6/workforce/report"
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +51,7 @@ func TestScript(t *testing.T) {
 			"waitgone":    waitGone,
 			"killwriter":  killWriter,
 			"sametree":    sameTree,
+			"validresult": validResult,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -460,5 +463,31 @@ func sameTree(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s and %s are the same tree", args[0], args[1])
 		}
 		ts.Fatalf("%s and %s differ:\n%s", args[0], args[1], strings.Join(diffs, "\n"))
+	}
+}
+
+// validResult implements the script command
+//
+//	validresult FILE
+//
+// FILE must hold one result object valid under the published JSON Schema
+// (report.ResultSchema).
+func validResult(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: validresult FILE")
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(report.ResultSchemaURL, bytes.NewReader(report.ResultSchema)); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	sch, err := c.Compile(report.ResultSchemaURL)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	var doc any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc))
+	if err := sch.Validate(doc); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
 	}
 }
