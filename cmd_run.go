@@ -562,7 +562,8 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 	if r.Message == "" && out.ErrorText != "" {
 		r.Message = out.ErrorText
 	}
-	if o.Started && !o.TimedOut && !o.Interrupted && o.Signal == 0 {
+	// The harness's own code, when it exited (a signal did not kill it).
+	if o.Started && o.Signal == 0 {
 		code := o.ExitCode
 		r.ExitCode = &code
 	}
