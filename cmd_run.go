@@ -218,7 +218,7 @@ func readTask(in io.Reader, args []string, taskFile string) (string, error) {
 			return "", fmt.Errorf("cannot read the task from stdin: %w", err)
 		}
 	default:
-		return args[0], nil
+		data = []byte(args[0])
 	}
 	task := strings.TrimRight(string(data), "\n")
 	if strings.TrimSpace(task) == "" {
