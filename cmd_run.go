@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -20,8 +24,8 @@ import (
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
-		Usage:     "run a persona's harness in a sandbox copy of the project",
-		ArgsUsage: "PERSONA[@TIER] [-- HARNESS-ARGS...]",
+		Usage:     "run a persona's harness in a sandbox copy of the project, interactively or unattended with a task",
+		ArgsUsage: "PERSONA[@TIER] [TASK|-] [-- HARNESS-ARGS...]",
 		Description: `Copies the project (the nearest directory with .git above the working
 directory, else the working directory) to <home>/sessions/, writes the
 persona's CLAUDE.md (claude) or AGENTS.md (opencode, codex) into the sandbox
@@ -51,15 +55,28 @@ A persona's harnessSettings.timeoutSeconds limits a run nobody watches
 later, and its work is synced back as after any stop. --timeout sets the
 limit of any run, on a terminal too (0: none).
 
+With a TASK (or - to read it from stdin, or --task-file F) the run is
+unattended: the harness runs in its own one-shot mode (claude -p, codex exec,
+opencode run) with the task, never gets the terminal, and nothing asks: a
+permission that would ask is refused as the persona's permission mode says,
+and reported. Everything else is as above. The harness's output is read for
+its session id, final message, usage and denials; run prints a short summary,
+or with --json one result object (schema: report/schema/result.schema.json).
+The result and the harness's raw output stay in <home>/results/<session-id>/.
+The persona's timeoutSeconds always applies to an unattended run.
+
 Exit status: the harness's (128+signal when killed, 127 when not installed);
 124 when the time limit stopped it; when the harness succeeded but sync-back
-(or the apply of --review) found conflicts, 3.
+(or the apply of --review) found conflicts, 3. An unattended run's comes from
+its status alone: interrupted 130 (128+signal), timed_out 124, conflict 3,
+denied 1, failed 1, succeeded 0; the harness's own code is in the JSON only.
 
 Example:
 
    workforce run code-reviewer@best --harness opencode --dry-run
    workforce run test-writer --input TARGET=./pkg/parser -- --verbose
-   workforce run test-writer --review`,
+   workforce run test-writer --review
+   workforce run editor "fix the failing test in ./pkg/parser" --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode or codex"},
 			&cli.StringFlag{Name: "root", Usage: "the project root to copy (default: the nearest directory with .git, else the working directory); it must contain the working directory"},
@@ -67,7 +84,8 @@ Example:
 			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 			&cli.BoolFlag{Name: "keep", Usage: "keep the sandbox after the run"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without creating or starting anything"},
-			&cli.BoolFlag{Name: "json", Usage: "with --dry-run, print the plan as JSON"},
+			&cli.BoolFlag{Name: "json", Usage: "with a task, print the result as JSON; with --dry-run, print the plan as JSON"},
+			&cli.StringFlag{Name: "task-file", Usage: "run unattended with the task read from this file (as a TASK argument does)"},
 			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
 			profileFlag(),
 			&cli.BoolFlag{Name: "reuse", Usage: "start from the project's warm sandbox, refreshed by what changed since, and keep the sandbox warm for the next run"},
@@ -104,7 +122,10 @@ type runOptions struct {
 	// Timeout limits the run; nil leaves it to the persona's
 	// timeoutSeconds when stdin is not a terminal.
 	Timeout *time.Duration
-	Env     procEnv
+	// Task, when set, makes the run unattended: the harness's one-shot
+	// mode with this task.
+	Task *string
+	Env  procEnv
 }
 
 // runRules are the flag rules of run.
@@ -127,10 +148,25 @@ func runAction(c *cli.Context) error {
 			break
 		}
 	}
-	if len(args) != 1 {
-		return usagef("run takes one persona, as PERSONA or PERSONA@TIER, then optionally -- and harness arguments")
+	if len(args) != 1 && len(args) != 2 {
+		return usagef("run takes one persona, as PERSONA or PERSONA@TIER, optionally a task, then optionally -- and harness arguments")
 	}
-	if err := checkFlags(c, runRules...); err != nil {
+	taskFile := c.String("task-file")
+	oneShot := len(args) == 2 || c.IsSet("task-file")
+	if len(args) == 2 && c.IsSet("task-file") {
+		return usageError(fmt.Errorf("--task-file and a TASK argument conflict"), "give the task once: as an argument, - for stdin, or --task-file F")
+	}
+	rules := runRules
+	if oneShot {
+		// --json prints the result of a one-shot run.
+		rules = nil
+		for _, r := range runRules {
+			if r.flag != "json" {
+				rules = append(rules, r)
+			}
+		}
+	}
+	if err := checkFlags(c, rules...); err != nil {
 		return err
 	}
 	opts := runOptions{
@@ -156,7 +192,39 @@ func runAction(c *cli.Context) error {
 		opts.Timeout = &t
 	}
 	opts.Env = newProcEnv()
-	return runRun(c.Context, newStreams(c), opts)
+	ios := newStreams(c)
+	if oneShot {
+		task, err := readTask(ios.In, args[1:], taskFile)
+		if err != nil {
+			return err
+		}
+		opts.Task = &task
+	}
+	return runRun(c.Context, ios, opts)
+}
+
+// readTask returns the task of a one-shot run: the argument (- reads it
+// from in), or the file taskFile names.
+func readTask(in io.Reader, args []string, taskFile string) (string, error) {
+	var data []byte
+	var err error
+	switch {
+	case taskFile != "":
+		if data, err = os.ReadFile(taskFile); err != nil {
+			return "", usageError(fmt.Errorf("--task-file: %w", err))
+		}
+	case args[0] == "-":
+		if data, err = io.ReadAll(in); err != nil {
+			return "", fmt.Errorf("cannot read the task from stdin: %w", err)
+		}
+	default:
+		data = []byte(args[0])
+	}
+	task := strings.TrimRight(string(data), "\n")
+	if strings.TrimSpace(task) == "" {
+		return "", usagef("the task is empty")
+	}
+	return task, nil
 }
 
 func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
@@ -220,6 +288,7 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: opts.RefreshSkills,
 		Root: root, Cwd: cwd, Extra: opts.Extra, Env: opts.Env.Environ, InRepo: inRepo, AllowUnmapped: opts.AllowUnmapped,
+		OneShot: oneShotOf(opts.Task),
 		Profile: func(h string) (discover.Profile, string, error) {
 			return harnessProfile(ctx, ios.Err, opts.Env, opts.Profile, h)
 		},
@@ -254,7 +323,18 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	for _, n := range plan.Notes {
 		warnf(ios.Err, "%s", n)
 	}
+	if opts.Task != nil {
+		return runOneShot(ctx, ios, opts, plan, home)
+	}
 	return runPlanned(ctx, ios, opts, plan, home)
+}
+
+// oneShotOf is the one-shot run of task; nil for none.
+func oneShotOf(task *string) *harness.OneShot {
+	if task == nil {
+		return nil
+	}
+	return &harness.OneShot{Task: *task}
 }
 
 func runPlanned(ctx context.Context, ios *iostreams, opts runOptions, plan *session.Plan, home string) error {
@@ -408,4 +488,151 @@ func askReview(tty io.ReadWriter) string {
 		}
 	}
 	return "keep"
+}
+
+// runOneShot runs an unattended plan and prints its result: a short
+// summary, or with --json one report.Result. The result is also written
+// to the session's results directory. The exit status comes from the
+// result's status alone.
+func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *session.Plan, home string) error {
+	stderr := ios.Err
+	if !plan.InRepo {
+		warnStale(stderr, home, plan.Root)
+	}
+	warnings := append([]string(nil), plan.Warnings...)
+	o := session.RunOptions{
+		Stderr:      stderr,
+		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse,
+		Warn: func(msg string) {
+			warnings = append(warnings, msg)
+			warnf(stderr, "%s", msg)
+		},
+		SyncCommitted: opts.SyncCommitted, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
+		Live: opts.Live, Timeout: plan.Timeout(opts.Timeout, false), Abort: exitOnSignal,
+	}
+	start := time.Now()
+	res, err := plan.Run(o)
+	if res == nil || res.OneShot == nil {
+		return err
+	}
+	if err != nil {
+		warnings = append(warnings, err.Error())
+	}
+	result := oneShotResult(plan, res, time.Since(start), warnings)
+	if dir := res.OneShot.Dir; dir != "" {
+		// As --json prints it.
+		var b bytes.Buffer
+		jerr := writeJSON(&b, result)
+		if jerr == nil {
+			jerr = os.WriteFile(filepath.Join(dir, "result.json"), b.Bytes(), 0o600)
+		}
+		if jerr != nil {
+			warnf(stderr, "cannot keep the result: %v", jerr)
+		}
+	}
+	if opts.JSON {
+		if err := writeJSON(ios.Out, result); err != nil {
+			return err
+		}
+	} else {
+		printOneShot(ios.Out, stderr, result, res)
+	}
+	if err != nil {
+		printError(stderr, err)
+	}
+	return silentExit(oneShotStatus(result.Status, res.Signal))
+}
+
+// oneShotResult is the result of the one-shot run res of plan.
+func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, warnings []string) report.Result {
+	one := res.OneShot
+	out := one.Outcome
+	interrupted := res.Stopped || res.Signal != nil || (res.Report != nil && res.Report.Interrupted)
+	o := report.Outcome{
+		ExitCode: res.Harness.Code, Signal: int(res.Harness.Signal),
+		Started: !res.Stopped, Interrupted: interrupted, TimedOut: res.TimedOut,
+		Parsed: one.Parsed, HarnessError: out.Error, Denials: len(out.Denials) > 0,
+		Conflicts: res.Report != nil && len(res.Report.Conflicts) > 0,
+	}
+	r := report.Result{
+		SessionID: filepath.Base(plan.Sandbox), Persona: plan.Persona, Tier: plan.Tier, Harness: plan.Harness,
+		HarnessVersion: plan.HarnessVersion, Model: plan.Resolved.Model, HarnessSessionID: out.SessionID,
+		Status: report.DecideStatus(o), Message: out.Final, DurationMS: took.Milliseconds(), Warnings: warnings,
+	}
+	if r.Message == "" && out.ErrorText != "" {
+		r.Message = out.ErrorText
+	}
+	// The harness's own code, when it exited (a signal did not kill it).
+	if o.Started && o.Signal == 0 {
+		code := o.ExitCode
+		r.ExitCode = &code
+	}
+	if one.Parsed {
+		u := out.Usage
+		r.Usage = &report.Usage{InputTokens: &u.Input, OutputTokens: &u.Output, CachedTokens: &u.Cached, CostUSD: u.CostUSD}
+		if u.Turns > 0 {
+			r.Usage.Turns = &u.Turns
+		}
+	} else if o.Started {
+		msg := "the harness printed no result"
+		if e := lastLine(string(one.Stderr)); e != "" {
+			msg += "; its stderr ends: " + e
+		}
+		r.Warnings = append(r.Warnings, msg)
+	}
+	for _, d := range out.Denials {
+		r.Denials = append(r.Denials, report.Denial{Tool: d.Tool, Detail: d.Detail})
+	}
+	if rep := res.Report; rep != nil && !res.Held {
+		sr := toSyncReport(*rep)
+		r.Files = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts}
+	}
+	if res.Session != nil && res.Session.Record.Branch != "" {
+		rec := res.Session.Record
+		r.Branch = &report.Branch{Name: rec.Branch, Head: rec.Head, Commits: rec.Commits}
+	}
+	return r
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// printOneShot prints the short summary of a one-shot run: its status,
+// the first line of the agent's final message, usage, and what came back.
+func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
+	fmt.Fprintf(w, "status: %s\n", r.Status)
+	if r.Message != "" {
+		first, _, _ := strings.Cut(strings.TrimSpace(r.Message), "\n")
+		fmt.Fprintf(w, "message: %s\n", quote.Text(first))
+	}
+	if u := r.Usage; u != nil {
+		line := fmt.Sprintf("usage: %d input tokens (%d cached), %d output", *u.InputTokens, *u.CachedTokens, *u.OutputTokens)
+		if u.CostUSD != nil {
+			line += fmt.Sprintf(", $%.4f", *u.CostUSD)
+		}
+		if u.Turns != nil {
+			line += fmt.Sprintf(", %d turns", *u.Turns)
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, d := range r.Denials {
+		fmt.Fprintf(w, "denied: %s %s\n", d.Tool, quote.Text(d.Detail))
+	}
+	if res.Report != nil && !res.Held {
+		printSyncReport(w, stderr, res.Report)
+	}
+	if res.Session != nil {
+		printBranch(w, stderr, res.Session.Record)
+	}
+	if res.Held {
+		fmt.Fprintf(w, "held for review: %s\n", r.SessionID)
+	} else if res.Kept && res.Session != nil {
+		fmt.Fprintf(w, "sandbox kept: %s\n", res.Session.Dir)
+	}
+	if res.OneShot.Dir != "" {
+		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, "result.json"))
+	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/seed-3bc194a6/workforce/report"
 )
 
 func TestMain(m *testing.M) {
@@ -24,10 +26,17 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// oneShotFixtures is the directory of the recorded one-shot outputs.
+var oneShotFixtures string
+
 // TestScript runs the command-line scripts in testdata/script. Set
 // TESTSCRIPT_UPDATE=1 to rewrite the expected output in place.
 func TestScript(t *testing.T) {
 	standin := buildStandin(t)
+	var err error
+	if oneShotFixtures, err = filepath.Abs("harness/testdata/oneshot"); err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
@@ -42,6 +51,7 @@ func TestScript(t *testing.T) {
 			"waitgone":    waitGone,
 			"killwriter":  killWriter,
 			"sametree":    sameTree,
+			"validresult": validResult,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -55,6 +65,9 @@ func TestScript(t *testing.T) {
 			// WORKFORCE_BIN holds the workforce command alone, for scripts that
 			// need a PATH without anything else on it.
 			env.Setenv("WORKFORCE_BIN", filepath.SplitList(env.Getenv("PATH"))[0])
+			// ONESHOT holds the one-shot outputs recorded from the real
+			// harnesses, for the stand-in to answer with ($STANDIN_OUTPUT).
+			env.Setenv("ONESHOT", oneShotFixtures)
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 	})
@@ -450,5 +463,31 @@ func sameTree(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s and %s are the same tree", args[0], args[1])
 		}
 		ts.Fatalf("%s and %s differ:\n%s", args[0], args[1], strings.Join(diffs, "\n"))
+	}
+}
+
+// validResult implements the script command
+//
+//	validresult FILE
+//
+// FILE must hold one result object valid under the published JSON Schema
+// (report.ResultSchema).
+func validResult(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: validresult FILE")
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(report.ResultSchemaURL, bytes.NewReader(report.ResultSchema)); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	sch, err := c.Compile(report.ResultSchemaURL)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	var doc any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc))
+	if err := sch.Validate(doc); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
 	}
 }

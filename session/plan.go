@@ -46,6 +46,10 @@ type PlanOptions struct {
 	// AllowUnmapped plans the run even when the harness refuses some of
 	// the persona's values (Refusal is then nil, and Warnings name each).
 	AllowUnmapped bool
+	// OneShot, when set, plans an unattended run of the harness's own
+	// one-shot mode with its task (harness.PlanOneShot) instead of an
+	// interactive one.
+	OneShot *harness.OneShot
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -198,7 +202,12 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		expand, _ := sealer.Env(o.Env)
 		hopts.ExpandEnv = append(expand, "PWD="+p.Workdir)
 	}
-	inv, err := harness.Plan(r, hopts)
+	var inv *harness.Invocation
+	if o.OneShot != nil {
+		inv, err = harness.PlanOneShot(r, hopts, *o.OneShot)
+	} else {
+		inv, err = harness.Plan(r, hopts)
+	}
 	var unmapped *harness.UnmappedError
 	if errors.As(err, &unmapped) {
 		// Kept for Refusal: a dry run still shows the plan.
@@ -277,6 +286,13 @@ type RunOptions struct {
 // directory, where nothing is written but the harness's configuration
 // files, kept in the session directory and removed afterwards.
 func (p *Plan) Run(o RunOptions) (*Result, error) {
+	if p.inv.OneShot {
+		return p.runOneShot(o)
+	}
+	return p.run(o)
+}
+
+func (p *Plan) run(o RunOptions) (*Result, error) {
 	if p.inv.Path == "" {
 		if _, err := harness.LookPath(p.inv.Binary, p.inv.Env()); err != nil {
 			return nil, err

@@ -201,6 +201,9 @@ type Result struct {
 	// HungUp says SIGHUP came while the session ran: the terminal is
 	// gone, and nobody is there to answer a question.
 	HungUp bool
+	// OneShot is what a one-shot run's harness said (Plan.Run of a plan
+	// made with PlanOptions.OneShot); nil for an interactive run.
+	OneShot *OneShotResult
 }
 
 // Run runs a session from start to end: create the session directory and

@@ -71,12 +71,23 @@
 //
 // A failing action is reported on stderr and the rest still run. The exit
 // status is 0 unless an exit action says otherwise.
+//
+// Started in a one-shot mode (claude with -p among its arguments, codex
+// with exec as its first argument, opencode with run), it also records
+//
+//	stdin     its standard input, read to the end before the actions
+//
+// and, when $STANDIN_OUTPUT names a file, prints that file on its
+// standard output once the actions are done (before an exit action's
+// exit too), so that a test can make it answer with the output recorded
+// from the real harness (harness/testdata/oneshot).
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -125,8 +136,18 @@ func main() {
 			dir = pwd
 		}
 	}
+	oneShot := oneShotMode(name, os.Args[1:])
 	if log := os.Getenv("LOG"); log != "" {
 		record(log, name, cwd, dir)
+		if oneShot {
+			in, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				fail("stdin: %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(log, "stdin"), in, 0o644); err != nil {
+				fail("%v", err)
+			}
+		}
 		// Last, so that a test waiting for it finds the rest written.
 		if err := os.WriteFile(filepath.Join(log, "ppid"), []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644); err != nil {
 			fail("%v", err)
@@ -139,9 +160,48 @@ func main() {
 		}
 		for _, line := range strings.Split(string(data), "\n") {
 			if code, exit := act(dir, os.ExpandEnv(strings.TrimSpace(line))); exit {
+				if oneShot {
+					printOutput()
+				}
 				os.Exit(code)
 			}
 		}
+	}
+	if oneShot {
+		printOutput()
+	}
+}
+
+// oneShotMode reports whether args start the harness name in its one-shot
+// mode: claude -p, codex exec, opencode run.
+func oneShotMode(name string, args []string) bool {
+	switch name {
+	case "claude":
+		for _, a := range args {
+			if a == "-p" || a == "--print" {
+				return true
+			}
+		}
+	case "codex":
+		return len(args) > 0 && args[0] == "exec"
+	case "opencode":
+		return len(args) > 0 && args[0] == "run"
+	}
+	return false
+}
+
+// printOutput prints the file $STANDIN_OUTPUT names, if any, on stdout.
+func printOutput() {
+	out := os.Getenv("STANDIN_OUTPUT")
+	if out == "" {
+		return
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		fail("%v", err)
+	}
+	if _, err := os.Stdout.Write(data); err != nil {
+		fail("%v", err)
 	}
 }
 
