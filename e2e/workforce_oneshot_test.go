@@ -125,6 +125,9 @@ func TestWorkforceOneShot(t *testing.T) {
 			if len(res.Denials) == 0 {
 				t.Errorf("no denials reported")
 			}
+			if h == "opencode" && !hasWarning(res.Warnings, "opencode run cannot ask") {
+				t.Errorf("warnings %q lack the one printed before the run", res.Warnings)
+			}
 			if res.HarnessSessionID == "" {
 				t.Errorf("no harness session id")
 			}
@@ -133,4 +136,14 @@ func TestWorkforceOneShot(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasWarning reports whether one of warnings contains text.
+func hasWarning(warnings []string, text string) bool {
+	for _, w := range warnings {
+		if strings.Contains(w, text) {
+			return true
+		}
+	}
+	return false
 }
