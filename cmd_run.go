@@ -499,7 +499,8 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 	if !plan.InRepo {
 		warnStale(stderr, home, plan.Root)
 	}
-	warnings := append([]string(nil), plan.Warnings...)
+	// The plan's warnings and notes, as printed before the run.
+	warnings := append(append([]string(nil), plan.Warnings...), plan.Notes...)
 	o := session.RunOptions{
 		Stderr:      stderr,
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse,
