@@ -636,7 +636,7 @@ func (l *Live) saveConflict(in int, c *Conflict) error {
 	if err := unix.Fstat(in, &st); err != nil {
 		return err
 	}
-	saved := filepath.Join(l.s.Dir, ConflictsDir, filepath.FromSlash(c.Path))
+	saved := l.s.conflictPath(c.Path)
 	if err := l.s.save(saved, in, st.Size, uint32(st.Mode)&0o777); err != nil {
 		return err
 	}

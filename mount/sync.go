@@ -819,10 +819,16 @@ func (s *Sandbox) sameAsReal(rel string, r *Report, o SyncOptions, dfd int, name
 	return true, nil
 }
 
+// conflictPath is where the agent's version of rel is saved when it
+// conflicts: below the sandbox directory's conflicts/.
+func (s *Sandbox) conflictPath(rel string) string {
+	return filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
+}
+
 // conflict saves the sandbox's file rel, open as in, of stat bst, under
 // the sandbox's conflicts directory and reports the conflict.
 func (s *Sandbox) conflict(rel string, r *Report, o SyncOptions, in int, bst *unix.Stat_t) error {
-	saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel))
+	saved := s.conflictPath(rel)
 	if !o.DryRun {
 		if err := s.save(saved, in, bst.Size, uint32(bst.Mode)&0o777); err != nil {
 			return fmt.Errorf("cannot save the agent's version of %s: %w", rel, err)
@@ -932,7 +938,7 @@ func displacedReason(saved string) string {
 // name: a regular file's bytes and permissions, a link's target.
 func (s *Sandbox) displaced(rel string) func(dirfd int, tmp string) (string, error) {
 	return func(dirfd int, tmp string) (string, error) {
-		saved := filepath.Join(s.Dir, ConflictsDir, filepath.FromSlash(rel)) + ".replaced"
+		saved := s.conflictPath(rel) + ".replaced"
 		var st unix.Stat_t
 		if err := unix.Fstatat(dirfd, tmp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return "", err

@@ -38,8 +38,11 @@ func sandboxGit(dir string, stdin []byte, args ...string) ([]byte, error) {
 
 // realGit runs git in dir, in the user's real repository, under the
 // user's configuration, and returns its standard output.
-func realGit(dir string, args ...string) ([]byte, error) {
-	return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), nil, args...)
+func realGit(dir string, args ...string) ([]byte, error) { return realGitIn(dir, nil, args...) }
+
+// realGitIn is realGit with stdin.
+func realGitIn(dir string, stdin []byte, args ...string) ([]byte, error) {
+	return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), stdin, args...)
 }
 
 // commits is what the agent did to the sandbox's HEAD.
@@ -109,9 +112,7 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 		return c, err
 	}
 	if len(all) > 0 {
-		real, err := objectKinds(func(dir string, stdin []byte, args ...string) ([]byte, error) {
-			return git.Repo{Dir: dir, Trust: git.Trusted}.Run(context.Background(), stdin, args...)
-		}, box.Root, all)
+		real, err := objectKinds(realGitIn, box.Root, all)
 		if err != nil {
 			return c, err
 		}
