@@ -34,7 +34,8 @@ func versionCache(env procEnv) harness.VersionCache {
 // profile names (it must describe h), else the family of the installed
 // version of h (warning once to stderr when that version was not
 // measured), else, when h is not installed, h's default profile. The
-// second result is the installed version, when known.
+// second result is the installed version, when known (with a profile
+// named too).
 func harnessProfile(ctx context.Context, stderr io.Writer, env procEnv, profile, h string) (discover.Profile, string, error) {
 	if profile != "" {
 		p, ok := discover.Lookup(profile)
@@ -44,7 +45,9 @@ func harnessProfile(ctx context.Context, stderr io.Writer, env procEnv, profile,
 		if p.Harness != h {
 			return p, "", usageError(fmt.Errorf("profile %s is not a profile of %s", profile, h))
 		}
-		return p, "", nil
+		// The profile is the user's choice; the version still goes into
+		// the plan and a one-shot run's result.
+		return p, versionCache(env).Installed(ctx, h, env.Environ).Version, nil
 	}
 	p, st, note := versionCache(env).Profile(ctx, h, env.Environ)
 	if note != "" {
