@@ -85,6 +85,7 @@ const (
 	SyncUpdated  = "updated"
 	SyncDeleted  = "deleted"
 	SyncConflict = "conflict"
+	SyncFailed   = "failed"
 )
 
 // Event is one normalized progress event.
@@ -93,7 +94,7 @@ type Event struct {
 	// SessionID, for started: the harness's own session id.
 	SessionID string `json:"sessionId,omitempty"`
 	// Tool and Detail (path, command), and Status (completed, failed,
-	// denied) when the harness says, for tool_use.
+	// denied; empty when the harness does not say), for tool_use.
 	Tool   string `json:"tool,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Status string `json:"status,omitempty"`
@@ -104,7 +105,7 @@ type Event struct {
 	// end, so it has one).
 	Usage *Usage `json:"usage,omitempty"`
 	// Path (relative to the project's root) and Action (SyncCreated,
-	// SyncUpdated, SyncDeleted, SyncConflict), for sync.
+	// SyncUpdated, SyncDeleted, SyncConflict, SyncFailed), for sync.
 	Path   string `json:"path,omitempty"`
 	Action string `json:"action,omitempty"`
 }
@@ -270,6 +271,21 @@ func (e *events) took() []Event {
 	got := e.o.Events[e.line:len(e.o.Events):len(e.o.Events)]
 	e.line = len(e.o.Events)
 	return got
+}
+
+// toolStatus is the status of a tool_use event for a harness's status of
+// a call: completed, failed (codex's failed, opencode's error), denied
+// (codex's declined); empty for any other (a call still running).
+func toolStatus(s string) string {
+	switch s {
+	case "completed":
+		return "completed"
+	case "failed", "error":
+		return "failed"
+	case "declined":
+		return "denied"
+	}
+	return ""
 }
 
 // detailOf names what a tool call was for, from its input: a path, a

@@ -72,7 +72,7 @@ func (c *codexReader) take(e *codexEvent) {
 			return
 		}
 		it := e.Item
-		ev := Event{Type: EventToolUse, Status: it.Status}
+		ev := Event{Type: EventToolUse, Status: toolStatus(it.Status)}
 		switch it.Type {
 		case "agent_message":
 			o.Final = it.Text

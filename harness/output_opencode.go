@@ -96,7 +96,7 @@ func (c *opencodeReader) take(e *opencodeEvent) {
 		}
 	case "tool_use":
 		st := e.Part.State
-		ev := Event{Type: EventToolUse, Tool: e.Part.Tool, Detail: detailOf(st.Input), Status: st.Status}
+		ev := Event{Type: EventToolUse, Tool: e.Part.Tool, Detail: detailOf(st.Input), Status: toolStatus(st.Status)}
 		if st.Status == "error" {
 			ev.Status = "failed"
 			for _, p := range opencodeDenied {
