@@ -216,6 +216,24 @@ func TestOutputEvents(t *testing.T) {
 	}
 }
 
+// TestClaudeStoppedEarly reads what a claude stopped before its end
+// (SIGTERM, the time limit) printed in stream-json: no result, but the
+// session id of its first line, which resume needs.
+func TestClaudeStoppedEarly(t *testing.T) {
+	data := fixture(t, "claude-write.jsonl")
+	data = data[:bytes.LastIndex(bytes.TrimRight(data, "\n"), []byte("\n"))+1] // without the result
+	out, err := ParseOutput("claude", data)
+	if !errors.Is(err, ErrNoResult) {
+		t.Fatalf("err = %v, want ErrNoResult", err)
+	}
+	if out.SessionID != "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11" {
+		t.Errorf("SessionID = %q, want the one of the init line", out.SessionID)
+	}
+	if n := len(out.Events); n != 3 || out.Events[0].Type != EventStarted || out.Events[n-1].Type != EventMessage {
+		t.Errorf("Events = %+v, want started, the tool_use and the message", out.Events)
+	}
+}
+
 func describe(e Event) string {
 	switch e.Type {
 	case EventStarted:
