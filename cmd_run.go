@@ -62,6 +62,9 @@ permission that would ask is refused as the persona's permission mode says,
 and reported. Everything else is as above. The harness's output is read for
 its session id, final message, usage and denials; run prints a short summary,
 or with --json one result object (schema: report/schema/result.schema.json).
+--events prints the run's progress on stdout as it goes, one JSON event a
+line, the last one carrying the result (schema:
+report/schema/event.schema.json; docs/run.md#events).
 The result and the harness's raw output stay in <home>/results/<session-id>/.
 The persona's timeoutSeconds always applies to an unattended run.
 
@@ -86,6 +89,7 @@ Example:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without creating or starting anything"},
 			&cli.BoolFlag{Name: "json", Usage: "with a task, print the result as JSON; with --dry-run, print the plan as JSON"},
 			&cli.StringFlag{Name: "task-file", Usage: "run unattended with the task read from this file (as a TASK argument does)"},
+			eventsFlag,
 			&cli.BoolFlag{Name: "install-in-repo", Usage: "run in the repository itself, without a sandbox (the sidecar is skipped)"},
 			profileFlag(),
 			&cli.BoolFlag{Name: "reuse", Usage: "start from the project's warm sandbox, refreshed by what changed since, and keep the sandbox warm for the next run"},
@@ -115,6 +119,8 @@ type runOptions struct {
 
 	SyncDeletes, Keep, Reuse, Live, SyncCommitted bool
 	DryRun, JSON                                  bool
+	// Events prints a one-shot run's events as JSON lines (cmd_events.go).
+	Events bool
 	InstallInRepo, RefreshSkills, AllowUnmapped   bool
 	// Review holds the agent's work for review; nil leaves it to
 	// "review" in <home>/config.json.
@@ -169,11 +175,14 @@ func runAction(c *cli.Context) error {
 	if err := checkFlags(c, rules...); err != nil {
 		return err
 	}
+	if err := checkEvents(c, oneShot); err != nil {
+		return err
+	}
 	opts := runOptions{
 		Ref: args[0], Extra: extra, Harness: c.String("harness"), Root: c.String("root"), Profile: c.String("profile"),
 		Inputs:      map[string]string{},
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
-		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"),
+		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
 		Review: optionalBool(c, "review"),
 	}
@@ -491,9 +500,10 @@ func askReview(tty io.ReadWriter) string {
 }
 
 // runOneShot runs an unattended plan and prints its result: a short
-// summary, or with --json one report.Result. The result is also written
-// to the session's results directory. The exit status comes from the
-// result's status alone.
+// summary, or with --json one report.Result, or with --events its events
+// as they come, the last one carrying the report.Result (cmd_events.go).
+// The result is also written to the session's results directory. The
+// exit status comes from the result's status alone.
 func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *session.Plan, home string) error {
 	stderr := ios.Err
 	if !plan.InRepo {
@@ -510,6 +520,11 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 		},
 		SyncCommitted: opts.SyncCommitted, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
 		Live: opts.Live, Timeout: plan.Timeout(opts.Timeout, false), Abort: exitOnSignal,
+	}
+	var events *eventPrinter
+	if opts.Events {
+		events = newEventPrinter(ios.Out, filepath.Base(plan.Sandbox))
+		o.Events = events.harness
 	}
 	start := time.Now()
 	res, err := plan.Run(o)
@@ -531,7 +546,11 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 			warnf(stderr, "cannot keep the result: %v", jerr)
 		}
 	}
-	if opts.JSON {
+	if events != nil {
+		if err := events.finished(result); err != nil {
+			return err
+		}
+	} else if opts.JSON {
 		if err := writeJSON(ios.Out, result); err != nil {
 			return err
 		}

@@ -52,6 +52,7 @@ func TestScript(t *testing.T) {
 			"killwriter":  killWriter,
 			"sametree":    sameTree,
 			"validresult": validResult,
+			"validevents": validEvents,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -489,5 +490,63 @@ func validResult(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc))
 	if err := sch.Validate(doc); err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
+	}
+}
+
+// validEvents implements the script command
+//
+//	validevents FILE [TYPE...]
+//
+// FILE must hold the output of run --events: JSON lines, each an event
+// valid under the published JSON Schema (report.EventSchema), their times
+// in order, all of the same session, the last one finished (and no other)
+// with that session's result. With TYPEs, the events' types must be those,
+// in that order.
+func validEvents(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || neg {
+		ts.Fatalf("usage: validevents FILE [TYPE...]")
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	for url, data := range map[string][]byte{report.ResultSchemaURL: report.ResultSchema, report.EventSchemaURL: report.EventSchema} {
+		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+			ts.Fatalf("%v", err)
+		}
+	}
+	sch, err := c.Compile(report.EventSchemaURL)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	data := ts.ReadFile(args[0])
+	if !strings.HasSuffix(data, "\n") {
+		ts.Fatalf("%s does not end with a newline", args[0])
+	}
+	var types []string
+	var last report.Event
+	lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+	for i, line := range lines {
+		var doc any
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			ts.Fatalf("%s:%d: not JSON: %v\n%s", args[0], i+1, err, line)
+		}
+		if err := sch.Validate(doc); err != nil {
+			ts.Fatalf("%s:%d: %v\n%s", args[0], i+1, err, line)
+		}
+		var e report.Event
+		ts.Check(json.Unmarshal([]byte(line), &e))
+		if i > 0 && (e.Time.Before(last.Time) || e.SessionID != last.SessionID) {
+			ts.Fatalf("%s:%d: time %v after %v, session %s after %s", args[0], i+1, e.Time, last.Time, e.SessionID, last.SessionID)
+		}
+		if (e.Type == report.EventFinished) != (i == len(lines)-1) {
+			ts.Fatalf("%s:%d: a %s event; finished must be the last, and only the last", args[0], i+1, e.Type)
+		}
+		types = append(types, string(e.Type))
+		last = e
+	}
+	if last.Result == nil || last.Result.SessionID != last.SessionID {
+		ts.Fatalf("%s: the finished event's result is not the session's", args[0])
+	}
+	if len(args) > 1 && strings.Join(types, " ") != strings.Join(args[1:], " ") {
+		ts.Fatalf("%s: events %s, want %s", args[0], strings.Join(types, " "), strings.Join(args[1:], " "))
 	}
 }

@@ -86,10 +86,9 @@ func record(t *testing.T, name string, out []byte, dirs map[string]string) {
 // zero, the denial.
 func TestOneShot(t *testing.T) {
 	for _, h := range []string{"claude", "codex", "opencode"} {
+		// claude's one-shot runs print stream-json too: JSONL for all
+		// (the older claude-*.json fixtures are its json format).
 		ext := ".jsonl"
-		if h == "claude" {
-			ext = ".json"
-		}
 		t.Run(h, func(t *testing.T) {
 			dir, _ := filepath.EvalSymlinks(t.TempDir())
 			gitInit(t, dir)

@@ -14,7 +14,15 @@ import (
 // the scripted model of make e2e (e2e/oneshot_test.go, and issue #30):
 //
 //   - claude -p TASK --output-format json prints one result object;
-//     stream-json needs --verbose. --allowedTools and --disallowedTools
+//     stream-json prints JSONL as the run goes (system init with the
+//     session id first, then each assistant and user message, then that
+//     same result object as the last line) and needs --verbose, which
+//     adds nothing else to stdout. One-shot runs always use stream-json:
+//     one code path, whether or not run --events passes the events on,
+//     the raw output kept in the results directory shows the whole run,
+//     and a claude stopped before its end (SIGTERM, the time limit) has
+//     already printed its session id, which resume needs. The parser
+//     reads both formats (the json fixtures stay). --allowedTools and --disallowedTools
 //     take a list, so a task after them is read as a tool name: the task
 //     goes right after -p. Without a terminal nothing asks: a tool call
 //     the permission mode would ask about is denied and listed in the
@@ -160,7 +168,8 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 		} else {
 			inv.Stdin = task
 		}
-		args = append(args, "--output-format", "json")
+		// stream-json: see the package comment above.
+		args = append(args, "--output-format", "stream-json", "--verbose")
 		args = append(args, base...)
 		if s.SessionID != "" {
 			args = append(args, "--session-id", s.SessionID)

@@ -23,14 +23,14 @@ func TestPlanOneShot(t *testing.T) {
 			name:     "claude: the task right after -p, before the tool lists",
 			r:        persona.Resolved{ID: "ed", Harness: "claude", Model: "sonnet", SystemPrompt: "Edit.", Permissions: persona.Permissions{Mode: "acceptEdits", Allow: []string{"Read", "Write"}, Deny: []string{"WebFetch"}}},
 			s:        OneShot{Task: "write the file", SessionID: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11"},
-			wantArgs: "-p|write the file|--output-format|json|--model|sonnet|--append-system-prompt|Edit.|--permission-mode|acceptEdits|--allowedTools|Read,Write|--disallowedTools|WebFetch|--session-id|5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11",
+			wantArgs: "-p|write the file|--output-format|stream-json|--verbose|--model|sonnet|--append-system-prompt|Edit.|--permission-mode|acceptEdits|--allowedTools|Read,Write|--disallowedTools|WebFetch|--session-id|5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11",
 		},
 		{
 			name:      "claude resume, a task that reads as a flag on stdin",
 			r:         persona.Resolved{ID: "ed", Harness: "claude", Model: "sonnet"},
 			s:         OneShot{Task: "--help me", Resume: "abc"},
 			extra:     []string{"--max-turns", "3"},
-			wantArgs:  "-p|--output-format|json|--model|sonnet|--resume|abc|--max-turns|3",
+			wantArgs:  "-p|--output-format|stream-json|--verbose|--model|sonnet|--resume|abc|--max-turns|3",
 			wantStdin: "--help me",
 		},
 		{

@@ -28,101 +28,194 @@ type claudeResult struct {
 	} `json:"usage"`
 	Denials []struct {
 		ToolName  string          `json:"tool_name"`
+		ToolUseID string          `json:"tool_use_id"`
 		ToolInput json.RawMessage `json:"tool_input"`
 	} `json:"permission_denials"`
 }
 
-// claudeStream is a line of --output-format stream-json before the result.
+// claudeStream is a line of --output-format stream-json (measured on
+// 2.1.330, harness/testdata/oneshot/claude-*.jsonl): system init, with
+// the session id, first; then assistant lines (text and tool_use
+// blocks, each call with its id), user lines (a tool_result block for
+// each call, is_error when it failed), a system permission_denied line
+// (tool_name, tool_use_id) before the result of a call the permissions
+// refused; the result object last. Every line carries the session id.
 type claudeStream struct {
 	Type      string `json:"type"`
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
-	Message   struct {
-		Content []struct {
-			Type  string          `json:"type"`
-			Text  string          `json:"text"`
-			Name  string          `json:"name"`
-			Input json.RawMessage `json:"input"`
-		} `json:"content"`
-	} `json:"message"`
+	ToolUseID string `json:"tool_use_id"`
+	// Message is an object for assistant and user lines (its content a
+	// list of blocks, or a user's text), a string for permission_denied.
+	Message json.RawMessage `json:"message"`
 }
 
-func parseClaude(out []byte) (*Outcome, error) {
-	o := &Outcome{}
-	var res *claudeResult
-	take := func(line []byte) {
-		var s claudeStream
-		if json.Unmarshal(line, &s) != nil {
-			return
+// claudeBlock is a block of a message's content.
+type claudeBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+}
+
+// claudeReader reads --output-format stream-json, one object a line, as
+// claude prints it, and --output-format json, the result object alone
+// (one line). The first line that names the session id gives started;
+// assistant text gives message; a tool call gives tool_use when its
+// result comes (status completed, failed, or denied when a
+// permission_denied line named it); the result gives the final message
+// when no message said it, the denials not reported yet (all of them in
+// the json format), the run's usage, and the error it reports. The
+// outcome is the last result's.
+type claudeReader struct {
+	events
+	started bool
+	res     *claudeResult
+	// calls are the tool calls made, by id; denied those refused, and
+	// reported those a tool_use reported.
+	calls            map[string]Event
+	denied, reported map[string]bool
+}
+
+func (c *claudeReader) Line(line []byte) []Event {
+	line, ok := jsonLine(line)
+	if !ok {
+		return nil
+	}
+	var s claudeStream
+	if json.Unmarshal(line, &s) != nil {
+		return nil
+	}
+	o := &c.o
+	if s.SessionID != "" && !c.started {
+		c.started = true
+		o.SessionID = s.SessionID
+		c.add(Event{Type: EventStarted, SessionID: s.SessionID})
+	}
+	var blocks []claudeBlock
+	if s.Type == "assistant" || s.Type == "user" {
+		var m struct {
+			Content json.RawMessage `json:"content"`
 		}
-		switch s.Type {
-		case "result":
-			var r claudeResult
-			if json.Unmarshal(line, &r) == nil {
-				res = &r
-			}
-		case "system":
-			if s.Subtype == "init" && s.SessionID != "" {
-				o.Events = append(o.Events, Event{Type: EventStarted, SessionID: s.SessionID})
-			}
-		case "assistant":
-			for _, c := range s.Message.Content {
-				switch c.Type {
-				case "text":
-					o.Events = append(o.Events, Event{Type: EventMessage, Text: c.Text})
-				case "tool_use":
-					o.Events = append(o.Events, Event{Type: EventToolUse, Tool: c.Name, Detail: detailOf(c.Input)})
+		if json.Unmarshal(s.Message, &m) == nil {
+			_ = json.Unmarshal(m.Content, &blocks) // a string holds none
+		}
+	}
+	switch s.Type {
+	case "result":
+		var r claudeResult
+		if json.Unmarshal(line, &r) == nil {
+			c.res = &r
+			c.result(&r)
+		}
+	case "system":
+		if s.Subtype == "permission_denied" && s.ToolUseID != "" {
+			mark(&c.denied, s.ToolUseID)
+		}
+	case "assistant":
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				c.add(Event{Type: EventMessage, Text: b.Text})
+			case "tool_use":
+				if c.calls == nil {
+					c.calls = map[string]Event{}
 				}
+				c.calls[b.ID] = Event{Type: EventToolUse, Tool: b.Name, Detail: detailOf(b.Input)}
 			}
 		}
+	case "user":
+		for _, b := range blocks {
+			call, ok := c.calls[b.ToolUseID]
+			if b.Type != "tool_result" || !ok || c.reported[b.ToolUseID] {
+				continue
+			}
+			call.Status = "completed"
+			switch {
+			case c.denied[b.ToolUseID]:
+				call.Status = "denied"
+			case b.IsError:
+				call.Status = "failed"
+			}
+			mark(&c.reported, b.ToolUseID)
+			c.add(call)
+		}
 	}
-	if t := bytes.TrimSpace(out); json.Valid(t) && !bytes.ContainsRune(t, '\n') {
-		take(t)
-	} else {
-		jsonLines(out, take)
+	return c.took()
+}
+
+// mark adds id to the set *m.
+func mark(m *map[string]bool, id string) {
+	if *m == nil {
+		*m = map[string]bool{}
 	}
+	(*m)[id] = true
+}
+
+// result adds the events of a result line.
+func (c *claudeReader) result(r *claudeResult) {
+	if r.SessionID == "" {
+		return
+	}
+	failed, text := claudeError(r)
+	if r.Result != "" && !failed {
+		if n := len(c.o.Events); c.o.Events[n-1].Type != EventMessage || c.o.Events[n-1].Text != r.Result {
+			c.add(Event{Type: EventMessage, Text: r.Result})
+		}
+	}
+	for _, d := range r.Denials {
+		if d.ToolUseID == "" || !c.reported[d.ToolUseID] || !c.denied[d.ToolUseID] {
+			c.add(Event{Type: EventToolUse, Tool: d.ToolName, Detail: detailOf(d.ToolInput), Status: "denied"})
+		}
+	}
+	u := claudeUsage(r)
+	c.add(Event{Type: EventUsage, Usage: &u})
+	if failed {
+		c.add(Event{Type: EventError, Text: text})
+	}
+}
+
+func (c *claudeReader) Finish() (*Outcome, error) {
+	o, res := &c.o, c.res
 	if res == nil || res.SessionID == "" {
 		return o, ErrNoResult
 	}
 	o.SessionID = res.SessionID
 	o.Final = res.Result
-	o.Usage = Usage{
-		Input:   res.Usage.Input + res.Usage.CacheCreation + res.Usage.CacheRead,
-		Output:  res.Usage.Output,
-		Cached:  res.Usage.CacheRead,
-		CostUSD: res.TotalCostUSD,
-		Turns:   res.NumTurns,
-	}
+	o.Usage = claudeUsage(res)
 	for _, d := range res.Denials {
 		o.Denials = append(o.Denials, Denial{Tool: d.ToolName, Detail: detailOf(d.ToolInput)})
 	}
-	if res.IsError || (res.Subtype != "" && res.Subtype != "success") {
-		o.Error = true
-		o.ErrorText = res.Result
-		if len(res.Errors) > 0 {
-			o.ErrorText = joinLines(res.Errors)
-		}
-		if o.ErrorText == "" {
-			o.ErrorText = res.Subtype
-		}
-	}
-	if len(o.Events) == 0 || o.Events[0].Type != EventStarted {
-		o.Events = append([]Event{{Type: EventStarted, SessionID: res.SessionID}}, o.Events...)
-	}
-	if o.Final != "" && !o.Error {
-		if n := len(o.Events); o.Events[n-1].Type != EventMessage || o.Events[n-1].Text != o.Final {
-			o.Events = append(o.Events, Event{Type: EventMessage, Text: o.Final})
-		}
-	}
-	for _, d := range o.Denials {
-		o.Events = append(o.Events, Event{Type: EventToolUse, Tool: d.Tool, Detail: d.Detail, Status: "denied"})
-	}
-	u := o.Usage
-	o.Events = append(o.Events, Event{Type: EventUsage, Usage: &u})
-	if o.Error {
-		o.Events = append(o.Events, Event{Type: EventError, Text: o.ErrorText})
-	}
+	o.Error, o.ErrorText = claudeError(res)
 	return o, nil
+}
+
+func claudeUsage(r *claudeResult) Usage {
+	return Usage{
+		Input:   r.Usage.Input + r.Usage.CacheCreation + r.Usage.CacheRead,
+		Output:  r.Usage.Output,
+		Cached:  r.Usage.CacheRead,
+		CostUSD: r.TotalCostUSD,
+		Turns:   r.NumTurns,
+	}
+}
+
+// claudeError says whether the result reports an error, and its text.
+func claudeError(r *claudeResult) (bool, string) {
+	if !r.IsError && (r.Subtype == "" || r.Subtype == "success") {
+		return false, ""
+	}
+	text := r.Result
+	if len(r.Errors) > 0 {
+		text = joinLines(r.Errors)
+	}
+	if text == "" {
+		text = r.Subtype
+	}
+	return true, text
 }
 
 func joinLines(s []string) string {

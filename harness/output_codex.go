@@ -38,76 +38,95 @@ type codexEvent struct {
 	} `json:"item"`
 }
 
-func parseCodex(out []byte) (*Outcome, error) {
-	o := &Outcome{}
-	done := false
-	jsonLines(out, func(line []byte) {
-		var e codexEvent
-		if json.Unmarshal(line, &e) != nil {
+// codexReader reads codex exec --json: thread.started gives started,
+// each completed item a message or a tool_use (status completed, failed,
+// or denied when declined) or an error, each completed turn its usage; a
+// failed turn or a top-level error is an error. The run has a result once
+// a turn completed or failed.
+type codexReader struct {
+	events
+	done bool
+}
+
+func (c *codexReader) Line(line []byte) []Event {
+	line, ok := jsonLine(line)
+	if !ok {
+		return nil
+	}
+	var e codexEvent
+	if json.Unmarshal(line, &e) != nil {
+		return nil
+	}
+	c.take(&e)
+	return c.took()
+}
+
+func (c *codexReader) take(e *codexEvent) {
+	o := &c.o
+	switch e.Type {
+	case "thread.started":
+		o.SessionID = e.ThreadID
+		c.add(Event{Type: EventStarted, SessionID: e.ThreadID})
+	case "item.completed":
+		if e.Item == nil {
 			return
 		}
-		switch e.Type {
-		case "thread.started":
-			o.SessionID = e.ThreadID
-			o.Events = append(o.Events, Event{Type: EventStarted, SessionID: e.ThreadID})
-		case "item.completed":
-			if e.Item == nil {
-				return
+		it := e.Item
+		ev := Event{Type: EventToolUse, Status: toolStatus(it.Status)}
+		switch it.Type {
+		case "agent_message":
+			o.Final = it.Text
+			c.add(Event{Type: EventMessage, Text: it.Text})
+			return
+		case "command_execution":
+			ev.Tool, ev.Detail = "exec_command", it.Command
+		case "file_change":
+			var paths []string
+			for _, ch := range it.Changes {
+				paths = append(paths, ch.Path)
 			}
-			it := e.Item
-			ev := Event{Type: EventToolUse, Status: it.Status}
-			switch it.Type {
-			case "agent_message":
-				o.Final = it.Text
-				o.Events = append(o.Events, Event{Type: EventMessage, Text: it.Text})
-				return
-			case "command_execution":
-				ev.Tool, ev.Detail = "exec_command", it.Command
-			case "file_change":
-				var paths []string
-				for _, c := range it.Changes {
-					paths = append(paths, c.Path)
-				}
-				ev.Tool, ev.Detail = "apply_patch", strings.Join(paths, " ")
-			case "mcp_tool_call":
-				ev.Tool = "mcp__" + it.Server + "__" + it.Tool
-			case "web_search":
-				ev.Tool = "web_search"
-			case "error":
-				o.Events = append(o.Events, Event{Type: EventError, Text: it.Message})
-				return
-			default:
-				return
-			}
-			if it.Status == "declined" {
-				ev.Status = "denied"
-				o.Denials = append(o.Denials, Denial{Tool: ev.Tool, Detail: ev.Detail})
-			}
-			o.Events = append(o.Events, ev)
-		case "turn.completed":
-			done = true
-			if e.Usage != nil {
-				u := Usage{Input: e.Usage.Input, Output: e.Usage.Output, Cached: e.Usage.Cached}
-				o.Usage.add(u)
-				o.Events = append(o.Events, Event{Type: EventUsage, Usage: &u})
-			}
-		case "turn.failed", "error":
-			msg := e.Message
-			if e.Error != nil && e.Error.Message != "" {
-				msg = e.Error.Message
-			}
-			if e.Type == "turn.failed" {
-				done = true
-			}
-			o.Error = true
-			if o.ErrorText == "" || e.Type == "turn.failed" {
-				o.ErrorText = msg
-			}
-			o.Events = append(o.Events, Event{Type: EventError, Text: msg})
+			ev.Tool, ev.Detail = "apply_patch", strings.Join(paths, " ")
+		case "mcp_tool_call":
+			ev.Tool = "mcp__" + it.Server + "__" + it.Tool
+		case "web_search":
+			ev.Tool = "web_search"
+		case "error":
+			c.add(Event{Type: EventError, Text: it.Message})
+			return
+		default:
+			return
 		}
-	})
-	if !done || o.SessionID == "" {
-		return o, ErrNoResult
+		if it.Status == "declined" {
+			ev.Status = "denied"
+			o.Denials = append(o.Denials, Denial{Tool: ev.Tool, Detail: ev.Detail})
+		}
+		c.add(ev)
+	case "turn.completed":
+		c.done = true
+		if e.Usage != nil {
+			u := Usage{Input: e.Usage.Input, Output: e.Usage.Output, Cached: e.Usage.Cached}
+			o.Usage.add(u)
+			c.add(Event{Type: EventUsage, Usage: &u})
+		}
+	case "turn.failed", "error":
+		msg := e.Message
+		if e.Error != nil && e.Error.Message != "" {
+			msg = e.Error.Message
+		}
+		if e.Type == "turn.failed" {
+			c.done = true
+		}
+		o.Error = true
+		if o.ErrorText == "" || e.Type == "turn.failed" {
+			o.ErrorText = msg
+		}
+		c.add(Event{Type: EventError, Text: msg})
 	}
-	return o, nil
+}
+
+func (c *codexReader) Finish() (*Outcome, error) {
+	if !c.done || c.o.SessionID == "" {
+		return &c.o, ErrNoResult
+	}
+	return &c.o, nil
 }

@@ -54,70 +54,90 @@ var opencodeDenied = []string{
 	"Error: The user has specified a rule which prevents",
 }
 
-func parseOpencode(out []byte) (*Outcome, error) {
-	o := &Outcome{}
+// opencodeReader reads opencode run --format json: the first event's
+// sessionID gives started, text a message, tool_use a tool_use (status
+// completed, failed, or denied when its permission was refused),
+// step_finish its step's usage, error an error. The run has a result
+// once its last step ended (a stop, or a refused permission) or an error
+// came.
+type opencodeReader struct {
+	events
 	// done: the last step ended the run, by a stop or by a rejected
 	// permission (after which opencode runs no further step).
-	done, denied := false, false
-	jsonLines(out, func(line []byte) {
-		var e opencodeEvent
-		if json.Unmarshal(line, &e) != nil {
-			return
-		}
-		if e.SessionID != "" && o.SessionID == "" {
-			o.SessionID = e.SessionID
-			o.Events = append(o.Events, Event{Type: EventStarted, SessionID: e.SessionID})
-		}
-		switch e.Type {
-		case "step_start":
-			done, denied = false, false
-		case "text":
-			if t := e.Part.Text; t != "" {
-				o.Final = t
-				o.Events = append(o.Events, Event{Type: EventMessage, Text: t})
-			}
-		case "tool_use":
-			st := e.Part.State
-			ev := Event{Type: EventToolUse, Tool: e.Part.Tool, Detail: detailOf(st.Input), Status: st.Status}
-			if st.Status == "error" {
-				ev.Status = "failed"
-				for _, p := range opencodeDenied {
-					if strings.HasPrefix(st.Error, p) {
-						ev.Status = "denied"
-						o.Denials = append(o.Denials, Denial{Tool: e.Part.Tool, Detail: ev.Detail})
-						denied = true
-						break
-					}
-				}
-			}
-			o.Events = append(o.Events, ev)
-		case "step_finish":
-			u := Usage{CostUSD: e.Part.Cost}
-			if t := e.Part.Tokens; t != nil {
-				u.Input = t.Input + t.Cache.Read + t.Cache.Write
-				u.Output = t.Output + t.Reasoning
-				u.Cached = t.Cache.Read
-			}
-			o.Usage.add(u)
-			o.Events = append(o.Events, Event{Type: EventUsage, Usage: &u})
-			// A step that ends in tool calls is followed by another,
-			// unless a permission was rejected.
-			done = e.Part.Reason != "tool-calls" || denied
-		case "error":
-			msg := ""
-			if e.Error != nil {
-				msg = e.Error.Data.Message
-				if msg == "" {
-					msg = e.Error.Name
-				}
-			}
-			o.Error, o.ErrorText = true, msg
-			o.Events = append(o.Events, Event{Type: EventError, Text: msg})
-			done = true
-		}
-	})
-	if !done || o.SessionID == "" {
-		return o, ErrNoResult
+	done, denied bool
+}
+
+func (c *opencodeReader) Line(line []byte) []Event {
+	line, ok := jsonLine(line)
+	if !ok {
+		return nil
 	}
-	return o, nil
+	var e opencodeEvent
+	if json.Unmarshal(line, &e) != nil {
+		return nil
+	}
+	c.take(&e)
+	return c.took()
+}
+
+func (c *opencodeReader) take(e *opencodeEvent) {
+	o := &c.o
+	if e.SessionID != "" && o.SessionID == "" {
+		o.SessionID = e.SessionID
+		c.add(Event{Type: EventStarted, SessionID: e.SessionID})
+	}
+	switch e.Type {
+	case "step_start":
+		c.done, c.denied = false, false
+	case "text":
+		if t := e.Part.Text; t != "" {
+			o.Final = t
+			c.add(Event{Type: EventMessage, Text: t})
+		}
+	case "tool_use":
+		st := e.Part.State
+		ev := Event{Type: EventToolUse, Tool: e.Part.Tool, Detail: detailOf(st.Input), Status: toolStatus(st.Status)}
+		if st.Status == "error" {
+			ev.Status = "failed"
+			for _, p := range opencodeDenied {
+				if strings.HasPrefix(st.Error, p) {
+					ev.Status = "denied"
+					o.Denials = append(o.Denials, Denial{Tool: e.Part.Tool, Detail: ev.Detail})
+					c.denied = true
+					break
+				}
+			}
+		}
+		c.add(ev)
+	case "step_finish":
+		u := Usage{CostUSD: e.Part.Cost}
+		if t := e.Part.Tokens; t != nil {
+			u.Input = t.Input + t.Cache.Read + t.Cache.Write
+			u.Output = t.Output + t.Reasoning
+			u.Cached = t.Cache.Read
+		}
+		o.Usage.add(u)
+		c.add(Event{Type: EventUsage, Usage: &u})
+		// A step that ends in tool calls is followed by another,
+		// unless a permission was rejected.
+		c.done = e.Part.Reason != "tool-calls" || c.denied
+	case "error":
+		msg := ""
+		if e.Error != nil {
+			msg = e.Error.Data.Message
+			if msg == "" {
+				msg = e.Error.Name
+			}
+		}
+		o.Error, o.ErrorText = true, msg
+		c.add(Event{Type: EventError, Text: msg})
+		c.done = true
+	}
+}
+
+func (c *opencodeReader) Finish() (*Outcome, error) {
+	if !c.done || c.o.SessionID == "" {
+		return &c.o, ErrNoResult
+	}
+	return &c.o, nil
 }

@@ -3,8 +3,11 @@ package harness
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +37,10 @@ func TestParseOutput(t *testing.T) {
 		{name: "claude writes", harness: "claude", file: "claude-write.json", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "finished", cost: true, turns: 2},
 		{name: "claude resumes", harness: "claude", file: "claude-resume.json", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "resumed", cost: true, turns: 1},
 		{name: "claude denied exits 0", harness: "claude", file: "claude-denied.json", final: "could not write", cost: true, turns: 2,
+			denials: []Denial{{Tool: "Write", Detail: "/sandbox/out.txt"}}},
+		{name: "claude stream-json writes", harness: "claude", file: "claude-write.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "finished", cost: true, turns: 2},
+		{name: "claude stream-json resumes", harness: "claude", file: "claude-resume.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "resumed", cost: true, turns: 1},
+		{name: "claude stream-json denied exits 0", harness: "claude", file: "claude-denied.jsonl", final: "could not write", cost: true, turns: 2,
 			denials: []Denial{{Tool: "Write", Detail: "/sandbox/out.txt"}}},
 		{name: "codex writes", harness: "codex", file: "codex-write.jsonl", final: "finished"},
 		{name: "codex resumes", harness: "codex", file: "codex-resume.jsonl", final: "resumed"},
@@ -67,6 +74,7 @@ func TestParseOutput(t *testing.T) {
 
 		{name: "claude killed by SIGTERM prints nothing", harness: "claude", data: "", wantErr: ErrNoResult},
 		{name: "claude truncated", harness: "claude", file: "claude-write.json", data: "cut", wantErr: ErrNoResult},
+		{name: "claude stream-json truncated", harness: "claude", file: "claude-write.jsonl", data: "cut", wantErr: ErrNoResult},
 		{name: "claude garbage", harness: "claude", data: "Error: something went wrong\n", wantErr: ErrNoResult},
 		{name: "claude result without session", harness: "claude", data: `{"type":"result","result":"x"}`, wantErr: ErrNoResult},
 		{name: "codex truncated", harness: "codex", file: "codex-write.jsonl", data: "cut", wantErr: ErrNoResult},
@@ -152,9 +160,173 @@ func TestParseOutputUnknownHarness(t *testing.T) {
 	}
 }
 
-// fuzzOutput checks that the parser of harness never panics, and that a
-// result is read only from output that holds its end: any prefix of a
-// recorded output that cuts into its last line gives ErrNoResult.
+// TestOutputEvents checks the events each recorded output gives, in
+// order, line by line as the harness printed it, and that the usage
+// events add up to the outcome's usage.
+func TestOutputEvents(t *testing.T) {
+	tests := []struct {
+		harness, file string
+		want          []string
+	}{
+		{"claude", "claude-write.jsonl", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "tool_use Write /sandbox/out.txt completed", "message finished", "usage 2 2 0"}},
+		{"claude", "claude-denied.jsonl", []string{"started d6565a45-978a-4e99-87e5-f893a8292652", "tool_use Write /sandbox/out.txt denied", "message could not write", "usage 2 2 0"}},
+		{"claude", "claude-resume.jsonl", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "message resumed", "usage 1 1 0"}},
+		// The json format: everything at its one line.
+		{"claude", "claude-write.json", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "message finished", "usage 2 2 0"}},
+		{"claude", "claude-denied.json", []string{"started a0656761-ae2c-4f20-bdf2-7e0a7448c18b", "message could not write", "tool_use Write /sandbox/out.txt denied", "usage 2 2 0"}},
+		{"codex", "codex-write.jsonl", []string{"started 01a20fd4-efb4-7e21-b57e-874ab689a026", "tool_use apply_patch /sandbox/out.txt completed", "message finished", "usage 2 2 0"}},
+		{"codex", "codex-resume.jsonl", []string{"started 01a20fd4-efb4-7e21-b57e-874ab689a026", "message resumed", "usage 3 3 0"}},
+		{"opencode", "opencode-write.jsonl", []string{"started ses_df02b08f5ffexKqnZS6q4UeZLH", "tool_use write /sandbox/out.txt completed", "usage 1 1 0", "message finished", "usage 1 1 0"}},
+		{"opencode", "opencode-denied.jsonl", []string{"started ses_df02ae831ffeLcm9dZaGBt16dW", "tool_use write /sandbox/out.txt denied", "usage 1 1 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			r, err := NewOutputReader(tt.harness)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			var lineEvents []Event
+			for _, line := range bytes.Split(fixture(t, tt.file), []byte("\n")) {
+				for _, e := range r.Line(line) {
+					lineEvents = append(lineEvents, e)
+					got = append(got, describe(e))
+				}
+			}
+			out, err := r.Finish()
+			if err != nil {
+				t.Fatalf("Finish: %v", err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("events line by line:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if !reflect.DeepEqual(out.Events, lineEvents) {
+				t.Errorf("Outcome.Events %+v, want those Line returned %+v", out.Events, lineEvents)
+			}
+			var sum Usage
+			for _, e := range out.Events {
+				if e.Type == EventUsage {
+					sum.add(*e.Usage)
+				}
+			}
+			if !reflect.DeepEqual(sum, out.Usage) {
+				t.Errorf("usage events add up to %+v, want the outcome's %+v", sum, out.Usage)
+			}
+		})
+	}
+}
+
+// TestClaudeStoppedEarly reads what a claude stopped before its end
+// (SIGTERM, the time limit) printed in stream-json: no result, but the
+// session id of its first line, which resume needs.
+func TestClaudeStoppedEarly(t *testing.T) {
+	data := fixture(t, "claude-write.jsonl")
+	data = data[:bytes.LastIndex(bytes.TrimRight(data, "\n"), []byte("\n"))+1] // without the result
+	out, err := ParseOutput("claude", data)
+	if !errors.Is(err, ErrNoResult) {
+		t.Fatalf("err = %v, want ErrNoResult", err)
+	}
+	if out.SessionID != "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11" {
+		t.Errorf("SessionID = %q, want the one of the init line", out.SessionID)
+	}
+	if n := len(out.Events); n != 3 || out.Events[0].Type != EventStarted || out.Events[n-1].Type != EventMessage {
+		t.Errorf("Events = %+v, want started, the tool_use and the message", out.Events)
+	}
+}
+
+func describe(e Event) string {
+	switch e.Type {
+	case EventStarted:
+		return e.Type + " " + e.SessionID
+	case EventToolUse:
+		return strings.Join([]string{e.Type, e.Tool, e.Detail, e.Status}, " ")
+	case EventMessage, EventError:
+		return e.Type + " " + e.Text
+	case EventUsage:
+		return fmt.Sprintf("%s %d %d %d", e.Type, e.Usage.Input, e.Usage.Output, e.Usage.Cached)
+	}
+	return e.Type
+}
+
+// TestOutputWriter writes outputs to OutputWriter in pieces that cut
+// lines anywhere: a long line (far above bufio.Scanner's 64 KiB), the
+// last line without its newline, a line split byte by byte. The events
+// must come as each line ends, and the outcome be ParseOutput's.
+func TestOutputWriter(t *testing.T) {
+	long := `{"type":"item.completed","item":{"type":"command_execution","command":"` + strings.Repeat("x", 200<<10) + `","status":"completed"}}`
+	codex := "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n" + long + "\n" +
+		"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}"
+	var got []Event
+	w, err := NewOutputWriter("codex", func(e Event) { got = append(got, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		t.Helper()
+		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	first := strings.Index(codex, "\n")
+	write(codex[:first-3])
+	if len(got) != 0 {
+		t.Fatalf("events before the first line ended: %+v", got)
+	}
+	write(codex[first-3 : first+1])
+	if len(got) != 1 || got[0].Type != EventStarted || got[0].SessionID != "t1" {
+		t.Fatalf("after the first line: %+v, want started t1", got)
+	}
+	second := first + 1 + len(long)
+	for i := first + 1; i <= second; i++ { // the long line, a byte a write
+		write(codex[i : i+1])
+	}
+	if len(got) != 2 || got[1].Type != EventToolUse || len(got[1].Detail) != 200<<10 {
+		t.Fatalf("after the long line: %d events, want started and its tool_use", len(got))
+	}
+	write(codex[second+1:]) // the last line, without its newline
+	if len(got) != 2 {
+		t.Fatalf("events before Finish from a line without its newline: %+v", got[2:])
+	}
+	out, err := w.Finish()
+	if err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	if len(got) != 3 || got[2].Type != EventUsage || got[2].Usage.Output != 2 {
+		t.Fatalf("after Finish: %+v, want the last line's usage", got)
+	}
+	want, werr := ParseOutput("codex", []byte(codex))
+	if werr != nil || !reflect.DeepEqual(out, want) {
+		t.Errorf("Finish = %+v, want ParseOutput's %+v (%v)", out, want, werr)
+	}
+	if string(w.Bytes()) != codex {
+		t.Errorf("Bytes() is not what was written")
+	}
+	again, err := w.Finish()
+	if again != out || err != nil || len(got) != 3 {
+		t.Errorf("a second Finish = %p, %v and %d events; want the same outcome and no event", again, err, len(got))
+	}
+	write("{\"type\":\"turn.failed\",\"error\":{\"message\":\"late\"}}\n")
+	if len(got) != 3 || !strings.HasSuffix(string(w.Bytes()), "late\"}}\n") {
+		t.Errorf("a write after Finish: %d events, want none, and the bytes kept", len(got))
+	}
+}
+
+func TestNewOutputReaderUnknownHarness(t *testing.T) {
+	if _, err := NewOutputReader("vim"); err == nil {
+		t.Error("NewOutputReader(vim) = nil error")
+	}
+	if _, err := NewOutputWriter("vim", nil); err == nil {
+		t.Error("NewOutputWriter(vim) = nil error")
+	}
+}
+
+// fuzzOutput checks that the parser of harness never panics, that a
+// result is read only from output that holds its end (any prefix of a
+// recorded output that cuts into its last line gives ErrNoResult), and
+// that reading the output as it arrives gives what ParseOutput gives:
+// line by line through the OutputReader, and through the OutputWriter in
+// two writes cut at any byte, and a byte a write, its events passed on
+// being the outcome's.
 func fuzzOutput(f *testing.F, harness string, files ...string) {
 	for _, name := range files {
 		data := fixture(f, name)
@@ -170,6 +342,7 @@ func fuzzOutput(f *testing.F, harness string, files ...string) {
 		if err != nil && !errors.Is(err, ErrNoResult) {
 			t.Fatalf("err = %v, want nil or ErrNoResult", err)
 		}
+		streamed(t, harness, data, cut, o, err)
 		if err != nil {
 			return
 		}
@@ -189,8 +362,63 @@ func fuzzOutput(f *testing.F, harness string, files ...string) {
 	})
 }
 
+// streamed checks that data read as it arrives gives want and wantErr,
+// ParseOutput's outcome.
+func streamed(t *testing.T, harness string, data []byte, cut int, want *Outcome, wantErr error) {
+	t.Helper()
+	r, err := NewOutputReader(harness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lineEvents []Event
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		lineEvents = append(lineEvents, r.Line(line)...)
+	}
+	got, err := r.Finish()
+	if err != wantErr || !reflect.DeepEqual(got, want) {
+		t.Fatalf("line by line: %+v, %v\nParseOutput: %+v, %v", got, err, want, wantErr)
+	}
+	if !reflect.DeepEqual(lineEvents, want.Events) {
+		t.Fatalf("Line returned %+v\nthe outcome has %+v", lineEvents, want.Events)
+	}
+	writes := [][][]byte{{data}}
+	if cut >= 0 && cut <= len(data) {
+		writes = append(writes, [][]byte{data[:cut], data[cut:]})
+	}
+	if len(data) <= 4<<10 {
+		var bytewise [][]byte
+		for i := range data {
+			bytewise = append(bytewise, data[i:i+1])
+		}
+		writes = append(writes, bytewise)
+	}
+	for _, pieces := range writes {
+		var passed []Event
+		w, err := NewOutputWriter(harness, func(e Event) { passed = append(passed, e) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pieces {
+			if _, err := w.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := w.Finish()
+		if err != wantErr || !reflect.DeepEqual(got, want) {
+			t.Fatalf("in %d writes: %+v, %v\nParseOutput: %+v, %v", len(pieces), got, err, want, wantErr)
+		}
+		if !reflect.DeepEqual(passed, want.Events) {
+			t.Fatalf("in %d writes, passed on %+v\nthe outcome has %+v", len(pieces), passed, want.Events)
+		}
+		if !bytes.Equal(w.Bytes(), data) {
+			t.Fatalf("in %d writes, Bytes() is not the output", len(pieces))
+		}
+	}
+}
+
 func FuzzParseClaude(f *testing.F) {
-	fuzzOutput(f, "claude", "claude-write.json", "claude-resume.json", "claude-denied.json")
+	fuzzOutput(f, "claude", "claude-write.json", "claude-resume.json", "claude-denied.json",
+		"claude-write.jsonl", "claude-resume.jsonl", "claude-denied.jsonl")
 }
 
 func FuzzParseCodex(f *testing.F) {

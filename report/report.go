@@ -71,6 +71,35 @@
 //
 // The lists that are always present print as [] even when the Go value
 // is nil (Result and Files marshal them so).
+//
+// # Events
+//
+// Event is a progress event of an unattended run, one JSON object a line
+// (run --events), whose JSON Schema is published at
+// report/schema/event.schema.json (EventSchemaPath, $id EventSchemaURL,
+// embedded as EventSchema); it refers to the result's schema by its $id.
+// Every event has type, time (when workforce saw it: RFC 3339, UTC, to
+// the millisecond) and sessionId (workforce's, as in the result), and
+// taskId in a batch or a queue; the rest belongs to one type each:
+//
+//   - started, harnessSessionId: the harness started its conversation, as
+//     its output says (claude's system init line, codex's thread.started,
+//     opencode's first event). First when it comes; absent when the
+//     harness printed no session id.
+//   - tool_use, tool, detail, status: a tool call of the agent, reported
+//     when it ended (claude: when its result came), with how it ended
+//     when the harness says: completed, failed or denied.
+//   - message, text: a message of the agent.
+//   - usage, usage: what a step consumed (a codex turn, an opencode
+//     step, claude's whole run, which it reports once at the end). The
+//     usage events add up to the result's usage.
+//   - error, text: an error the harness reported; the run may go on.
+//   - sync, path, action: sync-back created, updated or deleted the file
+//     as it came to it, or left it as a conflict, or failed to write it
+//     (both said after sync-back). The last sync event of a path says
+//     what became of it; the result's files are the authority.
+//   - finished, result: the run ended; result is the Result, as --json
+//     prints it. Always the last event, also when the run failed.
 package report
 
 // Origin is where a persona value came from: the layer and the file.

@@ -275,6 +275,10 @@ type RunOptions struct {
 	Reuse    bool
 	Progress func(event, detail string)
 	Warn     func(msg string)
+	// Events, when set, gets a one-shot run's progress events as they
+	// come (runOneShot): the harness's, as it prints them, then
+	// sync-back's.
+	Events func(harness.Event)
 
 	// SyncCommitted, Review, Live, Timeout and Abort are as in Options.
 	SyncCommitted, Review, Live bool
