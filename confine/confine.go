@@ -291,25 +291,28 @@ func (p Policy) Check() error {
 	if h, err := os.UserHomeDir(); err == nil && h != "" {
 		homes = resolved(filepath.Clean(h))
 	}
+	none := func(string) error { return nil }
+	device := func(q string) error {
+		if !within(q, "/dev") {
+			return errors.New("not under /dev")
+		}
+		return nil
+	}
 	for _, set := range []struct {
 		what  string
 		paths []string
-	}{{"writable directory", p.Dirs}, {"writable file", p.Files}, {"device", p.Devices}} {
+		check func(resolved string) error
+	}{
+		{"writable directory", p.Dirs, func(q string) error { return checkDir(q, homes) }},
+		{"writable file", p.Files, none},
+		{"device", p.Devices, device},
+	} {
 		for _, path := range set.paths {
 			if err := checkPath(path); err != nil {
 				return fmt.Errorf("sandbox %s %q: %w", set.what, path, err)
 			}
 			for _, q := range resolved(path) {
-				var err error
-				switch set.what {
-				case "writable directory":
-					err = checkDir(q, homes)
-				case "device":
-					if !within(q, "/dev") {
-						err = errors.New("not under /dev")
-					}
-				}
-				if err != nil {
+				if err := set.check(q); err != nil {
 					if q != path {
 						err = fmt.Errorf("it resolves to %q, %w", q, err)
 					}

@@ -120,9 +120,10 @@ func apply(p Policy) error {
 // program runs confined, or with an error when the system cannot confine
 // (*UnavailableError), p is refused (Policy.Check, or a path missing) or
 // the launcher failed (*LaunchError): then the program never ran, and
-// cmd's process has been waited for. Start adds a descriptor to
-// cmd.ExtraFiles and PolicyEnv to its environment; the program sees
-// neither.
+// cmd's process has been waited for. Start changes cmd: its Path and Args
+// become the launcher's (the program's follow LauncherArg), a descriptor
+// is added to its ExtraFiles and PolicyEnv to its environment; the
+// program sees neither. cmd.Process.Pid is the program's process id.
 func Start(cmd *exec.Cmd, p Policy) error {
 	if cmd.Process != nil {
 		return errors.New("confine: command already started")
