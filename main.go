@@ -26,6 +26,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,6 +34,10 @@ import (
 var version = "dev"
 
 func main() {
+	// workforce started by itself to confine a harness (confine.Start).
+	if confine.IsLauncher(os.Args) {
+		os.Exit(confine.Main(os.Args[2:]))
+	}
 	// A command runs for milliseconds: collect garbage less often than the
 	// default, unless GOGC says otherwise.
 	if os.Getenv("GOGC") == "" {

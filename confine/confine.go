@@ -1,0 +1,434 @@
+// Package confine is the write boundary of a harness: a Landlock policy
+// and the launcher that applies it in a child process before executing
+// the harness. workforce itself is never confined (sync-back writes the
+// real tree); the harness it starts is.
+//
+// # What is writable, and why
+//
+// A Policy names what the harness may write; everything else stays
+// readable and executable as before, since Landlock handles only the
+// write-related access rights here (reads are never restricted):
+//
+//   - Dirs, writable with everything below them: the sandbox tree, the
+//     session's tmp directory (TMPDIR), and the per-session state area of
+//     the harness (CODEX_HOME, CLAUDE_CONFIG_DIR, opencode's XDG
+//     directories). Writing there means creating, writing, truncating,
+//     removing, renaming and linking files and directories, and making
+//     symlinks, fifos and sockets.
+//   - Files, single existing files writable (write and truncate) in a
+//     directory that is not: where a harness keeps a file next to
+//     others it must not touch. A file can be written in place only:
+//     replacing it by rename needs its directory.
+//   - Devices, the device files the harness needs (/dev/null, /dev/tty,
+//     /dev/pts, /dev/ptmx): written, and controlled through ioctl(2),
+//     which a terminal needs. On other devices ioctl(2) is denied from
+//     Landlock ABI 5 on (but for the few commands the kernel always
+//     allows); the terminals the harness inherits stay as they are, since
+//     Landlock decides what a file may do when it is opened.
+//
+// Policy.Check refuses what would make the boundary meaningless: a path
+// that is not absolute and clean, "/", the user's home or a directory
+// above it as a writable directory (also when a symlink leads there), and a
+// device outside /dev. What else it must not name is the caller's to
+// decide and is written here so that the caller can: see the threat model.
+//
+// # Threat model
+//
+// The harness runs as the user with the model's instructions, which come
+// from text nobody checked (the repository, a web page, a tool's output):
+// treat it as hostile. It may write its sandbox; the boundary must keep it
+// from writing anything that an unconfined program trusts later. Two traps
+// are close to the sandbox and must stay outside the writable set:
+//
+//   - The session directory holds what workforce, unconfined, trusts
+//     later: the record (with the real project root), the manifest that
+//     decides conflicts, the conflict copies and the raw output a one-shot
+//     result is made from. An agent that writes them points a later sync
+//     at any directory, hides a conflict or forges its result. So the
+//     session directory itself is never writable: only the tree, the
+//     session tmp and the harness's state inside it.
+//   - The harness's configuration in the user's home is executable
+//     configuration: ~/.codex/config.toml (notify, MCP servers),
+//     ~/.claude/settings.json (hooks), ~/.config/opencode/ (plugins, MCP).
+//     An agent that writes them runs code, unconfined, in the user's next
+//     session. So those directories are never writable: a harness gets a
+//     per-session copy where it can be moved, and a single file where it
+//     cannot (a credential it refreshes).
+//
+// A hard link in the sandbox to a real file would make the real file
+// writable: Landlock checks the path a file is opened by, and the link's
+// path is inside the boundary while its inode is the real file's (the tests
+// show the write landing). That is why the copy never hard-links real
+// files. The agent cannot make such a link itself: linking or renaming a
+// file across the boundary fails with EXDEV (the Refer right).
+//
+// # What Landlock cannot do here
+//
+//   - Metadata: chmod(2), chown(2), utime(2) and extended attributes are
+//     not restricted; the agent can change the mode or times of the user's
+//     files (not their content). The tests record it.
+//   - Other processes: the agent can signal the user's processes and talk
+//     to the user's daemons over sockets (an ssh-agent, a container
+//     runtime, the session bus), any of which may write on its behalf. IPC
+//     scopes (ABI 6) and pathname sockets (ABI 9) could narrow this; they
+//     are left alone, as is the network (TCP port rules are no boundary).
+//   - Reads: everything readable stays readable, secrets included.
+//   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
+//     truncate(2) is not restricted, and below ABI 2 links and renames
+//     across directories cannot be allowed inside the tree. On such a
+//     kernel, or without Landlock, nothing is confined: Decide says so, and
+//     Start refuses rather than confine partly.
+//
+// # The launcher
+//
+// Landlock confines the calling process and what it executes, so
+// workforce confines a child: Start turns a command into workforce
+// executing itself (/proc/self/exe, the very binary running, even when
+// the file was replaced since) with the hidden first argument LauncherArg.
+// main calls Main before anything else; Main reads the policy from the
+// environment variable PolicyEnv (removed before the harness starts),
+// applies it (which also sets no_new_privs), and executes the harness in
+// the same process: the harness keeps the launcher's process id, so the
+// caller's signals, its parent-death signal and its accounting apply to the
+// harness itself. A failure before that is written to a pipe the launcher
+// inherits, closed on exec, so that Start returns it as an error instead
+// of a harness exit status.
+//
+// # Other systems
+//
+// Landlock is Linux's; elsewhere ABI reports 0 and Decide says that the
+// harness runs unconfined. macOS would need a sandbox-exec (Seatbelt)
+// profile allowing file-write* to the same set; sandbox profiles do not
+// nest, and codex and Claude Code apply their own, so theirs would have to
+// be off there as under Landlock.
+package confine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// LauncherArg, as the first argument of workforce, makes it the launcher
+// (Main): Start passes it, nobody else does.
+const LauncherArg = "__confine"
+
+// PolicyEnv is the environment variable in which Start hands the launcher
+// its policy (JSON); the launcher removes it before the harness starts.
+const PolicyEnv = "WORKFORCE_CONFINE_POLICY"
+
+// IsLauncher reports whether args, a process's arguments (os.Args), start
+// the launcher.
+func IsLauncher(args []string) bool { return len(args) > 1 && args[1] == LauncherArg }
+
+// MinABI is the Landlock ABI a write boundary needs: 3, the first that
+// restricts truncation (Linux 6.2). ABI 2 (Linux 5.19) added the Refer
+// right, without which links and renames across directories are denied
+// even inside the tree.
+const MinABI = 3
+
+// ABIEnv is the environment variable that makes ABI report at most the
+// value it holds: a hook for tests, so that a kernel with Landlock can
+// play one without (0). Empty is unset; a value that is not a number
+// counts as 0.
+const ABIEnv = "WORKFORCE_LANDLOCK_ABI"
+
+// ABI returns the Landlock ABI version of the running kernel, 0 when it
+// has no Landlock (or the system is not Linux), lowered to the value of
+// ABIEnv when that is set.
+func ABI() int {
+	abi := kernelABI()
+	if s := os.Getenv(ABIEnv); s != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			n = 0
+		}
+		abi = min(abi, n)
+	}
+	return abi
+}
+
+// UnavailableError says why this system cannot confine a harness.
+type UnavailableError struct {
+	// ABI is the Landlock ABI found, 0 for none.
+	ABI int
+	// GOOS is the operating system.
+	GOOS string
+}
+
+func (e *UnavailableError) Error() string {
+	switch {
+	case e.GOOS != "linux":
+		return fmt.Sprintf("the write sandbox uses Linux's Landlock, which %s does not have", e.GOOS)
+	case e.ABI == 0:
+		return "this kernel has no Landlock (not built in, or not in the lsm= list it was booted with)"
+	default:
+		return fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict truncation: the write sandbox needs ABI %d (Linux 6.2 or later)", e.ABI, MinABI)
+	}
+}
+
+// Available returns nil when this system can confine a harness, and an
+// *UnavailableError saying why not otherwise.
+func Available() error {
+	if abi := ABI(); runtime.GOOS != "linux" || abi < MinABI {
+		return &UnavailableError{ABI: abi, GOOS: runtime.GOOS}
+	}
+	return nil
+}
+
+// Mode says whether a run confines its harness. The zero Mode is On.
+type Mode uint8
+
+const (
+	// On confines where the system can, and runs unconfined with a
+	// warning where it cannot.
+	On Mode = iota
+	// Off never confines.
+	Off
+	// Strict confines, or refuses to run.
+	Strict
+)
+
+var modeNames = [...]string{On: "on", Off: "off", Strict: "strict"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseMode parses "on", "off" or "strict".
+func ParseMode(s string) (Mode, error) {
+	for m, name := range modeNames {
+		if s == name {
+			return Mode(m), nil
+		}
+	}
+	return On, fmt.Errorf("unknown sandbox mode %q: want on, off or strict", s)
+}
+
+// MarshalText encodes m as its name.
+func (m Mode) MarshalText() ([]byte, error) {
+	if int(m) >= len(modeNames) {
+		return nil, fmt.Errorf("invalid sandbox mode %d", m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText decodes a mode name (ParseMode).
+func (m *Mode) UnmarshalText(text []byte) error {
+	mode, err := ParseMode(string(text))
+	if err != nil {
+		return err
+	}
+	*m = mode
+	return nil
+}
+
+// Decision is what a Mode means on this system.
+type Decision struct {
+	// Confine tells whether the harness is to be started confined
+	// (Start).
+	Confine bool
+	// Warning, for On on a system that cannot confine, says why the
+	// harness runs unconfined: the caller says it once.
+	Warning error
+}
+
+// Decide tells what mode m means here: Off never confines; On confines
+// when the system can and otherwise carries the reason as a warning;
+// Strict confines, or returns the reason as its error.
+func Decide(m Mode) (Decision, error) {
+	switch m {
+	case Off:
+		return Decision{}, nil
+	case On, Strict:
+		err := Available()
+		switch {
+		case err == nil:
+			return Decision{Confine: true}, nil
+		case m == Strict:
+			return Decision{}, fmt.Errorf("sandbox mode strict: cannot confine the harness: %w", err)
+		default:
+			return Decision{Warning: fmt.Errorf("the harness runs without the write sandbox: %w", err)}, nil
+		}
+	}
+	return Decision{}, fmt.Errorf("invalid sandbox mode %v", m)
+}
+
+// Policy is what a confined harness may write. Everything else stays
+// readable and executable. The paths must exist when the harness starts.
+type Policy struct {
+	// Dirs are writable with everything below them.
+	Dirs []string `json:"dirs,omitempty"`
+	// Files are single files writable in place (written, truncated), in
+	// directories that are not.
+	Files []string `json:"files,omitempty"`
+	// Devices are device files, or directories of them such as /dev/pts,
+	// writable and controllable through ioctl(2).
+	Devices []string `json:"devices,omitempty"`
+}
+
+// TerminalDevices are the devices every harness needs: the null device
+// and the terminals (a harness may open its controlling terminal, and a
+// shell tool makes pseudo-terminals).
+var TerminalDevices = []string{"/dev/null", "/dev/tty", "/dev/pts", "/dev/ptmx"}
+
+// Check returns an error naming the first path of p that cannot be in a
+// write boundary: one that is empty, relative or not clean, "/" or the
+// user's home or a directory above it as a writable directory (also when
+// a symlink resolves to one), a device outside /dev. Paths that do not
+// exist pass here; applying the policy refuses them.
+func (p Policy) Check() error {
+	var homes []string
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		homes = resolved(filepath.Clean(h))
+	}
+	none := func(string) error { return nil }
+	device := func(q string) error {
+		if !within(q, "/dev") {
+			return errors.New("not under /dev")
+		}
+		return nil
+	}
+	for _, set := range []struct {
+		what  string
+		paths []string
+		check func(resolved string) error
+	}{
+		{"writable directory", p.Dirs, func(q string) error { return checkDir(q, homes) }},
+		{"writable file", p.Files, none},
+		{"device", p.Devices, device},
+	} {
+		for _, path := range set.paths {
+			if err := checkPath(path); err != nil {
+				return fmt.Errorf("sandbox %s %q: %w", set.what, path, err)
+			}
+			for _, q := range resolved(path) {
+				if err := set.check(q); err != nil {
+					if q != path {
+						err = fmt.Errorf("it resolves to %q, %w", q, err)
+					}
+					return fmt.Errorf("sandbox %s %q: %w", set.what, path, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkPath checks that path is absolute and clean.
+func checkPath(path string) error {
+	switch {
+	case path == "":
+		return errors.New("empty path")
+	case strings.ContainsRune(path, 0):
+		return errors.New("the path holds a NUL byte")
+	case !filepath.IsAbs(path):
+		return errors.New("not an absolute path")
+	case filepath.Clean(path) != path:
+		return fmt.Errorf("not a clean path (%q)", filepath.Clean(path))
+	}
+	return nil
+}
+
+// checkDir refuses dir as a writable directory when it is "/", or one of
+// homes (the home directory, and where its symlinks lead) or above it.
+func checkDir(dir string, homes []string) error {
+	if dir == "/" {
+		return errors.New("the root directory would allow writing everything")
+	}
+	for _, home := range homes {
+		if within(home, dir) {
+			return errors.New("the home directory (or a directory above it) would allow writing the user's configuration")
+		}
+	}
+	return nil
+}
+
+// resolved returns path, and its target with symlinks resolved when that
+// is another path.
+func resolved(path string) []string {
+	out := []string{path}
+	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
+		out = append(out, r)
+	}
+	return out
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// messageVersion is the version of the launcher's message: a launcher of
+// another version refuses the message rather than misread it.
+const messageVersion = 1
+
+// message is what Start hands the launcher in PolicyEnv.
+type message struct {
+	V      int    `json:"v"`
+	Policy Policy `json:"policy"`
+	// StatusFD is the descriptor on which the launcher reports a failure
+	// (closed on exec); 0 for none: it reports on stderr.
+	StatusFD int `json:"status_fd,omitempty"`
+}
+
+// encodeMessage returns m as the value of PolicyEnv.
+func encodeMessage(m message) (string, error) {
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// decodeMessage decodes the value of PolicyEnv: one JSON object of this
+// version, with no member it does not know.
+func decodeMessage(s string) (message, error) {
+	var m message
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return message{}, fmt.Errorf("invalid %s: %w", PolicyEnv, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return message{}, fmt.Errorf("invalid %s: data after the policy", PolicyEnv)
+	}
+	if m.V != messageVersion {
+		return message{}, fmt.Errorf("invalid %s: version %d, this launcher reads version %d (was workforce replaced during the run?)", PolicyEnv, m.V, messageVersion)
+	}
+	if m.StatusFD < 0 || m.StatusFD > 1<<20 || (m.StatusFD > 0 && m.StatusFD < 3) {
+		return message{}, fmt.Errorf("invalid %s: status descriptor %d", PolicyEnv, m.StatusFD)
+	}
+	return m, nil
+}
+
+// LaunchError is the launcher's report that it could not confine or
+// execute the harness: the harness did not run.
+type LaunchError struct {
+	// Path is the harness's executable.
+	Path string
+	// Msg is what the launcher reported.
+	Msg string
+}
+
+func (e *LaunchError) Error() string {
+	return fmt.Sprintf("cannot start %s confined: %s", e.Path, e.Msg)
+}
+
+// Exit statuses of the launcher when it fails, as shells and env(1) use
+// them: it cannot confine or execute the program, or the program is not
+// found. Start reports the failure as an error; the statuses are for a
+// launcher started without a status descriptor.
+const (
+	ExitCannotRun = 126
+	ExitNotFound  = 127
+)

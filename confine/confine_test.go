@@ -1,0 +1,181 @@
+package confine
+
+import (
+	"encoding/json"
+	"go/build"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Mode
+		err  string
+	}{
+		{"on", On, ""},
+		{"off", Off, ""},
+		{"strict", Strict, ""},
+		{"", On, `unknown sandbox mode "": want on, off or strict`},
+		{"ON", On, `unknown sandbox mode "ON"`},
+		{"true", On, `unknown sandbox mode "true"`},
+		{" on", On, `unknown sandbox mode " on"`},
+	}
+	for _, tc := range tests {
+		got, err := ParseMode(tc.in)
+		if got != tc.want || errText(err) != "" && tc.err == "" || tc.err != "" && !strings.Contains(errText(err), tc.err) {
+			t.Errorf("ParseMode(%q) = %v, %v; want %v, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+	if On != Mode(0) {
+		t.Errorf("the zero Mode is %v, want on, the default", Mode(0))
+	}
+}
+
+func TestModeText(t *testing.T) {
+	for _, m := range []Mode{On, Off, Strict} {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Mode = 42
+		if err := json.Unmarshal(b, &back); err != nil || back != m {
+			t.Errorf("%v: encoded %s, decoded %v, %v", m, b, back, err)
+		}
+	}
+	var m Mode
+	if err := json.Unmarshal([]byte(`"sometimes"`), &m); err == nil || !strings.Contains(err.Error(), `unknown sandbox mode "sometimes"`) {
+		t.Errorf("decoding \"sometimes\": %v", err)
+	}
+	if _, err := Mode(7).MarshalText(); err == nil {
+		t.Errorf("Mode(7).MarshalText() succeeded")
+	}
+}
+
+func TestPolicyCheck(t *testing.T) {
+	tmp := t.TempDir()
+	home := filepath.Join(tmp, "home", "user")
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	toHome := filepath.Join(tmp, "to-home")
+	toRoot := filepath.Join(tmp, "to-root")
+	for link, target := range map[string]string{toHome: home, toRoot: "/"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		p    Policy
+		err  string
+	}{
+		{"empty", Policy{}, ""},
+		{"the usual", Policy{Dirs: []string{filepath.Join(tmp, "tree"), filepath.Join(home, ".claude")}, Files: []string{filepath.Join(home, ".claude.json")}, Devices: TerminalDevices}, ""},
+		{"missing paths pass", Policy{Dirs: []string{filepath.Join(tmp, "missing")}}, ""},
+		{"relative", Policy{Dirs: []string{"tree"}}, `sandbox writable directory "tree": not an absolute path`},
+		{"empty path", Policy{Files: []string{""}}, `sandbox writable file "": empty path`},
+		{"not clean", Policy{Dirs: []string{tmp + "/a/../b"}}, "not a clean path"},
+		{"trailing slash", Policy{Dirs: []string{tmp + "/"}}, "not a clean path"},
+		{"NUL", Policy{Files: []string{"/tmp/a\x00b"}}, "NUL"},
+		{"root", Policy{Dirs: []string{"/"}}, `sandbox writable directory "/": the root directory`},
+		{"home", Policy{Dirs: []string{home}}, "the home directory"},
+		{"above home", Policy{Dirs: []string{filepath.Dir(home)}}, "the home directory"},
+		{"a symlink to home", Policy{Dirs: []string{toHome}}, "resolves to " + `"` + home + `"` + ", the home directory"},
+		{"a symlink to the root", Policy{Dirs: []string{toRoot}}, "the root directory"},
+		{"home as a single file passes", Policy{Files: []string{filepath.Join(home, ".claude.json")}}, ""},
+		{"below home passes", Policy{Dirs: []string{filepath.Join(home, ".claude")}}, ""},
+		{"a sibling of home with its prefix passes", Policy{Dirs: []string{home + "2"}}, ""},
+		{"device outside /dev", Policy{Devices: []string{"/tmp/null"}}, `sandbox device "/tmp/null": not under /dev`},
+		{"/dev itself passes", Policy{Devices: []string{"/dev"}}, ""},
+		{"/devices is not /dev", Policy{Devices: []string{"/devices/null"}}, "not under /dev"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.p.Check()
+			if tc.err == "" && err != nil || tc.err != "" && !strings.Contains(errText(err), tc.err) {
+				t.Errorf("Check(%+v) = %v, want %q", tc.p, err, tc.err)
+			}
+		})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// FuzzDecodeMessage checks that what the launcher accepts as its message
+// encodes back to a message it reads the same, and that nothing makes it
+// panic.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"v":1,"policy":{"dirs":["/tmp/t"],"files":["/home/u/.claude.json"],"devices":["/dev/null","/dev/pts"]},"status_fd":3}`,
+		`{"v":1,"policy":{}}`,
+		`{"v":1,"policy":{"dirs":["/"]}}`,
+		`{"v":2,"policy":{}}`,
+		`{"v":1,"policy":{},"status_fd":2}`,
+		`{"v":1,"policy":{"net":[443]}}`,
+		`{"v":1,"policy":{}} {}`,
+		`{"v":1,"policy":{"dirs":null}}`,
+		`{"v":1,"policy":{"dirs":["a\u0000b"]}}`,
+		``, `null`, `[]`, `{`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := decodeMessage(s)
+		if err != nil {
+			return
+		}
+		if m.V != messageVersion || m.StatusFD < 0 || m.StatusFD > 0 && m.StatusFD < 3 {
+			t.Fatalf("decodeMessage(%q) accepted %+v", s, m)
+		}
+		_ = m.Policy.Check()
+		enc, err := encodeMessage(m)
+		if err != nil {
+			t.Fatalf("encodeMessage(%+v): %v", m, err)
+		}
+		back, err := decodeMessage(enc)
+		if err != nil {
+			t.Fatalf("decodeMessage(encodeMessage(%+v)) = %v", m, err)
+		}
+		if !reflect.DeepEqual(norm(back), norm(m)) {
+			t.Fatalf("round trip of %q: %+v, then %+v", s, m, back)
+		}
+	})
+}
+
+// norm makes empty lists nil, which JSON does not tell apart.
+func norm(m message) message {
+	for _, l := range []*[]string{&m.Policy.Dirs, &m.Policy.Files, &m.Policy.Devices} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	return m
+}
+
+// TestImports holds the package to the standard library, x/sys and
+// go-landlock: the launcher is in every confined start, before main.
+func TestImports(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		first, _, _ := strings.Cut(imp, "/")
+		switch {
+		case !strings.Contains(first, "."):
+		case strings.HasPrefix(imp, "golang.org/x/sys/"), strings.HasPrefix(imp, "github.com/landlock-lsm/go-landlock/"):
+		default:
+			t.Errorf("confine imports %s: it may import the standard library, golang.org/x/sys and go-landlock only", imp)
+		}
+	}
+}

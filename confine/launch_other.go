@@ -1,0 +1,21 @@
+//go:build !linux
+
+package confine
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+)
+
+func kernelABI() int { return 0 }
+
+// Start refuses: this system cannot confine (*UnavailableError).
+func Start(cmd *exec.Cmd, p Policy) error { return Available() }
+
+// Main reports that this system has no launcher and returns
+// ExitCannotRun.
+func Main(args []string) int {
+	fmt.Fprintf(os.Stderr, "workforce: error: %s: %v\n", LauncherArg, Available())
+	return ExitCannotRun
+}

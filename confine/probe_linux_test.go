@@ -1,0 +1,175 @@
+package confine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// probeEnv makes the test binary the probe: the program a test starts
+// confined, which tries the operations its argument lists (JSON, a list
+// of [op, args...]) and prints what each gave: "OK", an errno name such
+// as "EACCES", or a word the operation defines.
+const probeEnv = "CONFINE_TEST_PROBE"
+
+// probeMain runs the probe on its JSON argument and returns the exit
+// status.
+func probeMain(args []string) int {
+	var ops [][]string
+	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &ops) != nil {
+		fmt.Fprintln(os.Stderr, "probe: want one JSON argument, a list of operations")
+		return 2
+	}
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = probeOp(op)
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// probeOp tries one operation.
+func probeOp(op []string) string {
+	arg := func(i int) string {
+		if i < len(op) {
+			return op[i]
+		}
+		return ""
+	}
+	var err error
+	switch op[0] {
+	case "write": // create or truncate, then write
+		err = os.WriteFile(arg(1), []byte("confined\n"), 0o644)
+	case "append": // open an existing file for writing, without truncating
+		var f *os.File
+		if f, err = os.OpenFile(arg(1), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = f.WriteString("appended\n")
+			f.Close()
+		}
+	case "truncate":
+		err = unix.Truncate(arg(1), 0)
+	case "mkdir":
+		err = unix.Mkdir(arg(1), 0o755)
+	case "rmdir":
+		err = unix.Rmdir(arg(1))
+	case "symlink":
+		err = unix.Symlink(arg(1), arg(2))
+	case "mkfifo":
+		err = unix.Mkfifo(arg(1), 0o644)
+	case "unlink":
+		err = unix.Unlink(arg(1))
+	case "rename":
+		err = unix.Rename(arg(1), arg(2))
+	case "link":
+		err = unix.Link(arg(1), arg(2))
+	case "chmod":
+		err = unix.Chmod(arg(1), 0o640)
+	case "read":
+		_, err = os.ReadFile(arg(1))
+	case "exec":
+		err = exec.Command(arg(1), op[2:]...).Run()
+	case "sh": // a grandchild shell
+		if exec.Command("/bin/sh", "-c", arg(1)).Run() != nil {
+			return "failed"
+		}
+	case "child": // the probe again, as a grandchild, with one operation
+		exe, err := os.Executable()
+		if err != nil {
+			return err.Error()
+		}
+		arg, _ := json.Marshal([][]string{op[1:]})
+		b, err := exec.Command(exe, string(arg)).Output()
+		var got []string
+		if err != nil || json.Unmarshal(b, &got) != nil || len(got) != 1 {
+			return fmt.Sprintf("child: %v: %q", err, b)
+		}
+		return got[0]
+	case "pty": // make a pseudo-terminal and ask for its settings
+		err = pty()
+	case "ioctl": // a device's own ioctl: the entropy count of a random device
+		var f *os.File
+		if f, err = os.Open(arg(1)); err == nil {
+			_, err = unix.IoctlGetInt(int(f.Fd()), unix.RNDGETENTCNT)
+			f.Close()
+		}
+	case "env":
+		if _, ok := os.LookupEnv(arg(1)); ok {
+			return "set"
+		}
+		return "unset"
+	case "pipes": // the pipes the program holds beyond its standard streams
+		return strings.Join(pipes(), " ")
+	case "fd": // what descriptor N is
+		link, err := os.Readlink("/proc/self/fd/" + arg(1))
+		if err != nil {
+			return errName(err)
+		}
+		return link
+	case "pid":
+		return strconv.Itoa(os.Getpid())
+	default:
+		return "unknown operation " + op[0]
+	}
+	return errName(err)
+}
+
+// pty opens a new pseudo-terminal pair and reads the terminal's settings.
+func pty() error {
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		return err
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		return err
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	_, err = unix.IoctlGetTermios(int(s.Fd()), unix.TCGETS)
+	return err
+}
+
+// errName names err: "OK" for nil, the errno's name, "exit N" for a
+// command's exit status.
+func errName(err error) string {
+	var errno unix.Errno
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "OK"
+	case errors.As(err, &errno):
+		return unix.ErrnoName(errno)
+	case errors.As(err, &ee):
+		return "exit " + strconv.Itoa(ee.ExitCode())
+	}
+	return err.Error()
+}
+
+// pipes lists the pipes this process holds beyond its standard streams.
+func pipes() []string {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	var out []string
+	for _, e := range ents {
+		fd, _ := strconv.Atoi(e.Name())
+		link, _ := os.Readlink("/proc/self/fd/" + e.Name())
+		if fd > 2 && strings.HasPrefix(link, "pipe:") {
+			out = append(out, link)
+		}
+	}
+	return out
+}
