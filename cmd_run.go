@@ -120,8 +120,8 @@ type runOptions struct {
 	SyncDeletes, Keep, Reuse, Live, SyncCommitted bool
 	DryRun, JSON                                  bool
 	// Events prints a one-shot run's events as JSON lines (cmd_events.go).
-	Events bool
-	InstallInRepo, RefreshSkills, AllowUnmapped   bool
+	Events                                      bool
+	InstallInRepo, RefreshSkills, AllowUnmapped bool
 	// Review holds the agent's work for review; nil leaves it to
 	// "review" in <home>/config.json.
 	Review *bool
