@@ -141,8 +141,9 @@ func isResultDir(path string) bool {
 // at the time now (see Results above): it returns the ids of those it
 // removed, and the errors of those it could not remove, joined. keep is
 // the id of a result never to remove (the one just written; "" for
-// none). It reads the results directory once, and stats only the results
-// it is about to remove.
+// none). It reads the results and the sessions directories once each,
+// and stats only the results it is about to remove (and those whose name
+// is no session id).
 func PruneResults(dir string, lim ResultLimits, keep string, now time.Time) ([]string, error) {
 	rdir := filepath.Join(dir, ResultsDir)
 	entries, err := os.ReadDir(rdir)
@@ -179,13 +180,23 @@ func PruneResults(dir string, lim ResultLimits, keep string, now time.Time) ([]s
 	})
 	var removed []string
 	var errs []error
+	// The sessions that still exist, by name: any entry of the sessions
+	// directory (Find follows a symlink there) keeps its result.
+	sessions := map[string]bool{}
+	if entries, err := os.ReadDir(Dir(dir)); err == nil {
+		for _, e := range entries {
+			sessions[e.Name()] = true
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err // which results are a session's is unknown
+	}
 	// The result kept counts first: with it, at most MaxCount remain.
 	n := 0
 	if slices.ContainsFunc(all, func(r result) bool { return r.name == keep }) {
 		n = 1
 	}
 	for _, r := range all {
-		if r.name == keep || sessionExists(dir, r.name) {
+		if r.name == keep || sessions[r.name] {
 			continue // sessions: removed with them, or kept while they are
 		}
 		n++

@@ -153,6 +153,19 @@ func TestPruneResults(t *testing.T) {
 		}
 	})
 
+	t.Run("sessions that cannot be listed: nothing removed", func(t *testing.T) {
+		home := t.TempDir()
+		mkResult(t, home, e)
+		must(t, os.WriteFile(Dir(home), nil, 0o600))
+		removed, err := PruneResults(home, ResultLimits{MaxCount: 1, MaxAge: day}, "", resultNow)
+		if err == nil || removed != nil {
+			t.Errorf("PruneResults = %q, %v, want an error and nothing removed", removed, err)
+		}
+		if got := listResults(t, home); !slices.Equal(got, []string{e}) {
+			t.Errorf("left %q", got)
+		}
+	})
+
 	t.Run("no results directory", func(t *testing.T) {
 		removed, err := PruneResults(t.TempDir(), ResultLimits{MaxCount: 1}, "", resultNow)
 		if err != nil || removed != nil {
@@ -284,5 +297,31 @@ func TestConfiguredResultLimits(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"results": {"maxAge": "a month"}}`), 0o600))
 	if _, err = ConfiguredResultLimits(home); err == nil || !strings.Contains(err.Error(), "config.json: results.maxAge: ") {
 		t.Errorf("ConfiguredResultLimits with a bad maxAge = %v, want an error naming the file and the key", err)
+	}
+}
+
+// BenchmarkPruneResults prunes a results directory at its default bound,
+// 500 results, 20 of them of sessions still on disk, with nothing to
+// remove: the cost every one-shot run pays after writing its result.
+func BenchmarkPruneResults(b *testing.B) {
+	home := b.TempDir()
+	for i := range DefaultResultsMaxCount {
+		id := resultID("p", time.Duration(i)*time.Minute, i)
+		dir := ResultDir(home, id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if i%25 == 0 {
+			if err := os.MkdirAll(filepath.Join(Dir(home), id), 0o700); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	lim := ResultLimits{MaxAge: DefaultResultsMaxAge, MaxCount: DefaultResultsMaxCount}
+	for b.Loop() {
+		removed, err := PruneResults(home, lim, "", resultNow)
+		if err != nil || len(removed) > 0 {
+			b.Fatalf("PruneResults = %q, %v", removed, err)
+		}
 	}
 }
