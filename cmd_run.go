@@ -560,6 +560,7 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 	if err != nil {
 		printError(stderr, err)
 	}
+	pruneResults(stderr, home, result.SessionID)
 	return silentExit(oneShotStatus(result.Status, res.Signal))
 }
 
@@ -622,6 +623,9 @@ func lastLine(s string) string {
 
 // printOneShot prints the short summary of a one-shot run: its status,
 // the first line of the agent's final message, usage, and what came back.
+// res is the run, when this process made it: its sync-back report and
+// session say more than r; without it (sessions show, once the sandbox is
+// gone) the summary comes from r alone.
 func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	fmt.Fprintf(w, "status: %s\n", r.Status)
 	if r.Message != "" {
@@ -629,7 +633,7 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		fmt.Fprintf(w, "message: %s\n", quote.Text(first))
 	}
 	if u := r.Usage; u != nil {
-		line := fmt.Sprintf("usage: %d input tokens (%d cached), %d output", *u.InputTokens, *u.CachedTokens, *u.OutputTokens)
+		line := fmt.Sprintf("usage: %d input tokens (%d cached), %d output", deref(u.InputTokens), deref(u.CachedTokens), deref(u.OutputTokens))
 		if u.CostUSD != nil {
 			line += fmt.Sprintf(", $%.4f", *u.CostUSD)
 		}
@@ -639,7 +643,16 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		fmt.Fprintln(w, line)
 	}
 	for _, d := range r.Denials {
-		fmt.Fprintf(w, "denied: %s %s\n", d.Tool, quote.Text(d.Detail))
+		fmt.Fprintf(w, "denied: %s %s\n", quote.Text(d.Tool), quote.Text(d.Detail))
+	}
+	if res == nil {
+		if f := r.Files; f != nil {
+			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts})
+		}
+		if b := r.Branch; b != nil {
+			fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(b.Commits), quote.Name(b.Name))
+		}
+		return
 	}
 	if res.Report != nil && !res.Held {
 		printSyncReport(w, stderr, res.Report)
@@ -653,6 +666,15 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		fmt.Fprintf(w, "sandbox kept: %s\n", res.Session.Dir)
 	}
 	if res.OneShot.Dir != "" {
-		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, "result.json"))
+		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, session.ResultFile))
 	}
+}
+
+// deref is *p, or 0 for nil.
+func deref[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
+	}
+	return v
 }

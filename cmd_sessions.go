@@ -3,14 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -54,12 +58,19 @@ Example:
 			listCmd,
 			{
 				Name:      "show",
-				Usage:     "show a session's record and the changes a sync-back would apply",
+				Usage:     "show a session's record and the changes a sync-back would apply, or the result of its one-shot run",
 				ArgsUsage: "ID",
 				Description: `Shows the session's record and what a sync-back would do now: files created,
 updated and deleted, deletions left unapplied without --sync-deletes, files
 that are not synced, and conflicts (files changed in the real tree too).
 Nothing is written.
+
+A one-shot run (run PERSONA TASK) leaves its result in
+<home>/results/<id>/result.json. Once its session is gone (the sandbox is
+removed after the run unless kept), show prints the run's summary from the
+result, as run printed it, and with --json the result object; a kept
+session shows its record and the summary of its result
+(workforce sessions prune-results tells how long results stay).
 
 Example:
 
@@ -191,6 +202,30 @@ Example:
 				},
 				Action: sessionsRmAction,
 			},
+			{
+				Name:  "prune-results",
+				Usage: "remove the results of one-shot runs past their age or count limit",
+				Description: `A one-shot run (run PERSONA TASK) leaves its result and the harness's raw
+output in <home>/results/<id>/, where sessions show ID finds them after the
+sandbox is gone. They are pruned after each one-shot run, and by this
+command: results older than maxAge, and those beyond the newest maxCount,
+are removed, by "results" in <home>/config.json
+({"results": {"maxAge": "720h", "maxCount": 500}} is the default; 0 is no
+limit). The age of a result is its session's, from the time in its id.
+The results of a session that still exists (kept, held for review, stale)
+stay while it does and do not count. --max-age and --max-count override the
+configuration.
+
+Example:
+
+   workforce sessions prune-results
+   workforce sessions prune-results --max-age 168h --max-count 50`,
+				Flags: []cli.Flag{
+					&cli.DurationFlag{Name: "max-age", Action: notNegative("max-age"), Usage: "remove results older than this (e.g. 168h); 0 for no limit (default: \"results\" in <home>/config.json, else 720h)"},
+					&cli.IntFlag{Name: "max-count", Action: atLeast("max-count", 0), Usage: "keep at most this many results, the newest; 0 for no limit (default: \"results\" in <home>/config.json, else 500)"},
+				},
+				Action: sessionsPruneResultsAction,
+			},
 		},
 	}
 }
@@ -317,16 +352,43 @@ func sessionsShowAction(c *cli.Context) error {
 }
 
 func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions) error {
-	s, err := openSession(opts.Env, opts.ID)
+	home, err := opts.Env.home()
 	if err != nil {
+		return err
+	}
+	l, err := session.Locate(home, opts.ID)
+	if err != nil {
+		return err
+	}
+	if l.Session == nil {
+		// The sandbox is gone; the result of its one-shot run stays.
+		r, err := readResult(l.ResultDir)
+		if err != nil {
+			return fmt.Errorf("session %s is gone, and its result cannot be read: %w", l.ID, err)
+		}
+		if opts.JSON {
+			return writeJSON(ios.Out, r)
+		}
+		printOneShot(ios.Out, ios.Err, *r, nil)
+		fmt.Fprintf(ios.Out, "result: %s\n", filepath.Join(l.ResultDir, session.ResultFile))
+		return nil
+	}
+	s := l.Session
+	if err := s.ReadRecord(); err != nil {
 		return err
 	}
 	rep, err := s.Changes(opts.SyncDeletes)
 	if err != nil {
 		return err
 	}
+	var result *report.Result
+	if l.ResultDir != "" {
+		if result, err = readResult(l.ResultDir); err != nil {
+			warnf(ios.Err, "the result of session %s cannot be read: %v", l.ID, err)
+		}
+	}
 	if opts.JSON {
-		return writeJSON(ios.Out, report.SessionShow{Record: toRecord(s.Record), Changes: ptr(rep, toSyncReport)})
+		return writeJSON(ios.Out, report.SessionShow{Record: toRecord(s.Record), Changes: ptr(rep, toSyncReport), Result: result})
 	}
 	w := ios.Out
 	r := s.Record
@@ -342,7 +404,117 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 		warnf(ios.Err, "%v", err)
 	}
 	printSyncReport(w, io.Discard, rep)
+	if result != nil {
+		fmt.Fprintf(w, "result: %s\n", filepath.Join(l.ResultDir, session.ResultFile))
+		printOneShot(&indented{w: w}, io.Discard, *result, nil)
+	}
 	return nil
+}
+
+// readResult reads the result a one-shot run left in its results
+// directory dir; a result that cannot be read is an error naming the file.
+func readResult(dir string) (*report.Result, error) {
+	path := filepath.Join(dir, session.ResultFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r report.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, diag.JSONError(path, data, err)
+	}
+	if !slices.Contains(report.Statuses, r.Status) {
+		return nil, &diag.Diagnostic{File: path, Field: "status", Message: fmt.Sprintf("%q is not a status of a run", r.Status)}
+	}
+	if r.SessionID == "" {
+		return nil, &diag.Diagnostic{File: path, Field: "sessionId", Message: "missing"}
+	}
+	return &r, nil
+}
+
+// indented writes to w with each line indented by two spaces.
+type indented struct {
+	w   io.Writer
+	mid bool // within a line
+}
+
+func (in *indented) Write(p []byte) (int, error) {
+	var b []byte
+	for _, c := range p {
+		if !in.mid {
+			b = append(b, ' ', ' ')
+		}
+		b = append(b, c)
+		in.mid = c != '\n'
+	}
+	if _, err := in.w.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// sessionsPruneResultsOptions are the bounds `workforce sessions
+// prune-results` prunes by: those of config.json, but for MaxAge and
+// MaxCount when set.
+type sessionsPruneResultsOptions struct {
+	MaxAge   *time.Duration
+	MaxCount *int
+	Env      procEnv
+}
+
+func sessionsPruneResultsAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("sessions prune-results takes no arguments")
+	}
+	opts := sessionsPruneResultsOptions{Env: newProcEnv()}
+	if c.IsSet("max-age") {
+		d := c.Duration("max-age")
+		opts.MaxAge = &d
+	}
+	if c.IsSet("max-count") {
+		n := c.Int("max-count")
+		opts.MaxCount = &n
+	}
+	return runSessionsPruneResults(c.Context, newStreams(c), opts)
+}
+
+func runSessionsPruneResults(_ context.Context, ios *iostreams, opts sessionsPruneResultsOptions) error {
+	home, err := opts.Env.home()
+	if err != nil {
+		return err
+	}
+	lim, err := session.ConfiguredResultLimits(home)
+	if err != nil && (opts.MaxAge == nil || opts.MaxCount == nil) {
+		return err
+	}
+	if opts.MaxAge != nil {
+		lim.MaxAge = *opts.MaxAge
+	}
+	if opts.MaxCount != nil {
+		lim.MaxCount = *opts.MaxCount
+	}
+	removed, err := session.PruneResults(home, lim, "", time.Now())
+	for _, id := range removed {
+		fmt.Fprintf(ios.Out, "removed result: %s\n", quote.Name(id))
+	}
+	if len(removed) == 0 && err == nil {
+		fmt.Fprintln(ios.Out, "no results to prune")
+	}
+	return err
+}
+
+// pruneResults prunes the results of the workforce home after the
+// one-shot run of session id wrote its own, which stays. What goes wrong
+// is a warning: the run is done.
+func pruneResults(stderr io.Writer, home, id string) {
+	lim, err := session.ConfiguredResultLimits(home)
+	if err != nil {
+		warnf(stderr, "the results of earlier runs were not pruned: %v", err)
+		return
+	}
+	if _, err := session.PruneResults(home, lim, id, time.Now()); err != nil {
+		warnf(stderr, "%v", err)
+	}
 }
 
 // sessionsSyncOptions are how `workforce sessions sync` and `apply` bring

@@ -3,6 +3,7 @@ package main
 //go:generate go test -run TestCommandsDoc -update .
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -12,9 +13,11 @@ import (
 	"go/types"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+	"go.yaml.in/yaml/v3"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/commands.md from the command tree")
@@ -460,5 +464,165 @@ func TestDocLinks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// ciStep is a step of a GitHub Actions job, the keys the README's uses.
+type ciStep struct {
+	Name string            `yaml:"name"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	If   string            `yaml:"if"`
+	With map[string]string `yaml:"with"`
+	Env  map[string]string `yaml:"env"`
+}
+
+// ciWorkflow is a GitHub Actions workflow, the keys the README's uses;
+// any other key is an error.
+type ciWorkflow struct {
+	Name string    `yaml:"name"`
+	On   yaml.Node `yaml:"on"`
+	Jobs map[string]struct {
+		RunsOn string   `yaml:"runs-on"`
+		Steps  []ciStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// TestReadmeCIExample checks the GitHub Actions job of README.md: it is
+// YAML with only the keys a workflow has; on a pull request it checks
+// out the code, installs this module, runs a workforce command the
+// command line accepts (run through the shell as the runner would, then
+// planned with --dry-run against the built-in catalog), and uploads the
+// file that command's result is written to, even when the step failed.
+func TestReadmeCIExample(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	var cur []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case !in && strings.TrimSpace(line) == "```yaml":
+			in, cur = true, nil
+		case in && strings.TrimSpace(line) == "```":
+			in = false
+			blocks = append(blocks, strings.Join(cur, "\n"))
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	if len(blocks) != 1 {
+		t.Fatalf("README.md has %d yaml blocks, want the one CI example", len(blocks))
+	}
+	var wf ciWorkflow
+	dec := yaml.NewDecoder(strings.NewReader(blocks[0]))
+	dec.KnownFields(true)
+	if err := dec.Decode(&wf); err != nil {
+		t.Fatalf("the CI example of README.md: %v", err)
+	}
+	var events []string
+	var collect func(n *yaml.Node)
+	collect = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode {
+			events = append(events, n.Value)
+		}
+		for i, c := range n.Content {
+			if n.Kind != yaml.MappingNode || i%2 == 0 { // mapping keys are the events
+				collect(c)
+			}
+		}
+	}
+	collect(&wf.On)
+	if !slices.Contains(events, "pull_request") {
+		t.Errorf("the CI example runs on %q, want pull_request", events)
+	}
+	if len(wf.Jobs) != 1 {
+		t.Fatalf("the CI example has %d jobs, want 1", len(wf.Jobs))
+	}
+	var steps []ciStep
+	for _, j := range wf.Jobs {
+		steps = j.Steps
+		if j.RunsOn == "" {
+			t.Errorf("the CI example's job has no runs-on")
+		}
+	}
+	find := func(ok func(ciStep) bool) []ciStep {
+		var out []ciStep
+		for _, s := range steps {
+			if ok(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if len(find(func(s ciStep) bool { return strings.HasPrefix(s.Uses, "actions/checkout@") })) != 1 {
+		t.Errorf("the CI example does not check out the code with actions/checkout")
+	}
+	if len(find(func(s ciStep) bool { return strings.TrimSpace(s.Run) == "go install "+module+"@latest" })) != 1 {
+		t.Errorf("the CI example does not install workforce with go install %s@latest", module)
+	}
+	wfSteps := find(func(s ciStep) bool { return strings.Contains(s.Run, "workforce run ") })
+	uploads := find(func(s ciStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") })
+	if len(wfSteps) != 1 || len(uploads) != 1 {
+		t.Fatalf("the CI example has %d workforce run steps and %d actions/upload-artifact steps, want one each", len(wfSteps), len(uploads))
+	}
+	step, upload := wfSteps[0], uploads[0]
+	if upload.If != "always()" {
+		t.Errorf("the upload step runs if %q, want always(): the result of a run that failed matters most", upload.If)
+	}
+	if strings.Contains(step.Run, "${{") {
+		t.Errorf("the workforce step's run holds an expression; pass it through env instead (script injection): %s", step.Run)
+	}
+
+	// The step's script, through the shell the runner uses, with workforce
+	// a function that records its arguments.
+	sh, err := exec.LookPath("bash")
+	if err != nil {
+		sh = "sh"
+	}
+	dir := t.TempDir()
+	script := "workforce() { printf '%s\\0' \"$@\" > \"$ARGS\"; echo '{}'; }\nset -e\n" + step.Run
+	cmd := exec.Command(sh, "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ARGS="+filepath.Join(dir, "args"), "GITHUB_BASE_REF=main")
+	for k, v := range step.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the workforce step's script: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+	if fi, err := os.Stat(filepath.Join(dir, upload.With["path"])); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the upload step uploads %q, which the workforce step does not write (%v)", upload.With["path"], err)
+	}
+	if !slices.Contains(args, "--json") {
+		t.Errorf("the workforce step %q does not ask for the result as JSON", args)
+	}
+
+	// The command line accepts it: planned with --dry-run, in this
+	// repository, it is a one-shot run of a built-in persona.
+	t.Setenv("AGENT_WORKFORCE_HOME", t.TempDir())
+	var stdout, stderr strings.Builder
+	if code := run(append(append([]string{"workforce"}, args...), "--dry-run"), &stdout, &stderr); code != 0 {
+		t.Fatalf("workforce %s --dry-run: exit status %d\n%s", strings.Join(args, " "), code, stderr.String())
+	}
+	var plan struct {
+		Argv []string `json:"argv"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &plan); err != nil {
+		t.Fatalf("workforce %s --dry-run: %v\n%s", strings.Join(args, " "), err, stdout.String())
+	}
+	// The task is an argument of the harness's one-shot mode (claude -p
+	// TASK, codex exec ... TASK, opencode run ... TASK); flag values are
+	// not.
+	task := func(a string) bool { return !strings.HasPrefix(a, "-") && slices.Contains(plan.Argv, a) }
+	if len(args) < 3 || !slices.ContainsFunc(args[2:], task) {
+		t.Errorf("workforce %s --dry-run plans %q: no task of the step in it", strings.Join(args, " "), plan.Argv)
 	}
 }

@@ -71,6 +71,10 @@ type Failure struct {
 type SessionShow struct {
 	Record  Record      `json:"record"`
 	Changes *SyncReport `json:"changes"`
+	// Result is the result of the session's one-shot run, when it left
+	// one; once the session is gone, sessions show prints the Result
+	// alone.
+	Result *Result `json:"result,omitempty"`
 }
 
 // SessionRow is one session of `sessions list --json`.

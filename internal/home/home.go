@@ -19,10 +19,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
@@ -73,6 +75,9 @@ type Config struct {
 	PersonaDirs []string `json:"personaDirs,omitempty"`
 	// Review holds each run's work for review, as run --review does.
 	Review bool `json:"review,omitempty"`
+	// Results bounds the results one-shot runs leave in <home>/results
+	// ("results": {"maxAge": "720h", "maxCount": 500}).
+	Results Results `json:"-"`
 	// Other keys are kept as they are when the file is rewritten.
 	rest map[string]json.RawMessage
 }
@@ -108,7 +113,55 @@ func ReadConfig(home string) (*Config, error) {
 			return nil, &diag.Diagnostic{File: path, Field: "review", Message: "must be true or false"}
 		}
 	}
+	if v, ok := raw["results"]; ok { // kept in raw too
+		r, err := readResults(path, v)
+		if err != nil {
+			return nil, err
+		}
+		c.Results = r
+	}
 	return c, nil
+}
+
+// Results are the bounds of "results" in config.json: the results of
+// one-shot runs older than MaxAge, and those beyond the newest MaxCount,
+// are pruned. Nil is the default; zero is no limit.
+type Results struct {
+	MaxAge   *time.Duration
+	MaxCount *int
+}
+
+// readResults reads the "results" object v of the config file path.
+func readResults(path string, v json.RawMessage) (Results, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil || raw == nil {
+		return Results{}, &diag.Diagnostic{File: path, Field: "results", Message: `must be an object such as {"maxAge": "720h", "maxCount": 500}`}
+	}
+	var r Results
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		v := raw[k]
+		switch k {
+		case "maxAge":
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return Results{}, &diag.Diagnostic{File: path, Field: "results.maxAge", Message: `must be a duration string such as "720h" or "90m" (0 for no limit)`}
+			}
+			d, err := time.ParseDuration(s)
+			if err != nil || d < 0 {
+				return Results{}, &diag.Diagnostic{File: path, Field: "results.maxAge", Message: fmt.Sprintf(`%q is not a duration such as "720h" or "90m" (0 for no limit)`, s)}
+			}
+			r.MaxAge = &d
+		case "maxCount":
+			var n int
+			if err := json.Unmarshal(v, &n); err != nil || n < 0 {
+				return Results{}, &diag.Diagnostic{File: path, Field: "results.maxCount", Message: fmt.Sprintf("must be a whole number, 0 or more (0 for no limit), not %s", v)}
+			}
+			r.MaxCount = &n
+		default:
+			return Results{}, &diag.Diagnostic{File: path, Field: "results." + k, Message: "unknown key: results takes maxAge and maxCount"}
+		}
+	}
+	return r, nil
 }
 
 // Dirs returns the persona directories of the configuration as absolute

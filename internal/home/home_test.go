@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func must(t *testing.T, err error) {
@@ -37,6 +38,26 @@ func TestConfigEdit(t *testing.T) {
 	}
 }
 
+func TestReadConfigResults(t *testing.T) {
+	dir := t.TempDir()
+	c, err := ReadConfig(dir)
+	if err != nil || c.Results.MaxAge != nil || c.Results.MaxCount != nil {
+		t.Fatalf("ReadConfig without a file = %+v, %v, want no results bounds", c, err)
+	}
+	must(t, os.WriteFile(ConfigPath(dir), []byte(`{"results": {"maxAge": "90m", "maxCount": 0}, "review": true}`), 0o644))
+	if c, err = ReadConfig(dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Results; r.MaxAge == nil || *r.MaxAge != 90*time.Minute || r.MaxCount == nil || *r.MaxCount != 0 {
+		t.Errorf("Results = %+v, want maxAge 90m and maxCount 0", r)
+	}
+	// Rewriting the file keeps the key as it was.
+	must(t, WriteConfig(dir, c))
+	if data, _ := os.ReadFile(ConfigPath(dir)); !strings.Contains(string(data), `"maxAge": "90m"`) {
+		t.Errorf("WriteConfig lost results:\n%s", data)
+	}
+}
+
 func TestDir(t *testing.T) {
 	t.Setenv(Env, "rel/home")
 	got, err := Dir()
@@ -56,6 +77,13 @@ func TestReadConfigErrors(t *testing.T) {
 		{"{\n  \"personaDirs\": [\"a\",]\n}", "config.json:2:23: invalid JSON: "},
 		{`{"personaDirs": "x"}`, "config.json: personaDirs: must be a list of directory paths"},
 		{`{"review": "yes"}`, "config.json: review: must be true or false"},
+		{`{"results": []}`, "config.json: results: must be an object"},
+		{`{"results": {"maxAge": 720}}`, "config.json: results.maxAge: must be a duration string"},
+		{`{"results": {"maxAge": "30d"}}`, `config.json: results.maxAge: "30d" is not a duration`},
+		{`{"results": {"maxAge": "-1h"}}`, `config.json: results.maxAge: "-1h" is not a duration`},
+		{`{"results": {"maxCount": -1}}`, "config.json: results.maxCount: must be a whole number, 0 or more (0 for no limit), not -1"},
+		{`{"results": {"maxCount": 2.5}}`, "config.json: results.maxCount: must be a whole number"},
+		{`{"results": {"maxcount": 5}}`, "config.json: results.maxcount: unknown key"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
