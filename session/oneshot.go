@@ -46,6 +46,7 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 	} else {
 		o.Stderr = &stderr
 	}
+	o.HarnessSession = func() string { return outputSessionID(p.Harness, stdout.Bytes()) }
 	res, err := p.run(o)
 	if res == nil {
 		return nil, err
