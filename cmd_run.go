@@ -531,10 +531,21 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 	if res == nil || res.OneShot == nil {
 		return err
 	}
+	return reportOneShot(ios, opts.JSON, events, home, plan, res, err, time.Since(start), warnings)
+}
+
+// reportOneShot ends the one-shot run res of plan (run or sessions
+// resume), which took took and ended with err: it builds its result, with
+// warnings, keeps it in the session's results directory, prints it (a
+// short summary, or with asJSON one report.Result, or with events the
+// finished event), prunes the results of home, and returns the exit
+// status of its status alone.
+func reportOneShot(ios *iostreams, asJSON bool, events *eventPrinter, home string, plan *session.Plan, res *session.Result, err error, took time.Duration, warnings []string) error {
+	stderr := ios.Err
 	if err != nil {
 		warnings = append(warnings, err.Error())
 	}
-	result := oneShotResult(plan, res, time.Since(start), warnings)
+	result := oneShotResult(plan, res, took, warnings)
 	if dir := res.OneShot.Dir; dir != "" {
 		// As --json prints it.
 		var b bytes.Buffer
@@ -550,7 +561,7 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 		if err := events.finished(result); err != nil {
 			return err
 		}
-	} else if opts.JSON {
+	} else if asJSON {
 		if err := writeJSON(ios.Out, result); err != nil {
 			return err
 		}
@@ -582,6 +593,11 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 	}
 	if r.Message == "" && out.ErrorText != "" {
 		r.Message = out.ErrorText
+	}
+	if r.HarnessSessionID == "" && res.Session != nil {
+		// Fixed before the start (claude), or read from the harness's
+		// store: a run that printed no result can still be resumed.
+		r.HarnessSessionID = res.Session.Record.HarnessSessionID
 	}
 	// The harness's own code, when it exited (a signal did not kill it).
 	if o.Started && o.Signal == 0 {

@@ -14,9 +14,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
@@ -160,6 +163,7 @@ Example:
 				},
 				Action: sessionsApplyAction,
 			},
+			resumeCommand(),
 			{
 				Name:      "discard",
 				Usage:     "drop a session's work: its sandbox and its branch",
@@ -780,4 +784,223 @@ func runSessionsRm(_ context.Context, ios *iostreams, opts sessionsRmOptions) er
 		}
 	}
 	return failed
+}
+
+func resumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "continue a kept session's harness conversation with a new task, unattended",
+		ArgsUsage: "ID [TASK|-] [-- HARNESS-ARGS...]",
+		Description: `Continues the harness's own conversation of a kept session (run --keep,
+--review, a one-shot run with --keep, a session kept for conflicts) in its
+sandbox, as it is, with a new task (or - to read it from stdin, or
+--task-file F): claude -p --resume, codex exec resume, opencode run
+--session. The run is unattended and ends as workforce run PERSONA TASK
+does: the work syncs back (only what changed since the last sync), or is
+held for review with --review; a session held for review is held again. It
+prints the same result, a short summary or with --json one result object,
+and exits by its status. The session is removed afterwards unless --keep
+(or conflicts keep it).
+
+The persona is taken again from the catalog by the session's persona and
+tier (a warning says when it is gone: the harness then runs with its own
+defaults); the harness is the session's. Which conversation ran in the
+sandbox is in the session's record: claude's id is fixed before the run;
+a one-shot run of codex or opencode records the one its output names; an
+interactive one the one its own session store says ran in the sandbox
+(docs/run.md, Resume). A session for which nothing says so cannot be
+resumed, and neither can a running or failed one, nor one whose sandbox
+is gone.
+
+Exit status: as workforce run PERSONA TASK: interrupted 130 (128+signal),
+timed_out 124, conflict 3, denied 1, failed 1, succeeded 0; 1 when the
+session cannot be resumed.
+
+Example:
+
+   workforce run editor "write the parser" --keep --json
+   workforce sessions resume editor-20261123-101500-1a2b3c4d "now add its tests" --json`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			&cli.BoolFlag{Name: "events", Usage: "print progress events on stdout as JSON lines while the run goes, as run --events does (implies --json)"},
+			&cli.StringFlag{Name: "task-file", Usage: "read the task from this file (as a TASK argument does)"},
+			&cli.StringSliceFlag{Name: "input", Usage: "an input value of the persona, NAME=VALUE (repeatable)"},
+			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
+			&cli.BoolFlag{Name: "keep", Usage: "keep the session after the run, to resume it again"},
+			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back (default: \"review\" in <home>/config.json; a session held for review is held again)"},
+			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
+			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
+			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
+		},
+		Action: sessionsResumeAction,
+	}
+}
+
+// sessionsResumeOptions are a resumed run: session ID continued with
+// Task, the arguments Extra passed to the harness, the persona's input
+// values Inputs, and the choices of the command line, as in runOptions.
+type sessionsResumeOptions struct {
+	ID, Task string
+	Extra    []string
+	Inputs   map[string]string
+
+	JSON, Events, Keep, SyncDeletes, SyncCommitted, AllowUnmapped bool
+	// Review and Timeout are as in runOptions.
+	Review  *bool
+	Timeout *time.Duration
+	Env     procEnv
+}
+
+func sessionsResumeAction(c *cli.Context) error {
+	args := c.Args().Slice()
+	var extra []string
+	for i, a := range args {
+		if a == "--" {
+			args, extra = args[:i], args[i+1:]
+			break
+		}
+	}
+	taskFile := c.String("task-file")
+	switch {
+	case len(args) == 2 && taskFile != "":
+		return usageError(fmt.Errorf("--task-file and a TASK argument conflict"), "give the task once: as an argument, - for stdin, or --task-file F")
+	case len(args) == 1 && taskFile == "", len(args) == 0, len(args) > 2:
+		return usagef("sessions resume takes a session id (workforce sessions lists them) and a task (TASK, - for stdin, or --task-file F), then optionally -- and harness arguments")
+	}
+	opts := sessionsResumeOptions{
+		ID: args[0], Extra: extra, Inputs: map[string]string{},
+		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), Keep: c.Bool("keep"), SyncDeletes: c.Bool("sync-deletes"),
+		SyncCommitted: c.Bool("sync-committed"), AllowUnmapped: c.Bool("allow-unmapped"),
+		Review: optionalBool(c, "review"), Env: newProcEnv(),
+	}
+	for _, kv := range c.StringSlice("input") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usagef("--input %q: want NAME=VALUE", kv)
+		}
+		opts.Inputs[k] = v
+	}
+	if c.IsSet("timeout") {
+		t := c.Duration("timeout")
+		opts.Timeout = &t
+	}
+	ios := newStreams(c)
+	task, err := readTask(ios.In, args[1:], taskFile)
+	if err != nil {
+		return err
+	}
+	opts.Task = task
+	return runSessionsResume(c.Context, ios, opts)
+}
+
+func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeOptions) error {
+	home, err := opts.Env.home()
+	if err != nil {
+		return err
+	}
+	s, err := session.Open(home, opts.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.Resumable(); err != nil {
+		return resumeError(s, err)
+	}
+	rec := s.Record
+	r, p, err := resumePersona(ios, opts.Env, rec)
+	if err != nil {
+		return err
+	}
+	values, err := session.Inputs(r, opts.Inputs, opts.Env.getenv)
+	if err != nil {
+		return err
+	}
+	var layers []persona.Origin
+	if p != nil {
+		layers = p.Chain
+	}
+	plan, err := session.NewPlan(session.PlanOptions{
+		Home: home, Persona: rec.Persona, Layers: layers, Resolved: r, Inputs: values,
+		Extra: opts.Extra, Env: opts.Env.Environ, AllowUnmapped: opts.AllowUnmapped,
+		OneShot: &harness.OneShot{Task: opts.Task}, Session: s,
+		Profile: func(h string) (discover.Profile, string, error) {
+			return harnessProfile(ctx, ios.Err, opts.Env, "", h)
+		},
+	})
+	if err != nil {
+		return resumeError(s, err)
+	}
+	for _, w := range plan.Warnings {
+		warnf(ios.Err, "%s", w)
+	}
+	var ue *harness.UnmappedError
+	if err := plan.Refusal(); errors.As(err, &ue) {
+		return withCode(exitFailure, err, ue.Hint())
+	}
+	for _, n := range plan.Notes {
+		warnf(ios.Err, "%s", n)
+	}
+	// The plan's warnings and notes, as printed before the run.
+	warnings := append(append([]string(nil), plan.Warnings...), plan.Notes...)
+	o := session.RunOptions{
+		Stderr:      ios.Err,
+		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep,
+		Warn: func(msg string) {
+			warnings = append(warnings, msg)
+			warnf(ios.Err, "%s", msg)
+		},
+		SyncCommitted: opts.SyncCommitted, Review: session.HoldsForReview(home, opts.Review),
+		Timeout: plan.Timeout(opts.Timeout, false), Abort: exitOnSignal,
+	}
+	var events *eventPrinter
+	if opts.Events {
+		events = newEventPrinter(ios.Out, s.ID())
+		o.Events = events.harness
+	}
+	start := time.Now()
+	res, err := plan.Run(o)
+	if res == nil || res.OneShot == nil {
+		if err != nil {
+			return resumeError(s, err)
+		}
+		return err
+	}
+	return reportOneShot(ios, opts.JSON, events, home, plan, res, err, time.Since(start), warnings)
+}
+
+// resumePersona resolves the persona of a session's record again from the
+// catalog, on the session's harness. A persona that is gone is resumed
+// with the harness's own defaults, with a warning: p is then nil.
+func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.Resolved, p *persona.Persona, err error) {
+	cat, err := loadCatalog(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, ok := cat.Get(rec.Persona)
+	if ok {
+		r, err = p.Resolve(rec.Tier)
+	}
+	if !ok || err != nil {
+		why := "is not in the catalog any more"
+		if err != nil {
+			why = fmt.Sprintf("cannot be resolved (%v)", err)
+		}
+		warnf(ios.Err, "persona %s@%s of session %s %s: the harness resumes with its own model, permissions and settings", rec.Persona, rec.Tier, rec.ID, why)
+		return &persona.Resolved{ID: rec.Persona, Tier: rec.Tier, Harness: rec.Harness, Model: persona.ModelInherit}, nil, nil
+	}
+	printPersonaWarnings(ios.Err, cat, p)
+	if r.Harness != rec.Harness {
+		warnf(ios.Err, "persona %s@%s now runs on %s; session %s ran on %s, and resumes there", rec.Persona, rec.Tier, r.Harness, rec.ID, rec.Harness)
+		r.Harness = rec.Harness
+	}
+	return r, p, nil
+}
+
+// resumeError adds to an error of sessions resume the hint of what else
+// to do with the session.
+func resumeError(s *session.Session, err error) error {
+	var nr *session.NotResumableError
+	if errors.As(err, &nr) {
+		return withCode(exitFailure, err, fmt.Sprintf("workforce sessions show %s shows the session; workforce run starts a new conversation", s.ID()))
+	}
+	return withHarnessHint(err, "workforce sessions resume", "wait for it to exit, or stop it")
 }

@@ -28,6 +28,10 @@ import (
 //   - --model claude-opus-4-1 requests claude-opus-5-5: a retired model is
 //     remapped to the latest of its family, with a warning, unless
 //     CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP=1.
+//   - --session-id UUID fixes the id of the conversation a run starts,
+//     interactive or -p (e2e/oneshot_test.go: the -p result's session_id
+//     is the one given), and `claude -p --resume ID` continues it in the
+//     same working directory: Options.SessionID.
 const claudeMeasured = "2.1.330"
 
 // claudeNoRemap keeps Claude Code on the persona's model.
@@ -51,7 +55,7 @@ var claudeModes = map[string]string{
 	"dontAsk": "dontAsk", "bypassPermissions": "bypassPermissions",
 }
 
-func planClaude(inv *Invocation, r *persona.Resolved, m *Mapping, lookup func(string) string) error {
+func planClaude(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, lookup func(string) string) error {
 	// Claude Code names models without a provider.
 	model := strings.TrimPrefix(r.Model, "anthropic/")
 	if model == persona.ModelInherit {
@@ -112,6 +116,9 @@ func planClaude(inv *Invocation, r *persona.Resolved, m *Mapping, lookup func(st
 			inv.Args = append(inv.Args, "--effort", e)
 			m.apply(FieldReasoning, v, "--effort "+e)
 		}
+	}
+	if o.SessionID != "" {
+		inv.Args = append(inv.Args, "--session-id", o.SessionID)
 	}
 	if len(r.MCPServers) > 0 {
 		servers := expandMCP(r.MCPServers, lookup)

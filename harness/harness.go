@@ -88,6 +88,12 @@ type Options struct {
 	// harness's working directory relative to it: path rules relative to
 	// the working directory are made relative to the root.
 	Root, Subdir string
+	// SessionID fixes the id of the conversation an interactive run
+	// starts, where the harness takes one (claude: --session-id, a
+	// UUID), so that it can be resumed; the others choose their own,
+	// which FindSession reads from their session store afterwards.
+	// PlanOneShot ignores it (OneShot.SessionID is its own).
+	SessionID string
 }
 
 // Invocation is how to start a harness.
@@ -155,7 +161,7 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	inv.Mapping = &Mapping{Harness: r.Harness, Measured: Measured[r.Harness], Fields: []FieldMapping{}}
 	switch r.Harness {
 	case persona.HarnessClaude:
-		err = planClaude(inv, r, inv.Mapping, lookup)
+		err = planClaude(inv, r, o, inv.Mapping, lookup)
 	case persona.HarnessCodex:
 		err = planCodex(inv, r, o, inv.Mapping, lookup)
 	case persona.HarnessOpencode:

@@ -123,7 +123,7 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 		return nil, ErrNoSessionID
 	}
 	extra := append([]string(nil), o.Extra...)
-	o.Extra = nil
+	o.Extra, o.SessionID = nil, ""
 	inv, err := Plan(r, o)
 	if inv == nil {
 		return nil, err

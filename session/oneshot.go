@@ -75,6 +75,13 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 			progress(event, detail)
 		}
 	}
+	o.HarnessSession = func() string {
+		// Called once the harness has exited: its output is complete.
+		if out, _ := stdout.Finish(); out != nil {
+			return out.SessionID
+		}
+		return ""
+	}
 	res, err := p.run(o)
 	if res == nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,14 @@ type PlanOptions struct {
 	// one-shot mode with its task (harness.PlanOneShot) instead of an
 	// interactive one.
 	OneShot *harness.OneShot
+	// Session, when set, is a kept session to resume (resume.go): the
+	// plan targets its directory, with its root and working directory,
+	// and continues its harness conversation in a one-shot run (OneShot
+	// must be set; its Resume, when empty, is the session's
+	// conversation: Record.HarnessSessionID, else the one the harness's
+	// session store says ran in its sandbox). Plan.Run then resumes it
+	// instead of making a session.
+	Session *Session
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -96,6 +105,10 @@ type Plan struct {
 	mount   mount.Options
 	inv     *harness.Invocation
 	refusal error
+	// session is the session to resume (PlanOptions.Session);
+	// harnessSession the conversation id fixed before the start.
+	session        *Session
+	harnessSession string
 }
 
 // InGitDirError is the error of a run started in the repository's git
@@ -115,10 +128,21 @@ func (e *InGitDirError) Error() string {
 // the real project) and configuration files.
 func NewPlan(o PlanOptions) (*Plan, error) {
 	r := o.Resolved
+	if o.Session != nil {
+		if err := resumable(o, r); err != nil {
+			return nil, err
+		}
+		rec := o.Session.Record
+		o.Persona, o.Root, o.Cwd, o.InRepo = rec.Persona, rec.Root, rec.Cwd, false
+	}
 	p := &Plan{Persona: o.Persona, Tier: r.Tier, Harness: r.Harness, Layers: o.Layers, Resolved: r,
 		Root: o.Root, Cwd: o.Cwd, InRepo: o.InRepo,
 		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}, Sealed: []mount.SealedVar{}}
-	p.Sandbox = NewDir(o.Home, o.Persona)
+	if o.Session != nil {
+		p.Sandbox, p.session = o.Session.Dir, o.Session
+	} else {
+		p.Sandbox = NewDir(o.Home, o.Persona)
+	}
 	tree := filepath.Join(p.Sandbox, mount.TreeDir)
 	sc := r.Sidecar(persona.ChannelFor(r.Harness))
 	var text string
@@ -174,7 +198,8 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		p.Materialized = &Materialized{Path: filepath.Join(p.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}
 
-	if len(r.Skills) > 0 {
+	if len(r.Skills) > 0 && p.session == nil {
+		// A resumed session has its skills in the sandbox already.
 		if err := p.planSkills(o, tree); err != nil {
 			return nil, err
 		}
@@ -204,8 +229,24 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	}
 	var inv *harness.Invocation
 	if o.OneShot != nil {
-		inv, err = harness.PlanOneShot(r, hopts, *o.OneShot)
+		one := *o.OneShot
+		switch {
+		case p.session != nil && one.Resume == "":
+			if one.Resume, err = resumeID(p.session, r, hopts, p.Workdir); err != nil {
+				return nil, err
+			}
+		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && r.Harness == persona.HarnessClaude:
+			// Fixed before the start: a run that prints no result (a
+			// signal, a time limit) can still be resumed.
+			one.SessionID = newUUID()
+		}
+		p.harnessSession = cmp.Or(one.SessionID, one.Resume)
+		inv, err = harness.PlanOneShot(r, hopts, one)
 	} else {
+		if !o.InRepo && r.Harness == persona.HarnessClaude {
+			hopts.SessionID = newUUID()
+			p.harnessSession = hopts.SessionID
+		}
 		inv, err = harness.Plan(r, hopts)
 	}
 	var unmapped *harness.UnmappedError
@@ -284,6 +325,9 @@ type RunOptions struct {
 	SyncCommitted, Review, Live bool
 	Timeout                     time.Duration
 	Abort                       func(os.Signal)
+	// HarnessSession, when set, returns the harness's conversation id as
+	// its output says, once it exited (Options.HarnessSession).
+	HarnessSession func() string
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -328,6 +372,15 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
 		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
+		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession,
+	}
+	if p.Harness != persona.HarnessClaude {
+		ro.FindHarnessSession = func(since time.Time) (string, error) {
+			return harness.FindSession(p.inv, p.Workdir, since)
+		}
+	}
+	if p.session != nil {
+		return resume(p.session, ro)
 	}
 	if m := p.Materialized; m != nil {
 		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -21,8 +22,9 @@ const RecordFile = "session.json"
 // format was written by a newer workforce and is refused. Format 2 adds
 // harnessStart, the phase review and the agent's branch (branch, commits,
 // head); a format 1 record reads as one whose harness is known by its
-// process id alone.
-const recordFormat = 2
+// process id alone. Format 3 adds harnessSessionId; a record of format 1
+// or 2 reads as one that does not know it.
+const recordFormat = 3
 
 // Phase is where a session is in its life.
 type Phase string
@@ -79,10 +81,16 @@ type Record struct {
 	// were brought to (BranchName: refs/heads/workforce/<id>), Commits
 	// their number and Head the commit the branch was made to name; empty
 	// while the agent has committed nothing, or before the harness exits.
-	Branch  string    `json:"branch,omitempty"`
-	Commits int       `json:"commits,omitempty"`
-	Head    string    `json:"head,omitempty"`
-	Updated time.Time `json:"updated"`
+	Branch  string `json:"branch,omitempty"`
+	Commits int    `json:"commits,omitempty"`
+	Head    string `json:"head,omitempty"`
+	// HarnessSessionID is the harness's own id of the conversation that
+	// ran in the sandbox, which `sessions resume` continues: fixed before
+	// the start where the harness takes one (claude), else what a
+	// one-shot run's output said, else read from the harness's session
+	// store once it exited (harness.FindSession); empty while not known.
+	HarnessSessionID string    `json:"harnessSessionId,omitempty"`
+	Updated          time.Time `json:"updated"`
 }
 
 // ProcStart tells a process from a later one given the same id: when it
@@ -160,6 +168,8 @@ func parseRecord(data []byte) (*Record, error) {
 		return nil, fmt.Errorf("a negative number of commits (%d)", r.Commits)
 	case r.Branch == "" && (r.Head != "" || r.Commits != 0):
 		return nil, fmt.Errorf("commits (%d, %q) without a branch", r.Commits, r.Head)
+	case !validHarnessSessionID(r.HarnessSessionID):
+		return nil, fmt.Errorf("the harness session id %q is not one (it becomes an argument of the harness)", r.HarnessSessionID)
 	}
 	return r, nil
 }
@@ -182,4 +192,23 @@ func writeRecord(dir string, r *Record) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// maxHarnessSessionID bounds a harness's session id (claude's and codex's
+// are UUIDs, opencode's ses_ and 26 characters).
+const maxHarnessSessionID = 128
+
+// validHarnessSessionID reports whether id can be a harness's session id:
+// empty (not known), or letters, digits, '-' and '_', not starting with
+// '-', so that given to the harness it never reads as a flag.
+func validHarnessSessionID(id string) bool {
+	if len(id) > maxHarnessSessionID || strings.HasPrefix(id, "-") {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -18,7 +18,7 @@ func TestRecordErrors(t *testing.T) {
 		{"good", good, ""},
 		{"empty", "", "not a session record (truncated or corrupt?)"},
 		{"truncated", good[:40], "not a session record (truncated or corrupt?)"},
-		{"a newer format", strings.Replace(good, `"format": 1`, `"format": 3`, 1), "written by a newer workforce (format 3; this one reads format 2)"},
+		{"a newer format", strings.Replace(good, `"format": 1`, `"format": 4`, 1), "written by a newer workforce (format 4; this one reads format 3)"},
 		{"no format", strings.Replace(good, `"format": 1,`, ``, 1), "no format"},
 		{"an unknown field", strings.Replace(good, `"tier"`, `"flavour": 1, "tier"`, 1), "unknown field"},
 		{"an unknown phase", strings.Replace(good, `"running"`, `"dancing"`, 1), `unknown phase "dancing"`},
@@ -30,6 +30,10 @@ func TestRecordErrors(t *testing.T) {
 		{"a branch not the session's", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "main", "commits": 2, "head": "`+strings.Repeat("a", 40)+`",`, 1), `the branch "main" is not the session's`},
 		{"a branch without its commit", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "workforce/s-1", "commits": 2, "head": "HEAD",`, 1), "is not an object name"},
 		{"commits without a branch", strings.Replace(good, `"format": 1,`, `"format": 2, "commits": 2,`, 1), "without a branch"},
+		{"format 3 with the harness's session", strings.Replace(good, `"format": 1,`, `"format": 3, "harnessSessionId": "ses_df00d0943ffeimayS1jjmpINLN",`, 1), ""},
+		{"a harness session that reads as a flag", strings.Replace(good, `"format": 1,`, `"format": 3, "harnessSessionId": "--dangerously-skip-permissions",`, 1), "is not one"},
+		{"a harness session with a space", strings.Replace(good, `"format": 1,`, `"format": 3, "harnessSessionId": "a b",`, 1), "is not one"},
+		{"a harness session too long", strings.Replace(good, `"format": 1,`, `"format": 3, "harnessSessionId": "`+strings.Repeat("a", 129)+`",`, 1), "is not one"},
 		{"negative commits", strings.Replace(good, `"format": 1,`, `"format": 2, "branch": "workforce/s-1", "commits": -1, "head": "`+strings.Repeat("a", 40)+`",`, 1), "negative"},
 	}
 	for _, tt := range tests {
@@ -65,6 +69,16 @@ func TestRecordRoundTrip(t *testing.T) {
 	if r, err := readRecord(dir); err != nil || r.Phase != Review || r.Branch != held.Branch || r.Commits != 2 || r.Head != held.Head {
 		t.Fatalf("readRecord() = %+v, %v; want %+v", r, err, held)
 	}
+	resumable := Record{ID: "s-1", Root: "/r", Cwd: "/r", Phase: Synced, HarnessSessionID: "01a20fd4-efb4-7e21-b57e-874ab689a026"}
+	must(t, writeRecord(dir, &resumable))
+	if r, err := readRecord(dir); err != nil || r.HarnessSessionID != resumable.HarnessSessionID {
+		t.Fatalf("readRecord() = %+v, %v; want the harness's session %s", r, err, resumable.HarnessSessionID)
+	}
+	two := `{"format": 2, "id": "s-1", "root": "/r", "cwd": "/r", "pid": 7, "phase": "synced"}`
+	must(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte(two), 0o600))
+	if r, err := readRecord(dir); err != nil || r.HarnessSessionID != "" || r.Format != 2 {
+		t.Errorf("readRecord(format 2) = %+v, %v; want no harness session, format 2", r, err)
+	}
 	old := `{"format": 1, "id": "s-1", "root": "/r", "cwd": "/r", "pid": 7, "harnessPid": 9, "phase": "running"}`
 	must(t, os.WriteFile(filepath.Join(dir, RecordFile), []byte(old), 0o600))
 	if r, err := readRecord(dir); err != nil || r.HarnessPID != 9 || r.HarnessStart != nil {
@@ -81,6 +95,8 @@ func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"format":2}`))
 	f.Add([]byte(`{"format":2,"id":"s","root":"/r","cwd":"/r","phase":"review","branch":"workforce/s","commits":1,"head":"0123456789012345678901234567890123456789"}`))
 	f.Add([]byte(`{"format":1,"id":"..","root":"/r","cwd":"/r","phase":"running"}`))
+	f.Add([]byte(`{"format":3,"id":"s","root":"/r","cwd":"/r","phase":"synced","harnessSessionId":"5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11"}`))
+	f.Add([]byte(`{"format":3,"id":"s","root":"/r","cwd":"/r","phase":"synced","harnessSessionId":"-x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := parseRecord(data)
 		if err != nil {
@@ -96,6 +112,9 @@ func FuzzRecord(f *testing.F) {
 		}
 		if r.Branch != "" && r.Branch != BranchName(r.ID) {
 			t.Fatalf("accepted the branch %q of session %q", r.Branch, r.ID)
+		}
+		if id := r.HarnessSessionID; strings.HasPrefix(id, "-") || strings.ContainsAny(id, " \t\n=/") {
+			t.Fatalf("accepted the harness session %q, which the harness would not read as an id", id)
 		}
 		once, err := json.Marshal(r)
 		if err != nil {

@@ -163,6 +163,18 @@ type Options struct {
 	// which leaves the session for Sync to finish. Unset, such a signal
 	// only stops sync-back, as the first did.
 	Abort func(os.Signal)
+	// HarnessSessionID is the harness's conversation id fixed before the
+	// start (claude's --session-id), recorded with the session.
+	HarnessSessionID string
+	// HarnessSession, when set, returns the conversation id the
+	// harness's output says, once it exited (a one-shot run's); it
+	// replaces HarnessSessionID in the record.
+	HarnessSession func() string
+	// FindHarnessSession, when set, reads the conversation id from the
+	// harness's own session store (harness.FindSession), for a session
+	// that is kept and whose id is not known otherwise; since is when the
+	// session started.
+	FindHarnessSession func(since time.Time) (string, error)
 }
 
 // File is an instruction file to materialize in the sandbox's working
@@ -233,6 +245,7 @@ func Run(o Options) (*Result, error) {
 	s, err := create(o.Dir, Record{
 		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
 		Root: o.Mount.Root, Cwd: o.Mount.Cwd, PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
+		HarnessSessionID: o.HarnessSessionID,
 	})
 	if err != nil {
 		return nil, err
@@ -307,9 +320,6 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	exit, timedOut, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
-	if timedOut {
-		warn(fmt.Sprintf("the harness was stopped after %s (its time limit); its work is synced back", o.Timeout))
-	}
 	var left []int // processes the harness left, seen as it exits
 	if warm != "" {
 		left = leftovers()
@@ -324,8 +334,35 @@ func Run(o Options) (*Result, error) {
 		box.Remove()
 		return nil, err
 	}
+	return s.afterHarness(sigs, box, o, ended{exit: exit, timedOut: timedOut, live: liveReport, warm: warm, left: left}, warn, progress)
+}
+
+// ended is how the harness of a run ended, and what the run saw then.
+type ended struct {
+	exit     harness.Exit
+	timedOut bool
+	live     *mount.LiveReport
+	// warm is the warm tree the sandbox is parked at afterwards (Reuse),
+	// left the processes the harness left running, seen as it exited.
+	warm string
+	left []int
+}
+
+// afterHarness is what a run (Run) and a resumed run (resume) do once
+// their harness exited: record how it ended and its conversation id,
+// hold the work for review (o.Review) or sync it back, keep the session
+// (o.Keep, conflicts, an interruption) or park its sandbox warm and
+// remove it.
+func (s *Session) afterHarness(sigs *signals, box *mount.Sandbox, o Options, e ended, warn func(string), progress func(event, detail string)) (*Result, error) {
+	exit, timedOut, liveReport, warm := e.exit, e.timedOut, e.live, e.warm
+	if timedOut {
+		warn(fmt.Sprintf("the harness was stopped after %s (its time limit); its work is synced back", o.Timeout))
+	}
 	code := exit.Status()
 	s.Record.ExitCode = &code
+	if o.HarnessSession != nil {
+		s.noteHarnessSession(o.HarnessSession(), warn)
+	}
 
 	if o.Review {
 		held, err := s.hold(box, warn)
@@ -333,12 +370,13 @@ func Run(o Options) (*Result, error) {
 			return &Result{Session: s, Harness: exit, Kept: true, Live: liveReport, TimedOut: timedOut}, err
 		}
 		if held {
+			s.findHarnessSession(o, warn)
 			return &Result{Session: s, Harness: exit, Kept: true, Held: true, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load()}, nil
 		}
 		// Nothing to review: the run ends as any other.
 	}
 
-	ctx, cancel = sigs.enter(context.Background(), phaseSync)
+	ctx, cancel := sigs.enter(context.Background(), phaseSync)
 	defer cancel()
 	rep, keep, err := s.sync(ctx, box, SyncOptions{
 		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""},
@@ -348,6 +386,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		res.Kept = true
 		keepApplied(box, warn)
+		s.findHarnessSession(o, warn)
 		return res, err
 	}
 	res.Kept = o.Keep || keep || isKept(rep)
@@ -361,9 +400,9 @@ func Run(o Options) (*Result, error) {
 		// sync-back saw: such a sandbox is not kept.
 		// Looked at twice: one that exits during sync-back may have
 		// written after sync-back saw the tree.
-		if pids := slices.Compact(slices.Sorted(slices.Values(append(left, leftovers()...)))); len(pids) > 0 {
+		if pids := slices.Compact(slices.Sorted(slices.Values(append(e.left, leftovers()...)))); len(pids) > 0 {
 			warn(fmt.Sprintf("the harness left processes running in the sandbox (pid %s): it is not kept warm for the next run", strings.Trim(fmt.Sprint(pids), "[]")))
-		} else if err := park(box, warm, mo.Root); err != nil {
+		} else if err := park(box, warm, s.Record.Root); err != nil {
 			warn(fmt.Sprintf("cannot keep the sandbox warm: %v", err))
 		}
 	}
@@ -373,7 +412,42 @@ func Run(o Options) (*Result, error) {
 			res.Kept = true
 		}
 	}
+	if res.Kept {
+		s.findHarnessSession(o, warn)
+	}
 	return res, nil
+}
+
+// noteHarnessSession records id, when it is one, as the session's
+// harness conversation id (saved with the record's next change).
+func (s *Session) noteHarnessSession(id string, warn func(string)) {
+	switch {
+	case id == "":
+	case !validHarnessSessionID(id):
+		warn(fmt.Sprintf("the harness named its session %s, which workforce cannot pass back to it: sessions resume %s will not continue it", quote.Text(id), s.ID()))
+	default:
+		s.Record.HarnessSessionID = id
+	}
+}
+
+// findHarnessSession reads, for a session that is kept and whose
+// harness conversation id is not known, the id from the harness's
+// session store (o.FindHarnessSession), and saves the record with it;
+// only kept sessions can be resumed, and reading a store can take a
+// second (opencode).
+func (s *Session) findHarnessSession(o Options, warn func(string)) {
+	if s.Record.HarnessSessionID != "" || o.FindHarnessSession == nil {
+		return
+	}
+	id, err := o.FindHarnessSession(s.Record.Started)
+	if err != nil {
+		warn(fmt.Sprintf("cannot tell which conversation of %s ran in session %s (%v): sessions resume %s will look again", s.Record.Harness, s.ID(), err, s.ID()))
+		return
+	}
+	s.noteHarnessSession(id, warn)
+	if s.Record.HarnessSessionID != "" {
+		_ = s.save()
+	}
 }
 
 // prepare materializes the instruction file, saves the manifest and writes

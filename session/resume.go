@@ -1,0 +1,239 @@
+package session
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/mount"
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// Resume. A kept session (run --keep, --review, one kept for conflicts)
+// can continue: `sessions resume ID TASK` plans a one-shot run of the
+// session's harness for its existing directory (PlanOptions.Session) that
+// continues the harness's own conversation (harness.OneShot.Resume), and
+// Plan.Run runs it in the sandbox as it is (resume): nothing is copied or
+// materialized again, the harness's configuration is written again, and
+// once the harness exits the run ends as Run ends (afterHarness: review,
+// sync-back, keep or remove). The sandbox was synced before: its manifest
+// holds what that sync applied as the base of the next
+// (mount.Sandbox.SaveApplied), so the next sync brings only what changed
+// since, and the user's edits of what was applied are the user's.
+//
+// The conversation is the record's HarnessSessionID: claude's is fixed
+// before the start (--session-id, interactive and one-shot runs alike);
+// a one-shot run of codex or opencode records the id its output says; an
+// interactive one, when the session is kept, the id its session store
+// says ran in the sandbox's working directory (harness.FindSession). A
+// record that has none (a session of an older workforce, one whose
+// workforce process died) is looked up in the store again when resumed;
+// where nothing says which conversation ran there, resume refuses with a
+// *NotResumableError.
+//
+// A session held for review is held again after the resumed run; one
+// whose phase is creating or failed, whose run still holds it (ErrLive),
+// whose harness outlived its run and still runs (*HarnessRunningError),
+// or whose sandbox tree is gone, is refused.
+
+// NotResumableError reports a session that cannot be resumed, and why.
+type NotResumableError struct {
+	ID     string
+	Reason string
+	// Err is the error behind Reason, if any.
+	Err error
+}
+
+func (e *NotResumableError) Error() string {
+	return fmt.Sprintf("session %s cannot be resumed: %s", e.ID, e.Reason)
+}
+
+func (e *NotResumableError) Unwrap() error { return e.Err }
+
+// Resumable returns nil when the session, as its record says, can be
+// resumed, and why not otherwise: ErrLive, a *HarnessRunningError or a
+// *NotResumableError. Plan.Run checks again under the session's lock.
+func (s *Session) Resumable() error {
+	if r := s.Record; (r.Phase == Creating || r.Phase == Running) && alive(r.PID) {
+		if ok, err := (&Session{Dir: s.Dir}).probeLock(); err == nil && !ok {
+			return fmt.Errorf("%s: %w (process %d)", s.ID(), ErrLive, r.PID)
+		}
+	}
+	if err := s.resumableState(); err != nil {
+		return err
+	}
+	return s.HarnessRunning()
+}
+
+// resumableState returns why the session's phase or sandbox cannot be
+// resumed, nil when they can: Resumable without the checks of the
+// processes.
+func (s *Session) resumableState() error {
+	r := s.Record
+	switch r.Phase {
+	case Creating:
+		return &NotResumableError{ID: s.ID(), Reason: "it was never made whole (phase creating): there is no conversation to continue"}
+	case Failed:
+		why := "its run failed"
+		if r.Error != "" {
+			why += ": " + r.Error
+		}
+		return &NotResumableError{ID: s.ID(), Reason: why}
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir, mount.TreeDir)); err != nil {
+		return &NotResumableError{ID: s.ID(), Reason: "its sandbox tree is gone", Err: err}
+	}
+	return nil
+}
+
+// probeLock reports whether the session's lock is free, letting it go at
+// once.
+func (s *Session) probeLock() (bool, error) {
+	ok, err := s.TryLock()
+	if ok {
+		s.Close()
+	}
+	return ok, err
+}
+
+// resumable checks the plan of a resumed run: one-shot, on the
+// session's harness, of a session that can be resumed.
+func resumable(o PlanOptions, r *persona.Resolved) error {
+	s := o.Session
+	switch {
+	case o.OneShot == nil:
+		return errors.New("a resumed session runs its harness unattended: it needs a task")
+	case r.Harness != s.Record.Harness:
+		return fmt.Errorf("session %s ran %s, not %s: it resumes on its own harness", s.ID(), s.Record.Harness, r.Harness)
+	}
+	return s.Resumable()
+}
+
+// resumeID returns the harness conversation of session s to continue:
+// the record's, else the one the harness's session store says ran in the
+// sandbox's working directory workdir.
+func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string) (string, error) {
+	if id := s.Record.HarnessSessionID; id != "" {
+		return id, nil
+	}
+	if r.Harness == persona.HarnessClaude {
+		why := "its record keeps no claude session id"
+		if s.Record.Format < 3 {
+			why += fmt.Sprintf(" (workforce fixes it when the run starts since record format 3; this record is of format %d)", s.Record.Format)
+		}
+		return "", &NotResumableError{ID: s.ID(), Reason: why}
+	}
+	inv, err := harness.Plan(r, o)
+	if inv == nil {
+		return "", err
+	}
+	id, err := harness.FindSession(inv, workdir, s.Record.Started)
+	if err != nil {
+		return "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("its record keeps no %s session id, and %v", r.Harness, err), Err: err}
+	}
+	if !validHarnessSessionID(id) {
+		return "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("%s's session store names its conversation %q, which cannot be passed back to it", r.Harness, id)}
+	}
+	return id, nil
+}
+
+// resume runs the harness of o in the sandbox of the kept session s, then
+// ends as Run does (afterHarness). It takes the session's lock: a session
+// a running process holds is refused with ErrLive, one another workforce
+// process syncs or removes with ErrBusy; and checks again what Resumable
+// checks. A harness that cannot start leaves the session as it was.
+func resume(s *Session, o Options) (*Result, error) {
+	// The harness's phase from the start: a signal that comes before it
+	// started is passed on to it once it has.
+	sigs := watchSignals(phaseHarness, o.Abort)
+	defer sigs.stop()
+	warn := func(msg string) {
+		if o.Warn != nil {
+			o.Warn(msg)
+		}
+	}
+	progress := func(event, detail string) {
+		if o.Progress != nil && !sigs.hup.Load() {
+			o.Progress(event, detail)
+		}
+	}
+
+	ok, err := s.TryLock()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		r, rerr := readRecord(s.Dir)
+		if rerr == nil && (r.Phase == Creating || r.Phase == Running) && alive(r.PID) {
+			return nil, fmt.Errorf("%s: %w (process %d)", s.ID(), ErrLive, r.PID)
+		}
+		return nil, fmt.Errorf("%s: %w", s.ID(), ErrBusy)
+	}
+	defer s.Close()
+	// Read again under the lock: another process may have synced,
+	// removed or resumed it since it was planned.
+	if err := s.ReadRecord(); err != nil {
+		if _, serr := os.Stat(s.Dir); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", s.ID(), ErrGone)
+		}
+		return nil, err
+	}
+	if err := s.resumableState(); err != nil {
+		return nil, err
+	}
+	if err := s.awaitHarness(); err != nil {
+		return nil, err
+	}
+	box, err := mount.Open(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Invocation.WriteFiles(); err != nil {
+		return nil, err
+	}
+	// What was held for review stays held.
+	o.Review = o.Review || s.Record.Phase == Review
+
+	before := s.Record
+	s.Record.Phase, s.Record.PID, s.Record.Error = Running, os.Getpid(), ""
+	s.Record.ExitCode, s.Record.HarnessPID, s.Record.HarnessStart = nil, 0, nil
+	if err := s.save(); err != nil {
+		return nil, err
+	}
+	started := func(pid int) {
+		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
+		_ = s.save()
+	}
+	exit, timedOut, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	if err != nil {
+		// Nothing ran, or nothing workforce can tell: the session stays
+		// as it was, to resume or sync later.
+		s.Record = before
+		_ = s.save()
+		return nil, err
+	}
+	return s.afterHarness(sigs, box, o, ended{exit: exit, timedOut: timedOut}, warn, progress)
+}
+
+// newUUID returns a random (version 4) UUID: a conversation id fixed
+// before the harness starts.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// outputSessionID is the conversation id a one-shot run's output says,
+// "" when it says none.
+func outputSessionID(h string, stdout []byte) string {
+	if out, _ := harness.ParseOutput(h, stdout); out != nil {
+		return out.SessionID
+	}
+	return ""
+}
