@@ -229,11 +229,3 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// outputSessionID is the conversation id a one-shot run's output says,
-// "" when it says none.
-func outputSessionID(h string, stdout []byte) string {
-	if out, _ := harness.ParseOutput(h, stdout); out != nil {
-		return out.SessionID
-	}
-	return ""
-}
