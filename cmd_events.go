@@ -42,18 +42,22 @@ type eventPrinter struct {
 	enc       *json.Encoder
 	sessionID string
 	now       func() time.Time
-	err       error // the first write error
+	rel       func(string) string // the sandbox's paths in a tool's detail, made relative (treeRelative)
+	err       error               // the first write error
 }
 
-func newEventPrinter(w io.Writer, sessionID string) *eventPrinter {
+func newEventPrinter(w io.Writer, sessionID string, rel func(string) string) *eventPrinter {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &eventPrinter{enc: enc, sessionID: sessionID, now: time.Now}
+	return &eventPrinter{enc: enc, sessionID: sessionID, now: time.Now, rel: rel}
 }
 
 // harness prints the event e of the harness or of sync-back.
 func (p *eventPrinter) harness(e harness.Event) {
 	if ev, ok := toEvent(e); ok {
+		if p.rel != nil {
+			ev.Detail = p.rel(ev.Detail)
+		}
 		p.print(ev)
 	}
 }

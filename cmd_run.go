@@ -15,6 +15,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -65,7 +66,10 @@ or with --json one result object (schema: report/schema/result.schema.json).
 --events prints the run's progress on stdout as it goes, one JSON event a
 line, the last one carrying the result (schema:
 report/schema/event.schema.json; docs/run.md#events).
-The result and the harness's raw output stay in <home>/results/<session-id>/.
+The result and the harness's raw output stay in <home>/results/<session-id>/,
+pruned by age and count (workforce sessions prune-results); a run that
+never starts prints no result. workforce sessions resume ID TASK continues
+a kept session's conversation.
 The persona's timeoutSeconds always applies to an unattended run.
 
 Exit status: the harness's (128+signal when killed, 127 when not installed);
@@ -523,7 +527,7 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 	}
 	var events *eventPrinter
 	if opts.Events {
-		events = newEventPrinter(ios.Out, filepath.Base(plan.Sandbox))
+		events = newEventPrinter(ios.Out, filepath.Base(plan.Sandbox), treeRelative(plan))
 		o.Events = events.harness
 	}
 	start := time.Now()
@@ -617,18 +621,45 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 		}
 		r.Warnings = append(r.Warnings, msg)
 	}
+	rel := treeRelative(plan)
 	for _, d := range out.Denials {
-		r.Denials = append(r.Denials, report.Denial{Tool: d.Tool, Detail: d.Detail})
+		r.Denials = append(r.Denials, report.Denial{Tool: d.Tool, Detail: rel(d.Detail)})
 	}
 	if rep := res.Report; rep != nil && !res.Held {
 		sr := toSyncReport(*rep)
 		r.Files = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts}
+	}
+	if res.Held && res.Session != nil {
+		// What sessions apply would bring, deletions included.
+		if rep, err := res.Session.Changes(true); err == nil {
+			sr := toSyncReport(*rep)
+			r.Held = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts}
+		} else {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("cannot list the work held for review: %v", err))
+		}
 	}
 	if res.Session != nil && res.Session.Record.Branch != "" {
 		rec := res.Session.Record
 		r.Branch = &report.Branch{Name: rec.Branch, Head: rec.Head, Commits: rec.Commits}
 	}
 	return r
+}
+
+// treeRelative returns what rewrites the sandbox's paths in a text the
+// harness printed (a denied path, a command) as paths relative to the
+// project root, as the result's files are: the sandbox is gone after the
+// run, and its path means nothing to the reader.
+func treeRelative(plan *session.Plan) func(string) string {
+	tree := filepath.Join(plan.Sandbox, mount.TreeDir)
+	if plan.InRepo || plan.Sandbox == "" {
+		return func(s string) string { return s }
+	}
+	return func(s string) string {
+		if s == tree {
+			return "."
+		}
+		return strings.ReplaceAll(s, tree+string(filepath.Separator), "")
+	}
 }
 
 // lastLine is the last non-empty line of s.

@@ -953,7 +953,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 	}
 	var events *eventPrinter
 	if opts.Events {
-		events = newEventPrinter(ios.Out, s.ID())
+		events = newEventPrinter(ios.Out, s.ID(), treeRelative(plan))
 		o.Events = events.harness
 	}
 	start := time.Now()

@@ -66,6 +66,9 @@ type Result struct {
 	// when no sync-back ran (the run stopped before the sandbox was
 	// made, or the work was held for review).
 	Files *Files `json:"files,omitempty"`
+	// Held is the agent's work held for review (run --review), what
+	// sessions apply would bring: present only when the work was held.
+	Held *Files `json:"held,omitempty"`
 	// Branch is the branch the agent's commits were brought to; absent
 	// when it made none.
 	Branch *Branch `json:"branch,omitempty"`

@@ -80,7 +80,9 @@
 // and, when $STANDIN_OUTPUT names a file, prints that file on its
 // standard output once the actions are done (before an exit action's
 // exit too), so that a test can make it answer with the output recorded
-// from the real harness (harness/testdata/oneshot).
+// from the real harness (harness/testdata/oneshot). Each @WORKDIR@ in it
+// becomes its working directory, as a real harness names the files of
+// the sandbox.
 package main
 
 import (
@@ -199,6 +201,9 @@ func printOutput() {
 	data, err := os.ReadFile(out)
 	if err != nil {
 		fail("%v", err)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		data = bytes.ReplaceAll(data, []byte("@WORKDIR@"), []byte(wd))
 	}
 	if _, err := os.Stdout.Write(data); err != nil {
 		fail("%v", err)
