@@ -39,12 +39,13 @@ Example:
 	}
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list, show, diff, apply, sync and remove run sessions, those left by a crash included",
+		Usage: "list, show, diff, apply, sync, resume and remove run sessions, those left by a crash included",
 		Description: `A session is one workforce run: its sandbox, record and manifest under
 <home>/sessions/<id>/. Sessions left by a process that died (closed terminal,
 kill -9, reboot) are stale; their work is still in the sandbox. A session of
 run --review holds the agent's work until you apply or discard it. The
 agent's commits come back as the branch workforce/<id> of your repository.
+A kept session's harness conversation continues with sessions resume.
 
 Example:
 
