@@ -598,11 +598,6 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 	if r.Message == "" && out.ErrorText != "" {
 		r.Message = out.ErrorText
 	}
-	if r.HarnessSessionID == "" && res.Session != nil {
-		// Fixed before the start (claude), or read from the harness's
-		// store: a run that printed no result can still be resumed.
-		r.HarnessSessionID = res.Session.Record.HarnessSessionID
-	}
 	// The harness's own code, when it exited (a signal did not kill it).
 	if o.Started && o.Signal == 0 {
 		code := o.ExitCode

@@ -43,12 +43,13 @@ Example:
 	}
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list, show, diff, apply, sync and remove run sessions, those left by a crash included",
+		Usage: "list, show, diff, apply, sync, resume and remove run sessions, those left by a crash included",
 		Description: `A session is one workforce run: its sandbox, record and manifest under
 <home>/sessions/<id>/. Sessions left by a process that died (closed terminal,
 kill -9, reboot) are stale; their work is still in the sandbox. A session of
 run --review holds the agent's work until you apply or discard it. The
 agent's commits come back as the branch workforce/<id> of your repository.
+A kept session's harness conversation continues with sessions resume.
 
 Example:
 
@@ -906,7 +907,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 		return resumeError(s, err)
 	}
 	rec := s.Record
-	r, p, err := resumePersona(ios, opts.Env, rec)
+	r, p, warned, err := resumePersona(ios, opts.Env, rec)
 	if err != nil {
 		return err
 	}
@@ -939,8 +940,8 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 	for _, n := range plan.Notes {
 		warnf(ios.Err, "%s", n)
 	}
-	// The plan's warnings and notes, as printed before the run.
-	warnings := append(append([]string(nil), plan.Warnings...), plan.Notes...)
+	// The warnings and notes printed before the run.
+	warnings := append(append(warned, plan.Warnings...), plan.Notes...)
 	o := session.RunOptions{
 		Stderr:      ios.Err,
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep,
@@ -968,12 +969,17 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 }
 
 // resumePersona resolves the persona of a session's record again from the
-// catalog, on the session's harness. A persona that is gone is resumed
-// with the harness's own defaults, with a warning: p is then nil.
-func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.Resolved, p *persona.Persona, err error) {
+// catalog, on the session's harness, and prints what it warns of (warned).
+// A persona that is gone is resumed with the harness's own defaults: p is
+// then nil.
+func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.Resolved, p *persona.Persona, warned []string, err error) {
 	cat, err := loadCatalog(env)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	warn := func(format string, args ...any) {
+		warned = append(warned, fmt.Sprintf(format, args...))
+		warnf(ios.Err, format, args...)
 	}
 	p, ok := cat.Get(rec.Persona)
 	if ok {
@@ -984,15 +990,15 @@ func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.
 		if err != nil {
 			why = fmt.Sprintf("cannot be resolved (%v)", err)
 		}
-		warnf(ios.Err, "persona %s@%s of session %s %s: the harness resumes with its own model, permissions and settings", rec.Persona, rec.Tier, rec.ID, why)
-		return &persona.Resolved{ID: rec.Persona, Tier: rec.Tier, Harness: rec.Harness, Model: persona.ModelInherit}, nil, nil
+		warn("persona %s@%s of session %s %s: the harness resumes with its own model, permissions and settings", rec.Persona, rec.Tier, rec.ID, why)
+		return &persona.Resolved{ID: rec.Persona, Tier: rec.Tier, Harness: rec.Harness, Model: persona.ModelInherit}, nil, warned, nil
 	}
 	printPersonaWarnings(ios.Err, cat, p)
 	if r.Harness != rec.Harness {
-		warnf(ios.Err, "persona %s@%s now runs on %s; session %s ran on %s, and resumes there", rec.Persona, rec.Tier, r.Harness, rec.ID, rec.Harness)
+		warn("persona %s@%s now runs on %s; session %s ran on %s, and resumes there", rec.Persona, rec.Tier, r.Harness, rec.ID, rec.Harness)
 		r.Harness = rec.Harness
 	}
-	return r, p, nil
+	return r, p, warned, nil
 }
 
 // resumeError adds to an error of sessions resume the hint of what else

@@ -220,7 +220,7 @@ func toRecord(r session.Record) report.Record {
 			return report.ProcStart{Boot: p.Boot, Ticks: p.Ticks}
 		}),
 		Phase: string(r.Phase), ExitCode: r.ExitCode, Error: r.Error, Report: ptr(r.Report, toSyncReport),
-		Branch: r.Branch, Commits: r.Commits, Head: r.Head, Updated: r.Updated,
+		Branch: r.Branch, Commits: r.Commits, Head: r.Head, HarnessSessionID: r.HarnessSessionID, Updated: r.Updated,
 	}
 }
 

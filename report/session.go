@@ -24,7 +24,10 @@ type Record struct {
 	Branch   string      `json:"branch,omitempty"`
 	Commits  int         `json:"commits,omitempty"`
 	Head     string      `json:"head,omitempty"`
-	Updated  time.Time   `json:"updated"`
+	// HarnessSessionID is the harness's own id of the conversation that
+	// ran in the session, which sessions resume continues.
+	HarnessSessionID string    `json:"harnessSessionId,omitempty"`
+	Updated          time.Time `json:"updated"`
 }
 
 // ProcStart tells a process from a later one given the same id.

@@ -30,6 +30,10 @@
 // Sync with SyncOptions.Only applies part of it (the rest stays, in phase
 // Review), Sync applies it all, Discard drops it.
 //
+// Resume. A kept session's harness conversation continues in its
+// sandbox (resume.go): Plan.Run of a plan made with PlanOptions.Session
+// runs the harness there and ends as Run does (afterHarness).
+//
 // A session that stays after a sync (part of the work applied, Keep,
 // conflicts, files waiting for a deletion: mount.Report.Blocked, an
 // interruption) records what the sync applied as the base of the next
@@ -59,7 +63,8 @@
 //
 //	session.json   the record (Record): persona, tier, harness, real root
 //	               and working directory, owner process, phase, exit
-//	               status, last sync report; rewritten atomically
+//	               status, last sync report, the harness's conversation
+//	               id; rewritten atomically
 //	lock           held (flock) by the process working on the session
 //	config/        the harness's configuration files
 //
