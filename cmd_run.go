@@ -598,6 +598,11 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 	if r.Message == "" && out.ErrorText != "" {
 		r.Message = out.ErrorText
 	}
+	if r.HarnessSessionID == "" && res.Session != nil {
+		// The output named none (cut short, or no result): the id fixed
+		// before the start (claude's --session-id), or the resumed one.
+		r.HarnessSessionID = res.Session.Record.HarnessSessionID
+	}
 	// The harness's own code, when it exited (a signal did not kill it).
 	if o.Started && o.Signal == 0 {
 		code := o.ExitCode

@@ -85,23 +85,27 @@ type Located struct {
 }
 
 // Locate resolves id as Find does, the whole id or a prefix of exactly
-// one, over the sessions and the results of the workforce home dir alike:
-// a one-shot run's result is found after its sandbox is gone.
+// one, over the sessions and the results of the workforce home dir: a
+// one-shot run's result is found after its sandbox is gone. A prefix is
+// matched against the sessions on disk first, and against the results
+// only when it matches none of them: results pile up (up to their
+// bounds), and a prefix that names one session on disk means it.
 func Locate(dir, id string) (*Located, error) {
 	if id == "" || id != filepath.Base(id) || id == "." || id == ".." {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
 	name := id
 	if !sessionExists(dir, id) && !isResultDir(ResultDir(dir, id)) {
-		seen := map[string]bool{}
 		var matches []string
 		for _, d := range []string{Dir(dir), filepath.Join(dir, ResultsDir)} {
 			entries, _ := os.ReadDir(d)
 			for _, e := range entries {
-				if e.IsDir() && strings.HasPrefix(e.Name(), id) && !seen[e.Name()] {
-					seen[e.Name()] = true
+				if e.IsDir() && strings.HasPrefix(e.Name(), id) {
 					matches = append(matches, e.Name())
 				}
+			}
+			if len(matches) > 0 {
+				break
 			}
 		}
 		sort.Strings(matches)

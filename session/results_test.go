@@ -237,7 +237,7 @@ func TestLocate(t *testing.T) {
 	for _, id := range []string{kept, alone} {
 		must(t, os.MkdirAll(filepath.Join(Dir(home), id), 0o700))
 	}
-	for _, id := range []string{kept, gone, other} {
+	for _, id := range []string{kept, gone, other, "triage-20261124-100000-11111111", "triage-20261124-110000-22222222"} {
 		mkResult(t, home, id)
 	}
 	// A symlink in results/ is not a result.
@@ -253,8 +253,12 @@ func TestLocate(t *testing.T) {
 		{id: "editor-20261124-11", want: gone, result: true},
 		{id: "review-", want: alone, session: true},
 		{id: "reviewer", want: other, result: true},
-		{id: "editor", err: "editor names 2 sessions: " + kept + ", " + gone},
-		{id: "review", err: "review names 2 sessions"},
+		// A prefix that names one session on disk means it, whatever
+		// the results; the results are looked at when it names none.
+		{id: "editor", want: kept, session: true, result: true},
+		{id: "review", want: alone, session: true},
+		{id: "editor-20261124-1", want: kept, session: true, result: true},
+		{id: "triage", err: "triage names 2 sessions: triage-20261124-100000-11111111, triage-20261124-110000-22222222"},
 		{id: "linked", err: "no session linked in "},
 		{id: "nosuch", err: "no session nosuch in "},
 		{id: "../x", err: `"../x" is not a session id`},
