@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -302,6 +303,7 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: opts.RefreshSkills,
 		Root: root, Cwd: cwd, Extra: opts.Extra, Env: opts.Env.Environ, InRepo: inRepo, AllowUnmapped: opts.AllowUnmapped,
 		OneShot: oneShotOf(opts.Task),
+		Version: func(h string) string { return versionCache(opts.Env).Installed(ctx, h, opts.Env.Environ).Version },
 		Profile: func(h string) (discover.Profile, string, error) {
 			return harnessProfile(ctx, ios.Err, opts.Env, opts.Profile, h)
 		},
@@ -549,7 +551,7 @@ func reportOneShot(ios *iostreams, asJSON bool, events *eventPrinter, home strin
 	if err != nil {
 		warnings = append(warnings, err.Error())
 	}
-	result := oneShotResult(plan, res, took, warnings)
+	result := oneShotResult(plan, res, err, took, warnings)
 	if dir := res.OneShot.Dir; dir != "" {
 		// As --json prints it.
 		var b bytes.Buffer
@@ -579,20 +581,32 @@ func reportOneShot(ios *iostreams, asJSON bool, events *eventPrinter, home strin
 	return silentExit(oneShotStatus(result.Status, res.Signal))
 }
 
-// oneShotResult is the result of the one-shot run res of plan.
-func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, warnings []string) report.Result {
+// oneShotResult is the result of the one-shot run res of plan, which
+// ended with err (an error after the harness ran: the run failed).
+func oneShotResult(plan *session.Plan, res *session.Result, err error, took time.Duration, warnings []string) report.Result {
 	one := res.OneShot
 	out := one.Outcome
 	interrupted := res.Stopped || res.Signal != nil || (res.Report != nil && res.Report.Interrupted)
+	liveConflicts := res.Live != nil && len(res.Live.Conflicts) > 0
 	o := report.Outcome{
 		ExitCode: res.Harness.Code, Signal: int(res.Harness.Signal),
 		Started: !res.Stopped, Interrupted: interrupted, TimedOut: res.TimedOut,
 		Parsed: one.Parsed, HarnessError: out.Error, Denials: len(out.Denials) > 0,
-		Conflicts: res.Report != nil && len(res.Report.Conflicts) > 0,
+		Conflicts:  (res.Report != nil && len(res.Report.Conflicts) > 0) || liveConflicts,
+		WorkFailed: err != nil || (res.Report != nil && len(res.Report.Failed) > 0),
+	}
+	model := plan.Resolved.Model
+	if out.Model != "" && (model == "" || model == "inherit") {
+		model = out.Model // the harness's default, as it named it
+	}
+	sid := out.SessionID
+	if !session.ValidHarnessSessionID(sid) {
+		r := fmt.Sprintf("the harness named its conversation %s, which cannot be resumed", quote.Name(sid))
+		warnings, sid = append(warnings, r), ""
 	}
 	r := report.Result{
 		SessionID: filepath.Base(plan.Sandbox), Persona: plan.Persona, Tier: plan.Tier, Harness: plan.Harness,
-		HarnessVersion: plan.HarnessVersion, Model: plan.Resolved.Model, HarnessSessionID: out.SessionID,
+		HarnessVersion: plan.HarnessVersion, Model: model, HarnessSessionID: sid,
 		Status: report.DecideStatus(o), Message: out.Final, DurationMS: took.Milliseconds(), Warnings: warnings,
 	}
 	if r.Message == "" && out.ErrorText != "" {
@@ -608,7 +622,9 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 		code := o.ExitCode
 		r.ExitCode = &code
 	}
-	if one.Parsed {
+	if one.Parsed && slices.ContainsFunc(out.Events, func(e harness.Event) bool { return e.Type == harness.EventUsage }) {
+		// Usage only when the harness reported some: a codex turn that
+		// failed reports none, which is not 0 tokens.
 		u := out.Usage
 		r.Usage = &report.Usage{InputTokens: &u.Input, OutputTokens: &u.Output, CachedTokens: &u.Cached, CostUSD: u.CostUSD}
 		if u.Turns > 0 {
@@ -627,7 +643,20 @@ func oneShotResult(plan *session.Plan, res *session.Result, took time.Duration, 
 	}
 	if rep := res.Report; rep != nil && !res.Held {
 		sr := toSyncReport(*rep)
-		r.Files = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts}
+		r.Files = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts,
+			Unapplied: sr.Unapplied, NotSynced: sr.NotSynced, Failed: sr.Failed, Blocked: sr.Blocked, OnBranch: sr.OnBranch}
+	}
+	if l := res.Live; l != nil && (len(l.Conflicts) > 0 || len(l.Failed) > 0) {
+		// Live sync's conflicts and failures, beside sync-back's.
+		if r.Files == nil {
+			r.Files = &report.Files{}
+		}
+		live := toSyncReport(mount.Report{Conflicts: l.Conflicts, Failed: l.Failed})
+		for _, c := range live.Conflicts {
+			if !slices.ContainsFunc(r.Files.Conflicts, func(x report.Conflict) bool { return x.Path == c.Path }) {
+				r.Files.Conflicts = append(r.Files.Conflicts, c)
+			}
+		}
 	}
 	if res.Held && res.Session != nil {
 		// What sessions apply would bring, deletions included.

@@ -800,8 +800,9 @@ sandbox, as it is, with a new task (or - to read it from stdin, or
 does: the work syncs back (only what changed since the last sync), or is
 held for review with --review; a session held for review is held again. It
 prints the same result, a short summary or with --json one result object,
-and exits by its status. The session is removed afterwards unless --keep
-(or conflicts keep it).
+and exits by its status. The session stays kept afterwards, whatever the
+run's status, so that the conversation can go on (a failed resume can be
+tried again): workforce sessions rm ID ends it.
 
 The persona is taken again from the catalog by the session's persona and
 tier (a warning says when it is gone: the harness then runs with its own
@@ -827,7 +828,6 @@ Example:
 			&cli.StringFlag{Name: "task-file", Usage: "read the task from this file (as a TASK argument does)"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input value of the persona, NAME=VALUE (repeatable)"},
 			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
-			&cli.BoolFlag{Name: "keep", Usage: "keep the session after the run, to resume it again"},
 			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back (default: \"review\" in <home>/config.json; a session held for review is held again)"},
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
@@ -845,7 +845,7 @@ type sessionsResumeOptions struct {
 	Extra    []string
 	Inputs   map[string]string
 
-	JSON, Events, Keep, SyncDeletes, SyncCommitted, AllowUnmapped bool
+	JSON, Events, SyncDeletes, SyncCommitted, AllowUnmapped bool
 	// Review and Timeout are as in runOptions.
 	Review  *bool
 	Timeout *time.Duration
@@ -870,7 +870,7 @@ func sessionsResumeAction(c *cli.Context) error {
 	}
 	opts := sessionsResumeOptions{
 		ID: args[0], Extra: extra, Inputs: map[string]string{},
-		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), Keep: c.Bool("keep"), SyncDeletes: c.Bool("sync-deletes"),
+		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
 		SyncCommitted: c.Bool("sync-committed"), AllowUnmapped: c.Bool("allow-unmapped"),
 		Review: optionalBool(c, "review"), Env: newProcEnv(),
 	}
@@ -923,6 +923,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 		Home: home, Persona: rec.Persona, Layers: layers, Resolved: r, Inputs: values,
 		Extra: opts.Extra, Env: opts.Env.Environ, AllowUnmapped: opts.AllowUnmapped,
 		OneShot: &harness.OneShot{Task: opts.Task}, Session: s,
+		Version: func(h string) string { return versionCache(opts.Env).Installed(ctx, h, opts.Env.Environ).Version },
 		Profile: func(h string) (discover.Profile, string, error) {
 			return harnessProfile(ctx, ios.Err, opts.Env, "", h)
 		},
@@ -943,8 +944,9 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 	// The warnings and notes printed before the run.
 	warnings := append(append(warned, plan.Warnings...), plan.Notes...)
 	o := session.RunOptions{
-		Stderr:      ios.Err,
-		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep,
+		Stderr: ios.Err,
+		// A resumed session stays, whatever its run's status.
+		SyncDeletes: opts.SyncDeletes, Keep: true,
 		Warn: func(msg string) {
 			warnings = append(warnings, msg)
 			warnf(ios.Err, "%s", msg)

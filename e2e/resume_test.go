@@ -109,8 +109,8 @@ func TestWorkforceResume(t *testing.T) {
 			if again.Files == nil || len(again.Files.Created)+len(again.Files.Updated)+len(again.Files.Conflicts) != 0 {
 				t.Errorf("resumed run: files %+v, want nothing synced again", again.Files)
 			}
-			if _, err := os.Stat(filepath.Join(home, "sessions", first.SessionID)); err == nil {
-				t.Errorf("the resumed session is still there without --keep")
+			if _, err := os.Stat(filepath.Join(home, "sessions", first.SessionID)); err != nil {
+				t.Errorf("the resumed session is gone (%v); it stays for the conversation to go on", err)
 			}
 		})
 	}

@@ -397,6 +397,15 @@ func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig)
 // Wait waits for the harness to exit and says how it ended.
 func (p *Process) Wait() (Exit, error) {
 	err := p.cmd.Wait()
+	if errors.Is(err, exec.ErrWaitDelay) && p.cmd.ProcessState != nil {
+		// The harness exited, but a process it left (a server, a job in
+		// the background) holds its output open: the output was cut
+		// StopGrace later, and the harness's own status stands.
+		err = nil
+		if !p.cmd.ProcessState.Success() {
+			err = &exec.ExitError{ProcessState: p.cmd.ProcessState}
+		}
+	}
 	if err != nil && p.ctx.Err() != nil && p.cmd.ProcessState != nil {
 		// Stopped by ctx: Wait reports that even when the harness then
 		// exited 0; its status is what it exited with.

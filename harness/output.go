@@ -20,6 +20,9 @@ var ErrNoResult = errors.New("the harness printed no result")
 type Outcome struct {
 	// SessionID is the harness's own session id: what its resume takes.
 	SessionID string `json:"sessionId,omitempty"`
+	// Model is the model the harness says it ran (claude's init line);
+	// empty when it says none.
+	Model string `json:"model,omitempty"`
 	// Final is the agent's final message.
 	Final string `json:"final,omitempty"`
 	Usage Usage  `json:"usage"`

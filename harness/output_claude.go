@@ -45,6 +45,8 @@ type claudeStream struct {
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
 	ToolUseID string `json:"tool_use_id"`
+	// Model is the model the run uses, on the init line.
+	Model string `json:"model"`
 	// Message is an object for assistant and user lines (its content a
 	// list of blocks, or a user's text), a string for permission_denied.
 	Message json.RawMessage `json:"message"`
@@ -114,6 +116,9 @@ func (c *claudeReader) Line(line []byte) []Event {
 	case "system":
 		if s.Subtype == "permission_denied" && s.ToolUseID != "" {
 			mark(&c.denied, s.ToolUseID)
+		}
+		if s.Subtype == "init" && s.Model != "" {
+			o.Model = s.Model
 		}
 	case "assistant":
 		for _, b := range blocks {

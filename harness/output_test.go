@@ -29,6 +29,7 @@ func TestParseOutput(t *testing.T) {
 		data                string // instead of file
 		wantErr             error
 		session, final      string
+		model               string // the model the output names
 		denials             []Denial
 		cost                bool
 		turns               int
@@ -38,9 +39,9 @@ func TestParseOutput(t *testing.T) {
 		{name: "claude resumes", harness: "claude", file: "claude-resume.json", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "resumed", cost: true, turns: 1},
 		{name: "claude denied exits 0", harness: "claude", file: "claude-denied.json", final: "could not write", cost: true, turns: 2,
 			denials: []Denial{{Tool: "Write", Detail: "/sandbox/out.txt"}}},
-		{name: "claude stream-json writes", harness: "claude", file: "claude-write.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "finished", cost: true, turns: 2},
-		{name: "claude stream-json resumes", harness: "claude", file: "claude-resume.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "resumed", cost: true, turns: 1},
-		{name: "claude stream-json denied exits 0", harness: "claude", file: "claude-denied.jsonl", final: "could not write", cost: true, turns: 2,
+		{name: "claude stream-json writes", harness: "claude", file: "claude-write.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "finished", model: "claude-e2e", cost: true, turns: 2},
+		{name: "claude stream-json resumes", harness: "claude", file: "claude-resume.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "resumed", model: "claude-e2e", cost: true, turns: 1},
+		{name: "claude stream-json denied exits 0", harness: "claude", file: "claude-denied.jsonl", final: "could not write", model: "claude-e2e", cost: true, turns: 2,
 			denials: []Denial{{Tool: "Write", Detail: "/sandbox/out.txt"}}},
 		{name: "codex writes", harness: "codex", file: "codex-write.jsonl", final: "finished"},
 		{name: "codex resumes", harness: "codex", file: "codex-resume.jsonl", final: "resumed"},
@@ -110,6 +111,9 @@ func TestParseOutput(t *testing.T) {
 			}
 			if got.SessionID == "" || (tt.session != "" && got.SessionID != tt.session) {
 				t.Errorf("SessionID = %q, want %q", got.SessionID, tt.session)
+			}
+			if got.Model != tt.model {
+				t.Errorf("Model = %q, want %q", got.Model, tt.model)
 			}
 			if got.Final != tt.final {
 				t.Errorf("Final = %q, want %q", got.Final, tt.final)

@@ -110,6 +110,17 @@ type Files struct {
 	Updated   []string   `json:"updated"`
 	Deleted   []string   `json:"deleted"`
 	Conflicts []Conflict `json:"conflicts"`
+	// What sync-back did not apply, each absent when empty: the agent's
+	// deletions left undone (without --sync-deletes), files that never
+	// cross (read-only, ignored or hidden paths, symlinks, FIFOs), files
+	// it could not write (the agent's version stays in the kept
+	// session), files in the place of a removal left undone, and changes
+	// left to the agent's branch.
+	Unapplied []string  `json:"unappliedDeletions,omitempty"`
+	NotSynced []string  `json:"notSynced,omitempty"`
+	Failed    []Failure `json:"failed,omitempty"`
+	Blocked   []string  `json:"blocked,omitempty"`
+	OnBranch  []string  `json:"onBranch,omitempty"`
 }
 
 // Branch is the branch the agent's commits were brought to: its name,
@@ -213,8 +224,13 @@ type Outcome struct {
 	// Denials says a permission was refused (claude's
 	// permission_denials, a tool of opencode rejected, ...).
 	Denials bool
-	// Conflicts says sync-back left conflicting files as they were.
+	// Conflicts says sync-back (or live sync) left conflicting files as
+	// they were.
 	Conflicts bool
+	// WorkFailed says workforce could not finish the run around the
+	// harness: sync-back could not write some files, or an error after
+	// the harness ran kept the session for sessions sync.
+	WorkFailed bool
 }
 
 // DecideStatus is the status of a one-shot run that ended as o: the
@@ -227,7 +243,8 @@ type Outcome struct {
 //	denied       a permission was refused, whatever the exit code
 //	failed       the harness did not start, a signal killed it, it exited
 //	             non-zero (even with a result that says success), its
-//	             result could not be read, or the result reports an error
+//	             result could not be read, the result reports an error,
+//	             or the agent's work could not all be brought back
 //	succeeded    otherwise
 //
 // The exit code alone is not enough: claude exits 0 when a Write was
@@ -244,7 +261,7 @@ func DecideStatus(o Outcome) Status {
 		return StatusConflict
 	case o.Denials:
 		return StatusDenied
-	case !o.Started, o.Signal != 0, o.ExitCode != 0, !o.Parsed, o.HarnessError:
+	case !o.Started, o.Signal != 0, o.ExitCode != 0, !o.Parsed, o.HarnessError, o.WorkFailed:
 		return StatusFailed
 	}
 	return StatusSucceeded

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/harness"
@@ -129,14 +130,51 @@ func (p *Plan) syncAction(rel string) string {
 	return harness.SyncCreated
 }
 
+// outputFiles are the files of a run in its results directory.
+var outputFiles = []string{"result.json", "stdout.jsonl", "stderr.txt"}
+
 // saveOutput writes the harness's raw output into dir. Every harness's
-// one-shot output is JSONL (claude's stream-json too).
+// one-shot output is JSONL (claude's stream-json too). The files of an
+// earlier run of the session (a resumed session's) move first into the
+// next free numbered directory in dir, 1, 2, ...: the newest run's are
+// always at the top.
 func saveOutput(dir string, one *OneShotResult) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := archiveOutput(dir); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "stdout.jsonl"), one.Stdout, 0o600); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "stderr.txt"), one.Stderr, 0o600)
+}
+
+// archiveOutput moves the files of an earlier run in dir, if any, into
+// dir/N, the first number not taken.
+func archiveOutput(dir string) error {
+	var have []string
+	for _, name := range outputFiles {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			have = append(have, name)
+		}
+	}
+	if len(have) == 0 {
+		return nil
+	}
+	for n := 1; ; n++ {
+		prev := filepath.Join(dir, strconv.Itoa(n))
+		if err := os.Mkdir(prev, 0o700); errors.Is(err, fs.ErrExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, name := range have {
+			if err := os.Rename(filepath.Join(dir, name), filepath.Join(prev, name)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
@@ -41,6 +43,10 @@ type PlanOptions struct {
 	// Profile returns the discovery profile of a harness and its
 	// installed version (the caller picks it by version and warns).
 	Profile func(harness string) (discover.Profile, string, error)
+	// Version returns the installed version of a harness, when known:
+	// asked when no profile is (no instruction file to place), for the
+	// plan and a one-shot result. Nil asks nothing.
+	Version func(harness string) string
 	// RefreshSkills fetches the persona's remote skills again instead of
 	// taking them from the cache.
 	RefreshSkills bool
@@ -197,6 +203,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		}
 		p.Materialized = &Materialized{Path: filepath.Join(p.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}
+	if p.HarnessVersion == "" && o.Version != nil {
+		// No instruction file to place: the version still goes into the
+		// plan and a one-shot result.
+		p.HarnessVersion = o.Version(r.Harness)
+	}
 
 	if len(r.Skills) > 0 && p.session == nil {
 		// A resumed session has its skills in the sandbox already.
@@ -235,7 +246,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			if one.Resume, err = resumeID(p.session, r, hopts, p.Workdir); err != nil {
 				return nil, err
 			}
-		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && r.Harness == persona.HarnessClaude:
+		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && r.Harness == persona.HarnessClaude && !choosesConversation(o.Extra):
 			// Fixed before the start: a run that prints no result (a
 			// signal, a time limit) can still be resumed.
 			one.SessionID = newUUID()
@@ -243,7 +254,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		p.harnessSession = cmp.Or(one.SessionID, one.Resume)
 		inv, err = harness.PlanOneShot(r, hopts, one)
 	} else {
-		if !o.InRepo && r.Harness == persona.HarnessClaude {
+		if !o.InRepo && r.Harness == persona.HarnessClaude && !choosesConversation(o.Extra) {
 			hopts.SessionID = newUUID()
 			p.harnessSession = hopts.SessionID
 		}
@@ -359,7 +370,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res := &Result{Harness: exit, TimedOut: timedOut}
+		res := &Result{Harness: exit, TimedOut: timedOut, Signal: sigs.lastSignal()}
 		if timedOut {
 			if o.Warn != nil {
 				o.Warn(fmt.Sprintf("the harness was stopped after %s (its time limit)", o.Timeout))
@@ -393,4 +404,22 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		ro.Mount, ro.Skills = p.mount, dirs
 	}
 	return Run(ro)
+}
+
+// claudeConversationFlags are claude's flags that choose the conversation
+// themselves; claude refuses --session-id beside --continue or --resume
+// (without --fork-session), measured on 2.1.330.
+var claudeConversationFlags = []string{"-c", "--continue", "-r", "--resume", "--session-id", "--fork-session"}
+
+// choosesConversation reports whether the harness arguments extra choose
+// the conversation: workforce then fixes no id, and the record learns none
+// before the run.
+func choosesConversation(extra []string) bool {
+	for _, a := range extra {
+		flag, _, _ := strings.Cut(a, "=")
+		if slices.Contains(claudeConversationFlags, flag) {
+			return true
+		}
+	}
+	return false
 }

@@ -168,7 +168,7 @@ func parseRecord(data []byte) (*Record, error) {
 		return nil, fmt.Errorf("a negative number of commits (%d)", r.Commits)
 	case r.Branch == "" && (r.Head != "" || r.Commits != 0):
 		return nil, fmt.Errorf("commits (%d, %q) without a branch", r.Commits, r.Head)
-	case !validHarnessSessionID(r.HarnessSessionID):
+	case !ValidHarnessSessionID(r.HarnessSessionID):
 		return nil, fmt.Errorf("the harness session id %q is not one (it becomes an argument of the harness)", r.HarnessSessionID)
 	}
 	return r, nil
@@ -198,10 +198,10 @@ func writeRecord(dir string, r *Record) error {
 // are UUIDs, opencode's ses_ and 26 characters).
 const maxHarnessSessionID = 128
 
-// validHarnessSessionID reports whether id can be a harness's session id:
+// ValidHarnessSessionID reports whether id can be a harness's session id:
 // empty (not known), or letters, digits, '-' and '_', not starting with
 // '-', so that given to the harness it never reads as a flag.
-func validHarnessSessionID(id string) bool {
+func ValidHarnessSessionID(id string) bool {
 	if len(id) > maxHarnessSessionID || strings.HasPrefix(id, "-") {
 		return false
 	}

@@ -146,8 +146,7 @@ func isResultDir(path string) bool {
 // removed, and the errors of those it could not remove, joined. keep is
 // the id of a result never to remove (the one just written; "" for
 // none). It reads the results and the sessions directories once each,
-// and stats only the results it is about to remove (and those whose name
-// is no session id).
+// and stats each result directory.
 func PruneResults(dir string, lim ResultLimits, keep string, now time.Time) ([]string, error) {
 	rdir := filepath.Join(dir, ResultsDir)
 	entries, err := os.ReadDir(rdir)
@@ -166,13 +165,16 @@ func PruneResults(dir string, lim ResultLimits, keep string, now time.Time) ([]s
 		if !e.Type().IsDir() {
 			continue // a file or a symlink: not a result, left alone
 		}
-		t, ok := idTime(e.Name())
-		if !ok {
-			fi, err := e.Info()
-			if err != nil {
-				continue // gone meanwhile
-			}
-			t = fi.ModTime()
+		// A result is as old as its last write (a run that took longer
+		// than MaxAge, a resumed session): the directory's time, which a
+		// new file in it sets, unless the id's is later.
+		fi, err := e.Info()
+		if err != nil {
+			continue // gone meanwhile
+		}
+		t := fi.ModTime()
+		if it, ok := idTime(e.Name()); ok && it.After(t) {
+			t = it
 		}
 		all = append(all, result{e.Name(), t})
 	}

@@ -24,7 +24,31 @@ func mkResult(t *testing.T, home, id string) string {
 	dir := ResultDir(home, id)
 	must(t, os.MkdirAll(dir, 0o700))
 	must(t, os.WriteFile(filepath.Join(dir, ResultFile), []byte(`{"sessionId": "`+id+`"}`), 0o600))
+	if at, ok := idTime(id); ok {
+		// Written when its session started.
+		must(t, os.Chtimes(dir, at, at))
+	}
 	return dir
+}
+
+// TestPruneResultsWriteTime: a result is as old as its last write, not
+// as its session: the result of a run longer than MaxAge (or of a session
+// resumed later) is not pruned by the next run.
+func TestPruneResultsWriteTime(t *testing.T) {
+	home := t.TempDir()
+	old := resultID("old", 40*24*time.Hour, 1)
+	long := resultID("long", 40*24*time.Hour, 2)
+	mkResult(t, home, old)
+	dir := mkResult(t, home, long)
+	at := resultNow.Add(-time.Hour)
+	must(t, os.Chtimes(dir, at, at))
+	removed, err := PruneResults(home, ResultLimits{MaxAge: 30 * 24 * time.Hour}, "", resultNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(removed, []string{old}) {
+		t.Errorf("removed %q, want only %q (%q was written an hour ago)", removed, old, long)
+	}
 }
 
 // listResults returns the names in the results directory of home.
@@ -116,6 +140,8 @@ func TestPruneResults(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o700))
 		must(t, os.WriteFile(filepath.Join(dir, "sub", "stdout.json"), []byte("{"), 0o600))
 		must(t, os.Chmod(filepath.Join(dir, "sub"), 0))
+		at, _ := idTime(damaged)
+		must(t, os.Chtimes(dir, at, at))
 		must(t, os.Chmod(dir, 0))
 		t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
 		mkResult(t, home, a)
@@ -141,6 +167,8 @@ func TestPruneResults(t *testing.T) {
 		// And an old result holding a link to outside.
 		dir := mkResult(t, home, e)
 		must(t, os.Symlink(outside, filepath.Join(dir, "stdout.json")))
+		at, _ := idTime(e)
+		must(t, os.Chtimes(dir, at, at))
 		removed, err := PruneResults(home, ResultLimits{MaxAge: 30 * day, MaxCount: 1}, "", resultNow)
 		if err != nil || !slices.Equal(removed, []string{e}) {
 			t.Errorf("PruneResults = %q, %v, want %q removed", removed, err, e)

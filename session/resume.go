@@ -135,7 +135,7 @@ func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string
 	if err != nil {
 		return "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("its record keeps no %s session id, and %v", r.Harness, err), Err: err}
 	}
-	if !validHarnessSessionID(id) {
+	if !ValidHarnessSessionID(id) {
 		return "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("%s's session store names its conversation %q, which cannot be passed back to it", r.Harness, id)}
 	}
 	return id, nil

@@ -333,6 +333,14 @@ func Run(o Options) (*Result, error) {
 	if live != nil {
 		liveReport = live.Stop()
 	}
+	if err != nil && s.Record.HarnessPID != 0 {
+		// The harness ran, and may have worked: its sandbox stays, for
+		// sessions sync to bring the work back.
+		s.Record.Phase, s.Record.Error = Syncing, err.Error()
+		_ = s.save()
+		return &Result{Session: s, Kept: true, Live: liveReport, TimedOut: timedOut, Signal: sigs.lastSignal()},
+			fmt.Errorf("%w; the session is kept: workforce sessions sync %s brings its work back", err, s.ID())
+	}
 	if err != nil {
 		s.Record.Phase, s.Record.Error = Failed, err.Error()
 		_ = s.save()
@@ -428,7 +436,7 @@ func (s *Session) afterHarness(sigs *signals, box *mount.Sandbox, o Options, e e
 func (s *Session) noteHarnessSession(id string, warn func(string)) {
 	switch {
 	case id == "":
-	case !validHarnessSessionID(id):
+	case !ValidHarnessSessionID(id):
 		warn(fmt.Sprintf("the harness named its session %s, which workforce cannot pass back to it: sessions resume %s will not continue it", quote.Text(id), s.ID()))
 	default:
 		s.Record.HarnessSessionID = id
