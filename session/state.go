@@ -104,8 +104,9 @@ import (
 // file://<the user's GOMODCACHE>/cache/download comes first in the
 // proxy list, so a module the user has is found without the network.
 
-// maxSeedFile is the largest file seeded into a session's state.
-const maxSeedFile = 64 << 20
+// maxSeedFile is the largest file seeded into a session's state (a
+// variable for the tests).
+var maxSeedFile int64 = 64 << 20
 
 // maxSeedTotal bounds what seeding copies in all: past it, the rest is
 // skipped with a warning (a plugin directory grown past reason, a link to
@@ -389,6 +390,10 @@ func (st *harnessState) seedCredential(s harness.StateSeed, warn func(string)) e
 	return nil
 }
 
+// beforeSwap is called between the check of the user's credential and
+// its replacement: the tests write there.
+var beforeSwap = func() {}
+
 // errConflict says the user's credential changed since it was seeded.
 var errConflict = errors.New("changed since the session started")
 
@@ -480,6 +485,7 @@ func (c *credential) writeBack(data []byte) error {
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: filepath.Join(dir, name), Err: err}
 	}
+	beforeSwap()
 	err = exchangeAt(dirfd, tmp, name)
 	switch {
 	case err == nil:
