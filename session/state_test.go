@@ -408,8 +408,8 @@ func TestWriteBack(t *testing.T) {
 			wantUser: seeded, wantSame: true, warn: "names another account",
 		},
 		{
-			name: "removed in the session: the user's stays",
-			agent: func(t *testing.T, state, _ string) { must(t, os.Remove(filepath.Join(state, "auth.json"))) },
+			name:     "removed in the session: the user's stays",
+			agent:    func(t *testing.T, state, _ string) { must(t, os.Remove(filepath.Join(state, "auth.json"))) },
 			wantUser: seeded, wantSame: true,
 		},
 	}
