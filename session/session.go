@@ -62,6 +62,9 @@
 //	               status, last sync report; rewritten atomically
 //	lock           held (flock) by the process working on the session
 //	config/        the harness's configuration files
+//	state/         the harness's per-session state (state.go): its
+//	               configuration directories seeded from the user's, and
+//	               the package caches of the agent's commands
 //
 // and, as the sandbox directory of package mount, mount's own parts:
 //
