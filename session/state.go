@@ -100,7 +100,8 @@ import (
 // state/cache/, whatever the user's environment says, so that the agent
 // cannot write them; a cache inside a directory the caller keeps
 // (PlanOptions.KeepCaches: the paths the sandbox allows) stays the
-// user's. Go's module cache is read through GOPROXY instead:
+// user's, named explicitly when the user's environment does not name it
+// (its default may lie below a moved XDG_CACHE_HOME). Go's module cache is read through GOPROXY instead:
 // file://<the user's GOMODCACHE>/cache/download comes first in the
 // proxy list, so a module the user has is found without the network.
 
@@ -201,6 +202,11 @@ func planState(dir, h string, env, keep []string) (*harnessState, error) {
 		}
 		user := c.user(get, home)
 		if kept(user, keep) {
+			if get(c.name) == "" && user != "" {
+				// Named, since the default may move with XDG_CACHE_HOME.
+				st.Env = append(st.Env, c.name+"="+user)
+				set[c.name] = true
+			}
 			continue
 		}
 		st.Env = append(st.Env, c.name+"="+filepath.Join(cache, c.rel))

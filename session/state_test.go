@@ -283,8 +283,13 @@ func TestStateEnv(t *testing.T) {
 			name: "caches in kept directories stay the user's", harness: "codex",
 			env:    []string{"GOCACHE=$H/mycache"},
 			keep:   []string{"$H/mycache", "$H/go", "$H/.cache/pip"},
-			want:   []string{"npm_config_cache=$S/cache/npm"},
-			absent: []string{"GOCACHE", "GOMODCACHE", "GOPROXY", "PIP_CACHE_DIR"},
+			want:   []string{"npm_config_cache=$S/cache/npm", "GOMODCACHE=$H/go/pkg/mod", "PIP_CACHE_DIR=$H/.cache/pip"},
+			absent: []string{"GOCACHE", "GOPROXY"},
+		},
+		{
+			name: "opencode: a kept cache is named, since XDG_CACHE_HOME moves", harness: "opencode",
+			keep: []string{"$H/.cache"},
+			want: []string{"XDG_CACHE_HOME=$S/cache", "GOCACHE=$H/.cache/go-build", "UV_CACHE_DIR=$H/.cache/uv", "npm_config_cache=$S/cache/npm"},
 		},
 		{
 			name: "no module cache of the user's: GOPROXY untouched", harness: "codex",
