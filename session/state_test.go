@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/harness"
 )
 
 // makeFiles makes files below root: a value "-> TARGET" is a symbolic
@@ -527,4 +530,30 @@ func TestRefresh(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(home, ".claude/.credentials.json")); string(b) != `{"v":3}` {
 		t.Errorf("the user's credential = %q, want the resumed session's refresh", b)
 	}
+}
+
+// FuzzCredentialChange: whatever the session's copy holds, the check
+// never panics, and passes only a JSON object that names the seeded
+// account where the seeded one names one.
+func FuzzCredentialChange(f *testing.F) {
+	f.Add([]byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":{"account_id":"a","refresh_token":"r"}}`))
+	f.Add([]byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":{"account_id":"b"}}`))
+	f.Add([]byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":"x"}`))
+	f.Add([]byte(`{}`), []byte(`null`))
+	f.Add([]byte(`[1]`), []byte(`{"tokens":{"account_id":1}}`))
+	f.Add([]byte(``), []byte(`{"a":`))
+	seed := harness.StateSeed{Credential: true, Identity: []string{"tokens", "account_id"}}
+	f.Fuzz(func(t *testing.T, seeded, now []byte) {
+		why := credentialChange(seed, seeded, now)
+		if why != "" {
+			return
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(now, &obj); err != nil || obj == nil {
+			t.Fatalf("credentialChange(%q, %q) passed a value that is not a JSON object", seeded, now)
+		}
+		if was := jsonAt(seeded, seed.Identity); was != "" && was != jsonAt(now, seed.Identity) {
+			t.Fatalf("credentialChange(%q, %q) passed another account", seeded, now)
+		}
+	})
 }
