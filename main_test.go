@@ -82,7 +82,8 @@ func TestScript(t *testing.T) {
 // user's real directory and in the sandbox; PERSONA holds the persona's
 // text. The project files the harness reads in the sandbox must give,
 // joined as the harness joins them, exactly the real ones followed by the
-// extend separator and the persona text; the global files must be the same.
+// extend separator and the persona text; the global files must be the same
+// (by name and content: the sandbox's are the per-session state's copies).
 func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 {
 		ts.Fatalf("usage: extendcheck REAL.json SANDBOX.json PERSONA")
@@ -102,7 +103,9 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 		profile = out.Profile
 		for _, f := range out.Files {
 			if f.Scope == "global" {
-				global = append(global, f.Path+"\n"+f.Content)
+				// By name: in the sandbox the harness reads the
+				// per-session copy of its configuration directory.
+				global = append(global, filepath.Base(f.Path)+"\n"+f.Content)
 			} else {
 				project = append(project, f.Content)
 			}

@@ -94,6 +94,9 @@ type Options struct {
 	// which FindSession reads from their session store afterwards.
 	// PlanOneShot ignores it (OneShot.SessionID is its own).
 	SessionID string
+	// State are the variables of the run's per-session state (State,
+	// package session): set last, over the persona's env.
+	State []string
 }
 
 // Invocation is how to start a harness.
@@ -173,6 +176,7 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		return nil, err
 	}
 	planCommon(inv, r, inv.Mapping)
+	applyState(inv, r, o.State)
 	if r.Harness == persona.HarnessCodex {
 		// The prompt stays last.
 		n := len(inv.Args)

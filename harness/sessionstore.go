@@ -44,6 +44,10 @@ import (
 //     gain in what is known.
 //   - claude takes the id before the run (--session-id), so its store is
 //     not read.
+//
+// The store is read through the invocation's environment: in a sandboxed
+// run that is the session's per-session state (State: CODEX_HOME,
+// XDG_DATA_HOME), where the harness kept the conversation.
 
 // NoSessionError reports that the harness's session store holds no
 // conversation that ran in a directory.

@@ -33,3 +33,9 @@ func NewDir(home, persona string) string {
 	name := fmt.Sprintf("%s-%s-%s", persona, time.Now().Format("20060102-150405"), hex.EncodeToString(b[:]))
 	return filepath.Join(Dir(home), name)
 }
+
+// stateDir is the directory, in a session directory, of the harness's
+// per-session state (state.go): its configuration directories, seeded
+// from the user's, and the package caches of the agent's commands. The
+// record, the manifest, the conflicts and config/ stay outside it.
+const stateDir = "state"

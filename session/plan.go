@@ -65,6 +65,14 @@ type PlanOptions struct {
 	// session store says ran in its sandbox). Plan.Run then resumes it
 	// instead of making a session.
 	Session *Session
+	// SharedState runs the harness on the user's own configuration
+	// directories instead of a per-session state seeded from them
+	// (state.go), which a run with a sandbox otherwise gets.
+	SharedState bool
+	// KeepCaches are directories where the user's own package caches stay
+	// in use (the paths the sandbox allows): a cache there is not moved
+	// into the session.
+	KeepCaches []string
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -115,6 +123,9 @@ type Plan struct {
 	// harnessSession the conversation id fixed before the start.
 	session        *Session
 	harnessSession string
+	// state is the harness's per-session state (state.go), nil when the
+	// harness runs on the user's configuration.
+	state *harnessState
 }
 
 // InGitDirError is the error of a run started in the repository's git
@@ -220,6 +231,12 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if o.InRepo {
 		hopts.Root = o.Root
 	}
+	if err := p.planState(o); err != nil {
+		return nil, err
+	}
+	if p.state != nil {
+		hopts.State = p.state.Env
+	}
 	if p.Materialized != nil {
 		// Codex's instruction budget must hold the whole file.
 		hopts.InstructionBytes = len(p.Materialized.Text)
@@ -280,6 +297,26 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		p.Sealed = []mount.SealedVar{}
 	}
 	return p, nil
+}
+
+// planState plans the harness's per-session state: for a run with a
+// sandbox unless o.SharedState, and for a resumed session only when it
+// has one (it resumes on the state it ran with).
+func (p *Plan) planState(o PlanOptions) error {
+	if o.InRepo || o.SharedState {
+		return nil
+	}
+	st, err := planState(p.Sandbox, p.Harness, o.Env, o.KeepCaches)
+	if err != nil {
+		return err
+	}
+	if p.session != nil {
+		if _, err := os.Lstat(st.Dir); err != nil {
+			return nil
+		}
+	}
+	p.state = st
+	return nil
 }
 
 func envLookup(env []string) func(string) string {
@@ -384,6 +421,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
 		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession,
+		state: p.state,
 	}
 	if p.Harness != persona.HarnessClaude {
 		ro.FindHarnessSession = func(since time.Time) (string, error) {

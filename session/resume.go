@@ -195,6 +195,11 @@ func resume(s *Session, o Options) (*Result, error) {
 	if err := o.Invocation.WriteFiles(); err != nil {
 		return nil, err
 	}
+	if o.state != nil {
+		if err := o.state.refresh(warn); err != nil {
+			return nil, err
+		}
+	}
 	// What was held for review stays held.
 	o.Review = o.Review || s.Record.Phase == Review
 

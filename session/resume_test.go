@@ -115,17 +115,17 @@ func TestResume(t *testing.T) {
 
 // TestInteractiveCodexSession: an interactive codex run that is kept
 // records the conversation its session store says ran in the sandbox
-// (the fake codex writes a rollout as codex does), and a resume plan
-// continues it with codex exec resume.
+// (the fake codex writes a rollout as codex does, in its CODEX_HOME: the
+// session's state, not the user's), and a resume plan continues it with
+// codex exec resume.
 func TestInteractiveCodexSession(t *testing.T) {
 	home, root := t.TempDir(), t.TempDir()
 	codexHome := t.TempDir()
 	const id = "01a20ffc-5e48-75f3-9aa2-1b494029c980"
-	day := filepath.Join(codexHome, "sessions", time.Now().Format("2006/01/02"))
-	must(t, os.MkdirAll(day, 0o755))
+	day := filepath.Join("$CODEX_HOME", "sessions", time.Now().Format("2006/01/02"))
 	meta := fmt.Sprintf(`{"type":"session_meta","payload":{"id":%q,"cwd":"'"$PWD"'","source":"vscode"}}`, id)
 	env := fakeHarness(t, "codex", "CODEX_HOME="+codexHome,
-		"ACTION=echo '"+meta+"' > "+filepath.Join(day, "rollout-2026-11-24T23-55-27-"+id+".jsonl"))
+		"ACTION=mkdir -p "+day+" && echo '"+meta+"' > "+filepath.Join(day, "rollout-2026-11-24T23-55-27-"+id+".jsonl"))
 
 	p := planFor(t, home, root, "codex", env, "", nil)
 	res, err := p.Run(RunOptions{Keep: true})
@@ -134,6 +134,9 @@ func TestInteractiveCodexSession(t *testing.T) {
 	}
 	if got := res.Session.Record.HarnessSessionID; got != id {
 		t.Fatalf("record's conversation %q, want %q from codex's store", got, id)
+	}
+	if _, err := os.Stat(filepath.Join(codexHome, "sessions")); err == nil {
+		t.Errorf("codex wrote its conversation into your CODEX_HOME, want the session's state")
 	}
 	s, err := Open(home, res.Session.ID())
 	must(t, err)

@@ -67,6 +67,9 @@
 //	               id; rewritten atomically
 //	lock           held (flock) by the process working on the session
 //	config/        the harness's configuration files
+//	state/         the harness's per-session state (state.go): its
+//	               configuration directories seeded from the user's, and
+//	               the package caches of the agent's commands
 //
 // and, as the sandbox directory of package mount, mount's own parts:
 //
@@ -180,6 +183,10 @@ type Options struct {
 	// that is kept and whose id is not known otherwise; since is when the
 	// session started.
 	FindHarnessSession func(since time.Time) (string, error)
+
+	// state is the harness's per-session state (state.go): seeded before
+	// the harness starts, its credentials written back after.
+	state *harnessState
 }
 
 // File is an instruction file to materialize in the sandbox's working
@@ -277,6 +284,9 @@ func Run(o Options) (*Result, error) {
 	if err == nil {
 		err = prepare(box, o)
 	}
+	if err == nil && o.state != nil {
+		err = o.state.seed(warn)
+	}
 	if err != nil {
 		if box != nil {
 			box.Remove()
@@ -368,6 +378,9 @@ type ended struct {
 // remove it.
 func (s *Session) afterHarness(sigs *signals, box *mount.Sandbox, o Options, e ended, warn func(string), progress func(event, detail string)) (*Result, error) {
 	exit, timedOut, liveReport, warm := e.exit, e.timedOut, e.live, e.warm
+	if o.state != nil {
+		o.state.WriteBack(warn)
+	}
 	if timedOut {
 		warn(fmt.Sprintf("the harness was stopped after %s (its time limit); its work is synced back", o.Timeout))
 	}
