@@ -195,6 +195,10 @@ func resume(s *Session, o Options) (*Result, error) {
 	if err := o.Invocation.WriteFiles(); err != nil {
 		return nil, err
 	}
+	// A session of an older workforce has no tmp directory.
+	if err := os.MkdirAll(filepath.Join(s.Dir, tmpDir), 0o700); err != nil {
+		return nil, err
+	}
 	// What was held for review stays held.
 	o.Review = o.Review || s.Record.Phase == Review
 
