@@ -36,8 +36,11 @@ import (
 //     cannot start inside workforce's write sandbox (Landlock: no user
 //     namespace mapping, no mounts; docs/sandbox.md). Confined
 //     (Options.Confined), it gets --settings with sandbox.enabled false,
-//     a layer above the user's and the project's settings files, and
-//     workforce's sandbox bounds its writes instead.
+//     a layer above the user's and the project's settings files (a JSON
+//     string is taken; with the user's sandbox.enabled and
+//     failIfUnavailable true it refuses to start without bubblewrap, and
+//     with the flag it starts), and workforce's sandbox bounds its
+//     writes instead.
 const claudeMeasured = "2.1.330"
 
 // claudeNoSandbox turns Claude Code's own sandbox off (--settings takes a
