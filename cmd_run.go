@@ -377,21 +377,26 @@ func sandboxMode(c *cli.Context) (*confine.Mode, error) {
 }
 
 // runSandbox returns the write sandbox of a run in the workforce home:
-// mode as asked, allow the paths of --sandbox-allow, relative to the
-// working directory (one that cannot be allowed is a usage error).
+// mode as asked (session.SandboxFor), with the paths of --sandbox-allow,
+// relative to the working directory, added (one that cannot be allowed
+// is a usage error, unless the mode is off).
 func runSandbox(env procEnv, home string, mode *confine.Mode, allow []string) (session.Sandbox, error) {
-	var paths []string
+	sb, err := session.SandboxFor(home, mode, env.getenv)
+	if err != nil || sb.Mode == confine.Off {
+		return sb, err
+	}
 	for _, p := range allow {
 		abs := p
 		if !filepath.IsAbs(p) {
 			abs = filepath.Join(env.Dir, p)
 		}
-		if err := session.CheckAllow(filepath.Clean(abs)); err != nil {
+		abs = filepath.Clean(abs)
+		if err := session.CheckAllow(abs); err != nil {
 			return session.Sandbox{}, usageError(fmt.Errorf("--sandbox-allow %s: %w", p, err))
 		}
-		paths = append(paths, filepath.Clean(abs))
+		sb.Allow = append(sb.Allow, abs)
 	}
-	return session.SandboxFor(home, mode, paths, env.getenv)
+	return sb, nil
 }
 
 // oneShotOf is the one-shot run of task; nil for none.

@@ -69,11 +69,12 @@ type Confinement struct {
 
 // SandboxFor returns the write sandbox of a run in the workforce home
 // dir: the mode asked for (--sandbox), else the one $WORKFORCE_SANDBOX
-// names, else "sandbox" in config.json, else on; the paths config.json's
-// "sandbox" allows, then allow (--sandbox-allow, checked by the caller
-// with CheckAllow). A bad config.json or variable is an error naming it,
-// and so is an allowed path of config.json that cannot be allowed.
-func SandboxFor(dir string, asked *confine.Mode, allow []string, getenv func(string) string) (Sandbox, error) {
+// names, else "sandbox" in config.json, else on; and the paths
+// config.json's "sandbox" allows, each checked (CheckAllow) unless the
+// mode is off. A bad config.json or variable is an error naming it, and
+// so is an allowed path of config.json that cannot be allowed. The caller
+// adds --sandbox-allow's.
+func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sandbox, error) {
 	cfg, err := home.ReadConfig(dir)
 	if err != nil {
 		return Sandbox{}, err
@@ -90,12 +91,14 @@ func SandboxFor(dir string, asked *confine.Mode, allow []string, getenv func(str
 		sb.Mode = *cfg.Sandbox.Mode
 	}
 	for i, p := range cfg.Sandbox.Allow {
+		if sb.Mode == confine.Off {
+			break
+		}
 		if err := CheckAllow(p); err != nil {
 			return Sandbox{}, &diag.Diagnostic{File: home.ConfigPath(dir), Field: fmt.Sprintf("sandbox.allow[%d]", i), Message: err.Error()}
 		}
 		sb.Allow = append(sb.Allow, p)
 	}
-	sb.Allow = append(sb.Allow, allow...)
 	return sb, nil
 }
 

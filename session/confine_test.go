@@ -141,7 +141,7 @@ func TestSandboxFor(t *testing.T) {
 		}
 	}
 	strict, off := confine.Strict, confine.Off
-	sb, err := SandboxFor(dir, nil, nil, env(""))
+	sb, err := SandboxFor(dir, nil, env(""))
 	if err != nil || sb.Mode != confine.On || len(sb.Allow) > 0 {
 		t.Errorf("without anything: %+v, %v, want on", sb, err)
 	}
@@ -151,17 +151,24 @@ func TestSandboxFor(t *testing.T) {
 		env   string
 		want  confine.Mode
 	}{{nil, "", confine.Strict}, {nil, "off", confine.Off}, {&off, "on", confine.Off}, {&strict, "off", confine.Strict}} {
-		sb, err := SandboxFor(dir, tt.asked, []string{"/asked"}, env(tt.env))
-		if err != nil || sb.Mode != tt.want || !slices.Equal(sb.Allow, []string{cache, "/asked"}) {
-			t.Errorf("asked %v, $%s=%q: %+v, %v; want %v allowing %s then /asked", tt.asked, SandboxEnv, tt.env, sb, err, tt.want, cache)
+		sb, err := SandboxFor(dir, tt.asked, env(tt.env))
+		wantAllow := []string{cache}
+		if tt.want == confine.Off {
+			wantAllow = nil // not used, not checked
+		}
+		if err != nil || sb.Mode != tt.want || !slices.Equal(sb.Allow, wantAllow) {
+			t.Errorf("asked %v, $%s=%q: %+v, %v; want %v allowing %q", tt.asked, SandboxEnv, tt.env, sb, err, tt.want, wantAllow)
 		}
 	}
-	if _, err := SandboxFor(dir, nil, nil, env("sometimes")); err == nil || !strings.Contains(err.Error(), "$WORKFORCE_SANDBOX: unknown sandbox mode \"sometimes\"") {
+	if _, err := SandboxFor(dir, nil, env("sometimes")); err == nil || !strings.Contains(err.Error(), "$WORKFORCE_SANDBOX: unknown sandbox mode \"sometimes\"") {
 		t.Errorf("a bad $%s: %v", SandboxEnv, err)
 	}
 	must(t, os.WriteFile(home.ConfigPath(dir), []byte(`{"sandbox": {"allow": ["`+cache+`", "/no/such/dir"]}}`), 0o644))
-	if _, err := SandboxFor(dir, nil, nil, env("")); err == nil || !strings.Contains(err.Error(), "config.json: sandbox.allow[1]: /no/such/dir does not exist") {
+	if _, err := SandboxFor(dir, nil, env("")); err == nil || !strings.Contains(err.Error(), "config.json: sandbox.allow[1]: /no/such/dir does not exist") {
 		t.Errorf("a missing path in config.json: %v", err)
+	}
+	if sb, err := SandboxFor(dir, &off, env("")); err != nil || sb.Allow != nil {
+		t.Errorf("off, with a missing path in config.json: %+v, %v, want no error: nothing is allowed", sb, err)
 	}
 }
 
@@ -254,4 +261,32 @@ func TestConfinedRun(t *testing.T) {
 		t.Errorf("the manifest after the run: %v", err)
 	}
 	var _ harness.Exit = res.Harness
+}
+
+// FuzzCheckAllow: a path CheckAllow accepts is absolute, clean, exists,
+// and is neither "/" nor the home nor above it.
+func FuzzCheckAllow(f *testing.F) {
+	u := f.TempDir()
+	f.Setenv("HOME", filepath.Join(u, "home"))
+	if err := os.MkdirAll(filepath.Join(u, "home", "cache"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{u, u + "/home", u + "/home/cache", u + "/home/cache/", "/", "/dev/null", "relative", "", u + "/../" + filepath.Base(u), "/\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		if CheckAllow(path) != nil {
+			return
+		}
+		fi, err := os.Stat(path)
+		home := filepath.Join(u, "home")
+		switch {
+		case err != nil:
+			t.Errorf("CheckAllow(%q) accepted a path that does not exist", path)
+		case !filepath.IsAbs(path) || filepath.Clean(path) != path:
+			t.Errorf("CheckAllow(%q) accepted a path not absolute and clean", path)
+		case fi.IsDir() && (path == "/" || path == home || strings.HasPrefix(home, path+"/")):
+			t.Errorf("CheckAllow(%q) accepted the root, the home or above", path)
+		}
+	})
 }
