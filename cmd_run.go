@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
@@ -73,6 +74,11 @@ never starts prints no result. workforce sessions resume ID TASK continues
 a kept session's conversation.
 The persona's timeoutSeconds always applies to an unattended run.
 
+On Linux the harness runs confined (Landlock, docs/sandbox.md): it may write
+the sandbox's tree, the session's TMPDIR and the terminal, nothing else;
+--sandbox off or strict, --sandbox-allow PATH, or "sandbox" in
+<home>/config.json change that. --dry-run lists what it may write.
+
 Exit status: the harness's (128+signal when killed, 127 when not installed);
 124 when the time limit stopped it; when the harness succeeded but sync-back
 (or the apply of --review) found conflicts, 3. An unattended run's comes from
@@ -104,6 +110,7 @@ Example:
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
+			sandboxFlag, sandboxAllowFlag,
 		},
 		Action: runAction,
 	}
@@ -136,7 +143,11 @@ type runOptions struct {
 	// Task, when set, makes the run unattended: the harness's one-shot
 	// mode with this task.
 	Task *string
-	Env  procEnv
+	// Sandbox is the sandbox mode asked for (nil: the default), and
+	// SandboxAllow the paths --sandbox-allow adds, as given.
+	Sandbox      *confine.Mode
+	SandboxAllow []string
+	Env          procEnv
 }
 
 // runRules are the flag rules of run.
@@ -189,7 +200,11 @@ func runAction(c *cli.Context) error {
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
 		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
-		Review: optionalBool(c, "review"),
+		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"),
+	}
+	var err error
+	if opts.Sandbox, err = sandboxMode(c); err != nil {
+		return err
 	}
 	for _, kv := range c.StringSlice("input") {
 		k, v, ok := strings.Cut(kv, "=")
@@ -289,6 +304,10 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	if err != nil {
 		return err
 	}
+	sb, err := runSandbox(opts.Env, home, opts.Sandbox, opts.SandboxAllow)
+	if err != nil {
+		return err
+	}
 	root, cwd, err := session.Dirs(wd, opts.Root)
 	var re *session.RootError
 	switch {
@@ -302,7 +321,7 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: opts.RefreshSkills,
 		Root: root, Cwd: cwd, Extra: opts.Extra, Env: opts.Env.Environ, InRepo: inRepo, AllowUnmapped: opts.AllowUnmapped,
-		OneShot: oneShotOf(opts.Task),
+		OneShot: oneShotOf(opts.Task), Sandbox: sb,
 		Version: func(h string) string { return versionCache(opts.Env).Installed(ctx, h, opts.Env.Environ).Version },
 		Profile: func(h string) (discover.Profile, string, error) {
 			return harnessProfile(ctx, ios.Err, opts.Env, opts.Profile, h)
@@ -342,6 +361,48 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		return runOneShot(ctx, ios, opts, plan, home)
 	}
 	return runPlanned(ctx, ios, opts, plan, home)
+}
+
+// The write sandbox's flags, of run and sessions resume.
+var (
+	sandboxFlag      = &cli.StringFlag{Name: "sandbox", Usage: "confine the harness's writes to its sandbox: on (the default, where Linux has Landlock; a warning where it cannot), strict (refuse to run unconfined) or off (default: $" + session.SandboxEnv + ", else \"sandbox\" in <home>/config.json)"}
+	sandboxAllowFlag = &cli.StringSliceFlag{Name: "sandbox-allow", Usage: "a file or directory the confined harness may write too, such as a package cache (repeatable; also \"sandbox\": {\"allow\": PATHS} in <home>/config.json)"}
+)
+
+// sandboxMode returns the sandbox mode --sandbox asks for, nil when it is
+// not given.
+func sandboxMode(c *cli.Context) (*confine.Mode, error) {
+	if !c.IsSet("sandbox") {
+		return nil, nil
+	}
+	m, err := confine.ParseMode(c.String("sandbox"))
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--sandbox: %w", err))
+	}
+	return &m, nil
+}
+
+// runSandbox returns the write sandbox of a run in the workforce home:
+// mode as asked (session.SandboxFor), with the paths of --sandbox-allow,
+// relative to the working directory, added (one that cannot be allowed
+// is a usage error, unless the mode is off).
+func runSandbox(env procEnv, home string, mode *confine.Mode, allow []string) (session.Sandbox, error) {
+	sb, err := session.SandboxFor(home, mode, env.getenv)
+	if err != nil || sb.Mode == confine.Off {
+		return sb, err
+	}
+	for _, p := range allow {
+		abs := p
+		if !filepath.IsAbs(p) {
+			abs = filepath.Join(env.Dir, p)
+		}
+		abs = filepath.Clean(abs)
+		if err := session.CheckAllow(abs); err != nil {
+			return session.Sandbox{}, usageError(fmt.Errorf("--sandbox-allow %s: %w", p, err))
+		}
+		sb.Allow = append(sb.Allow, abs)
+	}
+	return sb, nil
 }
 
 // oneShotOf is the one-shot run of task; nil for none.

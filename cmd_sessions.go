@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
@@ -832,6 +833,7 @@ Example:
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
+			sandboxFlag, sandboxAllowFlag,
 		},
 		Action: sessionsResumeAction,
 	}
@@ -849,7 +851,10 @@ type sessionsResumeOptions struct {
 	// Review and Timeout are as in runOptions.
 	Review  *bool
 	Timeout *time.Duration
-	Env     procEnv
+	// Sandbox and SandboxAllow are as in runOptions.
+	Sandbox      *confine.Mode
+	SandboxAllow []string
+	Env          procEnv
 }
 
 func sessionsResumeAction(c *cli.Context) error {
@@ -872,7 +877,11 @@ func sessionsResumeAction(c *cli.Context) error {
 		ID: args[0], Extra: extra, Inputs: map[string]string{},
 		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
 		SyncCommitted: c.Bool("sync-committed"), AllowUnmapped: c.Bool("allow-unmapped"),
-		Review: optionalBool(c, "review"), Env: newProcEnv(),
+		Review: optionalBool(c, "review"), Env: newProcEnv(), SandboxAllow: c.StringSlice("sandbox-allow"),
+	}
+	var err error
+	if opts.Sandbox, err = sandboxMode(c); err != nil {
+		return err
 	}
 	for _, kv := range c.StringSlice("input") {
 		k, v, ok := strings.Cut(kv, "=")
@@ -899,6 +908,10 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 	if err != nil {
 		return err
 	}
+	sb, err := runSandbox(opts.Env, home, opts.Sandbox, opts.SandboxAllow)
+	if err != nil {
+		return err
+	}
 	s, err := session.Open(home, opts.ID)
 	if err != nil {
 		return err
@@ -922,7 +935,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: home, Persona: rec.Persona, Layers: layers, Resolved: r, Inputs: values,
 		Extra: opts.Extra, Env: opts.Env.Environ, AllowUnmapped: opts.AllowUnmapped,
-		OneShot: &harness.OneShot{Task: opts.Task}, Session: s,
+		OneShot: &harness.OneShot{Task: opts.Task}, Session: s, Sandbox: sb,
 		Version: func(h string) string { return versionCache(opts.Env).Installed(ctx, h, opts.Env.Environ).Version },
 		Profile: func(h string) (discover.Profile, string, error) {
 			return harnessProfile(ctx, ios.Err, opts.Env, "", h)

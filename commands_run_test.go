@@ -64,7 +64,9 @@ func newWorld(t *testing.T) *world {
 	if err := os.Chmod(filepath.Join(w.bin, "claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w.env = procEnv{Dir: w.proj, Home: w.home, Environ: []string{"PATH=" + w.bin + ":/usr/bin:/bin", "HOME=" + dir}}
+	// Unconfined, as the scripts run (main_test.go): the fake harness
+	// writes outside its sandbox.
+	w.env = procEnv{Dir: w.proj, Home: w.home, Environ: []string{"PATH=" + w.bin + ":/usr/bin:/bin", "HOME=" + dir, session.SandboxEnv + "=off"}}
 	return w
 }
 

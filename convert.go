@@ -164,7 +164,23 @@ func toPlan(p *session.Plan) report.Plan {
 		ConfigFiles: p.ConfigFiles, Notes: p.Notes, InRepo: p.InRepo,
 		Skills:  ptr(p.Skills, toSkillPlan),
 		Mapping: ptr(p.Mapping, toMapping),
+		Confine: ptr(p.Confine, toConfine),
 	}
+}
+
+func toConfine(c session.Confinement) report.Confine {
+	return report.Confine{
+		Mode: c.Mode.String(), Confined: c.Confined, Writable: orEmpty(c.Policy.Dirs), Files: c.Policy.Files,
+		Devices: orEmpty(c.Policy.Devices), Why: c.Why,
+	}
+}
+
+// orEmpty is l, or an empty list for nil (JSON [] rather than null).
+func orEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 func toExtend(e session.Extend) report.Extend {

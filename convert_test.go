@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/install"
@@ -96,7 +97,9 @@ func fullPlan() *session.Plan {
 		ConfigFiles: map[string]string{"/z.json": "{}", "/a.json": "[]"}, Notes: []string{"n"}, InRepo: true,
 		Skills: &skill.Plan{Harness: "claude", Read: []string{".claude/skills"}, Dir: "/d", Notes: []string{"note"},
 			Items: []*skill.Item{{ID: "k", Name: "k", Source: "npm:k", Kind: "npm", Path: "/p", Cache: "hit", CacheDir: "/c", Version: "1.0.0", Dest: "/d/k", Replaces: []string{".claude/skills/k"}}, nil}},
-		Mapping:  fullMapping(),
+		Mapping: fullMapping(),
+		Confine: &session.Confinement{Mode: confine.Strict, Confined: true, Policy: confine.Policy{
+			Dirs: []string{"/s/tree", "/s/tmp"}, Files: []string{"/c/f"}, Devices: []string{"/dev/null"}}},
 		Warnings: []string{"not printed"},
 	}
 }

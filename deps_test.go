@@ -43,7 +43,7 @@ var depRules = map[string]depRule{
 	"W/internal/npm":         {deny: []string{anyOfOurs}},
 	"W/internal/pathutil":    {deny: []string{anyOfOurs}},
 	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
-	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag"}},
+	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine"}},
 	// SKILL.md parsing, below both persona (which checks local skills at
 	// load time) and skill (which imports mount and harness).
 	"W/internal/skillmd":              {deny: []string{anyOfOurs}, allow: []string{"W/internal/frontmatter", "W/internal/pathutil"}},
@@ -55,11 +55,13 @@ var depRules = map[string]depRule{
 	// below can change theirs freely.
 	"W/report": {deny: []string{anyOfOurs, cliLib}},
 
-	"W/persona":                     {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
-	"W/personas":                    {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
-	"W/internal/catalog":            {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
-	"W/generate":                    {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
-	"W/discover":                    {deny: []string{"W/persona", "W/mount", "W/session", "W/harness", cliLib}},
+	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
+	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
+	"W/internal/catalog": {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
+	"W/generate":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
+	"W/discover":         {deny: []string{"W/persona", "W/mount", "W/session", "W/harness", cliLib}},
+	// harness imports confine: Start starts a harness confined when its
+	// invocation carries a policy.
 	"W/harness":                     {deny: []string{"W/mount", "W/session", cliLib}},
 	"W/harness/internal/harnessdoc": {deny: []string{"W/mount", "W/session", cliLib}},
 	"W/mount":                       {deny: []string{"W/discover", "W/harness", "W/persona", "W/session", "W/skill", cliLib}},

@@ -17,10 +17,18 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/session"
 )
 
 func TestMain(m *testing.M) {
+	// The test binary started as the launcher by a confined run of the
+	// tests that call the command layer in process (confine.Start
+	// executes /proc/self/exe).
+	if confine.IsLauncher(os.Args) {
+		os.Exit(confine.Main(os.Args[2:]))
+	}
 	testscript.Main(m, map[string]func(){
 		"workforce": main,
 	})
@@ -69,7 +77,17 @@ func TestScript(t *testing.T) {
 			// ONESHOT holds the one-shot outputs recorded from the real
 			// harnesses, for the stand-in to answer with ($STANDIN_OUTPUT).
 			env.Setenv("ONESHOT", oneShotFixtures)
+			// The stand-ins write their logs outside their sandbox,
+			// and some play the user editing the repository: scripts
+			// run unconfined unless they ask (run_confined.txtar).
+			env.Setenv(session.SandboxEnv, "off")
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "landlock" { // this kernel can confine a harness
+				return confine.Available() == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }

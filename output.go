@@ -376,6 +376,22 @@ func printMapping(w io.Writer, m *report.Mapping) {
 	}
 }
 
+// printConfine prints the write sandbox of a run: its mode, then what the
+// harness may write when it is confined, or why it is not.
+func printConfine(w io.Writer, c report.Confine) {
+	switch {
+	case c.Confined:
+		fmt.Fprintf(w, "write sandbox: %s: the harness may write only\n", c.Mode)
+		printEach(w, "  writable", c.Writable)
+		printEach(w, "  writable file", c.Files)
+		printEach(w, "  device", c.Devices)
+	case c.Why != "":
+		fmt.Fprintf(w, "write sandbox: %s: not confined: %s\n", c.Mode, c.Why)
+	default:
+		fmt.Fprintf(w, "write sandbox: %s: not confined\n", c.Mode)
+	}
+}
+
 // printPlan prints the plan of a run, as run --dry-run does.
 func printPlan(w io.Writer, p report.Plan) {
 	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
@@ -428,6 +444,9 @@ func printPlan(w io.Writer, p report.Plan) {
 	}
 	if p.Mapping != nil {
 		printMapping(w, p.Mapping)
+	}
+	if c := p.Confine; c != nil {
+		printConfine(w, *c)
 	}
 	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
 }

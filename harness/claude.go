@@ -32,7 +32,20 @@ import (
 //     interactive or -p (e2e/oneshot_test.go: the -p result's session_id
 //     is the one given), and `claude -p --resume ID` continues it in the
 //     same working directory: Options.SessionID.
+//   - Its own sandbox (settings sandbox.enabled: bubblewrap on Linux)
+//     cannot start inside workforce's write sandbox (Landlock: no user
+//     namespace mapping, no mounts; docs/sandbox.md). Confined
+//     (Options.Confined), it gets --settings with sandbox.enabled false,
+//     a layer above the user's and the project's settings files (a JSON
+//     string is taken; with the user's sandbox.enabled and
+//     failIfUnavailable true it refuses to start without bubblewrap, and
+//     with the flag it starts), and workforce's sandbox bounds its
+//     writes instead.
 const claudeMeasured = "2.1.330"
+
+// claudeNoSandbox turns Claude Code's own sandbox off (--settings takes a
+// file or a JSON string).
+const claudeNoSandbox = `{"sandbox":{"enabled":false}}`
 
 // claudeNoRemap keeps Claude Code on the persona's model.
 const claudeNoRemap = "CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP=1"
@@ -119,6 +132,10 @@ func planClaude(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 	}
 	if o.SessionID != "" {
 		inv.Args = append(inv.Args, "--session-id", o.SessionID)
+	}
+	if o.Confined {
+		inv.Args = append(inv.Args, "--settings", claudeNoSandbox)
+		m.apply(FieldWriteSandbox, "on", "--settings "+claudeNoSandbox+": claude's own sandbox (bubblewrap) cannot start inside Landlock; workforce's lets it write the tree and the session's tmp")
 	}
 	if len(r.MCPServers) > 0 {
 		servers := expandMCP(r.MCPServers, lookup)

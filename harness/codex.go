@@ -35,6 +35,19 @@ import (
 //   - Command rules (prefix_rule) are read from rules files only, under
 //     $CODEX_HOME/rules or a trusted project's .codex/rules; workforce
 //     writes into neither, so codex refuses command patterns.
+//   - Its sandbox (bubblewrap) cannot start inside workforce's write
+//     sandbox (Landlock: no user namespace mapping, no mounts), so,
+//     confined (Options.Confined), codex runs with --sandbox
+//     danger-full-access and workforce's sandbox keeps the persona's
+//     meaning: workspace-write is the tree writable, read-only the tree
+//     read-only (Invocation.TreeReadOnly), and an escalation codex asks
+//     for cannot lift it. Neither blocks the network then: codex's
+//     sandbox did, in read-only and workspace-write; workforce's leaves
+//     the network alone, so an explicit workspaceWriteNetworkAccess
+//     false is refused. The interactive codex starts a shared background
+//     server that outlives the session, outside its sandbox
+//     (/tmp/codex-daemon-<uid>); --no-daemon runs without it, and codex
+//     exec takes no such flag (docs/sandbox.md).
 const codexMeasured = "0.169.0"
 
 // codexDocBudget is codex's default project_doc_max_bytes.
@@ -114,6 +127,33 @@ type codexState struct {
 	// the servers not given at all.
 	disabled map[string][]string
 	dropped  map[string]bool
+	// confined says workforce's write sandbox replaces codex's own
+	// (Options.Confined).
+	confined bool
+}
+
+// codexSandboxArg is the --sandbox codex gets for the sandbox mode s:
+// s itself, or, confined, danger-full-access (its own sandbox cannot
+// start inside workforce's).
+func codexSandboxArg(s string, confined bool) string {
+	if confined {
+		return "danger-full-access"
+	}
+	return s
+}
+
+// codexTreeNote says, confined, what workforce's write sandbox makes of
+// codex's sandbox mode s; empty unconfined.
+func codexTreeNote(s string, confined bool) string {
+	switch {
+	case !confined:
+		return ""
+	case s == "read-only":
+		return " (codex's own sandbox cannot start inside workforce's: workforce's keeps the tree read-only, and an approved request for more cannot lift it)"
+	case s == "workspace-write":
+		return " (codex's own sandbox cannot start inside workforce's: workforce's lets it write the tree only)"
+	}
+	return " (workforce's write sandbox still lets it write the tree only)"
 }
 
 func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, lookup func(string) string) error {
@@ -138,7 +178,7 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	if bypass && (hs.SandboxMode != "" || hs.ApprovalPolicy != "" || hs.WorkspaceWriteNetworkAccess != nil) {
 		return errors.New("harnessSettings: dangerouslyBypassApprovalsAndSandbox excludes sandboxMode, approvalPolicy and workspaceWriteNetworkAccess")
 	}
-	st := codexState{disabled: map[string][]string{}, dropped: map[string]bool{}}
+	st := codexState{disabled: map[string][]string{}, dropped: map[string]bool{}, confined: o.Confined}
 
 	// The persona's permissions, as codex's sandbox and approval policy:
 	// the mode's, narrowed by a deny of an edit tool, widened by an allow
@@ -198,13 +238,16 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 				derive(false)
 				break
 			}
-			how := fmt.Sprintf("--sandbox %s --ask-for-approval %s", st.sandbox, st.approval)
+			how := fmt.Sprintf("--sandbox %s --ask-for-approval %s", codexSandboxArg(st.sandbox, o.Confined), st.approval)
 			if st.sandbox == "danger-full-access" && st.approval == "never" {
 				how = "--dangerously-bypass-approvals-and-sandbox"
 			}
+			how += codexTreeNote(st.sandbox, o.Confined)
 			switch {
 			case st.sandbox != mm.sandbox:
 				how += " (the persona's edit rules change the mode's sandbox, " + mm.sandbox + ")"
+			case mode == "acceptEdits" && o.Confined:
+				how += " (commands run without asking too, inside workforce's sandbox)"
 			case mode == "acceptEdits":
 				how += " (commands that stay in the workspace sandbox run without asking too)"
 			}
@@ -226,7 +269,7 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	}
 	if v := hs.SandboxMode; v != "" {
 		st.sandbox = v
-		m.apply(FieldSandboxMode, v, "--sandbox "+v)
+		m.apply(FieldSandboxMode, v, "--sandbox "+codexSandboxArg(v, o.Confined)+codexTreeNote(v, o.Confined))
 	}
 	if v := hs.ApprovalPolicy; v != "" {
 		a, ok := codexApprovals[v]
@@ -245,8 +288,8 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	case bypass, hs.SandboxMode == "" && hs.ApprovalPolicy == "" && st.sandbox == "danger-full-access" && st.approval == "never":
 		inv.Args = append(inv.Args, "--dangerously-bypass-approvals-and-sandbox")
 	default:
-		if st.sandbox != "" {
-			inv.Args = append(inv.Args, "--sandbox", st.sandbox)
+		if st.sandbox != "" || o.Confined {
+			inv.Args = append(inv.Args, "--sandbox", codexSandboxArg(st.sandbox, o.Confined))
 		}
 		if a := codexApprovals[st.approval]; a.flag != "" {
 			inv.Args = append(inv.Args, "--ask-for-approval", a.flag)
@@ -268,8 +311,15 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	}
 	if v := hs.WorkspaceWriteNetworkAccess; v != nil {
 		kv := fmt.Sprintf("sandbox_workspace_write.network_access=%t", *v)
-		inv.Args = append(inv.Args, "-c", kv)
-		m.apply(FieldNetworkAccess, fmt.Sprint(*v), "-c "+kv)
+		switch {
+		case o.Confined && !*v:
+			m.refuse(FieldNetworkAccess, "false", "codex's sandbox blocks the network, and it is off inside workforce's write sandbox, which leaves the network alone (--sandbox=off keeps codex's)")
+		case o.Confined:
+			m.apply(FieldNetworkAccess, "true", "nothing: codex's sandbox is off inside workforce's, which leaves the network alone")
+		default:
+			inv.Args = append(inv.Args, "-c", kv)
+			m.apply(FieldNetworkAccess, fmt.Sprint(*v), "-c "+kv)
+		}
 	}
 	if v := hs.WebSearch; v != nil {
 		mode := "live"
@@ -287,6 +337,22 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	}
 	if st.noShell {
 		inv.Args = append(inv.Args, "--disable", "shell_tool")
+	}
+
+	if o.Confined {
+		inv.TreeReadOnly = st.sandbox == "read-only" && !bypass
+		how := "codex's own sandbox off (--sandbox danger-full-access; bubblewrap cannot start inside Landlock): workforce's lets it write "
+		if inv.TreeReadOnly {
+			how += "nothing of the tree (the persona's read-only sandbox)"
+		} else {
+			how += "the tree"
+		}
+		how += " and the session's tmp; its commands reach the network, which codex's sandbox blocked"
+		if !o.oneShot {
+			inv.Args = append(inv.Args, "--no-daemon")
+			how += "; --no-daemon (its shared server would outlive the session, outside the sandbox)"
+		}
+		m.apply(FieldWriteSandbox, "on", how)
 	}
 
 	servers := expandMCP(r.MCPServers, lookup)
@@ -392,16 +458,24 @@ func codexRule(m *Mapping, st *codexState, e ruleEntry, allow, allowEdit, denyEd
 				m.refuse(e.field, e.raw, c)
 				return
 			}
+			if st.confined {
+				m.apply(e.field, e.raw, "the tree read-only in workforce's write sandbox (every edit stops: apply_patch's and those of commands)")
+				return
+			}
 			m.apply(e.field, e.raw, "--sandbox read-only (codex's sandbox stops every edit: apply_patch's and those of commands)")
 		case !allowEdit:
 			m.refuse(e.field, e.raw, "codex's workspace-write sandbox lets every edit tool write; allow Edit and Write together")
 		case denyEdit:
-			m.apply(e.field, e.raw, "nothing: a deny of an edit tool wins (--sandbox read-only)")
+			m.apply(e.field, e.raw, "nothing: a deny of an edit tool wins ("+codexReadOnlyHow(st.confined)+")")
 		case r.Permissions.Mode == "plan":
-			m.apply(e.field, e.raw, "nothing: plan mode never edits (--sandbox read-only)")
+			m.apply(e.field, e.raw, "nothing: plan mode never edits ("+codexReadOnlyHow(st.confined)+")")
 		default:
 			if c := conflict(FieldSandboxMode, "workspace-write"); c != "" {
 				m.refuse(e.field, e.raw, c)
+				return
+			}
+			if st.confined {
+				m.apply(e.field, e.raw, "the tree writable in workforce's write sandbox (edits in the workspace without asking)")
 				return
 			}
 			m.apply(e.field, e.raw, "--sandbox workspace-write (edits in the workspace without asking)")
@@ -417,6 +491,15 @@ func codexRule(m *Mapping, st *codexState, e ruleEntry, allow, allowEdit, denyEd
 		st.noShell = true
 		m.apply(e.field, e.raw, "--disable shell_tool (removes exec_command and write_stdin)")
 	}
+}
+
+// codexReadOnlyHow names the read-only sandbox: codex's, or, confined,
+// workforce's.
+func codexReadOnlyHow(confined bool) string {
+	if confined {
+		return "the tree read-only in workforce's write sandbox"
+	}
+	return "--sandbox read-only"
 }
 
 func tomlString(s string) string {

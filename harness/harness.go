@@ -49,6 +49,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -97,6 +98,15 @@ type Options struct {
 	// State are the variables of the run's per-session state (State,
 	// package session): set last, over the persona's env.
 	State []string
+	// Confined says the harness will run inside workforce's write
+	// sandbox (package confine): its own sandbox is turned off, since
+	// it cannot start inside Landlock, and the persona's meaning is kept
+	// by ours (Invocation.TreeReadOnly); Mapping records each choice
+	// under FieldWriteSandbox.
+	Confined bool
+
+	// oneShot is set by PlanOneShot: interactive-only flags are left out.
+	oneShot bool
 }
 
 // Invocation is how to start a harness.
@@ -129,6 +139,17 @@ type Invocation struct {
 	// it: the task of a one-shot run that cannot be an argument. Empty
 	// means nothing: a one-shot harness must not get a terminal.
 	Stdin string `json:"-"`
+	// TreeReadOnly says that, confined (Options.Confined), the harness
+	// may not write its working tree: the persona's read-only sandbox
+	// (codex's read-only), kept by workforce's write sandbox instead of
+	// the harness's own.
+	TreeReadOnly bool `json:"treeReadOnly,omitempty"`
+	// Writable are directories the harness must write besides its tree
+	// and the session's tmp: filled by the per-session harness state.
+	Writable []string `json:"writable,omitempty"`
+	// Confine, when set, is the write boundary Start starts the harness
+	// in (confine.Start); nil starts it unconfined.
+	Confine *confine.Policy `json:"confine,omitempty"`
 
 	env []string
 }
@@ -175,7 +196,7 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	planCommon(inv, r, inv.Mapping)
+	planCommon(inv, r, o, inv.Mapping)
 	applyState(inv, r, o.State)
 	if r.Harness == persona.HarnessCodex {
 		// The prompt stays last.
@@ -364,6 +385,8 @@ type Process struct {
 // environment is inv.Env() with PWD set to dir and OLDPWD dropped
 // (ProcessEnv). A harness not on PATH is a *NotFoundError. When ctx ends
 // (a timeout), the harness gets SIGTERM, and SIGKILL StopGrace later.
+// With inv.Confine it starts confined (confine.Start: the harness keeps
+// the launcher's process id), or not at all.
 //
 // Start installs no signal handler: the caller decides which signals the
 // harness gets (Process.Signal). Package session passes on SIGTERM and
@@ -386,7 +409,11 @@ func Start(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, st
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = StopGrace
 	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if inv.Confine != nil {
+		start = func() error { return confine.Start(cmd, *inv.Confine) }
+	}
+	if err := start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
 	}
 	return &Process{cmd: cmd, ctx: ctx}, nil

@@ -5,6 +5,7 @@ package harness
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,12 +34,18 @@ const (
 	// FieldAgentsMd is the AGENTS.md workforce materializes, whose size
 	// codex's instruction budget must hold.
 	FieldAgentsMd = "agentsMd"
+	// FieldWriteSandbox is not a persona field but workforce's write
+	// sandbox (run --sandbox, "sandbox" in config.json), value "on" when
+	// the harness runs confined: what the harness's own sandbox becomes
+	// (Options.Confined).
+	FieldWriteSandbox = "sandbox"
 )
 
 // fieldOrder is the order the fields of a Mapping are listed in.
 var fieldOrder = []string{
 	FieldModel, FieldReasoning, FieldTimeout, FieldMode, FieldAllow, FieldDeny, FieldMCP,
 	FieldSandboxMode, FieldApprovalPolicy, FieldWebSearch, FieldNetworkAccess, FieldBypass, FieldAgentsMd,
+	FieldWriteSandbox,
 }
 
 // sortFields orders m's fields by fieldOrder, keeping the order of the
@@ -176,12 +183,17 @@ func Map(r *persona.Resolved, o Options) (*Mapping, error) {
 }
 
 // planCommon maps what every harness takes the same way, the run's time
-// limit, and refuses codex's own settings on the other harnesses.
-func planCommon(inv *Invocation, r *persona.Resolved, m *Mapping) {
+// limit, and refuses codex's own settings on the other harnesses; it
+// records that opencode, which has no sandbox of its own, has nothing to
+// turn off inside workforce's.
+func planCommon(inv *Invocation, r *persona.Resolved, o Options, m *Mapping) {
 	hs := r.HarnessSettings
 	if t := hs.TimeoutSeconds; t > 0 {
 		inv.Timeout = time.Duration(t) * time.Second
 		m.apply(FieldTimeout, strconv.Itoa(t), fmt.Sprintf("workforce stops the harness after %d s when stdin is not a terminal (with --timeout, on a terminal too): SIGTERM, SIGKILL %d s later, then sync-back; exit status 124", t, int(StopGrace/time.Second)))
+	}
+	if o.Confined && r.Harness == persona.HarnessOpencode {
+		m.apply(FieldWriteSandbox, "on", "nothing to turn off: opencode has no sandbox of its own; workforce's lets it write the tree and the session's tmp")
 	}
 	if r.Harness == persona.HarnessCodex {
 		return
@@ -367,48 +379,36 @@ This table is generated from the harness package (` + "`go generate ./harness`" 
 maps an example persona holding the value alone (the MCP rows: with a server named ` + "`docs`" + `, stdio).
 
 `)
-	var hs []string
-	for _, h := range persona.Harnesses {
-		hs = append(hs, fmt.Sprintf("%s (%s)", h, Measured[h]))
-	}
-	b.WriteString("| field | value | " + strings.Join(hs, " | ") + " |\n")
-	b.WriteString("|---|---|" + strings.Repeat("---|", len(hs)) + "\n")
-	for _, e := range docExamples() {
-		cells := []string{"`" + e.field + "`", "`" + e.value + "`"}
+	header := func() {
+		var hs []string
 		for _, h := range persona.Harnesses {
-			r := e.r
-			r.ID, r.Harness = "reviewer", h
-			if r.Model == "" {
-				r.Model = "gpt-5-mini"
-				if h == persona.HarnessClaude {
-					r.Model = "claude-opus-4-5"
-				}
-			}
-			m, err := Map(&r, e.o)
-			var fs []string
-			if err != nil {
-				fs = append(fs, "error: "+err.Error())
-			} else {
-				for _, f := range m.Fields {
-					if f.Field != e.field {
-						continue
-					}
-					if f.Refused != "" {
-						fs = append(fs, "**refused**: "+f.Refused)
-					} else {
-						fs = append(fs, f.Applied)
-					}
-				}
-			}
-			cell := mdCell(dedupe(fs))
-			if len(fs) == 0 && e.field != FieldReasoning && strings.HasPrefix(e.field, "harnessSettings.") {
-				cell = "— (codex's own setting)"
-			} else if len(fs) == 0 && e.field == FieldAgentsMd {
-				cell = "— (no budget measured)"
-			}
-			cells = append(cells, cell)
+			hs = append(hs, fmt.Sprintf("%s (%s)", h, Measured[h]))
 		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		b.WriteString("| field | value | " + strings.Join(hs, " | ") + " |\n")
+		b.WriteString("|---|---|" + strings.Repeat("---|", len(hs)) + "\n")
+	}
+	header()
+	var confined []docExample
+	for _, e := range docExamples() {
+		row := docRow(e, false)
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		e.o.Confined = true
+		if !slices.Equal(docRow(e, true), row) {
+			confined = append(confined, e)
+		}
+	}
+	b.WriteString(`
+## Inside workforce's write sandbox
+
+` + "`workforce run`" + ` confines the harness on Linux (docs/sandbox.md): it may write its tree, the session's tmp and its
+per-session state, nothing else. codex's and claude's own sandboxes (bubblewrap) cannot start inside it, so they are
+turned off and workforce's keeps the persona's meaning: what the table above says changes in these rows (the others
+map the same). ` + "`--sandbox=off`" + ` runs the harness as the table above says.
+
+`)
+	header()
+	for _, e := range append([]docExample{{field: FieldWriteSandbox, value: "on", o: Options{Confined: true}}}, confined...) {
+		b.WriteString("| " + strings.Join(docRow(e, true), " | ") + " |\n")
 	}
 	b.WriteString(`
 How each was measured: ` + "`make e2e`" + ` (` + "`e2e/mapping_test.go`" + `) runs each harness at the version above against a scripted
@@ -419,6 +419,48 @@ the persona; the comments of ` + "`harness/claude.go`" + `, ` + "`harness/openco
 to do.
 `)
 	return b.String()
+}
+
+// docRow returns the cells of the row of e in the mapping table: the
+// field, the value, and what each harness makes of it.
+func docRow(e docExample, confined bool) []string {
+	cells := []string{"`" + e.field + "`", "`" + e.value + "`"}
+	for _, h := range persona.Harnesses {
+		r := e.r
+		r.ID, r.Harness = "reviewer", h
+		if r.Model == "" {
+			r.Model = "gpt-5-mini"
+			if h == persona.HarnessClaude {
+				r.Model = "claude-opus-4-5"
+			}
+		}
+		o := e.o
+		o.Confined = confined
+		m, err := Map(&r, o)
+		var fs []string
+		if err != nil {
+			fs = append(fs, "error: "+err.Error())
+		} else {
+			for _, f := range m.Fields {
+				if f.Field != e.field {
+					continue
+				}
+				if f.Refused != "" {
+					fs = append(fs, "**refused**: "+f.Refused)
+				} else {
+					fs = append(fs, f.Applied)
+				}
+			}
+		}
+		cell := mdCell(dedupe(fs))
+		if len(fs) == 0 && e.field != FieldReasoning && strings.HasPrefix(e.field, "harnessSettings.") {
+			cell = "— (codex's own setting)"
+		} else if len(fs) == 0 && e.field == FieldAgentsMd {
+			cell = "— (no budget measured)"
+		}
+		cells = append(cells, cell)
+	}
+	return cells
 }
 
 // dedupe drops repeated entries (Edit and Write may map to one control).

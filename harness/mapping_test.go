@@ -563,3 +563,104 @@ func TestCodexRefusedModeAddsNothing(t *testing.T) {
 		t.Errorf("args %q, want %q", got, want)
 	}
 }
+
+// TestMappingConfined checks what each harness gets inside workforce's
+// write sandbox (Options.Confined): its own sandbox off, the persona's
+// read-only sandbox kept as a read-only tree, codex's daemon off in
+// interactive runs, and each choice recorded under FieldWriteSandbox.
+func TestMappingConfined(t *testing.T) {
+	mode := func(m string) persona.Resolved { return persona.Resolved{Permissions: persona.Permissions{Mode: m}} }
+	settings := func(hs persona.HarnessSettings) persona.Resolved { return persona.Resolved{HarnessSettings: hs} }
+	tests := []struct {
+		name      string
+		harness   string
+		r         persona.Resolved
+		oneShot   bool
+		args      string // the arguments after the model (interactive) or the head (one-shot)
+		readOnly  bool
+		refused   string
+		sandboxed string // what FieldWriteSandbox says
+	}{
+		{name: "codex without a mode", harness: "codex", args: "--sandbox danger-full-access --no-daemon", sandboxed: "codex's own sandbox off"},
+		{name: "codex default", harness: "codex", r: mode("default"), args: "--sandbox danger-full-access --ask-for-approval on-request --no-daemon", readOnly: true, sandboxed: "nothing of the tree"},
+		{name: "codex acceptEdits", harness: "codex", r: mode("acceptEdits"), args: "--sandbox danger-full-access --ask-for-approval on-request --no-daemon", sandboxed: "the tree and the session's tmp"},
+		{name: "codex plan", harness: "codex", r: mode("plan"), args: "--sandbox danger-full-access --ask-for-approval never --no-daemon", readOnly: true},
+		{name: "codex bypassPermissions", harness: "codex", r: mode("bypassPermissions"), args: "--dangerously-bypass-approvals-and-sandbox --no-daemon"},
+		{name: "codex sandboxMode read-only", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "read-only"}), args: "--sandbox danger-full-access --no-daemon", readOnly: true},
+		{name: "codex sandboxMode workspace-write", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write"}), args: "--sandbox danger-full-access --no-daemon"},
+		{name: "codex deny of edits", harness: "codex", r: rules(FieldDeny, "Edit", "Write"), args: "--sandbox danger-full-access --no-daemon", readOnly: true},
+		{name: "codex allow of edits", harness: "codex", r: rules(FieldAllow, "Edit", "Write"), args: "--sandbox danger-full-access --no-daemon"},
+		{name: "codex network false is refused", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write", WorkspaceWriteNetworkAccess: ptrTo(false)}),
+			args: "--sandbox danger-full-access --no-daemon", refused: "leaves the network alone"},
+		{name: "codex network true passes nothing", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write", WorkspaceWriteNetworkAccess: ptrTo(true)}),
+			args: "--sandbox danger-full-access --no-daemon"},
+		{name: "codex exec has no --no-daemon", harness: "codex", r: mode("default"), oneShot: true, readOnly: true,
+			args: `exec --json --skip-git-repo-check --sandbox danger-full-access -c approval_policy="never" task`, sandboxed: "codex's own sandbox off"},
+		{name: "claude", harness: "claude", r: mode("acceptEdits"), args: `--permission-mode acceptEdits --settings {"sandbox":{"enabled":false}}`, sandboxed: "claude's own sandbox (bubblewrap) cannot start"},
+		{name: "claude one-shot", harness: "claude", oneShot: true, args: `-p task --output-format stream-json --verbose --settings {"sandbox":{"enabled":false}}`},
+		{name: "opencode", harness: "opencode", args: "--agent reviewer", sandboxed: "opencode has no sandbox of its own"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			r.ID, r.Harness, r.Model = "reviewer", tc.harness, persona.ModelInherit
+			o := Options{Confined: true, ConfigDir: t.TempDir(), AllowUnmapped: true}
+			var inv *Invocation
+			var err error
+			if tc.oneShot {
+				inv, err = PlanOneShot(&r, o, OneShot{Task: "task"})
+			} else {
+				inv, err = Plan(&r, o)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(inv.Args, " "); got != tc.args {
+				t.Errorf("args %q, want %q", got, tc.args)
+			}
+			if inv.TreeReadOnly != tc.readOnly {
+				t.Errorf("TreeReadOnly = %v, want %v", inv.TreeReadOnly, tc.readOnly)
+			}
+			refused := ""
+			for _, f := range inv.Mapping.Refused() {
+				refused += f.Refused
+			}
+			if tc.refused == "" && refused != "" || !strings.Contains(refused, tc.refused) {
+				t.Errorf("refused %q, want %q", refused, tc.refused)
+			}
+			var sandboxed []string
+			for _, f := range inv.Mapping.Fields {
+				if f.Field == FieldWriteSandbox {
+					sandboxed = append(sandboxed, f.Applied)
+				}
+			}
+			if len(sandboxed) != 1 || !strings.Contains(sandboxed[0], tc.sandboxed) {
+				t.Errorf("the mapping's %s entries: %q, want one saying %q", FieldWriteSandbox, sandboxed, tc.sandboxed)
+			}
+			// Unconfined, nothing of it.
+			o.Confined = false
+			if tc.oneShot {
+				inv, err = PlanOneShot(&r, o, OneShot{Task: "task"})
+			} else {
+				inv, err = Plan(&r, o)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := strings.Join(inv.Args, " ")
+			for _, a := range []string{"danger-full-access", "--no-daemon", "--settings"} {
+				if strings.Contains(args, a) && !strings.Contains(tc.args, "--dangerously-bypass") {
+					t.Errorf("unconfined args %q hold %s", args, a)
+				}
+			}
+			if inv.TreeReadOnly {
+				t.Errorf("unconfined, TreeReadOnly is set")
+			}
+			for _, f := range inv.Mapping.Fields {
+				if f.Field == FieldWriteSandbox {
+					t.Errorf("unconfined, the mapping says %v", f)
+				}
+			}
+		})
+	}
+}

@@ -123,7 +123,7 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 		return nil, ErrNoSessionID
 	}
 	extra := append([]string(nil), o.Extra...)
-	o.Extra, o.SessionID = nil, ""
+	o.Extra, o.SessionID, o.oneShot = nil, "", true
 	inv, err := Plan(r, o)
 	if inv == nil {
 		return nil, err
@@ -240,6 +240,7 @@ func codexOneShotArgs(base []string, resume bool, m *Mapping) []string {
 			out = append(out, a)
 		case (a == "--ask-for-approval" || a == "-a") && i+1 < len(base):
 			i++
+		case a == "--no-daemon": // interactive only (Plan leaves it out of one-shot runs)
 		case a == "-c" && i+1 < len(base) && strings.HasPrefix(base[i+1], "approval_policy="):
 			i++
 		case resume && a == "--sandbox" && i+1 < len(base):

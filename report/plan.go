@@ -33,6 +33,23 @@ type Plan struct {
 	// Mapping is what the harness gets for each persona value, and what
 	// it refused.
 	Mapping *Mapping `json:"mapping"`
+	// Confine is the write sandbox of the run.
+	Confine *Confine `json:"confine"`
+}
+
+// Confine is the write sandbox of a run: its mode (on, off, strict),
+// whether the harness runs confined, what it may write then, and why a
+// run of mode on is not confined.
+type Confine struct {
+	Mode     string `json:"mode"`
+	Confined bool   `json:"confined"`
+	// Writable are directories writable with everything below them,
+	// Files single files writable in place, Devices the device files it
+	// may write and control.
+	Writable []string `json:"writable"`
+	Files    []string `json:"files,omitempty"`
+	Devices  []string `json:"devices"`
+	Why      string   `json:"why,omitempty"`
 }
 
 // Materialized is the instruction file written into the sandbox.

@@ -22,6 +22,11 @@ const lockFile = "lock"
 // configuration files: never inside the sandbox's tree.
 const configDir = "config"
 
+// tmpDir is the session's temporary directory, in a session directory:
+// TMPDIR of the harness, writable in the write sandbox (confine.go), and
+// removed with the session.
+const tmpDir = "tmp"
+
 // Dir returns the sessions directory of a workforce home.
 func Dir(home string) string { return filepath.Join(home, "sessions") }
 

@@ -73,6 +73,8 @@ type PlanOptions struct {
 	// in use (the paths the sandbox allows): a cache there is not moved
 	// into the session.
 	KeepCaches []string
+	// Sandbox is how the harness is confined (confine.go).
+	Sandbox Sandbox
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -113,6 +115,9 @@ type Plan struct {
 	// Mapping is what the harness gets for each persona value that
 	// changes what the agent may do or how it runs, and what it refused.
 	Mapping *harness.Mapping `json:"mapping"`
+	// Confine is the write sandbox of the run: its mode, whether the
+	// harness is confined, and what it may write (confine.go).
+	Confine *Confinement `json:"confine"`
 	// Warnings are what the user should read before the run.
 	Warnings []string `json:"-"`
 
@@ -226,8 +231,17 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
-	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: o.Env,
-		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel}
+	env := o.Env
+	if !o.InRepo {
+		// The session's own tmp: in the write sandbox, and removed
+		// with the session.
+		env = setEnv(env, "TMPDIR", filepath.Join(p.Sandbox, tmpDir))
+	}
+	if err := p.planSandbox(o.Sandbox); err != nil {
+		return nil, err
+	}
+	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: env,
+		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel, Confined: p.Confine.Confined}
 	if o.InRepo {
 		hopts.Root = o.Root
 	}
@@ -246,13 +260,13 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		// environment, its arguments, its configuration files, nor in the
 		// persona's values expanded from the environment ($PWD is the
 		// harness's directory).
-		sealer := mount.NewSealer(o.Root, tree, o.Env)
+		sealer := mount.NewSealer(o.Root, tree, env)
 		hopts.Seal = func(env []string) []string {
 			env, p.Sealed = sealer.Env(env)
 			return env
 		}
 		hopts.SealText = sealer.Text
-		expand, _ := sealer.Env(o.Env)
+		expand, _ := sealer.Env(env)
 		hopts.ExpandEnv = append(expand, "PWD="+p.Workdir)
 	}
 	var inv *harness.Invocation
@@ -285,14 +299,24 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.state != nil {
+		// The per-session state is the harness's to write.
+		inv.Writable = append(inv.Writable, p.state.Writable...)
+	}
+	if err := p.confinePolicy(o.Sandbox, inv); err != nil {
+		return nil, err
+	}
 	p.Mapping = inv.Mapping
 	if o.AllowUnmapped {
 		p.Warnings = append(p.Warnings, inv.Mapping.Warnings()...)
 	}
 	p.inv = inv
-	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), inv.Files, inv.Notes
+	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), inv.Files, append(p.Notes, inv.Notes...)
 	// The harness starts with PWD naming its directory (harness.Start).
 	p.Env = append(append([]string{}, inv.SetEnv...), "PWD="+p.Workdir)
+	if !o.InRepo && !setsEnv(inv.SetEnv, "TMPDIR") {
+		p.Env = append(p.Env, "TMPDIR="+filepath.Join(p.Sandbox, tmpDir))
+	}
 	if p.Sealed == nil {
 		p.Sealed = []mount.SealedVar{}
 	}
@@ -306,7 +330,9 @@ func (p *Plan) planState(o PlanOptions) error {
 	if o.InRepo || o.SharedState {
 		return nil
 	}
-	st, err := planState(p.Sandbox, p.Harness, o.Env, o.KeepCaches)
+	// A cache in a path the sandbox allows stays the user's.
+	keep := append(slices.Clone(o.KeepCaches), o.Sandbox.Allow...)
+	st, err := planState(p.Sandbox, p.Harness, o.Env, keep)
 	if err != nil {
 		return err
 	}
@@ -330,6 +356,27 @@ func envLookup(env []string) func(string) string {
 		}
 	}
 	return func(k string) string { return m[k] }
+}
+
+// setEnv returns env with key set to value, in place of any value it had.
+func setEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != key {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
+}
+
+// setsEnv reports whether set, variables as KEY=VALUE, sets key.
+func setsEnv(set []string, key string) bool {
+	for _, kv := range set {
+		if k, _, _ := strings.Cut(kv, "="); k == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Refusal returns the *harness.UnmappedError naming the persona values

@@ -200,6 +200,10 @@ func resume(s *Session, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	// A session of an older workforce has no tmp directory.
+	if err := os.MkdirAll(filepath.Join(s.Dir, tmpDir), 0o700); err != nil {
+		return nil, err
+	}
 	// What was held for review stays held.
 	o.Review = o.Review || s.Record.Phase == Review
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -44,7 +45,7 @@ func argvLines(t *testing.T, env []string) []string {
 func planFor(t *testing.T, home, root, h string, env []string, task string, s *Session) *Plan {
 	t.Helper()
 	o := PlanOptions{Home: home, Persona: "p", Resolved: &persona.Resolved{ID: "p", Tier: "best", Harness: h, Model: "m"},
-		Root: root, Cwd: root, Env: env, Session: s}
+		Root: root, Cwd: root, Env: env, Session: s, Sandbox: Sandbox{Mode: confine.Off}}
 	if task != "" {
 		o.OneShot = &harness.OneShot{Task: task}
 	}

@@ -70,6 +70,7 @@
 //	state/         the harness's per-session state (state.go): its
 //	               configuration directories seeded from the user's, and
 //	               the package caches of the agent's commands
+//	tmp/           the harness's TMPDIR, which it may write (confine.go)
 //
 // and, as the sandbox directory of package mount, mount's own parts:
 //
@@ -505,9 +506,11 @@ func create(dir string, r Record) (*Session, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session directory: %w", err)
 	}
-	if err := os.Mkdir(filepath.Join(dir, configDir), 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("cannot create the session directory: %w", err)
+	for _, sub := range []string{configDir, tmpDir} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("cannot create the session directory: %w", err)
+		}
 	}
 	s := &Session{Dir: dir, Record: r}
 	// The lock file is made here, and nowhere else (openLock).

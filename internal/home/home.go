@@ -12,6 +12,10 @@
 //
 // The layout of the session directories (<home>/sessions, <home>/warm) is
 // not here: it belongs to the package that runs sessions.
+//
+// home imports nothing of workforce but internal/diag, with which it
+// reports a broken config.json, and confine, whose sandbox modes
+// config.json names ("sandbox").
 package home
 
 import (
@@ -27,6 +31,7 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 )
 
@@ -78,6 +83,9 @@ type Config struct {
 	// Results bounds the results one-shot runs leave in <home>/results
 	// ("results": {"maxAge": "720h", "maxCount": 500}).
 	Results Results `json:"-"`
+	// Sandbox is the write sandbox of runs ("sandbox": {"mode": "on",
+	// "allow": [...]}, or a bare mode, "sandbox": "strict").
+	Sandbox Sandbox `json:"-"`
 	// Other keys are kept as they are when the file is rewritten.
 	rest map[string]json.RawMessage
 }
@@ -120,7 +128,97 @@ func ReadConfig(home string) (*Config, error) {
 		}
 		c.Results = r
 	}
+	if v, ok := raw["sandbox"]; ok { // kept in raw too
+		sb, err := readSandbox(path, v)
+		if err != nil {
+			return nil, err
+		}
+		c.Sandbox = sb
+	}
 	return c, nil
+}
+
+// Sandbox is "sandbox" in config.json: the write sandbox's mode and the
+// paths it lets the harness write besides its own.
+type Sandbox struct {
+	// Mode is the mode set, nil when none is.
+	Mode *confine.Mode
+	// Allow are the paths of "allow", absolute and clean ("~/" is the
+	// user's home directory). Whether they exist, and may be allowed, is
+	// checked when a run uses them.
+	Allow []string
+}
+
+// sandboxShape is what "sandbox" must look like, for its errors.
+const sandboxShape = `must be a mode ("on", "off" or "strict") or an object such as {"mode": "on", "allow": ["~/.cache/go-build"]}`
+
+// readSandbox reads the "sandbox" value v of the config file path: a
+// mode, or an object with mode and allow.
+func readSandbox(path string, v json.RawMessage) (Sandbox, error) {
+	mode := func(field string, v json.RawMessage) (*confine.Mode, error) {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, &diag.Diagnostic{File: path, Field: field, Message: `must be "on", "off" or "strict"`}
+		}
+		m, err := confine.ParseMode(s)
+		if err != nil {
+			return nil, &diag.Diagnostic{File: path, Field: field, Message: err.Error()}
+		}
+		return &m, nil
+	}
+	var sb Sandbox
+	if len(v) > 0 && v[0] == '"' {
+		m, err := mode("sandbox", v)
+		sb.Mode = m
+		return sb, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil || raw == nil {
+		return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox", Message: sandboxShape}
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		v := raw[k]
+		switch k {
+		case "mode":
+			m, err := mode("sandbox.mode", v)
+			if err != nil {
+				return Sandbox{}, err
+			}
+			sb.Mode = m
+		case "allow":
+			var paths []string
+			if err := json.Unmarshal(v, &paths); err != nil {
+				return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox.allow", Message: "must be a list of absolute paths"}
+			}
+			for i, p := range paths {
+				abs, err := allowPath(p)
+				if err != nil {
+					return Sandbox{}, &diag.Diagnostic{File: path, Field: fmt.Sprintf("sandbox.allow[%d]", i), Message: err.Error()}
+				}
+				sb.Allow = append(sb.Allow, abs)
+			}
+		default:
+			return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox." + k, Message: "unknown key: sandbox takes mode and allow"}
+		}
+	}
+	return sb, nil
+}
+
+// allowPath returns p, a path of sandbox.allow, absolute and clean: "~"
+// and "~/..." name the user's home directory; any other path must be
+// absolute.
+func allowPath(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		u, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%q: cannot find the home directory: %w", p, err)
+		}
+		p = filepath.Join(u, p[1:])
+	}
+	if p == "" || strings.ContainsRune(p, 0) || !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not an absolute path (nor one starting with ~/)", p)
+	}
+	return filepath.Clean(p), nil
 }
 
 // Results are the bounds of "results" in config.json: the results of

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed-3bc194a6/workforce/confine"
 )
 
 func must(t *testing.T, err error) {
@@ -122,4 +124,79 @@ func TestProject(t *testing.T) {
 	if _, ok := ProjectRootOf(deep); ok {
 		t.Errorf("ProjectRootOf(%s) = ok, want not a project layer", deep)
 	}
+}
+
+func TestReadConfigSandbox(t *testing.T) {
+	t.Setenv("HOME", "/u")
+	strict, off := confine.Strict, confine.Off
+	tests := []struct {
+		data  string
+		mode  *confine.Mode
+		allow []string
+		err   string
+	}{
+		{data: `{}`},
+		{data: `{"sandbox": "strict"}`, mode: &strict},
+		{data: `{"sandbox": {"mode": "off"}}`, mode: &off},
+		{data: `{"sandbox": {"allow": ["/var/cache/x", "~/.cache/go-build", "~", "/a/b/../c/"]}}`, allow: []string{"/var/cache/x", "/u/.cache/go-build", "/u", "/a/c"}},
+		{data: `{"sandbox": {"mode": "on", "allow": []}}`, mode: new(confine.Mode)},
+		{data: `{"sandbox": "sometimes"}`, err: `config.json: sandbox: unknown sandbox mode "sometimes": want on, off or strict`},
+		{data: `{"sandbox": true}`, err: `config.json: sandbox: must be a mode ("on", "off" or "strict") or an object`},
+		{data: `{"sandbox": null}`, err: "config.json: sandbox: must be a mode"},
+		{data: `{"sandbox": {"mode": 1}}`, err: `config.json: sandbox.mode: must be "on", "off" or "strict"`},
+		{data: `{"sandbox": {"mode": "ON"}}`, err: `config.json: sandbox.mode: unknown sandbox mode "ON"`},
+		{data: `{"sandbox": {"allow": "/x"}}`, err: "config.json: sandbox.allow: must be a list of absolute paths"},
+		{data: `{"sandbox": {"allow": ["/x", "rel"]}}`, err: `config.json: sandbox.allow[1]: "rel" is not an absolute path`},
+		{data: `{"sandbox": {"allow": [""]}}`, err: `config.json: sandbox.allow[0]: "" is not an absolute path`},
+		{data: `{"sandbox": {"allowed": []}}`, err: "config.json: sandbox.allowed: unknown key: sandbox takes mode and allow"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		must(t, os.WriteFile(ConfigPath(dir), []byte(tt.data), 0o644))
+		c, err := ReadConfig(dir)
+		if tt.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, tt.err)) {
+				t.Errorf("ReadConfig(%s) = %v, want prefix %q", tt.data, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ReadConfig(%s) = %v", tt.data, err)
+			continue
+		}
+		if sb := c.Sandbox; (sb.Mode == nil) != (tt.mode == nil) || sb.Mode != nil && *sb.Mode != *tt.mode || !slices.Equal(sb.Allow, tt.allow) {
+			t.Errorf("ReadConfig(%s).Sandbox = %v %q, want %v %q", tt.data, sb.Mode, sb.Allow, tt.mode, tt.allow)
+		}
+		// Rewriting the file keeps the key as it was.
+		must(t, WriteConfig(dir, c))
+		if back, err := ReadConfig(dir); err != nil || !slices.Equal(back.Sandbox.Allow, c.Sandbox.Allow) {
+			t.Errorf("%s written back reads %v, %v", tt.data, back, err)
+		}
+	}
+}
+
+// FuzzReadSandbox: whatever "sandbox" holds, ReadConfig does not panic,
+// and what it accepts is a known mode and absolute, clean paths.
+func FuzzReadSandbox(f *testing.F) {
+	for _, s := range []string{`"on"`, `"strict"`, `{"mode": "off", "allow": ["~/x", "/a/../b"]}`, `{"allow": ["rel"]}`, `[]`, `null`, `{"mode": null}`, `{"allow": [null]}`, `"~"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(ConfigPath(dir), []byte(`{"sandbox": `+v+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadConfig(dir)
+		if err != nil {
+			return
+		}
+		if m := c.Sandbox.Mode; m != nil && *m != confine.On && *m != confine.Off && *m != confine.Strict {
+			t.Errorf("sandbox %s: mode %v", v, *m)
+		}
+		for _, p := range c.Sandbox.Allow {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				t.Errorf("sandbox %s: allowed path %q", v, p)
+			}
+		}
+	})
 }

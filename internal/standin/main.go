@@ -34,6 +34,13 @@
 // with $VARIABLES expanded; relative paths are relative to dir:
 //
 //	append PATH TEXT...    append TEXT and a newline to PATH
+//	tryappend PATH TEXT... append TEXT and a newline to PATH, and record
+//	                       in $LOG/tries "PATH: ok", or the error's
+//	                       errno name ("PATH: EACCES"), instead of
+//	                       failing: a write the sandbox may deny
+//	shell OUT SCRIPT...    run sh -c SCRIPT in dir, its output and then
+//	                       "exit N" appended to OUT (a grandchild's
+//	                       writes: sh's own children)
 //	write PATH TEXT...     write TEXT and a newline to PATH
 //	rm PATH                remove PATH
 //	run OUT CMD ARGS...    run CMD in dir (no shell), its stdout to OUT
@@ -88,6 +95,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -295,6 +303,32 @@ func act(dir, line string) (int, bool) {
 				err = cerr
 			}
 		}
+	case "tryappend":
+		result := "ok"
+		var f *os.File
+		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+			_, err = f.WriteString(text + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if errno := syscall.Errno(0); errors.As(err, &errno) {
+			result = unix.ErrnoName(errno)
+		} else if err != nil {
+			result = err.Error()
+		}
+		err = appendLine(filepath.Join(os.Getenv("LOG"), "tries"), arg+": "+result)
+	case "shell":
+		cmd := exec.Command("/bin/sh", "-c", text)
+		cmd.Dir = dir
+		out, rerr := cmd.CombinedOutput()
+		code := 0
+		if ee := (*exec.ExitError)(nil); errors.As(rerr, &ee) {
+			code = ee.ExitCode()
+		} else if rerr != nil {
+			code = -1
+		}
+		err = appendLine(path, fmt.Sprintf("%sexit %d", out, code))
 	case "rm":
 		err = os.Remove(path)
 	case "run":
@@ -420,6 +454,19 @@ func act(dir, line string) (int, bool) {
 		fmt.Fprintf(os.Stderr, "standin: %s: %v\n", line, err)
 	}
 	return 0, false
+}
+
+// appendLine appends line and a newline to the file path.
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // fill writes n bytes of numbered lines to path.

@@ -1,0 +1,108 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/report"
+)
+
+// escapeStep makes the harness write the file path, outside its sandbox,
+// with its own tool: claude's Write, opencode's bash, codex's shell.
+func escapeStep(harness, path string) step {
+	switch harness {
+	case "claude":
+		return step{Tool: "Write", Args: map[string]any{"file_path": path, "content": "escaped\n"}}
+	case "opencode":
+		return step{Tool: "bash", Args: map[string]any{"command": "echo escaped > " + path, "description": "write outside"}}
+	default:
+		return step{Tool: "exec_command", Args: map[string]any{"cmd": "echo escaped > " + path}}
+	}
+}
+
+// TestWorkforceConfined runs `workforce run editor TASK --json` with each
+// real harness, confined by default (Landlock): the scripted model writes
+// out.txt in the sandbox, then a file outside it by absolute path. The
+// run completes, out.txt comes back through sync-back, and the file
+// outside is not written; with --sandbox=off the same run writes it, so
+// the check can fail.
+func TestWorkforceConfined(t *testing.T) {
+	allow := map[string]string{
+		"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write", "Bash"]}`,
+		"opencode": `{"mode": "bypassPermissions"}`,
+		"codex":    `{"mode": "bypassPermissions"}`,
+	}
+	for _, h := range []string{"claude", "codex", "opencode"} {
+		for _, mode := range []string{"on", "off"} {
+			t.Run(h+"/"+mode, func(t *testing.T) {
+				dir, _ := filepath.EvalSymlinks(t.TempDir())
+				gitInit(t, dir)
+				os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
+				// Outside the sandbox and the project: the model is told the
+				// path; workforce does not rewrite it.
+				outside, _ := filepath.EvalSymlinks(t.TempDir())
+				target := filepath.Join(outside, "escaped.txt")
+				s := newScripted(writeStep(h), escapeStep(h, target), step{Text: "finished"})
+				e := newScriptedEnv(t, s)
+				if h == "opencode" {
+					// opencode asks before a command touches a directory
+					// outside its own; allow it, so that only the sandbox stops it.
+					oc := filepath.Join(e.home, "opencode-e2e.json")
+					b, err := os.ReadFile(oc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					os.WriteFile(oc, bytes.Replace(b, []byte(`"bash": "allow"}`), []byte(`"bash": "allow", "external_directory": "allow"}`), 1), 0o644)
+				}
+				writeOneShotPersona(t, e.home, "editor", h, allow[h])
+				e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, workforce, "run", "editor", "write the file", "--json", "--sandbox="+mode)
+				cmd.Dir, cmd.Env = dir, e.vars
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				var ee *exec.ExitError
+				if err != nil && !errors.As(err, &ee) {
+					t.Fatalf("workforce run: %v", err)
+				}
+				var res report.Result
+				if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil {
+					t.Fatalf("stdout is not one result: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+				}
+				t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+				if res.Files == nil || len(res.Files.Created) != 1 || res.Files.Created[0] != "out.txt" {
+					t.Errorf("files %+v, want out.txt created", res.Files)
+				}
+				if got, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(got) != written {
+					t.Errorf("out.txt in the real repository = %q, %v; want %q", got, err, written)
+				}
+				_, serr := os.Stat(target)
+				switch mode {
+				case "on":
+					if serr == nil {
+						t.Errorf("confined, the harness wrote %s outside its sandbox", target)
+					}
+					if strings.Contains(stderr.String(), "cannot confine") {
+						t.Errorf("the run says it cannot confine:\n%s", stderr.String())
+					}
+				case "off":
+					if serr != nil {
+						t.Errorf("unconfined, the harness did not write %s (%v): the check above proves nothing", target, serr)
+					}
+				}
+			})
+		}
+	}
+}

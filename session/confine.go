@@ -1,0 +1,192 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/mount"
+)
+
+// The write sandbox. A run confines its harness (package confine) so
+// that it can write only:
+//
+//   - the sandbox tree, unless the persona keeps it read-only (codex's
+//     read-only sandbox: harness.Invocation.TreeReadOnly);
+//   - the session's tmp directory, <session>/tmp (tmpDir), which TMPDIR
+//     names for every run in a sandbox;
+//   - the directories the harness's per-session state needs
+//     (harness.Invocation.Writable);
+//   - the paths the user allows (--sandbox-allow, "sandbox": {"allow"}
+//     in config.json): a directory with everything below it, a file in
+//     place;
+//   - the terminal devices (confine.TerminalDevices) this system has.
+//
+// Nothing else: not the session directory itself (the record, the
+// manifest, the conflicts, the harness's configuration files), not the
+// results directory, not the user's home. The policy is made when the run
+// is planned (planSandbox), listed by run --dry-run, and carried by the
+// invocation (harness.Invocation.Confine) to harness.Start.
+//
+// The mode (Sandbox.Mode) decides whether the harness is confined:
+// off never; on where the system can (Linux with Landlock ABI
+// confine.MinABI or later), else with a warning; strict, or the run is
+// refused. A run without a sandbox (--install-in-repo, mount.enabled
+// false) is never confined: a note says so, and strict refuses it.
+
+// SandboxEnv is the environment variable that sets the sandbox mode of
+// runs that do not ask for one (--sandbox), above "sandbox" in
+// config.json: on, off or strict.
+const SandboxEnv = "WORKFORCE_SANDBOX"
+
+// Sandbox is how a run confines its harness (PlanOptions.Sandbox).
+type Sandbox struct {
+	// Mode is the sandbox mode; the zero Mode is on.
+	Mode confine.Mode
+	// Allow are paths the harness may write besides: existing, absolute
+	// and clean (CheckAllow).
+	Allow []string
+}
+
+// Confinement is the write sandbox of a planned run, as run --dry-run
+// shows it.
+type Confinement struct {
+	// Mode is the sandbox mode of the run.
+	Mode confine.Mode `json:"mode"`
+	// Confined says the harness starts confined, to Policy.
+	Confined bool           `json:"confined"`
+	Policy   confine.Policy `json:"policy"`
+	// Why says why a run of mode on is not confined.
+	Why string `json:"why,omitempty"`
+}
+
+// SandboxFor returns the write sandbox of a run in the workforce home
+// dir: the mode asked for (--sandbox), else the one $WORKFORCE_SANDBOX
+// names, else "sandbox" in config.json, else on; and the paths
+// config.json's "sandbox" allows, each checked (CheckAllow) unless the
+// mode is off. A bad config.json or variable is an error naming it, and
+// so is an allowed path of config.json that cannot be allowed. The caller
+// adds --sandbox-allow's.
+func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sandbox, error) {
+	cfg, err := home.ReadConfig(dir)
+	if err != nil {
+		return Sandbox{}, err
+	}
+	var sb Sandbox
+	switch env := getenv(SandboxEnv); {
+	case asked != nil:
+		sb.Mode = *asked
+	case env != "":
+		if sb.Mode, err = confine.ParseMode(env); err != nil {
+			return Sandbox{}, fmt.Errorf("$%s: %w", SandboxEnv, err)
+		}
+	case cfg.Sandbox.Mode != nil:
+		sb.Mode = *cfg.Sandbox.Mode
+	}
+	for i, p := range cfg.Sandbox.Allow {
+		if sb.Mode == confine.Off {
+			break
+		}
+		if err := CheckAllow(p); err != nil {
+			return Sandbox{}, &diag.Diagnostic{File: home.ConfigPath(dir), Field: fmt.Sprintf("sandbox.allow[%d]", i), Message: err.Error()}
+		}
+		sb.Allow = append(sb.Allow, p)
+	}
+	return sb, nil
+}
+
+// CheckAllow returns why path cannot be a path the harness may write
+// besides its sandbox, nil when it can: it must exist, and be absolute
+// and clean, neither "/" nor the user's home nor a directory above it
+// (confine.Policy.Check).
+func CheckAllow(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist (a path the harness may write must exist before the run)", path)
+	}
+	if err != nil {
+		return err
+	}
+	p := confine.Policy{Files: []string{path}}
+	if fi.IsDir() {
+		p = confine.Policy{Dirs: []string{path}}
+	}
+	return p.Check()
+}
+
+// planSandbox decides whether the run of p is confined, before its
+// harness is planned (a confined harness turns its own sandbox off). It
+// returns an error for a run that strict refuses.
+func (p *Plan) planSandbox(sb Sandbox) error {
+	c := &Confinement{Mode: sb.Mode}
+	p.Confine = c
+	if p.InRepo {
+		switch sb.Mode {
+		case confine.Strict:
+			return errors.New("sandbox mode strict: a run without a sandbox (--install-in-repo, or a persona's mount.enabled false) cannot be confined")
+		case confine.On:
+			c.Why = "no sandbox to confine the harness to: it runs unconfined in the repository"
+			p.Notes = append(p.Notes, "the harness runs without the write sandbox: there is no sandbox (--install-in-repo, or the persona's mount.enabled false)")
+		}
+		return nil
+	}
+	d, err := confine.Decide(sb.Mode)
+	if err != nil {
+		return err
+	}
+	c.Confined = d.Confine
+	if d.Warning != nil {
+		c.Why = d.Warning.Error()
+		if runtime.GOOS == "linux" {
+			p.Warnings = append(p.Warnings, c.Why)
+		} else {
+			p.Notes = append(p.Notes, c.Why)
+		}
+	}
+	return nil
+}
+
+// confinePolicy makes the write policy of the planned run p, whose
+// harness is planned as inv, and hands it to inv when the run is
+// confined (planSandbox).
+func (p *Plan) confinePolicy(sb Sandbox, inv *harness.Invocation) error {
+	c := p.Confine
+	if p.InRepo || c == nil {
+		return nil
+	}
+	var pol confine.Policy
+	if !inv.TreeReadOnly {
+		pol.Dirs = append(pol.Dirs, filepath.Join(p.Sandbox, mount.TreeDir))
+	}
+	pol.Dirs = append(pol.Dirs, filepath.Join(p.Sandbox, tmpDir))
+	pol.Dirs = append(pol.Dirs, inv.Writable...)
+	for _, path := range sb.Allow {
+		if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+			pol.Files = append(pol.Files, path)
+		} else {
+			pol.Dirs = append(pol.Dirs, path)
+		}
+	}
+	for _, d := range confine.TerminalDevices {
+		// A device this system lacks cannot be written anyway, and the
+		// policy must name existing paths only.
+		if _, err := os.Stat(d); err == nil {
+			pol.Devices = append(pol.Devices, d)
+		}
+	}
+	if err := pol.Check(); err != nil {
+		return err
+	}
+	c.Policy = pol
+	if c.Confined {
+		inv.Confine = &pol
+	}
+	return nil
+}
