@@ -294,7 +294,10 @@ func mappingCases(t *testing.T) []mappingCase {
 
 // TestMapping runs personas with `workforce run` on each real harness and
 // checks, in the requests the harness sends, that the tools it offers, the
-// effort, the model and codex's sandbox are what the persona says.
+// effort, the model and codex's sandbox are what the persona says. The
+// runs are unconfined (--sandbox=off), where codex's own sandbox carries
+// the persona's meaning; confined, codex's sandbox is off and ours carries
+// it (TestMappingConfined).
 func TestMapping(t *testing.T) {
 	for _, c := range mappingCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -308,7 +311,7 @@ func TestMapping(t *testing.T) {
 				ref = c.id
 			}
 			e.vars = workforceEnv(e, dir, root)
-			argv := append(append([]string{workforce, "run", ref}, c.extra...), "--")
+			argv := append(append([]string{workforce, "run", ref, "--sandbox=off"}, c.extra...), "--")
 			out := e.run(t, dir, append(argv, harnessArgsFor(c.harness, c.prompted)...)...)
 			body := firstMain(t, s, out)
 			tools := offered(s)
@@ -408,5 +411,34 @@ func TestCodexBudget(t *testing.T) {
 	e2.run(t, direct, append([]string{filepath.Join(binDir, "codex")}, harnessArgsFor("codex", false)...)...)
 	if sent := instructionText("codex", firstMainStrings(s2)); sent == "" || strings.Contains(sent, lastLine) {
 		t.Errorf("codex run directly kept the last line past its budget (or sent no AGENTS.md): the check cannot fail")
+	}
+}
+
+// TestMappingConfined runs the codex cases of TestMapping confined (the
+// default): codex's own sandbox is off (danger-full-access: its bubblewrap
+// cannot start inside Landlock), whatever the persona's mode.
+func TestMappingConfined(t *testing.T) {
+	for _, c := range mappingCases(t) {
+		if c.harness != "codex" || c.sandbox == "" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			root := makeTree(t, mappingTree)
+			dir := filepath.Join(root, "repo")
+			s := newScripted(c.steps...)
+			e := newScriptedEnv(t, s)
+			ref := c.ref
+			if c.spec != "" {
+				installPersona(t, e.home, c.id, c.spec)
+				ref = c.id
+			}
+			e.vars = workforceEnv(e, dir, root)
+			argv := append(append([]string{workforce, "run", ref}, c.extra...), "--")
+			out := e.run(t, dir, append(argv, harnessArgsFor(c.harness, c.prompted)...)...)
+			firstMain(t, s, out)
+			if got := sandboxOf(s.requests()[s.mainRequests()[0]]); got != "danger-full-access" {
+				t.Errorf("confined, codex's sandbox %q, want danger-full-access\n%s", got, out)
+			}
+		})
 	}
 }

@@ -97,7 +97,9 @@ func TestState(t *testing.T) {
 			}
 			before := homeSnapshot(t, e.home)
 			e.vars = workforceEnv(e, dir, root)
-			out := e.run(t, dir, append([]string{workforce, "run", "e2e", "--"}, runArgs[h]...)...)
+			// Confined (the default): the MCP server's marker is
+			// outside the sandbox, so the test allows its directory.
+			out := e.run(t, dir, append([]string{workforce, "run", "e2e", "--sandbox-allow", filepath.Dir(mcpRan), "--"}, runArgs[h]...)...)
 
 			if got, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(got) != written {
 				t.Errorf("out.txt = %q, %v; want %q (the turn completed and synced back)\n%s", got, err, written, out)
