@@ -308,6 +308,12 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	if err != nil {
 		return err
 	}
+	if session.SandboxOff(r) && !opts.InstallInRepo && sb.Mode != confine.Off && !opts.DryRun {
+		// A persona file can come from the project, which an agent can
+		// write: turning the sandbox off takes the user's word.
+		return usageError(fmt.Errorf("persona %s sets mount.enabled false, which runs the harness in the repository, unconfined, while the write sandbox is %s", p.ID, sb.Mode),
+			"pass --install-in-repo to run it so, or --sandbox=off")
+	}
 	root, cwd, err := session.Dirs(wd, opts.Root)
 	var re *session.RootError
 	switch {
@@ -397,7 +403,7 @@ func runSandbox(env procEnv, home string, mode *confine.Mode, allow []string) (s
 			abs = filepath.Join(env.Dir, p)
 		}
 		abs = filepath.Clean(abs)
-		if err := session.CheckAllow(abs); err != nil {
+		if err := session.CheckAllowIn(home, abs); err != nil {
 			return session.Sandbox{}, usageError(fmt.Errorf("--sandbox-allow %s: %w", p, err))
 		}
 		sb.Allow = append(sb.Allow, abs)

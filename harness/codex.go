@@ -340,11 +340,17 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 	}
 
 	if o.Confined {
-		inv.TreeReadOnly = st.sandbox == "read-only" && !bypass
+		// A persona that sets no mode gets, in a one-shot run, what codex
+		// exec does by default: a read-only sandbox (measured, above).
+		execDefault := st.sandbox == "" && o.oneShot
+		inv.TreeReadOnly = (st.sandbox == "read-only" || execDefault) && !bypass
 		how := "codex's own sandbox off (--sandbox danger-full-access; bubblewrap cannot start inside Landlock): workforce's lets it write "
-		if inv.TreeReadOnly {
+		switch {
+		case inv.TreeReadOnly && execDefault:
+			how += "nothing of the tree (codex exec's own default, read-only, as the persona sets no permissions.mode)"
+		case inv.TreeReadOnly:
 			how += "nothing of the tree (the persona's read-only sandbox)"
-		} else {
+		default:
 			how += "the tree"
 		}
 		how += " and the session's tmp; its commands reach the network, which codex's sandbox blocked"

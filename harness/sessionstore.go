@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -170,8 +171,8 @@ func parseCodexMeta(line []byte) (id, cwd string, err error) {
 // whose directory is dir.
 func findOpencodeSession(inv *Invocation, dir string) (string, error) {
 	bin := inv.Path
+	var err error
 	if bin == "" {
-		var err error
 		if bin, err = LookPath(inv.Binary, inv.env); err != nil {
 			return "", err
 		}
@@ -181,13 +182,23 @@ func findOpencodeSession(inv *Invocation, dir string) (string, error) {
 	cmd := exec.CommandContext(ctx, bin, "session", "list", "--format", "json")
 	cmd.Dir = dir
 	cmd.Env = ProcessEnv(inv.env, dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// opencode loads plugins from its configuration and the project's,
+	// which the agent could write: it lists its sessions confined as the
+	// run was, never with more than the agent had.
+	if inv.Confine != nil {
+		err = confine.Start(cmd, *inv.Confine)
+	} else {
+		err = cmd.Start()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if err != nil {
 		return "", fmt.Errorf("opencode session list: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	id, err := parseOpencodeSessions(out, dir)
+	id, err := parseOpencodeSessions(stdout.Bytes(), dir)
 	if err != nil {
 		return "", fmt.Errorf("opencode session list: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/harness"
@@ -94,7 +95,7 @@ func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sa
 		if sb.Mode == confine.Off {
 			break
 		}
-		if err := CheckAllow(p); err != nil {
+		if err := CheckAllowIn(dir, p); err != nil {
 			return Sandbox{}, &diag.Diagnostic{File: home.ConfigPath(dir), Field: fmt.Sprintf("sandbox.allow[%d]", i), Message: err.Error()}
 		}
 		sb.Allow = append(sb.Allow, p)
@@ -119,6 +120,43 @@ func CheckAllow(path string) error {
 		p = confine.Policy{Dirs: []string{path}}
 	}
 	return p.Check()
+}
+
+// harnessConfigs are the directories and files, under the user's home,
+// of the harnesses' own configuration, which holds what runs code
+// (hooks, notify, MCP servers, plugins) and logins: never writable by a
+// confined harness, which gets a per-session copy (state.go).
+var harnessConfigs = []string{".codex", ".claude", ".claude.json", ".config/opencode", ".local/share/opencode", ".local/state/opencode"}
+
+// CheckAllowIn is CheckAllow for a run of the workforce home dir: the
+// path must also be neither in nor above the workforce home (sessions,
+// results, caches: what workforce trusts), nor in nor above a harness's
+// configuration in the user's home (harnessConfigs). Symlinks are
+// resolved first.
+func CheckAllowIn(dir, path string) error {
+	if err := CheckAllow(path); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	overlaps := func(a, b string) bool {
+		return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) || strings.HasPrefix(b, a+string(filepath.Separator))
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil && overlaps(real, d) {
+		return fmt.Errorf("%s is in or above the workforce home %s, whose sessions and results workforce trusts", path, dir)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		if h, err := filepath.EvalSymlinks(h); err == nil {
+			for _, c := range harnessConfigs {
+				if overlaps(real, filepath.Join(h, c)) {
+					return fmt.Errorf("%s is in or above %s, a harness's own configuration, which runs code in your later sessions", path, filepath.Join(h, c))
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // planSandbox decides whether the run of p is confined, before its
