@@ -479,8 +479,8 @@ func marshalLine(v any) ([]byte, error) {
 }
 
 // batchOutput prints a batch's progress: a line per task as it ends (or
-// its result, with --json), and on a terminal a live display of the
-// running tasks on stderr. Its methods may be called from several
+// its result, with --json). It keeps the running tasks and the counts for
+// a live display on a terminal, not built yet. Its methods may be called from several
 // goroutines.
 type batchOutput struct {
 	mu    sync.Mutex
@@ -491,7 +491,6 @@ type batchOutput struct {
 	// since are the tasks running, with their start.
 	since  map[string]time.Time
 	counts map[string]int
-	live   *liveDisplay
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
@@ -528,7 +527,7 @@ func countKey(ts batch.TaskState) string {
 	return "failed"
 }
 
-// start begins the live display, on a terminal.
+// start marks the start of the runs.
 func (o *batchOutput) start() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -562,10 +561,6 @@ func (o *batchOutput) done(ts batch.TaskState) {
 	if ts.Result == nil && ts.Error != "" {
 		line += ": " + oneLine(quote.Text(ts.Error), 100)
 	}
-	if o.live != nil {
-		o.live.println(line)
-		return
-	}
 	fmt.Fprintln(o.ios.Out, line)
 }
 
@@ -574,26 +569,10 @@ func (o *batchOutput) stopping(sig os.Signal) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
-	if o.live != nil {
-		o.live.println(msg)
-		return
-	}
 	fmt.Fprintln(o.ios.Err, msg)
 }
 
-// finish ends the live display.
-func (o *batchOutput) finish() {
-	o.mu.Lock()
-	live := o.live
-	o.live = nil
-	o.mu.Unlock()
-	if live != nil {
-		live.stop()
-	}
-}
+// finish ends the batch's progress; the live display of a terminal
+// (not built yet) will end here.
+func (o *batchOutput) finish() {}
 
-// liveDisplay is the live display of a batch on a terminal.
-type liveDisplay struct{}
-
-func (l *liveDisplay) println(string) {}
-func (l *liveDisplay) stop()          {}
