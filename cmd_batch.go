@@ -575,4 +575,3 @@ func (o *batchOutput) stopping(sig os.Signal) {
 // finish ends the batch's progress; the live display of a terminal
 // (not built yet) will end here.
 func (o *batchOutput) finish() {}
-
