@@ -55,6 +55,10 @@ var depRules = map[string]depRule{
 	// below can change theirs freely.
 	"W/report": {deny: []string{anyOfOurs, cliLib}},
 
+	// The batch pool: a task runs as a child workforce process, so batch
+	// needs the result and event types only (package doc).
+	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report"}},
+
 	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
 	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
 	"W/internal/catalog": {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},

@@ -55,6 +55,7 @@ func exitOnSignal(sig os.Signal) { os.Exit(signalStatus(sig)) }
 // them.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		batchCommand(),
 		contextCommand(),
 		exportCommand(),
 		harnessCommand(),

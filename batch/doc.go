@@ -1,0 +1,29 @@
+// Package batch runs many persona tasks as one-shot runs: the batch file
+// (Parse: JSONL or YAML, one Task an entry), the state of a batch on disk
+// (State: <home>/batches/<id>/, written atomically, which makes a batch
+// resumable), and the pool that runs tasks a few at a time (Pool).
+//
+// Each task runs as its own process: the workforce binary itself, as
+// `workforce run PERSONA - --events` in the task's directory with the task
+// on stdin (Command). That reuses every guarantee of run (its own sandbox
+// and session, signals, sync-back and its conflicts, the results
+// directory) and isolates the tasks from each other and from the pool: a
+// task that crashes takes nothing else down. The pool reads the child's
+// events as they come (its progress) and the result the last one carries;
+// a child that printed no result (it never started: an unknown persona, a
+// harness not installed) is an Outcome with its exit code and the end of
+// its stderr. A queue worker reuses Command, RunTask and Outcome as they
+// are.
+//
+// Stopping: Pool.Signal passes a signal on to every running child (each
+// in a process group of its own, so that a terminal's Ctrl-C reaches the
+// pool only and the pool decides); run then stops its harness and syncs
+// the work back as on any signal, and reports the status interrupted. A
+// task that ended interrupted is not done: the next run of the batch runs
+// it again (Plan).
+//
+// The package may import report (the result and event types) and the
+// standard library, plus renameio (atomic state files), x/sys/unix (the
+// batch's lock) and yaml (the YAML batch files): nothing of the session
+// or harness packages, which the child process owns.
+package batch

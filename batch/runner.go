@@ -1,0 +1,192 @@
+package batch
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/report"
+)
+
+// Command is the process that runs task t as a one-shot run: the
+// workforce binary exe as `run PERSONA - --events`, with the task's
+// harness, inputs and timeout as flags, in the task's directory (dir, the
+// task's ProjectDir) and with the task text on stdin (so that a task that
+// reads as a flag stays a task). The child is the leader of a process
+// group of its own: a terminal's Ctrl-C reaches the pool alone, which
+// passes a signal on (Pool.Signal).
+func Command(exe string, t Task, dir string) *exec.Cmd {
+	args := []string{"run", t.Persona, "-", "--events"}
+	if t.Harness != "" {
+		args = append(args, "--harness", t.Harness)
+	}
+	keys := make([]string, 0, len(t.Inputs))
+	for k := range t.Inputs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		args = append(args, "--input", k+"="+t.Inputs[k])
+	}
+	if t.Timeout != "" {
+		args = append(args, "--timeout", t.TimeoutDuration().String())
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(t.Task)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// Outcome is how one task's run ended.
+type Outcome struct {
+	// Result is the run's result, with the task's id; nil when the run
+	// printed none (it never started).
+	Result *report.Result
+	// Status is the result's, or failed when there is none (interrupted
+	// when the pool was stopping).
+	Status report.Status
+	// ExitCode is the child's exit status (128+n for a signal n).
+	ExitCode int
+	// Error says why there is no result: the end of the child's stderr,
+	// or why it could not start.
+	Error             string
+	Started, Finished time.Time
+}
+
+// Duration is the run's wall time.
+func (o Outcome) Duration() time.Duration { return o.Finished.Sub(o.Started) }
+
+// RunTask runs cmd (Command) to its end: it passes each event the child
+// prints to onEvent (nil: none) and to events (nil: none) as the line it
+// was, its stderr to stderr, and returns the outcome. started is called
+// with the process once it runs.
+func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent func(report.Event), started func(*os.Process)) Outcome {
+	o := Outcome{Started: time.Now()}
+	tail := &tailWriter{}
+	if stderr != nil {
+		cmd.Stderr = io.MultiWriter(stderr, tail)
+	} else {
+		cmd.Stderr = tail
+	}
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		o.Finished, o.Status, o.ExitCode, o.Error = time.Now(), report.StatusFailed, 1, "cannot start the run: "+err.Error()
+		return o
+	}
+	if started != nil {
+		started(cmd.Process)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if events != nil {
+			events.Write(append(line, '\n'))
+		}
+		var e report.Event
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		e.TaskID = taskID
+		if e.Type == report.EventFinished && e.Result != nil {
+			r := *e.Result
+			r.TaskID = taskID
+			o.Result = &r
+			e.Result = &r
+		}
+		if onEvent != nil {
+			onEvent(e)
+		}
+	}
+	io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	o.Finished = time.Now()
+	o.ExitCode = exitCode(cmd, err)
+	if o.Result != nil {
+		o.Status = o.Result.Status
+		return o
+	}
+	o.Status = report.StatusFailed
+	o.Error = tail.last()
+	if o.Error == "" {
+		o.Error = "the run printed no result"
+		if err != nil {
+			o.Error += " (" + err.Error() + ")"
+		}
+	}
+	return o
+}
+
+// exitCode is the child's exit status, 128+n when signal n killed it.
+func exitCode(cmd *exec.Cmd, err error) int {
+	if cmd.ProcessState == nil {
+		return 1
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// tailWriter keeps the last lines written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > 8192 {
+		w.buf = append([]byte(nil), w.buf[len(w.buf)-4096:]...)
+	}
+	return len(p), nil
+}
+
+// last is the last line that is not empty.
+func (w *tailWriter) last() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(w.buf), []byte("\n"))
+	return strings.TrimSpace(string(lines[len(lines)-1]))
+}
+
+// Weight is how many slots a run of harness takes in the default number
+// of jobs: opencode is CPU-bound (about a core per run, measured), claude
+// and codex mostly wait on the model.
+func Weight(harness string) int {
+	if harness == "opencode" {
+		return 2
+	}
+	return 1
+}
+
+// DefaultJobs is the number of tasks to run at once by default: twice the
+// cores, divided by the weight of the heaviest harness among harnesses,
+// at least 1 (on 2 cores: 4 claude or codex runs, 2 opencode runs).
+func DefaultJobs(harnesses []string) int {
+	w := 1
+	for _, h := range harnesses {
+		w = max(w, Weight(h))
+	}
+	return max(1, 2*runtime.NumCPU()/w)
+}

@@ -1,0 +1,309 @@
+package batch
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Task is one entry of a batch file: a one-shot run of a persona with a
+// task, in a project directory.
+type Task struct {
+	// ID names the task in the batch: unique, a safe name (SafeName).
+	ID string `json:"id" yaml:"id"`
+	// Persona is PERSONA or PERSONA@TIER.
+	Persona string `json:"persona" yaml:"persona"`
+	// Task is the text given to the harness.
+	Task string `json:"task" yaml:"task"`
+	// Dir is the project directory, relative to the batch file's
+	// directory (or absolute); empty is the batch file's directory.
+	Dir string `json:"dir,omitempty" yaml:"dir,omitempty"`
+	// Repo and Ref name a git repository and a revision, for the queue
+	// (workforce worker); the local pool refuses them.
+	Repo string `json:"repo,omitempty" yaml:"repo,omitempty"`
+	Ref  string `json:"ref,omitempty" yaml:"ref,omitempty"`
+	// Harness runs the persona on this harness instead of its tier's.
+	Harness string `json:"harness,omitempty" yaml:"harness,omitempty"`
+	// Inputs are the persona's input values.
+	Inputs map[string]string `json:"inputs,omitempty" yaml:"inputs,omitempty"`
+	// Timeout limits the run, as a Go duration ("30m"); empty: the
+	// persona's timeoutSeconds.
+	Timeout string `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+
+	// Line is the entry's line in the batch file (1-based).
+	Line int `json:"-" yaml:"-"`
+}
+
+// fields are the keys an entry may have.
+var fields = []string{"id", "persona", "task", "dir", "repo", "ref", "harness", "inputs", "timeout"}
+
+// safeName is what an id may be: a file name on every system, that no
+// option parser takes for a flag.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// personaRef is PERSONA or PERSONA@TIER.
+var personaRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(@[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+
+// SafeName reports whether s may name a task or a batch: letters, digits,
+// '.', '_' and '-', starting with a letter or digit, at most 100 bytes.
+func SafeName(s string) bool { return safeName.MatchString(s) }
+
+// TimeoutDuration is the task's timeout; 0 when it sets none. Validate
+// has checked it.
+func (t Task) TimeoutDuration() time.Duration {
+	d, _ := time.ParseDuration(t.Timeout)
+	return d
+}
+
+// Digest identifies the entry as written: two entries with the same
+// digest run the same task. Resume compares it with the digest of the
+// entry as run.
+func (t Task) Digest() string {
+	data, _ := json.Marshal(t) // map keys sorted, Line left out
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ProjectDir is the task's directory: Dir resolved against base, the
+// batch file's directory.
+func (t Task) ProjectDir(base string) string {
+	if filepath.IsAbs(t.Dir) {
+		return filepath.Clean(t.Dir)
+	}
+	return filepath.Join(base, t.Dir)
+}
+
+// ParseError is a batch file that cannot be read: the file, the line of
+// the entry (0 when none applies), and what is wrong.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Format is the syntax of a batch file.
+type Format int
+
+const (
+	// JSONL: one JSON object a line; blank lines are skipped.
+	JSONL Format = iota
+	// YAML: a sequence of mappings.
+	YAML
+)
+
+// FormatOf returns the format of the file name with content data: by its
+// extension (.jsonl, .ndjson, .json; .yaml, .yml), else JSONL when its
+// first non-blank byte is '{', else YAML.
+func FormatOf(name string, data []byte) Format {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".jsonl", ".ndjson", ".json":
+		return JSONL
+	case ".yaml", ".yml":
+		return YAML
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return JSONL
+	}
+	return YAML
+}
+
+// Parse reads the batch file name, with content data, and checks each
+// entry (Validate) and that ids are unique. The error is a *ParseError
+// naming the file and the entry's line.
+func Parse(name string, data []byte) ([]Task, error) {
+	var tasks []Task
+	var err error
+	if FormatOf(name, data) == JSONL {
+		tasks, err = parseJSONL(name, data)
+	} else {
+		tasks, err = parseYAML(name, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(tasks) == 0 {
+		return nil, &ParseError{File: name, Err: errors.New("no tasks")}
+	}
+	seen := map[string]int{}
+	for _, t := range tasks {
+		if err := t.Validate(); err != nil {
+			return nil, &ParseError{File: name, Line: t.Line, Err: err}
+		}
+		if l, ok := seen[t.ID]; ok {
+			return nil, &ParseError{File: name, Line: t.Line, Err: fmt.Errorf("id %q is taken by the task on line %d", t.ID, l)}
+		}
+		seen[t.ID] = t.Line
+	}
+	return tasks, nil
+}
+
+// Validate checks one entry: its id, persona, task and timeout, and that
+// it names either a directory or a repository.
+func (t Task) Validate() error {
+	switch {
+	case t.ID == "":
+		return errors.New("id is missing")
+	case !SafeName(t.ID):
+		return fmt.Errorf("id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 bytes", t.ID)
+	case t.Persona == "":
+		return fmt.Errorf("task %s: persona is missing", t.ID)
+	case !personaRef.MatchString(t.Persona):
+		return fmt.Errorf("task %s: persona %q: want PERSONA or PERSONA@TIER", t.ID, t.Persona)
+	case strings.TrimSpace(t.Task) == "":
+		return fmt.Errorf("task %s: task is missing or empty", t.ID)
+	case t.Dir != "" && t.Repo != "":
+		return fmt.Errorf("task %s: dir and repo conflict: give one", t.ID)
+	case t.Ref != "" && t.Repo == "":
+		return fmt.Errorf("task %s: ref goes with repo", t.ID)
+	case strings.ContainsRune(t.Dir, 0):
+		return fmt.Errorf("task %s: dir %q holds a NUL byte", t.ID, t.Dir)
+	}
+	for k := range t.Inputs {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("task %s: input name %q: want a name without '='", t.ID, k)
+		}
+	}
+	if t.Timeout != "" {
+		d, err := time.ParseDuration(t.Timeout)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("task %s: timeout %q: want a positive duration such as 90s or 30m", t.ID, t.Timeout)
+		}
+	}
+	return nil
+}
+
+// parseJSONL reads one JSON object a line.
+func parseJSONL(name string, data []byte) ([]Task, error) {
+	var tasks []Task
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		var t Task
+		if err := dec.Decode(&t); err != nil {
+			return nil, &ParseError{File: name, Line: n, Err: jsonError(err)}
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, &ParseError{File: name, Line: n, Err: errors.New("more than one JSON value on the line: want one object a line")}
+		}
+		t.Line = n
+		tasks = append(tasks, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{File: name, Err: err}
+	}
+	return tasks, nil
+}
+
+// jsonError says what encoding/json found wrong in words of the file.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s: want a %s, not a JSON %s", te.Field, te.Type.Kind(), te.Value)
+	}
+	if s, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown field %s; want %s", s, strings.Join(fields, ", "))
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("the JSON object is cut short")
+	}
+	return fmt.Errorf("not a JSON object: %v", err)
+}
+
+// parseYAML reads a sequence of mappings.
+func parseYAML(name string, data []byte) ([]Task, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &ParseError{File: name, Line: yamlLine(err), Err: yamlError(err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	seq := doc.Content[0]
+	if seq.Kind != yaml.SequenceNode {
+		return nil, &ParseError{File: name, Line: seq.Line, Err: errors.New("want a list of tasks (- id: ...)")}
+	}
+	var tasks []Task
+	for _, n := range seq.Content {
+		if n.Kind != yaml.MappingNode {
+			return nil, &ParseError{File: name, Line: n.Line, Err: errors.New("a task must be a mapping (id: ..., persona: ..., task: ...)")}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if !slices.Contains(fields, k.Value) {
+				return nil, &ParseError{File: name, Line: k.Line, Err: fmt.Errorf("unknown field %q; want %s", k.Value, strings.Join(fields, ", "))}
+			}
+			v := n.Content[i+1]
+			if k.Value != "inputs" && v.Kind != yaml.ScalarNode {
+				return nil, &ParseError{File: name, Line: v.Line, Err: fmt.Errorf("%s: want a string", k.Value)}
+			}
+			if k.Value == "inputs" {
+				if v.Kind != yaml.MappingNode {
+					return nil, &ParseError{File: name, Line: v.Line, Err: errors.New("inputs: want a mapping NAME: VALUE")}
+				}
+				for j := 1; j < len(v.Content); j += 2 {
+					if v.Content[j].Kind != yaml.ScalarNode {
+						return nil, &ParseError{File: name, Line: v.Content[j].Line, Err: fmt.Errorf("inputs.%s: want a string", v.Content[j-1].Value)}
+					}
+				}
+			}
+		}
+		var t Task
+		if err := n.Decode(&t); err != nil {
+			return nil, &ParseError{File: name, Line: n.Line, Err: yamlError(err)}
+		}
+		t.Line = n.Line
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// yamlLineRE finds the line a yaml error names.
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// yamlLine is the line a yaml error names; 0 when none.
+func yamlLine(err error) int {
+	var n int
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		fmt.Sscan(m[1], &n)
+	}
+	return n
+}
+
+// yamlError is err without the "yaml: line N:" the ParseError says.
+func yamlError(err error) error {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "yaml: ")
+	s = yamlLineRE.ReplaceAllString(s, "")
+	s = strings.TrimLeft(s, ": ")
+	if s == "" {
+		return err
+	}
+	return errors.New(s)
+}

@@ -1,0 +1,105 @@
+package batch
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, file, data string
+		wantIDs          []string
+		wantLine         int
+		wantErr          string
+	}{
+		{name: "jsonl", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t"}` + "\n\n" + `{"id":"b","persona":"p@best","task":"u","dir":"x","inputs":{"K":"v"},"timeout":"5m"}`, wantIDs: []string{"a", "b"}},
+		{name: "yaml", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n- id: b\n  persona: p\n  task: u\n  inputs: {N: 3}\n", wantIDs: []string{"a", "b"}},
+		{name: "jsonl by content", file: "tasks", data: `{"id":"a","persona":"p","task":"t"}`, wantIDs: []string{"a"}},
+		{name: "yaml by content", file: "tasks", data: "- {id: a, persona: p, task: t}\n", wantIDs: []string{"a"}},
+		{name: "duplicate", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t"}` + "\n" + `{"id":"a","persona":"p","task":"t"}`, wantLine: 2, wantErr: `id "a" is taken by the task on line 1`},
+		{name: "missing id", file: "b.jsonl", data: `{"persona":"p","task":"t"}`, wantLine: 1, wantErr: "id is missing"},
+		{name: "unsafe id", file: "b.jsonl", data: `{"id":"-rf","persona":"p","task":"t"}`, wantLine: 1, wantErr: `id "-rf"`},
+		{name: "blank task", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"  "}`, wantLine: 1, wantErr: "task is missing or empty"},
+		{name: "bad persona", file: "b.jsonl", data: `{"id":"a","persona":"p@","task":"t"}`, wantLine: 1, wantErr: "want PERSONA or PERSONA@TIER"},
+		{name: "bad timeout", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","timeout":"-1s"}`, wantLine: 1, wantErr: "want a positive duration"},
+		{name: "unknown field", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","x":1}`, wantLine: 1, wantErr: `unknown field "x"`},
+		{name: "wrong type", file: "b.jsonl", data: `{"id":"a","persona":"p","task":1}`, wantLine: 1, wantErr: "task: want a string, not a JSON number"},
+		{name: "two values", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t"} {}`, wantLine: 1, wantErr: "more than one JSON value"},
+		{name: "dir and repo", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","dir":"d","repo":"r"}`, wantLine: 1, wantErr: "dir and repo conflict"},
+		{name: "yaml not a list", file: "b.yaml", data: "id: a\n", wantLine: 1, wantErr: "want a list of tasks"},
+		{name: "yaml unknown field", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  prompt: x\n", wantLine: 4, wantErr: `unknown field "prompt"`},
+		{name: "yaml task a list", file: "b.yaml", data: "- id: a\n  persona: p\n  task:\n    - x\n", wantLine: 4, wantErr: "task: want a string"},
+		{name: "yaml input a list", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  inputs:\n    K: [1]\n", wantLine: 5, wantErr: "inputs.K: want a string"},
+		{name: "yaml entry line", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n\n- id: b\n  persona: p\n", wantLine: 5, wantErr: "task b: task is missing"},
+		{name: "empty", file: "b.jsonl", data: "\n", wantErr: "no tasks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tasks, err := Parse(tt.file, []byte(tt.data))
+			if tt.wantErr != "" {
+				var pe *ParseError
+				if !errors.As(err, &pe) || pe.Line != tt.wantLine || !strings.Contains(err.Error(), tt.wantErr) || pe.File != tt.file {
+					t.Fatalf("Parse = %v, want an error on line %d with %q", err, tt.wantLine, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, tk := range tasks {
+				ids = append(ids, tk.ID)
+			}
+			if strings.Join(ids, ",") != strings.Join(tt.wantIDs, ",") {
+				t.Errorf("ids %v, want %v", ids, tt.wantIDs)
+			}
+		})
+	}
+}
+
+func TestDigest(t *testing.T) {
+	a := Task{ID: "a", Persona: "p", Task: "t", Inputs: map[string]string{"X": "1", "Y": "2"}, Line: 1}
+	b := Task{ID: "a", Persona: "p", Task: "t", Inputs: map[string]string{"Y": "2", "X": "1"}, Line: 7}
+	if a.Digest() != b.Digest() {
+		t.Error("the digest depends on the line or on the inputs' order")
+	}
+	c := b
+	c.Task = "t2"
+	if c.Digest() == a.Digest() {
+		t.Error("an edited task has the same digest")
+	}
+}
+
+// FuzzParse checks that Parse never panics, that what it accepts is
+// valid (ids safe and unique, tasks not blank), and that an error names
+// the file and a line within it.
+func FuzzParse(f *testing.F) {
+	f.Add("b.jsonl", `{"id":"a","persona":"p","task":"t","inputs":{"K":"v"}}`)
+	f.Add("b.yaml", "- id: a\n  persona: p@best\n  task: t\n  dir: x\n")
+	f.Add("b.yaml", "- {id: a, persona: p, task: t}\n- {id: a, persona: p, task: t}\n")
+	f.Add("tasks", "- id: &x a\n  persona: *x\n  task: t\n")
+	f.Add("b.jsonl", "{\"id\":\"a\",\"task\":\"\u2028\"}\n{")
+	f.Add("b.yaml", "- id: a\n  inputs: {K: [1]}\n")
+	f.Fuzz(func(t *testing.T, name, data string) {
+		tasks, err := Parse(name, []byte(data))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.File != name {
+				t.Fatalf("Parse error %v is not a *ParseError naming %q", err, name)
+			}
+			// YAML breaks lines at \r too.
+			if lines := strings.Count(data, "\n") + strings.Count(data, "\r") + 1; pe.Line < 0 || pe.Line > lines {
+				t.Fatalf("error line %d of a %d-line file: %v", pe.Line, lines, err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, tk := range tasks {
+			if !SafeName(tk.ID) || seen[tk.ID] || strings.TrimSpace(tk.Task) == "" || tk.Validate() != nil || tk.Line < 1 {
+				t.Fatalf("Parse accepted %+v", tk)
+			}
+			seen[tk.ID] = true
+		}
+	})
+}

@@ -1,0 +1,577 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/urfave/cli/v2"
+)
+
+func batchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "batch",
+		Usage:     "run many persona tasks unattended, a few at a time, each as a one-shot run in its own sandbox",
+		ArgsUsage: "FILE",
+		Description: `Reads the tasks of FILE (JSONL, one object a line, or YAML, a list; by the
+extension, else by the content), one task an entry:
+
+   {"id": "parser-tests", "persona": "test-writer@best", "task": "add tests for ./pkg/parser",
+    "dir": "services/api", "harness": "codex", "inputs": {"TARGET": "./pkg/parser"}, "timeout": "20m"}
+
+id (a safe name, unique), persona (PERSONA[@TIER]) and task are required;
+dir is the project directory, relative to the file's directory (default:
+that directory). A file with an error runs nothing: the error names the
+line (exit 2). repo and ref are for a queue of workers, not built yet.
+
+Each task runs as workforce run PERSONA - --events would, in its directory:
+its own sandbox and session, its work synced back (conflicts reported per
+task), its result in <home>/results/. --jobs tasks run at once (default:
+twice the cores, halved when a task runs on opencode).
+
+The batch's state is in <home>/batches/<id>/ (the id: the file's name and a
+hash of its path, or --id). Running the same file again resumes it: a task
+whose entry is unchanged and done is skipped, an edited one runs again, and
+--retry failed runs again the tasks that did not succeed. Ctrl-C (SIGINT,
+SIGTERM, SIGHUP) stops the running tasks as run stops (their work synced
+back) and starts no more; the interrupted tasks run on the next run.
+
+Output: a line per task as it ends, then a table; on a terminal, a live
+display of the running tasks. --json prints one result per task as JSON
+lines (the object of run --json, with taskId). Exit status: 130 when a
+signal stopped the batch; else 1 when any task failed, was denied, timed
+out or never started; else 3 when any had conflicts; else 0.
+docs/batch.md has the details.
+
+Example:
+
+   workforce batch tasks.jsonl --jobs 4
+   workforce batch tasks.yaml --retry failed --json > results.jsonl
+   workforce batch status tasks.jsonl`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores, halved for opencode)"},
+			&cli.StringFlag{Name: "id", Usage: "the batch's id, its directory under <home>/batches (default: the file's name and a hash of its path)"},
+			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
+			&cli.StringFlag{Name: "queue", Usage: "run on a queue of workers (not built yet)", Hidden: true},
+			&cli.BoolFlag{Name: "json", Usage: "print one result per task, as JSON lines"},
+		},
+		Action: batchAction,
+		Subcommands: []*cli.Command{{
+			Name:      "status",
+			Usage:     "show a batch's tasks: their phase, status and duration",
+			ArgsUsage: "ID|FILE",
+			Description: `Shows the batch ID (or the batch of the file FILE) as its table: each task's
+phase (pending, running, done), status and duration. --json prints one
+object a task, as JSON lines: its state (docs/batch.md#state).`,
+			Flags:  []cli.Flag{jsonFlag()},
+			Action: batchStatusAction,
+		}},
+	}
+}
+
+// batchOptions are a batch run.
+type batchOptions struct {
+	File  string
+	ID    string
+	Jobs  int
+	Retry batch.Retry
+	JSON  bool
+	Env   procEnv
+}
+
+func batchAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("batch takes one batch file")
+	}
+	if c.IsSet("queue") {
+		return usagef("--queue is not built yet: batch runs the tasks on this machine")
+	}
+	opts := batchOptions{File: c.Args().First(), ID: c.String("id"), Jobs: c.Int("jobs"), JSON: c.Bool("json"), Env: newProcEnv()}
+	switch r := c.String("retry"); r {
+	case "":
+	case "failed":
+		opts.Retry = batch.RetryFailed
+	default:
+		return usagef("--retry %q: want failed", r)
+	}
+	if opts.ID != "" && !batch.SafeName(opts.ID) {
+		return usagef("--id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", opts.ID)
+	}
+	return runBatch(c.Context, newStreams(c), opts)
+}
+
+// preparedTask is a task of the file, checked, with its directory and
+// harness.
+type preparedTask struct {
+	batch.Task
+	Dir     string
+	Harness string
+}
+
+// loadBatch reads and checks the batch file: its syntax, each entry, and
+// what the file alone cannot say (the persona exists, the harness is
+// known, the directory exists). Every error names the file and the line,
+// and is a usage error: nothing has started.
+func loadBatch(env procEnv, file string) (abs string, tasks []preparedTask, err error) {
+	wd, err := env.dir()
+	if err != nil {
+		return "", nil, err
+	}
+	abs = file
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(wd, file)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return "", nil, usageError(fmt.Errorf("batch file: %w", err))
+	}
+	parsed, err := batch.Parse(file, data)
+	if err != nil {
+		return "", nil, usageError(err)
+	}
+	cat, err := loadCatalog(env)
+	if err != nil {
+		return "", nil, err
+	}
+	bad := func(t batch.Task, format string, args ...any) error {
+		return usageError(&batch.ParseError{File: file, Line: t.Line, Err: fmt.Errorf("task %s: "+format, append([]any{t.ID}, args...)...)})
+	}
+	base := filepath.Dir(abs)
+	for _, t := range parsed {
+		if t.Repo != "" {
+			return "", nil, bad(t, "repo and ref need a queue of workers (--queue), which is not built yet; give the repository's checkout as dir")
+		}
+		if t.Harness != "" && !persona.IsKnownHarness(t.Harness) {
+			return "", nil, bad(t, "unknown harness %q; want %s", t.Harness, strings.Join(persona.Harnesses, ", "))
+		}
+		_, r, err := cat.Lookup(t.Persona)
+		if err != nil {
+			return "", nil, bad(t, "%v", err)
+		}
+		h := r.Harness
+		if t.Harness != "" {
+			h = t.Harness
+		}
+		dir := t.ProjectDir(base)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return "", nil, bad(t, "dir %s is not a directory", quote.Name(t.Dir))
+		}
+		tasks = append(tasks, preparedTask{Task: t, Dir: dir, Harness: h})
+	}
+	return abs, tasks, nil
+}
+
+func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
+	abs, tasks, err := loadBatch(opts.Env, opts.File)
+	if err != nil {
+		return err
+	}
+	home, err := opts.Env.home()
+	if err != nil {
+		return err
+	}
+	id := opts.ID
+	if id == "" {
+		id = batch.IDFor(abs)
+	}
+	st, err := batch.Open(home, id)
+	if err != nil {
+		return err
+	}
+	if err := st.Lock(); err != nil {
+		return withCode(exitFailure, fmt.Errorf("batch %s: %w", id, err), "wait for it to end, or give another --id")
+	}
+	defer st.Unlock()
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the workforce binary to run the tasks: %w", err)
+	}
+	ids := make([]string, len(tasks))
+	plain := make([]batch.Task, len(tasks))
+	byID := map[string]preparedTask{}
+	var harnesses []string
+	for i, t := range tasks {
+		ids[i], plain[i], byID[t.ID] = t.ID, t.Task, t
+		harnesses = append(harnesses, t.Harness)
+	}
+	states, err := st.ReadTasks(ids)
+	if err != nil {
+		return err
+	}
+	if err := st.WriteInfo(batch.Info{ID: id, File: abs, Tasks: ids, Updated: time.Now().UTC()}); err != nil {
+		return err
+	}
+	jobs := opts.Jobs
+	if jobs == 0 {
+		jobs = batch.DefaultJobs(harnesses)
+	}
+	var toRun []batch.Task
+	out := newBatchOutput(ios, opts.JSON, len(tasks))
+	for _, d := range batch.Plan(plain, states, opts.Retry) {
+		if d.Run {
+			toRun = append(toRun, d.Task)
+			continue
+		}
+		out.skipped(*d.Prev)
+	}
+	if !opts.JSON {
+		fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks to run, %d done before, %d at a time\n", id, len(toRun), len(tasks)-len(toRun), jobs)
+	}
+
+	pool := &batch.Pool{Jobs: jobs}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var stoppedBy os.Signal
+	var sigMu sync.Mutex
+	go func() {
+		for sig := range sigs {
+			sigMu.Lock()
+			if stoppedBy == nil {
+				stoppedBy = sig
+			}
+			sigMu.Unlock()
+			out.stopping(sig)
+			pool.Signal(batch.Forwarded(sig))
+		}
+	}()
+	out.start()
+	var writeErr error
+	run := func(t batch.Task, started func(*os.Process)) batch.Outcome {
+		p := byID[t.ID]
+		now := time.Now().UTC()
+		ts := batch.TaskState{ID: t.ID, Digest: t.Digest(), Entry: t, Phase: batch.PhaseRunning, Started: &now}
+		if err := st.WriteTask(ts); err != nil {
+			return batch.Outcome{Status: report.StatusFailed, ExitCode: 1, Error: err.Error(), Started: now, Finished: time.Now()}
+		}
+		dir := st.TaskDir(t.ID)
+		stderr, _ := os.Create(filepath.Join(dir, "stderr.txt"))
+		events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
+		defer closeAll(stderr, events)
+		cmd := batch.Command(exe, t, p.Dir)
+		out.running(t.ID)
+		return batch.RunTask(cmd, t.ID, writerOrNil(events), writerOrNil(stderr), func(e report.Event) { out.event(e) }, started)
+	}
+	stopped := pool.Run(toRun, run, func(t batch.Task, o batch.Outcome) {
+		ts := stateOf(t, o)
+		if err := st.WriteTask(ts); err != nil && writeErr == nil {
+			writeErr = err
+		}
+		out.done(ts)
+	})
+	out.finish()
+	if writeErr != nil {
+		return fmt.Errorf("cannot write the batch's state: %w", writeErr)
+	}
+	final, err := st.ReadTasks(ids)
+	if err != nil {
+		return err
+	}
+	if !opts.JSON {
+		printBatchTable(ios.Out, ids, final)
+	}
+	sigMu.Lock()
+	sig := stoppedBy
+	sigMu.Unlock()
+	if stopped || sig != nil {
+		if sig == nil {
+			sig = os.Interrupt
+		}
+		fmt.Fprintf(ios.Err, "workforce: batch %s stopped; run it again to resume: workforce batch %s\n", id, shellJoin(resumeArgs(opts)))
+		return silentExit(signalStatus(sig))
+	}
+	return silentExit(batchStatus(ids, final))
+}
+
+// resumeArgs are the arguments that run the batch again.
+func resumeArgs(opts batchOptions) []string {
+	args := []string{opts.File}
+	if opts.ID != "" {
+		args = append(args, "--id", opts.ID)
+	}
+	return args
+}
+
+// stateOf is the state of task t after its run ended as o: done, but for
+// an interrupted run, which is pending again.
+func stateOf(t batch.Task, o batch.Outcome) batch.TaskState {
+	started, finished := o.Started.UTC(), o.Finished.UTC()
+	code := o.ExitCode
+	ts := batch.TaskState{ID: t.ID, Digest: t.Digest(), Entry: t, Phase: batch.PhaseDone, Status: o.Status,
+		Started: &started, Finished: &finished, DurationMS: o.Duration().Milliseconds(), ExitCode: &code, Error: o.Error, Result: o.Result}
+	if o.Status == report.StatusInterrupted {
+		ts.Phase = batch.PhasePending
+	}
+	return ts
+}
+
+// batchStatus is the exit status of a batch whose tasks ended as states:
+// 1 when any failed (or denied, timed out, never ran to a result), else 3
+// when any had conflicts, else 0. A task not done (interrupted by
+// something else than the batch's own stop) counts as failed.
+func batchStatus(ids []string, states map[string]batch.TaskState) int {
+	code := exitOK
+	for _, id := range ids {
+		ts, ok := states[id]
+		switch {
+		case !ok || ts.Phase != batch.PhaseDone:
+			return exitFailure
+		case ts.Status == report.StatusConflict:
+			code = exitConflict
+		case ts.Status != report.StatusSucceeded:
+			return exitFailure
+		}
+	}
+	return code
+}
+
+func writerOrNil(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// resultOf is the result a task's state gives for --json: its run's, or,
+// for a run that printed none, one saying why, with the task's id.
+func resultOf(ts batch.TaskState) report.Result {
+	if ts.Result != nil {
+		return *ts.Result
+	}
+	id, tier := persona.SplitRef(ts.Entry.Persona)
+	r := report.Result{TaskID: ts.ID, Persona: id, Tier: tier, Harness: ts.Entry.Harness, Status: ts.Status,
+		DurationMS: ts.DurationMS, Message: ts.Error}
+	if r.Status == "" {
+		r.Status = report.StatusFailed
+	}
+	return r
+}
+
+// printBatchTable prints the table of a batch's tasks.
+func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskState) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tPHASE\tSTATUS\tDURATION\tSESSION\tNOTE")
+	counts := map[string]int{}
+	for _, id := range ids {
+		ts, ok := states[id]
+		if !ok {
+			ts = batch.TaskState{ID: id, Phase: batch.PhasePending}
+		}
+		status, dur, session, note := "-", "-", "-", ""
+		if ts.Status != "" {
+			status = string(ts.Status)
+			counts[status]++
+		} else {
+			counts[string(ts.Phase)]++
+		}
+		if ts.DurationMS > 0 {
+			dur = (time.Duration(ts.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
+		}
+		if r := ts.Result; r != nil {
+			session = r.SessionID
+			if f := r.Files; f != nil && len(f.Conflicts) > 0 {
+				paths := make([]string, len(f.Conflicts))
+				for i, c := range f.Conflicts {
+					paths[i] = quote.Name(c.Path)
+				}
+				note = "conflicts: " + strings.Join(paths, ", ")
+			} else if r.Status != report.StatusSucceeded && r.Message != "" {
+				note = oneLine(quote.Text(r.Message), 60)
+			}
+		} else if ts.Error != "" {
+			note = oneLine(quote.Text(ts.Error), 60)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
+	}
+	tw.Flush()
+	var parts []string
+	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running"} {
+		if counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	fmt.Fprintf(w, "%d tasks: %s\n", len(ids), strings.Join(parts, ", "))
+}
+
+func batchStatusAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("batch status takes one batch id or batch file")
+	}
+	return runBatchStatus(newStreams(c), newProcEnv(), c.Args().First(), c.Bool("json"))
+}
+
+func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error {
+	home, err := env.home()
+	if err != nil {
+		return err
+	}
+	id := arg
+	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
+		// A batch file: its batch.
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return err
+		}
+		id = batch.IDFor(abs)
+	}
+	st, err := batch.Existing(home, id)
+	if err != nil {
+		return withCode(exitFailure, err, "workforce batch FILE starts one; its id is printed as it starts")
+	}
+	info, err := st.ReadInfo()
+	if err != nil {
+		return err
+	}
+	states, err := st.ReadTasks(info.Tasks)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		var b bytes.Buffer
+		for _, tid := range info.Tasks {
+			ts, ok := states[tid]
+			if !ok {
+				ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
+			}
+			line, err := marshalLine(ts)
+			if err != nil {
+				return err
+			}
+			b.Write(line)
+		}
+		_, err := ios.Out.Write(b.Bytes())
+		return err
+	}
+	fmt.Fprintf(ios.Out, "batch %s: %s\n", info.ID, info.File)
+	printBatchTable(ios.Out, info.Tasks, states)
+	return nil
+}
+
+// marshalLine is v as one line of JSON, <, > and & as themselves.
+func marshalLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
+}
+
+// batchOutput prints a batch's progress: a line per task as it ends (or
+// its result, with --json). It keeps the running tasks and the counts for
+// a live display on a terminal, not built yet. Its methods may be called from several
+// goroutines.
+type batchOutput struct {
+	mu    sync.Mutex
+	ios   *iostreams
+	json  bool
+	total int
+	began time.Time
+	// since are the tasks running, with their start.
+	since  map[string]time.Time
+	counts map[string]int
+}
+
+func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
+	o := &batchOutput{ios: ios, json: asJSON, total: total, began: time.Now(), since: map[string]time.Time{}, counts: map[string]int{}}
+	return o
+}
+
+// skipped reports a task done before, left as it is.
+func (o *batchOutput) skipped(ts batch.TaskState) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.counts[countKey(ts)]++
+	if o.json {
+		o.printResult(ts)
+		return
+	}
+	fmt.Fprintf(o.ios.Out, "task %s: skipped, done before: %s\n", ts.ID, ts.Status)
+}
+
+func (o *batchOutput) printResult(ts batch.TaskState) {
+	line, err := marshalLine(resultOf(ts))
+	if err == nil {
+		o.ios.Out.Write(line)
+	}
+}
+
+// countKey is the count a task's end adds to: succeeded or failed
+// (failed, denied, timed out), conflict, or interrupted.
+func countKey(ts batch.TaskState) string {
+	switch ts.Status {
+	case report.StatusSucceeded, report.StatusConflict, report.StatusInterrupted:
+		return string(ts.Status)
+	}
+	return "failed"
+}
+
+// start marks the start of the runs.
+func (o *batchOutput) start() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.began = time.Now()
+}
+
+// running reports a task that starts.
+func (o *batchOutput) running(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.since[id] = time.Now()
+}
+
+// event reports an event of a running task.
+func (o *batchOutput) event(report.Event) {}
+
+// done reports a task that ended.
+func (o *batchOutput) done(ts batch.TaskState) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.since, ts.ID)
+	o.counts[countKey(ts)]++
+	if o.json {
+		o.printResult(ts)
+		return
+	}
+	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, ts.Status, (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
+		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), r.SessionID)
+	}
+	if ts.Result == nil && ts.Error != "" {
+		line += ": " + oneLine(quote.Text(ts.Error), 100)
+	}
+	fmt.Fprintln(o.ios.Out, line)
+}
+
+// stopping reports the signal that stops the batch.
+func (o *batchOutput) stopping(sig os.Signal) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
+	fmt.Fprintln(o.ios.Err, msg)
+}
+
+// finish ends the batch's progress; the live display of a terminal
+// (not built yet) will end here.
+func (o *batchOutput) finish() {}
