@@ -74,8 +74,9 @@ var depRules = map[string]depRule{
 	"W/pack":                        {deny: []string{"W/session", "W/mount", "W/install", cliLib}},
 	"W/install":                     {deny: []string{"W/session", "W/mount", "W/harness", "W/native", cliLib}},
 	"W/session":                     {deny: []string{cliLib, "W/report"}},
-	// Landlock and the launcher: the standard library, x/sys and
-	// go-landlock only, since every harness start runs it before main.
+	// Landlock and the launcher: the standard library, x/sys, x/net/bpf
+	// (the seccomp filter's assembler) and go-landlock only, since every
+	// harness start runs it before main.
 	"W/confine": {deny: []string{anyOfOurs, cliLib}},
 	// The command layer may import everything.
 	"W": {},

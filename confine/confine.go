@@ -55,6 +55,18 @@
 //     per-session copy where it can be moved, and a single file where it
 //     cannot (a credential it refreshes).
 //
+// The terminal is the third trap. The harness shares the user's terminal
+// and may control it (ioctl(2) on /dev/tty and /dev/pts is allowed, or no
+// terminal program works), and ioctl TIOCSTI pushes characters into a
+// terminal's input queue, where the user's shell reads them once workforce
+// exits (unless the kernel has dev.tty.legacy_tiocsti=0). Landlock cannot
+// tell one ioctl request from another, so the launcher installs a seccomp
+// filter too: TIOCSTI and TIOCLINUX fail with EPERM (seccomp_linux.go says
+// how the filter reads the request and other architectures). What remains:
+// the harness writes to the terminals it may write, escape sequences
+// included, and /dev/pts/* of the user's other terminals are writable
+// (written to, not typed into): a known limit.
+//
 // A hard link in the sandbox to a real file would make the real file
 // writable: Landlock checks the path a file is opened by, and the link's
 // path is inside the boundary while its inode is the real file's (the tests
@@ -87,10 +99,10 @@
 // the file was replaced since) with the hidden first argument LauncherArg.
 // main calls Main before anything else; Main reads the policy from the
 // environment variable PolicyEnv (removed before the harness starts),
-// applies it (which also sets no_new_privs), and executes the harness in
-// the same process: the harness keeps the launcher's process id, so the
-// caller's signals, its parent-death signal and its accounting apply to the
-// harness itself. A failure before that is written to a pipe the launcher
+// applies it (which also sets no_new_privs), installs the seccomp filter
+// on every thread, and executes the harness in the same process: the
+// harness keeps the launcher's process id, so the caller's signals, its
+// parent-death signal and its accounting apply to the harness itself. A failure before that is written to a pipe the launcher
 // inherits, closed on exec, so that Start returns it as an error instead
 // of a harness exit status.
 //

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -201,8 +202,9 @@ func without(env []string, key string) []string {
 
 // Main is the launcher: main calls it first when IsLauncher(os.Args),
 // with the arguments after LauncherArg: PATH ARGV0 [ARG...]. It applies
-// the policy in PolicyEnv and executes PATH with ARGV0 and the ARGs, the
-// environment without PolicyEnv. It returns only when that failed, with
+// the policy in PolicyEnv, installs the seccomp filter that keeps the
+// program from pushing input into a terminal (TIOCSTI), and executes
+// PATH with ARGV0 and the ARGs, the environment without PolicyEnv. It returns only when that failed, with
 // the exit status, having reported why on its status descriptor (or
 // stderr).
 func Main(args []string) int {
@@ -242,6 +244,12 @@ func Main(args []string) int {
 	}
 	if err := apply(m.Policy); err != nil {
 		return fail(ExitCannotRun, err)
+	}
+	// The filter goes on every thread (TSYNC); the thread that installs
+	// it is the one that executes the harness all the same.
+	runtime.LockOSThread()
+	if err := denyTerminalInjection(); err != nil {
+		return fail(ExitCannotRun, fmt.Errorf("cannot install the seccomp filter: %w", err))
 	}
 	err = syscall.Exec(path, argv, env)
 	code := ExitCannotRun

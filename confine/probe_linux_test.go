@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -94,6 +96,12 @@ func probeOp(op []string) string {
 		return got[0]
 	case "pty": // make a pseudo-terminal and ask for its settings
 		err = pty()
+	case "winsize": // make a pseudo-terminal and ask for its window size
+		err = winsize()
+	case "tiocsti": // push input into a terminal of our own
+		return tiocsti(0)
+	case "tiocsti-high": // the same, the request's high word set
+		return tiocsti(0xffffffff)
 	case "ioctl": // a device's own ioctl: the entropy count of a random device
 		var f *os.File
 		if f, err = os.Open(arg(1)); err == nil {
@@ -123,25 +131,83 @@ func probeOp(op []string) string {
 
 // pty opens a new pseudo-terminal pair and reads the terminal's settings.
 func pty() error {
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	m, s, err := openPty()
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		return err
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		return err
-	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return err
-	}
 	defer s.Close()
 	_, err = unix.IoctlGetTermios(int(s.Fd()), unix.TCGETS)
 	return err
+}
+
+// openPty opens a new pseudo-terminal pair, as posix_openpt, unlockpt
+// and ptsname do.
+func openPty() (master, slave *os.File, err error) {
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0)
+	}
+	var s *os.File
+	if err == nil {
+		s, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	}
+	if err != nil {
+		m.Close()
+		return nil, nil, err
+	}
+	return m, s, nil
+}
+
+// winsize asks a new pseudo-terminal for its window size.
+func winsize() error {
+	m, s, err := openPty()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	defer s.Close()
+	_, err = unix.IoctlGetWinsize(int(s.Fd()), unix.TIOCGWINSZ)
+	return err
+}
+
+// tiocsti makes a new pseudo-terminal the probe's controlling terminal,
+// as a user's terminal is the shell's, and pushes "x\n" into its input
+// queue with ioctl(TIOCSTI), the request number's high word set to high
+// (the kernel takes the low 32 bits): "OK" when the line then reads
+// back from the terminal, the errno when TIOCSTI failed.
+func tiocsti(high uint64) string {
+	m, s, err := openPty()
+	if err != nil {
+		return errName(err)
+	}
+	defer m.Close()
+	defer s.Close()
+	// A new session without a terminal, which then takes this one; as
+	// root TIOCSTI works on any terminal, otherwise only on one's own.
+	// Closing the master hangs the terminal up, which signals its
+	// session and leaves it without a terminal again, for the next op.
+	signal.Ignore(unix.SIGHUP)
+	_, _ = unix.Setsid()
+	if err := unix.IoctlSetInt(int(s.Fd()), unix.TIOCSCTTY, 0); err != nil {
+		return "TIOCSCTTY: " + errName(err)
+	}
+	for _, c := range []byte("x\n") {
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, s.Fd(), uintptr(high<<32|unix.TIOCSTI), uintptr(unsafe.Pointer(&c)))
+		if errno != 0 {
+			return errName(errno)
+		}
+	}
+	buf := make([]byte, 16)
+	n, err := s.Read(buf)
+	if err != nil || string(buf[:n]) != "x\n" {
+		return fmt.Sprintf("pushed, but the terminal read %q (%v)", buf[:n], err)
+	}
+	return "OK"
 }
 
 // errName names err: "OK" for nil, the errno's name, "exit N" for a
