@@ -1,11 +1,19 @@
 package harness
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -58,11 +66,18 @@ type StateSeed struct {
 	// run: a regular file, written back to the user's after the run when
 	// the harness changed it.
 	Credential bool
-	// Identity, for a credential, is the path of a JSON value that names
-	// the account, which a refresh keeps: a credential whose account
-	// changed is not written back.
-	Identity []string
+	// Refresh, for a credential, are the fields a refresh of the login
+	// changes (CheckRefresh): only those may differ for the session's
+	// copy to be written back.
+	Refresh []JSONPath
+	// Identity, for a credential, are the fields that name the account
+	// (never in Refresh): a change there is reported as another account.
+	Identity []JSONPath
 }
+
+// JSONPath is the path of a value in a JSON object, key by key; "*" is
+// any key.
+type JSONPath []string
 
 // StateLayout is how a harness's state moves into a session: the
 // variables to set, the directories to make, the seeds to copy.
@@ -99,6 +114,184 @@ var codexSeeds = []string{
 // hide: git's (user.name for the agent's commits, ignores, attributes),
 // gh's, and go's `go env -w` settings.
 var opencodeConfigSeeds = []string{"opencode", "git", "gh", filepath.Join("go", "env")}
+
+// Credentials written back. A credential goes back to the user's file
+// only when it is a refresh of the same login (CheckRefresh): the same
+// entries, each of the same type and naming the same account, only its
+// tokens and their expiry changed. The fields a refresh changes, per
+// file (the formats of the measured versions; "*" is any key: a
+// provider, a server):
+//
+//   - claude .credentials.json: claudeAiOauth's accessToken,
+//     refreshToken, expiresAt; the same of each mcpOAuth server.
+//   - codex auth.json: tokens.id_token, tokens.access_token,
+//     tokens.refresh_token, last_refresh (the account: auth_mode,
+//     OPENAI_API_KEY, tokens.account_id, unchanged, present or absent
+//     alike); .credentials.json (MCP OAuth, one entry a server):
+//     access_token, refresh_token, expires_at; gateway_oauth.json: the
+//     same and id_token, at the top or in an entry.
+//   - opencode auth.json (one entry a provider: oauth, api or
+//     wellknown): an oauth entry's access, refresh, expires (an api
+//     key, a wellknown entry's key and token never); mcp-auth.json (one
+//     entry an MCP server): tokens.accessToken, tokens.refreshToken,
+//     tokens.expiresAt.
+//
+// Anything else that differs (an entry added or removed, a type, an api
+// key, an account, a server's address) is a new or different login,
+// which the agent may have chosen: an opencode wellknown entry names a
+// URL whose configuration opencode fetches and runs, an api key another
+// account. Such a file is not written back.
+var credentialFields = map[string]struct{ refresh, identity []JSONPath }{
+	"claude/.credentials.json": {refresh: []JSONPath{
+		{"claudeAiOauth", "accessToken"}, {"claudeAiOauth", "refreshToken"}, {"claudeAiOauth", "expiresAt"},
+		{"mcpOAuth", "*", "accessToken"}, {"mcpOAuth", "*", "refreshToken"}, {"mcpOAuth", "*", "expiresAt"},
+	}},
+	"codex/auth.json": {
+		refresh: []JSONPath{
+			{"tokens", "id_token"}, {"tokens", "access_token"}, {"tokens", "refresh_token"}, {"last_refresh"},
+		},
+		identity: []JSONPath{{"auth_mode"}, {"OPENAI_API_KEY"}, {"tokens", "account_id"}},
+	},
+	"codex/.credentials.json": {refresh: []JSONPath{
+		{"*", "access_token"}, {"*", "refresh_token"}, {"*", "expires_at"},
+	}},
+	"codex/gateway_oauth.json": {refresh: []JSONPath{
+		{"access_token"}, {"refresh_token"}, {"expires_at"}, {"id_token"},
+		{"*", "access_token"}, {"*", "refresh_token"}, {"*", "expires_at"}, {"*", "id_token"},
+	}},
+	"opencode/data/opencode/auth.json": {
+		refresh:  []JSONPath{{"*", "access"}, {"*", "refresh"}, {"*", "expires"}},
+		identity: []JSONPath{{"*", "key"}, {"*", "accountId"}, {"*", "enterpriseUrl"}},
+	},
+	"opencode/data/opencode/mcp-auth.json": {refresh: []JSONPath{
+		{"*", "tokens", "accessToken"}, {"*", "tokens", "refreshToken"}, {"*", "tokens", "expiresAt"},
+	}},
+}
+
+// credentialSeed is the credential seed from -> to, with the fields a
+// refresh of it changes.
+func credentialSeed(from, to string) StateSeed {
+	f, ok := credentialFields[filepath.ToSlash(to)]
+	if !ok {
+		panic("harness: no refresh fields for the credential " + to)
+	}
+	return StateSeed{From: from, To: to, Credential: true, Refresh: f.refresh, Identity: f.identity}
+}
+
+// CheckRefresh says why the session's copy now of credential s cannot
+// replace the user's, which held seeded: nil when now is seeded with
+// only the fields of s.Refresh changed, each to a string, a number or
+// null (a token, an expiry time). Both must be JSON objects in UTF-8;
+// numbers are compared as written.
+func (s StateSeed) CheckRefresh(seeded, now []byte) error {
+	was, err := decodeObject(seeded)
+	if err != nil {
+		return errors.New("yours was not a JSON object when the session started")
+	}
+	is, err := decodeObject(now)
+	if err != nil {
+		return errors.New("it is not a JSON object")
+	}
+	return s.compare(nil, was, is)
+}
+
+// decodeObject decodes a JSON object, its numbers as written.
+func decodeObject(data []byte) (map[string]any, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("not UTF-8")
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("null")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("more after the object")
+	}
+	return obj, nil
+}
+
+// compare checks the value is at path against was, as CheckRefresh says.
+func (s StateSeed) compare(path JSONPath, was, is any) error {
+	wasObj, ok1 := was.(map[string]any)
+	isObj, ok2 := is.(map[string]any)
+	if ok1 && ok2 {
+		for _, k := range sortedKeys(wasObj) {
+			if _, ok := isObj[k]; !ok {
+				return fmt.Errorf("%s was removed", fieldName(append(path, k)))
+			}
+		}
+		for _, k := range sortedKeys(isObj) {
+			if _, ok := wasObj[k]; !ok {
+				return fmt.Errorf("%s was added", fieldName(append(path, k)))
+			}
+		}
+		for _, k := range sortedKeys(wasObj) {
+			if err := s.compare(append(path[:len(path):len(path)], k), wasObj[k], isObj[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if matchAny(s.Refresh, path) && scalar(was) && scalar(is) {
+		return nil
+	}
+	if reflect.DeepEqual(was, is) {
+		return nil
+	}
+	switch {
+	case matchAny(s.Identity, path):
+		return fmt.Errorf("it names another account (%s changed)", fieldName(path))
+	case len(path) > 0 && path[len(path)-1] == "type":
+		return fmt.Errorf("the type of %s changed", fieldName(path[:len(path)-1]))
+	}
+	return fmt.Errorf("%s changed, which a refresh does not change", fieldName(path))
+}
+
+// fieldName names the value at path for a message: "an entry" at the
+// top, "the field" below, with the path quoted (its keys are the
+// agent's).
+func fieldName(path JSONPath) string {
+	q := quote.Name(strings.Join(path, "."))
+	if len(path) == 1 {
+		return "an entry (" + q + ")"
+	}
+	return "the field " + q
+}
+
+// scalar reports whether v is a string, a number or null.
+func scalar(v any) bool {
+	switch v.(type) {
+	case nil, string, json.Number:
+		return true
+	}
+	return false
+}
+
+// matchAny reports whether path is one of paths.
+func matchAny(paths []JSONPath, path JSONPath) bool {
+outer:
+	for _, p := range paths {
+		if len(p) != len(path) {
+			continue
+		}
+		for i := range p {
+			if p[i] != "*" && p[i] != path[i] {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func sortedKeys(m map[string]any) []string {
+	return slices.Sorted(maps.Keys(m))
+}
 
 // State returns how harness h's state moves into a session, seeded from
 // the user's configuration as env (the caller's environment) locates it.
@@ -139,7 +332,7 @@ func State(h string, env []string) (*StateLayout, error) {
 			creds = filepath.Clean(d)
 			l.Vars = append(l.Vars, StateVar{"CLAUDE_SECURESTORAGE_CONFIG_DIR", "claude"})
 		}
-		l.Seeds = append(l.Seeds, StateSeed{From: under(creds, ".credentials.json"), To: filepath.Join("claude", ".credentials.json"), Credential: true})
+		l.Seeds = append(l.Seeds, credentialSeed(under(creds, ".credentials.json"), filepath.Join("claude", ".credentials.json")))
 	case persona.HarnessCodex:
 		src := userDir("CODEX_HOME", ".codex")
 		l.Vars = []StateVar{{"CODEX_HOME", "codex"}}
@@ -147,10 +340,9 @@ func State(h string, env []string) (*StateLayout, error) {
 		for _, name := range codexSeeds {
 			l.Seeds = append(l.Seeds, StateSeed{From: under(src, name), To: filepath.Join("codex", name)})
 		}
-		l.Seeds = append(l.Seeds,
-			StateSeed{From: under(src, "auth.json"), To: filepath.Join("codex", "auth.json"), Credential: true, Identity: []string{"tokens", "account_id"}},
-			StateSeed{From: under(src, ".credentials.json"), To: filepath.Join("codex", ".credentials.json"), Credential: true},
-			StateSeed{From: under(src, "gateway_oauth.json"), To: filepath.Join("codex", "gateway_oauth.json"), Credential: true})
+		for _, name := range []string{"auth.json", ".credentials.json", "gateway_oauth.json"} {
+			l.Seeds = append(l.Seeds, credentialSeed(under(src, name), filepath.Join("codex", name)))
+		}
 	case persona.HarnessOpencode:
 		config := userDir("XDG_CONFIG_HOME", ".config")
 		data := userDir("XDG_DATA_HOME", ".local", "share")
@@ -167,7 +359,7 @@ func State(h string, env []string) (*StateLayout, error) {
 			l.Seeds = append(l.Seeds, StateSeed{From: under(config, name), To: filepath.Join("opencode", "config", name)})
 		}
 		for _, name := range []string{"auth.json", "mcp-auth.json"} {
-			l.Seeds = append(l.Seeds, StateSeed{From: under(data, "opencode", name), To: filepath.Join("opencode", "data", "opencode", name), Credential: true})
+			l.Seeds = append(l.Seeds, credentialSeed(under(data, "opencode", name), filepath.Join("opencode", "data", "opencode", name)))
 		}
 	default:
 		return nil, fmt.Errorf("unknown harness %q; want one of %s", h, strings.Join(persona.Harnesses, ", "))

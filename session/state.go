@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +68,13 @@ import (
 // writes it over the user's file, only when:
 //
 //   - the session's copy is a regular file reached without following a
-//     link (a link the agent planted there is never followed), a JSON
-//     object, and names the same account where the harness writes one
-//     (codex: tokens.account_id);
+//     link (a link the agent planted there is never followed), and a
+//     refresh of the seeded login (harness.StateSeed.CheckRefresh): a
+//     JSON object with the same entries, of the same types, naming the
+//     same accounts, where only the token fields harness/state.go lists
+//     per file changed; a new or different login (an entry added, an
+//     opencode wellknown URL, an api key, an account) is the agent's
+//     choice, and is never written back;
 //   - the user's file still holds the bytes it had at seeding: a login
 //     refreshed elsewhere meanwhile (another session, the user's own
 //     harness) wins, and a warning says the session's copy is dropped.
@@ -86,9 +89,14 @@ import (
 // credential the user did not have at seeding is never created (the
 // account it names would be the agent's choice), and the one a session
 // removed is left to the user. The limit that stays: an agent that
-// writes a valid credential of another account into the session's copy of
-// a file that names no account (claude's, opencode's) has it written back;
-// docs/sandbox.md says so.
+// writes a valid token of another account into a token field of a file
+// that names no account (claude's, an opencode oauth entry) has it
+// written back; docs/sandbox.md says so.
+//
+// The state's directories are made one at a time below the state
+// directory, each opened without following a link (makeStateDir): on
+// sessions resume, a link the agent left in place of one of them is
+// refused, and nothing is made where it leads.
 //
 // A resumed session keeps its state (its conversations are there); only
 // its credentials are seeded again from the user's, which may have been
@@ -336,9 +344,11 @@ func (st *harnessState) seed(warn func(string)) error {
 		return fmt.Errorf("cannot create the harness's state directory: %w", err)
 	}
 	for _, rel := range append(append([]string{}, st.layout.Dirs...), "cache") {
-		if err := os.MkdirAll(filepath.Join(st.Dir, rel), 0o700); err != nil {
+		fd, err := makeStateDir(st.Dir, rel)
+		if err != nil {
 			return fmt.Errorf("cannot create the harness's state directory: %w", err)
 		}
+		unix.Close(fd)
 	}
 	c := &seeder{warn: warn}
 	for _, s := range st.layout.Seeds {
@@ -419,8 +429,8 @@ func (st *harnessState) WriteBack(warn func(string)) {
 		case bytes.Equal(now, c.seeded):
 			continue
 		}
-		if why := credentialChange(c.seed, c.seeded, now); why != "" {
-			warn(fmt.Sprintf("the session's copy of your %s is not written back: %s", c.seed.From, why))
+		if err := c.seed.CheckRefresh(c.seeded, now); err != nil {
+			warn(fmt.Sprintf("the session's copy of your %s is not written back: %v; yours is kept", c.seed.From, err))
 			continue
 		}
 		if err := c.writeBack(now); errors.Is(err, errConflict) {
@@ -429,40 +439,6 @@ func (st *harnessState) WriteBack(warn func(string)) {
 			warn(fmt.Sprintf("cannot write the refreshed %s back: %v", c.seed.From, err))
 		}
 	}
-}
-
-// credentialChange says why now cannot replace the seeded credential:
-// it is not a JSON object, or it names another account; "" when it can.
-func credentialChange(s harness.StateSeed, seeded, now []byte) string {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(now, &obj); err != nil || obj == nil {
-		return "it is not a JSON object"
-	}
-	if len(s.Identity) > 0 {
-		was, is := jsonAt(seeded, s.Identity), jsonAt(now, s.Identity)
-		if was != "" && was != is {
-			return fmt.Sprintf("it names another account (%s)", strings.Join(s.Identity, "."))
-		}
-	}
-	return ""
-}
-
-// jsonAt returns the JSON text of the value at path in data, "" when
-// there is none.
-func jsonAt(data []byte, path []string) string {
-	cur := json.RawMessage(data)
-	for _, k := range path {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
-			return ""
-		}
-		v, ok := obj[k]
-		if !ok {
-			return ""
-		}
-		cur = v
-	}
-	return string(bytes.TrimSpace(cur))
 }
 
 // writeBack replaces the user's credential with data if it still holds
@@ -587,6 +563,20 @@ func readRegular(dirfd int, name string, limit int64) ([]byte, uint32, error) {
 // openStateDir opens the directory rel of the state directory root,
 // following no link below root.
 func openStateDir(root, rel string) (int, error) {
+	return walkStateDir(root, rel, false)
+}
+
+// makeStateDir makes the directory rel of the state directory root and
+// those above it (mode 0700), following no link below root: a link the
+// agent left in their place is refused, and nothing is made where it
+// leads. It returns the directory open.
+func makeStateDir(root, rel string) (int, error) {
+	return walkStateDir(root, rel, true)
+}
+
+// walkStateDir opens rel below root one directory at a time, each opened
+// with O_NOFOLLOW, making each first with create.
+func walkStateDir(root, rel string, create bool) (int, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, &fs.PathError{Op: "open", Path: root, Err: err}
@@ -594,7 +584,17 @@ func openStateDir(root, rel string) (int, error) {
 	if rel == "." || rel == "" {
 		return fd, nil
 	}
-	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+	for _, name := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		if name == ".." {
+			unix.Close(fd)
+			return -1, &fs.PathError{Op: "open", Path: filepath.Join(root, rel), Err: errors.New("outside the state directory")}
+		}
+		if create {
+			if err := unix.Mkdirat(fd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+				unix.Close(fd)
+				return -1, &fs.PathError{Op: "mkdir", Path: filepath.Join(root, rel), Err: err}
+			}
+		}
 		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		unix.Close(fd)
 		if err != nil {
@@ -623,10 +623,7 @@ func readStateFile(root, rel string) ([]byte, error) {
 // writeStateFile writes data to the file rel of the state directory root
 // (mode 0600), replacing what is there, following no link below root.
 func writeStateFile(root, rel string, data []byte) error {
-	if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o700); err != nil {
-		return err
-	}
-	fd, err := openStateDir(root, filepath.Dir(rel))
+	fd, err := makeStateDir(root, filepath.Dir(rel))
 	if err != nil {
 		return err
 	}

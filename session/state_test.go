@@ -1,7 +1,7 @@
 package session
 
 import (
-	"encoding/json"
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/seed-3bc194a6/workforce/harness"
 )
 
 // makeFiles makes files below root: a value "-> TARGET" is a symbolic
@@ -412,8 +410,16 @@ func TestWriteBack(t *testing.T) {
 		},
 		{name: "not JSON: not written back", agent: write("garbage"), wantUser: seeded, wantSame: true, warn: "not a JSON object"},
 		{
-			name: "another account: not written back", agent: write(`{"tokens":{"account_id":"acct-2"}}`),
-			wantUser: seeded, wantSame: true, warn: "names another account",
+			name: "another account: not written back", agent: write(`{"tokens":{"account_id":"acct-2","refresh_token":"r2"}}`),
+			wantUser: seeded, wantSame: true, warn: "names another account (the field tokens.account_id changed); yours is kept",
+		},
+		{
+			name: "an entry added (an api key): not written back", agent: write(`{"OPENAI_API_KEY":"sk-attacker","tokens":{"account_id":"acct-1","refresh_token":"r2"}}`),
+			wantUser: seeded, wantSame: true, warn: "an entry (OPENAI_API_KEY) was added; yours is kept",
+		},
+		{
+			name: "a field removed: not written back", agent: write(`{"tokens":{"refresh_token":"r2"}}`),
+			wantUser: seeded, wantSame: true, warn: "the field tokens.account_id was removed",
 		},
 		{
 			name:     "removed in the session: the user's stays",
@@ -506,13 +512,13 @@ func TestWriteBackNeverCreates(t *testing.T) {
 // current credentials.
 func TestRefresh(t *testing.T) {
 	home := t.TempDir()
-	makeFiles(t, home, map[string]string{".claude/.credentials.json": `{"v":1}`, ".claude/settings.json": "{}"})
+	makeFiles(t, home, map[string]string{".claude/.credentials.json": `{"claudeAiOauth":{"refreshToken":"v1"}}`, ".claude/settings.json": "{}"})
 	dir := t.TempDir()
 	st, err := planState(dir, "claude", []string{"HOME=" + home}, nil)
 	must(t, err)
 	must(t, st.seed(func(string) {}))
 	makeFiles(t, st.Dir, map[string]string{"claude/projects/p/conversation.jsonl": "kept"})
-	must(t, os.WriteFile(filepath.Join(home, ".claude/.credentials.json"), []byte(`{"v":2}`), 0o600))
+	must(t, os.WriteFile(filepath.Join(home, ".claude/.credentials.json"), []byte(`{"claudeAiOauth":{"refreshToken":"v2"}}`), 0o600))
 
 	again, err := planState(dir, "claude", []string{"HOME=" + home}, nil)
 	must(t, err)
@@ -521,39 +527,84 @@ func TestRefresh(t *testing.T) {
 	if got["claude/projects/p/conversation.jsonl"] != "file -rw-r--r-- kept" {
 		t.Errorf("the conversation = %q, want it kept", got["claude/projects/p/conversation.jsonl"])
 	}
-	if got["claude/.credentials.json"] != `file -rw------- {"v":2}` {
+	if got["claude/.credentials.json"] != `file -rw------- {"claudeAiOauth":{"refreshToken":"v2"}}` {
 		t.Errorf("the credential = %q, want the user's current one", got["claude/.credentials.json"])
 	}
 	// The refreshed bytes are what write-back compares with.
-	must(t, os.WriteFile(filepath.Join(again.Dir, "claude/.credentials.json"), []byte(`{"v":3}`), 0o600))
+	must(t, os.WriteFile(filepath.Join(again.Dir, "claude/.credentials.json"), []byte(`{"claudeAiOauth":{"refreshToken":"v3"}}`), 0o600))
 	again.WriteBack(func(s string) { t.Errorf("warning %q", s) })
-	if b, _ := os.ReadFile(filepath.Join(home, ".claude/.credentials.json")); string(b) != `{"v":3}` {
+	if b, _ := os.ReadFile(filepath.Join(home, ".claude/.credentials.json")); string(b) != `{"claudeAiOauth":{"refreshToken":"v3"}}` {
 		t.Errorf("the user's credential = %q, want the resumed session's refresh", b)
 	}
 }
 
-// FuzzCredentialChange: whatever the session's copy holds, the check
-// never panics, and passes only a JSON object that names the seeded
-// account where the seeded one names one.
-func FuzzCredentialChange(f *testing.F) {
-	f.Add([]byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":{"account_id":"a","refresh_token":"r"}}`))
-	f.Add([]byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":{"account_id":"b"}}`))
-	f.Add([]byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":"x"}`))
-	f.Add([]byte(`{}`), []byte(`null`))
-	f.Add([]byte(`[1]`), []byte(`{"tokens":{"account_id":1}}`))
-	f.Add([]byte(``), []byte(`{"a":`))
-	seed := harness.StateSeed{Credential: true, Identity: []string{"tokens", "account_id"}}
-	f.Fuzz(func(t *testing.T, seeded, now []byte) {
-		why := credentialChange(seed, seeded, now)
-		if why != "" {
-			return
+// TestRefreshRefusesLinks: on resume, a link the agent left in place of
+// one of the state's directories is refused, and nothing is made where
+// it leads.
+func TestRefreshRefusesLinks(t *testing.T) {
+	for _, level := range []string{"opencode", "opencode/data", "opencode/data/opencode"} {
+		t.Run(level, func(t *testing.T) {
+			home := t.TempDir()
+			makeFiles(t, home, map[string]string{".local/share/opencode/auth.json": `{"p":{"type":"api","key":"k"}}`})
+			dir := t.TempDir()
+			st, err := planState(dir, "opencode", []string{"HOME=" + home}, nil)
+			must(t, err)
+			must(t, st.seed(func(string) {}))
+			outside := t.TempDir()
+			must(t, os.RemoveAll(filepath.Join(st.Dir, level)))
+			must(t, os.Symlink(outside, filepath.Join(st.Dir, level)))
+
+			again, err := planState(dir, "opencode", []string{"HOME=" + home}, nil)
+			must(t, err)
+			err = again.refresh(func(s string) { t.Errorf("warning %q", s) })
+			if err == nil || !strings.Contains(err.Error(), "not a directory (a symbolic link?)") {
+				t.Errorf("refresh = %v, want the link refused", err)
+			}
+			if got := listTree(t, outside); len(got) != 0 {
+				t.Errorf("made outside the state through the link: %q", got)
+			}
+		})
+	}
+}
+
+// FuzzWriteBack: whatever the session's copy holds, write-back never
+// panics, and writes it over the user's only when it passes the
+// harness's check; a refusal leaves the user's file as it was.
+func FuzzWriteBack(f *testing.F) {
+	f.Add(true, []byte(`{"p":{"type":"oauth","refresh":"r1","access":"a1","expires":1}}`), []byte(`{"p":{"type":"oauth","refresh":"r2","access":"a2","expires":2}}`))
+	f.Add(true, []byte(`{"p":{"type":"oauth","refresh":"r1"}}`), []byte(`{"p":{"type":"oauth","refresh":"r1"},"https://evil":{"type":"wellknown","key":"K","token":"t"}}`))
+	f.Add(false, []byte(`{"tokens":{"account_id":"a","refresh_token":"r"}}`), []byte(`{"tokens":{"account_id":"a","refresh_token":"r2"}}`))
+	f.Add(false, []byte(`{"tokens":{"account_id":"a"}}`), []byte(`{"tokens":{"account_id":"b"}}`))
+	f.Add(false, []byte(`{"OPENAI_API_KEY":"k"}`), []byte(`{"OPENAI_API_KEY":"k2"}`))
+	f.Add(true, []byte(`{}`), []byte(`null`))
+	f.Add(true, []byte(`[1]`), []byte(`{"a":`))
+	f.Fuzz(func(t *testing.T, opencode bool, seeded, now []byte) {
+		home := t.TempDir()
+		h, user, state := "codex", filepath.Join(home, ".codex", "auth.json"), "codex/auth.json"
+		if opencode {
+			h, user, state = "opencode", filepath.Join(home, ".local", "share", "opencode", "auth.json"), "opencode/data/opencode/auth.json"
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(now, &obj); err != nil || obj == nil {
-			t.Fatalf("credentialChange(%q, %q) passed a value that is not a JSON object", seeded, now)
+		must(t, os.MkdirAll(filepath.Dir(user), 0o700))
+		must(t, os.WriteFile(user, seeded, 0o600))
+		st, err := planState(t.TempDir(), h, []string{"HOME=" + home}, nil)
+		must(t, err)
+		must(t, st.seed(func(string) {}))
+		if len(st.creds) == 0 {
+			return // too large to seed
 		}
-		if was := jsonAt(seeded, seed.Identity); was != "" && was != jsonAt(now, seed.Identity) {
-			t.Fatalf("credentialChange(%q, %q) passed another account", seeded, now)
+		must(t, os.WriteFile(filepath.Join(st.Dir, state), now, 0o600))
+		var warned bool
+		st.WriteBack(func(string) { warned = true })
+		got, err := os.ReadFile(user)
+		must(t, err)
+		refused := st.creds[0].seed.CheckRefresh(seeded, now) != nil && !bytes.Equal(seeded, now)
+		switch {
+		case refused && !bytes.Equal(got, seeded):
+			t.Fatalf("refused (%q over %q), yet the user's file is now %q", now, seeded, got)
+		case refused && !warned:
+			t.Fatalf("refused (%q over %q) without a warning", now, seeded)
+		case !refused && !bytes.Equal(got, now):
+			t.Fatalf("passed (%q over %q), yet the user's file is %q", now, seeded, got)
 		}
 	})
 }
