@@ -162,14 +162,7 @@ var runRules = []flagRule{
 }
 
 func runAction(c *cli.Context) error {
-	args := c.Args().Slice()
-	var extra []string
-	for i, a := range args {
-		if a == "--" {
-			args, extra = args[:i], args[i+1:]
-			break
-		}
-	}
+	args, extra := harnessArgs(c.Args().Slice())
 	if len(args) != 1 && len(args) != 2 {
 		return usagef("run takes one persona, as PERSONA or PERSONA@TIER, optionally a task, then optionally -- and harness arguments")
 	}
@@ -206,12 +199,8 @@ func runAction(c *cli.Context) error {
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
 		return err
 	}
-	for _, kv := range c.StringSlice("input") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usagef("--input %q: want NAME=VALUE", kv)
-		}
-		opts.Inputs[k] = v
+	if err := inputValues(c, opts.Inputs); err != nil {
+		return err
 	}
 	if h := opts.Harness; h != "" && !persona.IsKnownHarness(h) {
 		return unknownHarness(h, persona.Harnesses)
@@ -230,6 +219,29 @@ func runAction(c *cli.Context) error {
 		opts.Task = &task
 	}
 	return runRun(c.Context, ios, opts)
+}
+
+// harnessArgs splits a command's arguments at the first --: those before
+// are the command's, those after go to the harness.
+func harnessArgs(args []string) (own, extra []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
+// inputValues adds the values of --input NAME=VALUE to inputs.
+func inputValues(c *cli.Context, inputs map[string]string) error {
+	for _, kv := range c.StringSlice("input") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usagef("--input %q: want NAME=VALUE", kv)
+		}
+		inputs[k] = v
+	}
+	return nil
 }
 
 // readTask returns the task of a one-shot run: the argument (- reads it

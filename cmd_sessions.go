@@ -858,14 +858,7 @@ type sessionsResumeOptions struct {
 }
 
 func sessionsResumeAction(c *cli.Context) error {
-	args := c.Args().Slice()
-	var extra []string
-	for i, a := range args {
-		if a == "--" {
-			args, extra = args[:i], args[i+1:]
-			break
-		}
-	}
+	args, extra := harnessArgs(c.Args().Slice())
 	taskFile := c.String("task-file")
 	switch {
 	case len(args) == 2 && taskFile != "":
@@ -883,12 +876,8 @@ func sessionsResumeAction(c *cli.Context) error {
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
 		return err
 	}
-	for _, kv := range c.StringSlice("input") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usagef("--input %q: want NAME=VALUE", kv)
-		}
-		opts.Inputs[k] = v
+	if err := inputValues(c, opts.Inputs); err != nil {
+		return err
 	}
 	if c.IsSet("timeout") {
 		t := c.Duration("timeout")
