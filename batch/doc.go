@@ -20,7 +20,9 @@
 // pool only and the pool decides); run then stops its harness and syncs
 // the work back as on any signal, and reports the status interrupted. A
 // task that ended interrupted is not done: the next run of the batch runs
-// it again (Plan).
+// it again (Plan). A pool killed outright passes nothing on: on Linux
+// each child has SIGTERM as its parent-death signal (parentDeathSignal),
+// so its harness stops rather than runs on unattended.
 //
 // The package may import report (the result and event types) and the
 // standard library, plus renameio (atomic state files), x/sys/unix (the

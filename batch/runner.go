@@ -24,7 +24,8 @@ import (
 // task's ProjectDir) and with the task text on stdin (so that a task that
 // reads as a flag stays a task). The child is the leader of a process
 // group of its own: a terminal's Ctrl-C reaches the pool alone, which
-// passes a signal on (Pool.Signal).
+// passes a signal on (Pool.Signal). On Linux it gets SIGTERM when the pool
+// dies without passing one on (parentDeathSignal).
 func Command(exe string, t Task, dir string) *exec.Cmd {
 	args := []string{"run", t.Persona, "-", "--events"}
 	if t.Harness != "" {
@@ -45,6 +46,7 @@ func Command(exe string, t Task, dir string) *exec.Cmd {
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(t.Task)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parentDeathSignal(cmd)
 	return cmd
 }
 
@@ -70,7 +72,8 @@ func (o Outcome) Duration() time.Duration { return o.Finished.Sub(o.Started) }
 // RunTask runs cmd (Command) to its end: it passes each event the child
 // prints to onEvent (nil: none) and to events (nil: none) as the line it
 // was, its stderr to stderr, and returns the outcome. started is called
-// with the process once it runs.
+// with the process once it runs. The calling goroutine stays locked to
+// its thread until the child ends (parentDeathSignal).
 func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent func(report.Event), started func(*os.Process)) Outcome {
 	o := Outcome{Started: time.Now()}
 	tail := &tailWriter{}
@@ -79,6 +82,9 @@ func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent fun
 	} else {
 		cmd.Stderr = tail
 	}
+	// The thread that starts the child must live until the child ends
+	// (parentDeathSignal).
+	defer lockThread()()
 	out, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()

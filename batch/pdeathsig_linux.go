@@ -1,0 +1,32 @@
+package batch
+
+import (
+	"os/exec"
+	"runtime"
+	"syscall"
+)
+
+// parentDeathSignal asks the kernel to send SIGTERM to cmd's process when
+// the pool dies without passing a signal on (SIGKILL, a crash), so that
+// the task's run stops its harness and syncs its work back as on any
+// SIGTERM, instead of running on unattended.
+//
+// The kernel sends it when the thread that started the child exits, not
+// the process (prctl(2), PR_SET_PDEATHSIG; golang/go#27505), and the Go
+// runtime ends a thread when a goroutine locked to it returns. So
+// startLocked locks the goroutine that starts the child to its thread
+// until the child has been waited for: that thread then lives as long as
+// the child, and the pool runs at most Jobs such threads.
+func parentDeathSignal(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+}
+
+// lockThread locks the calling goroutine to its thread (see
+// parentDeathSignal); the returned function unlocks it.
+func lockThread() (unlock func()) {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
+}
