@@ -115,10 +115,11 @@ func batchAction(c *cli.Context) error {
 }
 
 // preparedTask is a task of the file, checked, with its directory and
-// harness.
+// the tier and harness it runs on.
 type preparedTask struct {
 	batch.Task
 	Dir     string
+	Tier    string
 	Harness string
 }
 
@@ -170,7 +171,7 @@ func loadBatch(env procEnv, file string) (abs string, tasks []preparedTask, err 
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return "", nil, bad(t, "dir %s is not a directory", quote.Name(t.Dir))
 		}
-		tasks = append(tasks, preparedTask{Task: t, Dir: dir, Harness: h})
+		tasks = append(tasks, preparedTask{Task: t, Dir: dir, Tier: r.Tier, Harness: h})
 	}
 	return abs, tasks, nil
 }
@@ -221,6 +222,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 	}
 	var toRun []batch.Task
 	out := newBatchOutput(ios, opts.JSON, len(tasks))
+	out.prepared = byID
 	for _, d := range batch.Plan(plain, states, opts.Retry) {
 		if d.Run {
 			toRun = append(toRun, d.Task)
@@ -355,13 +357,22 @@ func closeAll(fs ...*os.File) {
 }
 
 // resultOf is the result a task's state gives for --json: its run's, or,
-// for a run that printed none, one saying why, with the task's id.
-func resultOf(ts batch.TaskState) report.Result {
+// for a run that printed none, one saying why, with the task's id, the
+// tier and harness it was to run on (pt, the task as checked) and no
+// session id (it started none).
+func resultOf(ts batch.TaskState, pt preparedTask) report.Result {
 	if ts.Result != nil {
 		return *ts.Result
 	}
 	id, tier := persona.SplitRef(ts.Entry.Persona)
-	r := report.Result{TaskID: ts.ID, Persona: id, Tier: tier, Harness: ts.Entry.Harness, Status: ts.Status,
+	harness := ts.Entry.Harness
+	if pt.Tier != "" {
+		tier = pt.Tier
+	}
+	if pt.Harness != "" {
+		harness = pt.Harness
+	}
+	r := report.Result{TaskID: ts.ID, Persona: id, Tier: tier, Harness: harness, Status: ts.Status,
 		DurationMS: ts.DurationMS, Message: ts.Error}
 	if r.Status == "" {
 		r.Status = report.StatusFailed
@@ -491,6 +502,9 @@ type batchOutput struct {
 	// since are the tasks running, with their start.
 	since  map[string]time.Time
 	counts map[string]int
+	// prepared are the tasks of the file, by id: the tier and harness
+	// of the result of a task that never started.
+	prepared map[string]preparedTask
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
@@ -511,7 +525,7 @@ func (o *batchOutput) skipped(ts batch.TaskState) {
 }
 
 func (o *batchOutput) printResult(ts batch.TaskState) {
-	line, err := marshalLine(resultOf(ts))
+	line, err := marshalLine(resultOf(ts, o.prepared[ts.ID]))
 	if err == nil {
 		o.ios.Out.Write(line)
 	}

@@ -168,11 +168,18 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// last is the last line that is not empty.
+// last is the last line that is not empty and not a hint (workforce:
+// hint: ..., which follows the error it is about), else the last line.
 func (w *tailWriter) last() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	lines := bytes.Split(bytes.TrimSpace(w.buf), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(string(lines[i]))
+		if l != "" && !strings.HasPrefix(l, "workforce: hint:") {
+			return l
+		}
+	}
 	return strings.TrimSpace(string(lines[len(lines)-1]))
 }
 

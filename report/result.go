@@ -32,8 +32,10 @@ type Result struct {
 	// TaskID is the id of the task in a batch or a queue; absent for a
 	// single run.
 	TaskID string `json:"taskId,omitempty"`
-	// SessionID is workforce's session id (sessions show, resume).
-	SessionID string `json:"sessionId"`
+	// SessionID is workforce's session id (sessions show, resume);
+	// absent when the task never started a session (a batch's task whose
+	// run printed no result).
+	SessionID string `json:"sessionId,omitempty"`
 	Persona   string `json:"persona"`
 	Tier      string `json:"tier"`
 	Harness   string `json:"harness"`
