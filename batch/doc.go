@@ -22,7 +22,9 @@
 // task that ended interrupted is not done: the next run of the batch runs
 // it again (Plan). A pool killed outright passes nothing on: on Linux
 // each child has SIGTERM as its parent-death signal (parentDeathSignal),
-// so its harness stops rather than runs on unattended.
+// so its harness stops rather than runs on unattended; its events and
+// stderr go to the task's files (RunTask), not to pipes that would die
+// with the pool, so the run reaches its end.
 //
 // The package may import report (the result and event types) and the
 // standard library, plus renameio (atomic state files), x/sys/unix (the

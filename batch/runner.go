@@ -74,18 +74,34 @@ func (o Outcome) Duration() time.Duration { return o.Finished.Sub(o.Started) }
 // was, its stderr to stderr, and returns the outcome. started is called
 // with the process once it runs. The calling goroutine stays locked to
 // its thread until the child ends (parentDeathSignal).
+//
+// When events or stderr is a file, the child writes to it itself, and
+// RunTask follows the events file as it grows: a pipe would die with the
+// pool, and the child with it (SIGPIPE) on its next line, where a file
+// lets a child whose pool was killed finish its sync-back.
 func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent func(report.Event), started func(*os.Process)) Outcome {
 	o := Outcome{Started: time.Now()}
 	tail := &tailWriter{}
-	if stderr != nil {
+	errFile, _ := stderr.(*os.File)
+	switch {
+	case errFile != nil:
+		cmd.Stderr = errFile
+	case stderr != nil:
 		cmd.Stderr = io.MultiWriter(stderr, tail)
-	} else {
+	default:
 		cmd.Stderr = tail
 	}
 	// The thread that starts the child must live until the child ends
 	// (parentDeathSignal).
 	defer lockThread()()
-	out, err := cmd.StdoutPipe()
+	var out io.Reader
+	var err error
+	evFile, _ := events.(*os.File)
+	if evFile != nil {
+		cmd.Stdout = evFile
+	} else {
+		out, err = cmd.StdoutPipe()
+	}
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -96,16 +112,13 @@ func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent fun
 	if started != nil {
 		started(cmd.Process)
 	}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if events != nil {
+	line := func(line []byte) {
+		if evFile == nil && events != nil {
 			events.Write(append(line, '\n'))
 		}
 		var e report.Event
 		if json.Unmarshal(line, &e) != nil {
-			continue
+			return
 		}
 		e.TaskID = taskID
 		if e.Type == report.EventFinished && e.Result != nil {
@@ -118,13 +131,30 @@ func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent fun
 			onEvent(e)
 		}
 	}
-	io.Copy(io.Discard, out)
-	err = cmd.Wait()
+	if evFile != nil {
+		exited := make(chan struct{})
+		go func() {
+			err = cmd.Wait()
+			close(exited)
+		}()
+		follow(evFile.Name(), exited, line)
+	} else {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			line(sc.Bytes())
+		}
+		io.Copy(io.Discard, out)
+		err = cmd.Wait()
+	}
 	o.Finished = time.Now()
 	o.ExitCode = exitCode(cmd, err)
 	if o.Result != nil {
 		o.Status = o.Result.Status
 		return o
+	}
+	if errFile != nil {
+		tail.readEnd(errFile.Name())
 	}
 	o.Status = report.StatusFailed
 	o.Error = tail.last()
@@ -135,6 +165,49 @@ func RunTask(cmd *exec.Cmd, taskID string, events, stderr io.Writer, onEvent fun
 		}
 	}
 	return o
+}
+
+// followEvery is how often follow looks for new lines.
+const followEvery = 20 * time.Millisecond
+
+// follow passes each line of the file at path to line as it is written,
+// until exited is closed, then the rest of the file.
+func follow(path string, exited <-chan struct{}, line func([]byte)) {
+	f, err := os.Open(path)
+	if err != nil {
+		<-exited
+		return
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var partial []byte
+	for {
+		var done bool
+		select {
+		case <-exited:
+			done = true
+		default:
+		}
+		for {
+			b, err := r.ReadBytes('\n')
+			partial = append(partial, b...)
+			if err != nil {
+				break
+			}
+			line(bytes.TrimSuffix(partial, []byte("\n")))
+			partial = nil
+		}
+		if done {
+			if len(partial) > 0 {
+				line(partial)
+			}
+			return
+		}
+		select {
+		case <-exited:
+		case <-time.After(followEvery):
+		}
+	}
 }
 
 // exitCode is the child's exit status, 128+n when signal n killed it.
@@ -166,6 +239,19 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 		w.buf = append([]byte(nil), w.buf[len(w.buf)-4096:]...)
 	}
 	return len(p), nil
+}
+
+// readEnd keeps the end of the file at path.
+func (w *tailWriter) readEnd(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 4096 {
+		f.Seek(fi.Size()-4096, io.SeekStart)
+	}
+	io.Copy(w, f)
 }
 
 // last is the last line that is not empty and not a hint (workforce:
