@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -505,10 +506,16 @@ type batchOutput struct {
 	// prepared are the tasks of the file, by id: the tier and harness
 	// of the result of a task that never started.
 	prepared map[string]preparedTask
+	// live is a display redrawn in place (a terminal): drawn is how
+	// many lines of it are on the screen, tick stops its redraws.
+	live  bool
+	drawn int
+	tick  chan struct{}
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
 	o := &batchOutput{ios: ios, json: asJSON, total: total, began: time.Now(), since: map[string]time.Time{}, counts: map[string]int{}}
+	o.live = !asJSON && isTerminal(ios.Out) && isTerminal(ios.Err)
 	return o
 }
 
@@ -546,6 +553,62 @@ func (o *batchOutput) start() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.began = time.Now()
+	if o.live {
+		o.tick = make(chan struct{})
+		go o.redraw(o.tick)
+	}
+}
+
+// redraw redraws the live display every second until stop is closed.
+func (o *batchOutput) redraw(stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			o.mu.Lock()
+			o.clear()
+			o.draw()
+			o.mu.Unlock()
+		}
+	}
+}
+
+// clear erases the live display (o.mu held).
+func (o *batchOutput) clear() {
+	if o.drawn > 0 {
+		fmt.Fprintf(o.ios.Out, "\x1b[%dA\x1b[J", o.drawn)
+		o.drawn = 0
+	}
+}
+
+// draw draws the live display under the lines printed so far (o.mu
+// held): a line per running task with its elapsed time, then the counts
+// and the batch's elapsed time.
+func (o *batchOutput) draw() {
+	if !o.live || o.tick == nil {
+		return
+	}
+	ids := make([]string, 0, len(o.since))
+	for id := range o.since {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	now := time.Now()
+	for _, id := range ids {
+		fmt.Fprintf(o.ios.Out, "  running %s  %s\n", id, now.Sub(o.since[id]).Round(time.Second))
+	}
+	ended := 0
+	for _, n := range o.counts {
+		ended += n
+	}
+	done := o.counts["succeeded"] + o.counts["conflict"]
+	failed := ended - done - o.counts["interrupted"]
+	pending := max(0, o.total-ended-len(ids))
+	fmt.Fprintf(o.ios.Out, "%d done, %d failed, %d running, %d pending  %s\n", done, failed, len(ids), pending, now.Sub(o.began).Round(time.Second))
+	o.drawn = len(ids) + 1
 }
 
 // running reports a task that starts.
@@ -553,6 +616,8 @@ func (o *batchOutput) running(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.since[id] = time.Now()
+	o.clear()
+	o.draw()
 }
 
 // event reports an event of a running task.
@@ -564,6 +629,8 @@ func (o *batchOutput) done(ts batch.TaskState) {
 	defer o.mu.Unlock()
 	delete(o.since, ts.ID)
 	o.counts[countKey(ts)]++
+	o.clear()
+	defer o.draw()
 	if o.json {
 		o.printResult(ts)
 		return
@@ -582,10 +649,19 @@ func (o *batchOutput) done(ts batch.TaskState) {
 func (o *batchOutput) stopping(sig os.Signal) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.clear()
+	defer o.draw()
 	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
 	fmt.Fprintln(o.ios.Err, msg)
 }
 
-// finish ends the batch's progress; the live display of a terminal
-// (not built yet) will end here.
-func (o *batchOutput) finish() {}
+// finish ends the batch's progress: the live display goes.
+func (o *batchOutput) finish() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.tick != nil {
+		close(o.tick)
+		o.clear()
+		o.tick = nil
+	}
+}
