@@ -4,17 +4,10 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/seed-3bc194a6/workforce/report"
 )
 
 // escapeStep makes the harness write the file path, outside its sandbox,
@@ -66,22 +59,7 @@ func TestWorkforceConfined(t *testing.T) {
 				}
 				writeOneShotPersona(t, e.home, "editor", h, allow[h])
 				e.vars = workforceEnv(e, dir, filepath.Dir(dir))
-				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, workforce, "run", "editor", "write the file", "--json", "--sandbox="+mode)
-				cmd.Dir, cmd.Env = dir, e.vars
-				var stdout, stderr strings.Builder
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				err := cmd.Run()
-				var ee *exec.ExitError
-				if err != nil && !errors.As(err, &ee) {
-					t.Fatalf("workforce run: %v", err)
-				}
-				var res report.Result
-				if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil {
-					t.Fatalf("stdout is not one result: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-				}
-				t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+				res, _, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file", "--sandbox="+mode)
 				if res.Files == nil || len(res.Files.Created) != 1 || res.Files.Created[0] != "out.txt" {
 					t.Errorf("files %+v, want out.txt created", res.Files)
 				}
@@ -94,8 +72,8 @@ func TestWorkforceConfined(t *testing.T) {
 					if serr == nil {
 						t.Errorf("confined, the harness wrote %s outside its sandbox", target)
 					}
-					if strings.Contains(stderr.String(), "cannot confine") {
-						t.Errorf("the run says it cannot confine:\n%s", stderr.String())
+					if strings.Contains(stderr, "cannot confine") {
+						t.Errorf("the run says it cannot confine:\n%s", stderr)
 					}
 				case "off":
 					if serr != nil {

@@ -32,12 +32,13 @@ func writeOneShotPersona(t *testing.T, home, id, harness, permissions string) {
 
 // runWorkforceJSON starts `workforce run PERSONA TASK --json` in dir with
 // no wrapper in between, stdin not a terminal, and returns the result it
-// printed on stdout, its exit status and its stderr.
-func runWorkforceJSON(t *testing.T, e *scriptedEnv, dir, persona, task string) (report.Result, int, string) {
+// printed on stdout, its exit status and its stderr; flags go after
+// --json.
+func runWorkforceJSON(t *testing.T, e *scriptedEnv, dir, persona, task string, flags ...string) (report.Result, int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, workforce, "run", persona, task, "--json")
+	cmd := exec.CommandContext(ctx, workforce, append([]string{"run", persona, task, "--json"}, flags...)...)
 	cmd.Dir = dir
 	cmd.Env = e.vars
 	var stdout, stderr strings.Builder
