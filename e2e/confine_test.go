@@ -38,15 +38,11 @@ func TestWorkforceConfined(t *testing.T) {
 	for _, h := range []string{"claude", "codex", "opencode"} {
 		for _, mode := range []string{"on", "off"} {
 			t.Run(h+"/"+mode, func(t *testing.T) {
-				dir, _ := filepath.EvalSymlinks(t.TempDir())
-				gitInit(t, dir)
-				os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
 				// Outside the sandbox and the project: the model is told the
 				// path; workforce does not rewrite it.
 				outside, _ := filepath.EvalSymlinks(t.TempDir())
 				target := filepath.Join(outside, "escaped.txt")
-				s := newScripted(writeStep(h), escapeStep(h, target), step{Text: "finished"})
-				e := newScriptedEnv(t, s)
+				dir, _, e := oneShotProject(t, h, "editor", allow[h], writeStep(h), escapeStep(h, target), step{Text: "finished"})
 				if h == "opencode" {
 					// opencode asks before a command touches a directory
 					// outside its own; allow it, so that only the sandbox stops it.
@@ -57,8 +53,6 @@ func TestWorkforceConfined(t *testing.T) {
 					}
 					os.WriteFile(oc, bytes.Replace(b, []byte(`"bash": "allow"}`), []byte(`"bash": "allow", "external_directory": "allow"}`), 1), 0o644)
 				}
-				writeOneShotPersona(t, e.home, "editor", h, allow[h])
-				e.vars = workforceEnv(e, dir, filepath.Dir(dir))
 				res, _, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file", "--sandbox="+mode)
 				if res.Files == nil || len(res.Files.Created) != 1 || res.Files.Created[0] != "out.txt" {
 					t.Errorf("files %+v, want out.txt created", res.Files)

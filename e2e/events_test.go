@@ -6,9 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,20 +32,9 @@ func TestWorkforceEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allow := map[string]string{
-		"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write"]}`,
-		"opencode": `{"mode": "acceptEdits"}`,
-		"codex":    `{"mode": "bypassPermissions"}`,
-	}
 	for _, h := range []string{"claude", "codex", "opencode"} {
 		t.Run(h, func(t *testing.T) {
-			dir, _ := filepath.EvalSymlinks(t.TempDir())
-			gitInit(t, dir)
-			os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
-			s := newScripted(writeStep(h), step{Text: "finished"})
-			e := newScriptedEnv(t, s)
-			writeOneShotPersona(t, e.home, "editor", h, allow[h])
-			e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+			dir, _, e := oneShotProject(t, h, "editor", writerPermissions[h], writeStep(h), step{Text: "finished"})
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, workforce, "run", "editor", "write the file", "--events")

@@ -53,23 +53,12 @@ func workforceJSON(t *testing.T, e *scriptedEnv, dir string, args ...string) (re
 // "say it again" --json`: the resumed run continues the same
 // conversation (its model requests carry the first task, and the harness
 // names the same session), in the same sandbox, and ends succeeded with
-// the session removed.
+// the session kept for the conversation to go on.
 func TestWorkforceResume(t *testing.T) {
-	allow := map[string]string{
-		"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write"]}`,
-		"opencode": `{"mode": "acceptEdits"}`,
-		"codex":    `{"mode": "bypassPermissions"}`,
-	}
 	const firstTask, secondTask = "write the file", "say it again"
 	for _, h := range []string{"claude", "codex", "opencode"} {
 		t.Run(h, func(t *testing.T) {
-			dir, _ := filepath.EvalSymlinks(t.TempDir())
-			gitInit(t, dir)
-			os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
-			s := newScripted(writeStep(h), step{Text: "finished"}, step{Text: "resumed"})
-			e := newScriptedEnv(t, s)
-			writeOneShotPersona(t, e.home, "editor", h, allow[h])
-			e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+			dir, s, e := oneShotProject(t, h, "editor", writerPermissions[h], writeStep(h), step{Text: "finished"}, step{Text: "resumed"})
 
 			first, code := workforceJSON(t, e, dir, "run", "editor", firstTask, "--keep", "--json")
 			if first.Status != report.Status("succeeded") || code != 0 || first.HarnessSessionID == "" {
@@ -125,13 +114,7 @@ func TestWorkforceResume(t *testing.T) {
 func TestWorkforceResumeStore(t *testing.T) {
 	for _, h := range []string{"codex", "opencode"} {
 		t.Run(h, func(t *testing.T) {
-			dir, _ := filepath.EvalSymlinks(t.TempDir())
-			gitInit(t, dir)
-			os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
-			s := newScripted(writeStep(h), step{Text: "finished"}, step{Text: "resumed"})
-			e := newScriptedEnv(t, s)
-			writeOneShotPersona(t, e.home, "editor", h, `{}`)
-			e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+			dir, s, e := oneShotProject(t, h, "editor", `{}`, writeStep(h), step{Text: "finished"}, step{Text: "resumed"})
 			start := time.Now()
 			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--keep", "--"}, runArgs[h]...)...)
 			t.Logf("workforce run: %v\n%s", time.Since(start), out)

@@ -30,6 +30,31 @@ func writeOneShotPersona(t *testing.T, home, id, harness, permissions string) {
 	}
 }
 
+// writerPermissions are, per harness, permissions under which the
+// scripted model's write (writeStep) goes through in a one-shot run.
+var writerPermissions = map[string]string{
+	"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write"]}`,
+	"opencode": `{"mode": "acceptEdits"}`,
+	"codex":    `{"mode": "bypassPermissions"}`,
+}
+
+// oneShotProject makes a project (a git repository with a README) and a
+// scripted environment answering with steps, installs persona id for
+// harness with permissions (JSON), and returns the project, the scripted
+// model and the environment, its variables those of a workforce run in
+// the project.
+func oneShotProject(t *testing.T, harness, id, permissions string, steps ...step) (string, *scripted, *scriptedEnv) {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	gitInit(t, dir)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
+	s := newScripted(steps...)
+	e := newScriptedEnv(t, s)
+	writeOneShotPersona(t, e.home, id, harness, permissions)
+	e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+	return dir, s, e
+}
+
 // runWorkforceJSON starts `workforce run PERSONA TASK --json` in dir with
 // no wrapper in between, stdin not a terminal, and returns the result it
 // printed on stdout, its exit status and its stderr; flags go after
@@ -68,20 +93,9 @@ func runWorkforceJSON(t *testing.T, e *scriptedEnv, dir, persona, task string, f
 // persona whose permission mode would ask ends denied, exit status 1,
 // with nothing written.
 func TestWorkforceOneShot(t *testing.T) {
-	allow := map[string]string{
-		"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write"]}`,
-		"opencode": `{"mode": "acceptEdits"}`,
-		"codex":    `{"mode": "bypassPermissions"}`,
-	}
 	for _, h := range []string{"claude", "codex", "opencode"} {
 		t.Run(h, func(t *testing.T) {
-			dir, _ := filepath.EvalSymlinks(t.TempDir())
-			gitInit(t, dir)
-			os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
-			s := newScripted(writeStep(h), step{Text: "finished"})
-			e := newScriptedEnv(t, s)
-			writeOneShotPersona(t, e.home, "editor", h, allow[h])
-			e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+			dir, _, e := oneShotProject(t, h, "editor", writerPermissions[h], writeStep(h), step{Text: "finished"})
 			res, code, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file")
 			if res.Status != report.Status("succeeded") || code != 0 {
 				t.Errorf("status %q, exit %d; want succeeded, 0\nstderr:\n%s", res.Status, code, stderr)
@@ -112,13 +126,7 @@ func TestWorkforceOneShot(t *testing.T) {
 			continue
 		}
 		t.Run(h+"/denied", func(t *testing.T) {
-			dir, _ := filepath.EvalSymlinks(t.TempDir())
-			gitInit(t, dir)
-			os.WriteFile(filepath.Join(dir, "README.md"), []byte("e2e\n"), 0o644)
-			s := newScripted(writeStep(h), step{Text: "could not write"})
-			e := newScriptedEnv(t, s)
-			writeOneShotPersona(t, e.home, "asker", h, `{"mode": "default"}`)
-			e.vars = workforceEnv(e, dir, filepath.Dir(dir))
+			dir, _, e := oneShotProject(t, h, "asker", `{"mode": "default"}`, writeStep(h), step{Text: "could not write"})
 			res, code, stderr := runWorkforceJSON(t, e, dir, "asker", "write the file")
 			if res.Status != report.Status("denied") || code != 1 {
 				t.Errorf("status %q, exit %d; want denied, 1\nstderr:\n%s", res.Status, code, stderr)
