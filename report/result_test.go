@@ -59,21 +59,29 @@ func validate(t *testing.T, sch *jsonschema.Schema, data []byte) error {
 	return sch.Validate(doc)
 }
 
-// TestResultSchemaPublished checks that the embedded schema is the file
-// at the documented path, and that its $id is ResultSchemaURL.
-func TestResultSchemaPublished(t *testing.T) {
-	onDisk, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(ResultSchemaPath)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(onDisk, ResultSchema) {
-		t.Errorf("ResultSchema is not the file at %s", ResultSchemaPath)
-	}
-	var doc struct {
-		ID string `json:"$id"`
-	}
-	if err := json.Unmarshal(ResultSchema, &doc); err != nil || doc.ID != ResultSchemaURL {
-		t.Errorf("schema $id = %q, %v; want %q", doc.ID, err, ResultSchemaURL)
+// TestSchemasPublished checks that each embedded schema is the file at
+// its documented path, and that its $id is its documented URL.
+func TestSchemasPublished(t *testing.T) {
+	for _, sc := range []struct {
+		embedded  []byte
+		path, url string
+	}{
+		{ResultSchema, ResultSchemaPath, ResultSchemaURL},
+		{EventSchema, EventSchemaPath, EventSchemaURL},
+	} {
+		onDisk, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(sc.path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(onDisk, sc.embedded) {
+			t.Errorf("the embedded schema is not the file at %s", sc.path)
+		}
+		var doc struct {
+			ID string `json:"$id"`
+		}
+		if err := json.Unmarshal(sc.embedded, &doc); err != nil || doc.ID != sc.url {
+			t.Errorf("%s: $id = %q, %v; want %q", sc.path, doc.ID, err, sc.url)
+		}
 	}
 }
 
