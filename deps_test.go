@@ -59,6 +59,10 @@ var depRules = map[string]depRule{
 	// needs the result and event types only (package doc).
 	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report"}},
 
+	// What a queue task does with git: the system git through
+	// internal/git, and names printed through internal/quote.
+	"W/gitwork": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/git", "W/internal/quote"}},
+
 	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
 	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
 	"W/internal/catalog": {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
