@@ -309,3 +309,22 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckoutFetchesBranchesWhenRefused: a server that refuses a commit
+// no ref names (protocol v0 without uploadpack.allowReachableSHA1InWant)
+// still gives it through its branches.
+func TestCheckoutFetchesBranchesWhenRefused(t *testing.T) {
+	o := newOrigin(t)
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[protocol]\n\tversion = 0\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	c := &Cache{Dir: filepath.Join(t.TempDir(), "repos")}
+	dest := filepath.Join(t.TempDir(), "c0")
+	if err := c.Checkout(context.Background(), o.url, o.c0, dest); err != nil {
+		t.Fatalf("Checkout of a commit no ref names: %v", err)
+	}
+	checkClone(t, dest, o.url, o.c0, "zero\n")
+	if got := gitT(t, c.repo(o.url), "for-each-ref", "--format=%(refname)", "refs/heads/feature", "refs/workforce/"); got != "refs/heads/feature" {
+		t.Errorf("the cache holds %q, want the branches fetched and no ref of the refused commit", got)
+	}
+}
