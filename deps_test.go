@@ -77,6 +77,9 @@ var depRules = map[string]depRule{
 	// The record of runs: what a run ended with, in report's types; the
 	// command layer fills it, so nothing of a run's making is reached.
 	"W/history": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote"}},
+	// The terminal picker: a TUI over the items it is given; it returns a
+	// choice and runs nothing.
+	"W/picker": {deny: []string{anyOfOurs, cliLib}},
 	// Landlock and the launcher: the standard library, x/sys, x/net/bpf
 	// (the seccomp filter's assembler) and go-landlock only, since every
 	// harness start runs it before main.

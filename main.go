@@ -22,6 +22,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"runtime/debug"
@@ -90,6 +91,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 // run executes the application and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	if frontDoor(args, stdout) {
+		// workforce alone on a terminal: the persona picker (cmd_picker.go).
+		return printError(stderr, runFrontDoor(context.Background(), frontDoorStreams(stdout, stderr), newProcEnv()))
+	}
 	app := newApp(stdout, stderr)
 	var unknown error
 	app.CommandNotFound = func(c *cli.Context, name string) {
