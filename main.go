@@ -78,6 +78,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                 "workforce",
 		Usage:                "run coding agents with personas, in a sandbox",
+		Description:          "Run with no arguments on a terminal, workforce opens a persona picker: the personas\nrun last first, type to filter, Tab to change the tier, Enter to run (docs/picker.md).",
 		Version:              version,
 		Commands:             commands(),
 		Writer:               stdout,

@@ -217,7 +217,9 @@ func TestView(t *testing.T) {
 	if got := lines[23]; got != "↑/↓ move • tab tier • enter run • esc quit" {
 		t.Errorf("help line = %q", got)
 	}
-	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "  release-auditor  dir:1     best        codex     default ") }) {
+	if !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "  release-auditor  dir:1     best        codex     default ")
+	}) {
 		t.Errorf("no row of release-auditor with its model shown as default:\n%s", strings.Join(lines, "\n"))
 	}
 
