@@ -401,18 +401,24 @@ type columns struct {
 	id, source, tier, harness, model, desc int
 }
 
-// maxModel bounds the model column; a longer name is cut with "…".
+// maxID and maxModel bound the id and model columns; a longer name is cut
+// with "…".
 const (
 	maxID    = 32
 	maxModel = 24
 	gap      = 2
 	marker   = 2 // "› "
+	// minDesc and minModel are the narrowest the description and the
+	// model columns get: a narrower description is left out, and a
+	// model column is not cut below minModel.
+	minDesc  = 10
+	minModel = 6
 )
 
 // columns fits the columns to the terminal's width, by all the items (so
 // that they stay put as the rows change): the description takes what is
-// left, and is left out when too little is (a row still too wide is cut
-// at the screen's edge).
+// left, and is left out when too little is; then the model's column
+// narrows; a row still too wide is cut at the screen's edge.
 func (m *model) columns() columns {
 	var c columns
 	w := func(s string) int { return ansi.StringWidth(oneLine(s)) }
@@ -427,8 +433,12 @@ func (m *model) columns() columns {
 	}
 	c.id, c.model = min(c.id, maxID), min(c.model, maxModel)
 	used := marker + c.id + gap + c.source + gap + c.tier + gap + c.harness + gap + c.model
-	if rest := m.width - used - gap; rest >= 10 {
+	if rest := m.width - used - gap; rest >= minDesc {
 		c.desc = rest
+	}
+	if over := used - m.width; over > 0 {
+		// The model's name is cut before the row is.
+		c.model = max(c.model-over, min(c.model, minModel))
 	}
 	return c
 }
