@@ -407,3 +407,33 @@ func writeTemp(t *testing.T, b []byte) string {
 	}
 	return path
 }
+
+// BenchmarkRecent reads the recent personas of a full history (MaxSize
+// of records, the most the picker reads before it opens).
+func BenchmarkRecent(b *testing.B) {
+	home := b.TempDir()
+	var buf strings.Builder
+	for i := 0; buf.Len() < MaxSize; i++ {
+		buf.WriteString(lineOf(b, fmt.Sprintf("persona-%d", i%500)))
+	}
+	if err := os.WriteFile(Path(home), []byte(buf.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if ids, _, err := Recent(home, 20); err != nil || len(ids) != 20 {
+			b.Fatalf("Recent() = %d ids, %v", len(ids), err)
+		}
+	}
+}
+
+// BenchmarkAppend appends a record: what every run pays at its end.
+func BenchmarkAppend(b *testing.B) {
+	home := b.TempDir()
+	r := rec("code-reviewer")
+	for range b.N {
+		if err := Append(home, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
