@@ -116,14 +116,14 @@ func historyRecord(p *persona.Persona, plan *session.Plan, res *session.Result, 
 }
 
 // interactiveStatus is the status of a run without a result of its own
-// (an interactive run), in the terms of a one-shot result's: how res
-// ended, err what the run returned.
+// (an interactive run), in the terms of a one-shot result's, decided as
+// oneShotResult decides them: how res ended, err what the run returned.
 func interactiveStatus(res *session.Result, err error) report.Status {
 	rep := res.Report
 	var s silentExit
 	o := report.Outcome{
 		ExitCode: res.Harness.Code, Signal: int(res.Harness.Signal), Started: !res.Stopped, Parsed: true,
-		Interrupted: res.Stopped || (rep != nil && rep.Interrupted),
+		Interrupted: res.Stopped || res.Signal != nil || (rep != nil && rep.Interrupted),
 		TimedOut:    res.TimedOut,
 		Conflicts:   (rep != nil && len(rep.Conflicts) > 0) || (res.Live != nil && len(res.Live.Conflicts) > 0),
 		WorkFailed:  (rep != nil && len(rep.Failed) > 0) || (err != nil && !errors.As(err, &s)),
