@@ -47,8 +47,8 @@ func TestPersonaHash(t *testing.T) {
 	}
 	base := func() *persona.Resolved {
 		return &persona.Resolved{ID: "p", Tier: "best", Harness: "claude", Model: "m",
-			Claude: persona.Sidecar{Channel: persona.ChannelClaude, Path: side},
-			Env:    map[string]string{"B": "2", "A": "1"},
+			Claude:  persona.Sidecar{Channel: persona.ChannelClaude, Path: side},
+			Env:     map[string]string{"B": "2", "A": "1"},
 			Origins: map[string]persona.Origin{"model": {Layer: "user", File: filepath.Join(dir, "p.json")}}}
 	}
 	h := personaHash(base())
