@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestManifestRoundTrip: what Save writes, Open reads back the same.
@@ -161,6 +162,14 @@ func TestManifestRoundTripApplied(t *testing.T) {
 	write(t, filepath.Join(s.Tree, "a.txt"), "the agent's")
 	write(t, filepath.Join(s.Tree, "new.txt"), "the agent's new")
 	must(t, os.Remove(filepath.Join(s.Tree, "b.txt")))
+	// The agent's files an hour old: the sync writes the real ones now, so
+	// the two sides' times differ and the sandbox side is recorded (a side
+	// the same in size, time and mode as the real one is not, and the
+	// kernel's clock ticks coarsely enough for a fast sync to hit that).
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"a.txt", "new.txt"} {
+		must(t, os.Chtimes(filepath.Join(s.Tree, name), old, old))
+	}
 	if _, err := s.Sync(context.Background(), SyncOptions{Deletes: true}); err != nil {
 		t.Fatal(err)
 	}
