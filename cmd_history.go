@@ -72,6 +72,24 @@ func recordRun(ctx context.Context, ios *iostreams, opts runOptions, p *persona.
 	return err
 }
 
+// recordResumed appends to the history of home the record of the resumed
+// run res of plan (persona p, nil when it is gone from the catalog),
+// started at start and ended with err (its exit status), unless
+// WORKFORCE_HISTORY=0; the status, usage and model come from the result
+// the run kept. A record that cannot be written is a warning.
+func recordResumed(ios *iostreams, env procEnv, home string, p *persona.Persona, plan *session.Plan, res *session.Result, err error, start time.Time) {
+	if !history.Enabled(env.getenv) {
+		return
+	}
+	if p == nil {
+		p = &persona.Persona{}
+	}
+	rec := historyRecord(p, plan, res, err, start, time.Since(start))
+	if herr := history.Append(home, rec); herr != nil {
+		warnf(ios.Err, "the run is not in the history: %v", herr)
+	}
+}
+
 // historyRecord is the record of the run res of plan, which started at
 // start, took took and ended with err (what the run returned: its exit
 // status).

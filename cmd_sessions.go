@@ -833,7 +833,7 @@ Example:
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
-			sandboxFlag, sandboxAllowFlag,
+			sandboxFlag, sandboxAllowFlag, noHistoryFlag,
 		},
 		Action: sessionsResumeAction,
 	}
@@ -847,7 +847,7 @@ type sessionsResumeOptions struct {
 	Extra    []string
 	Inputs   map[string]string
 
-	JSON, Events, SyncDeletes, SyncCommitted, AllowUnmapped bool
+	JSON, Events, SyncDeletes, SyncCommitted, AllowUnmapped, NoHistory bool
 	// Review and Timeout are as in runOptions.
 	Review  *bool
 	Timeout *time.Duration
@@ -870,7 +870,7 @@ func sessionsResumeAction(c *cli.Context) error {
 		ID: args[0], Extra: extra, Inputs: map[string]string{},
 		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
 		SyncCommitted: c.Bool("sync-committed"), AllowUnmapped: c.Bool("allow-unmapped"),
-		Review: optionalBool(c, "review"), Env: newProcEnv(), SandboxAllow: c.StringSlice("sandbox-allow"),
+		NoHistory: c.Bool(noHistoryFlag.Name), Review: optionalBool(c, "review"), Env: newProcEnv(), SandboxAllow: c.StringSlice("sandbox-allow"),
 	}
 	var err error
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
@@ -969,7 +969,11 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 		}
 		return err
 	}
-	return reportOneShot(ios, opts.JSON, events, home, plan, res, err, time.Since(start), warnings)
+	err = reportOneShot(ios, opts.JSON, events, home, plan, res, err, time.Since(start), warnings)
+	if !opts.NoHistory {
+		recordResumed(ios, opts.Env, home, p, plan, res, err, start)
+	}
+	return err
 }
 
 // resumePersona resolves the persona of a session's record again from the
