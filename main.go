@@ -57,6 +57,7 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		batchCommand(),
 		contextCommand(),
+		createCommand(),
 		exportCommand(),
 		harnessCommand(),
 		importCommand(),
@@ -64,6 +65,7 @@ func commands() []*cli.Command {
 		listCommand(),
 		outdatedCommand(),
 		packCommand(),
+		pickCommand(),
 		runCommand(),
 		sessionsCommand(),
 		showCommand(),
