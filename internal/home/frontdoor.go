@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
@@ -164,6 +165,9 @@ func SetCreateSaveIn(home, saveIn string) error {
 // withSaveIn returns data, the config file path (nil: none yet), with
 // create.saveIn set to saveIn.
 func withSaveIn(path string, data []byte, saveIn string) ([]byte, error) {
+	if !utf8.ValidString(saveIn) || saveIn == "" {
+		return nil, fmt.Errorf("%s: create.saveIn: %q is not a value JSON can hold as it is (empty, or not UTF-8)", path, saveIn)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		b, err := json.MarshalIndent(map[string]any{"create": map[string]string{"saveIn": saveIn}}, "", "  ")
 		return append(b, '\n'), err
@@ -185,12 +189,20 @@ func withSaveIn(path string, data []byte, saveIn string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A key twice: which one counts is the reader's choice; say so
+	// rather than guess.
+	if twice(v.Value.(*hujson.Object), "create") {
+		return nil, &diag.Diagnostic{File: path, Field: "create", Message: "appears more than once"}
+	}
 	if c, ok := raw["create"]; ok {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(c, &m); err != nil || m == nil {
 			return nil, &diag.Diagnostic{File: path, Field: "create", Message: "must be an object such as " + createShape}
 		}
 		create := v.Find("/create").Value.(*hujson.Object)
+		if twice(create, "saveIn") {
+			return nil, &diag.Diagnostic{File: path, Field: "create.saveIn", Message: "appears more than once"}
+		}
 		had := len(create.Members)
 		if err := v.Patch([]byte(`[{"op": "add", "path": "/create/saveIn", "value": ` + string(value) + `}]`)); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -211,15 +223,32 @@ func withSaveIn(path string, data []byte, saveIn string) ([]byte, error) {
 	return v.Pack(), nil
 }
 
+// twice reports whether obj has more than one member named name.
+func twice(obj *hujson.Object, name string) bool {
+	n := 0
+	for _, m := range obj.Members {
+		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == name {
+			n++
+		}
+	}
+	return n > 1
+}
+
 // layoutAdded lays out the member just added at the end of obj as the
-// one before it is laid out (its indentation), or with indent when it is
-// the only one, and puts a space after its colon.
+// one before it is laid out (its indentation; a space after the comma of
+// an object on one line), or with indent when it is the only one, and puts
+// a space after its colon.
 func layoutAdded(obj *hujson.Object, indent string) {
 	n := len(obj.Members)
 	added := &obj.Members[n-1]
 	added.Value.BeforeExtra = hujson.Extra(" ")
 	if n > 1 {
-		added.Name.BeforeExtra = slices.Clone(obj.Members[n-2].Name.BeforeExtra)
+		before := obj.Members[n-2].Name.BeforeExtra
+		if n == 2 && !bytes.Contains(before, []byte("\n")) {
+			// The first member follows the brace; the next a comma.
+			before = hujson.Extra(" ")
+		}
+		added.Name.BeforeExtra = slices.Clone(before)
 		return
 	}
 	added.Name.BeforeExtra = hujson.Extra(indent)
