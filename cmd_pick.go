@@ -369,6 +369,13 @@ func pickResolved(h, model string) *persona.Resolved {
 		Permissions: persona.Permissions{Mode: "dontAsk", Deny: deny}}
 }
 
+// pickExtra are harness arguments of the call beyond what the persona
+// says: claude's --tools "" offers the model no built-in tool at all
+// (claude 2.1.330, e2e/pick_test.go), which no permission rule can say
+// for the tools Claude Code adds from version to version (ListAgents,
+// ToolSearch, Workflow, ...).
+var pickExtra = map[string][]string{persona.HarnessClaude: {"--tools", ""}}
+
 // askPicker asks the model of cfg (pickDefaultHarness and its model
 // when unset) prompt in a one-shot run, and returns its final message.
 // The run is a session as any unattended run's: a sandbox copy of an
@@ -401,7 +408,7 @@ func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cf
 	}
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: home, Persona: "pick", Resolved: pickResolved(h, model), Root: root, Cwd: root,
-		Env: env.Environ, OneShot: &harness.OneShot{Task: prompt}, Sandbox: sb,
+		Env: env.Environ, OneShot: &harness.OneShot{Task: prompt}, Sandbox: sb, Extra: pickExtra[h],
 	})
 	if err != nil {
 		return "", err
