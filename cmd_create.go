@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,6 +55,11 @@ workforce run PERSONA TASK does, on that description.
   PATH     that directory
 The default is "create": {"saveIn": ...} of <home>/config.json, else cwd;
 --save-default stores the --save-in-directory given there.
+
+Exit status: 0 installed; 1 the persona author's run failed, or what it
+wrote is no valid persona; 3 a persona of that id is in the target; 127 the
+harness is not installed; 124 or 128+n when a time limit or a signal
+stopped the run (docs/create.md).
 
 Example:
 
@@ -283,29 +291,61 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 		Ref: ref, Harness: opts.Harness, Root: written, Env: authorEnv, Review: new(bool),
 		Inputs: map[string]string{"PERSONA": authorBrief(opts.Description, target, homedir.ProjectRoot(wd, homedir.RootMarkers))},
 	}
-	runIOS := ios
-	if opts.Description != nil {
-		task := "Write the persona: " + *opts.Description
-		ro.Task = &task
-		// The run's summary is no output of create's.
-		s := *ios
-		s.Out = ios.Err
-		runIOS = &s
-	}
-	status := exitOK
-	if err := runRun(ctx, runIOS, ro); err != nil {
-		var s silentExit
-		if !errors.As(err, &s) {
-			removeIfEmpty(stage, written)
-			return err
+	if err := runAuthor(ctx, ios, ro, opts.Description); err != nil {
+		removeIfEmpty(stage, written)
+		var ee *exitError
+		if _, serr := os.Stat(written); serr == nil && errors.As(err, &ee) {
+			ee.hints = append(ee.hints, "what it wrote is kept in "+written)
 		}
-		status = int(s)
-	}
-	if status != exitOK {
-		return withCode(status, fmt.Errorf("the persona author did not finish (exit status %d): nothing installed", status),
-			"what it wrote is in "+written)
+		return err
 	}
 	return installCreated(ctx, ios, opts, target, stage, written)
+}
+
+// runAuthor runs the persona author as ro says: interactively, or with
+// description unattended, its result read (--json) and its summary
+// printed on stderr. A run that ended otherwise than succeeded, or denied
+// (the author may have tried what its permissions refuse, such as a
+// command that would ask; what it wrote is checked next either way), is
+// an error with the run's exit status.
+func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *string) error {
+	fail := func(status int, what string) error {
+		return withCode(status, fmt.Errorf("the persona author's run %s: nothing installed", what))
+	}
+	if description == nil {
+		err := runRun(ctx, ios, ro)
+		var s silentExit
+		switch {
+		case err == nil || errors.As(err, &s) && s == exitOK:
+			return nil
+		case errors.As(err, &s):
+			return fail(int(s), fmt.Sprintf("ended with exit status %d", int(s)))
+		}
+		return err
+	}
+	task := "Write the persona: " + *description
+	ro.Task, ro.JSON = &task, true
+	var out bytes.Buffer
+	s := *ios
+	s.Out = &out
+	err := runRun(ctx, &s, ro)
+	var es silentExit
+	if err != nil && !errors.As(err, &es) {
+		return err // it never started
+	}
+	var res report.Result
+	if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {
+		return fmt.Errorf("the persona author's run printed no result: %v", jerr)
+	}
+	printOneShot(ios.Err, ios.Err, res, nil)
+	switch res.Status {
+	case report.StatusSucceeded:
+		return nil
+	case report.StatusDenied:
+		warnf(ios.Err, "the persona author was refused %d action%s; what it wrote is checked all the same", len(res.Denials), plural(len(res.Denials), "", "s"))
+		return nil
+	}
+	return fail(oneShotStatus(res.Status, nil), fmt.Sprintf("ended with status %s", res.Status))
 }
 
 // newStage makes the staging directory of a create,
