@@ -262,15 +262,15 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 		}
 		return usageError(fmt.Errorf("--save-in-directory=%s: %w", choice, err))
 	}
+	if opts.Description == nil && !ios.InTTY {
+		return usageError(errors.New("create talks with the persona author on a terminal, and stdin is none"),
+			`give it the description instead: workforce create "what the persona does" (or - to read it from stdin)`)
+	}
 	if opts.SaveDefault {
 		if err := homedir.SetCreateSaveIn(home, target.Store); err != nil {
 			return err
 		}
 		notef(ios.Err, "create saves new personas in %s by default now (%s)", target.Store, homedir.ConfigPath(home))
-	}
-	if opts.Description == nil && !ios.InTTY {
-		return usageError(errors.New("create talks with the persona author on a terminal, and stdin is none"),
-			`give it the description instead: workforce create "what the persona does" (or - to read it from stdin)`)
 	}
 	wd, err := opts.Env.dir()
 	if err != nil {
