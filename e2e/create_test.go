@@ -18,7 +18,7 @@ import (
 // the scripted environment serves), confined: the scripted model writes a
 // persona and its sidecar with opencode's write tool into its working
 // directory, the staging directory's sandbox, unattended (the persona
-// author's acceptEdits lets the write through), and tries to write into
+// author's allow of Edit and Write lets the write through), and tries to write into
 // the project it was told about. workforce installs the persona into the
 // user layer, and nothing reaches the project.
 func TestCreate(t *testing.T) {
