@@ -45,11 +45,13 @@ type exitStatus struct {
 // exitcode.go names and the ones a harness or a signal gives. Every
 // constant of exitcode.go must be here (TestExitStatusesDocumented).
 var exitStatuses = []exitStatus{
-	{"0", exitOK, "success"},
+	{"0", exitOK, "success; `pick`: a persona matched"},
 	{"1", exitFailure, "failure; the error says why"},
 	{"2", exitUsage, "usage, on every command: unknown command or flag, a value a flag cannot take (`--timeout abc`, " +
-		"`--timeout -5s`), missing or extra argument, conflicting flags, a run started inside the git directory"},
-	{"3", exitConflict, "conflict: an install, import, export or a sync-back left conflicting files as they were"},
+		"`--timeout -5s`), missing or extra argument, conflicting flags, a run started inside the git directory; " +
+		"`pick`, its own: no persona matched, or only with low confidence"},
+	{"3", exitConflict, "conflict: an install, import, export, create or a sync-back left conflicting files as they were; " +
+		"`pick`, its own: no harness could answer (not installed, failed, timed out)"},
 	{"124", 124, "`run`: the harness was stopped at its time limit"},
 	{"127", exitHarnessMissing, "the harness binary is not installed; the hint names the npm package"},
 	{"128+n", 128, "`run`: the harness was killed by signal n"},

@@ -35,6 +35,14 @@ import (
 //	       is kept to finish); run, sessions sync and apply: a second
 //	       Ctrl-C during sync-back ended workforce at once (128+2)
 //
+// pick keeps the original tool's statuses, its own (a usage error of pick
+// still exits 2, with the usage error on stderr):
+//
+//	0      a persona matched, with confidence high or medium (with --run,
+//	       the run's status instead)
+//	2      no persona matched, or only with low confidence
+//	3      no harness could answer: not installed, failed or timed out
+//
 // An interactive run otherwise exits with the harness's own status when
 // it is not 0 (runStatus). A one-shot run exits by its status alone
 // (oneShotStatus), never with the harness's own code, which only its JSON
@@ -57,6 +65,10 @@ const (
 	// signal.
 	exitSignal      = 128
 	exitInterrupted = 130
+
+	// pick's own (see above).
+	exitPickNoMatch     = 2
+	exitPickUnavailable = 3
 )
 
 // signalStatus is the exit status of a stop by sig: 128+n, or 130 when

@@ -58,6 +58,7 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		batchCommand(),
 		contextCommand(),
+		createCommand(),
 		exportCommand(),
 		harnessCommand(),
 		importCommand(),
@@ -65,6 +66,7 @@ func commands() []*cli.Command {
 		listCommand(),
 		outdatedCommand(),
 		packCommand(),
+		pickCommand(),
 		runCommand(),
 		sessionsCommand(),
 		showCommand(),

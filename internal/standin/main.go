@@ -89,7 +89,9 @@
 // exit too), so that a test can make it answer with the output recorded
 // from the real harness (harness/testdata/oneshot). Each @WORKDIR@ in it
 // becomes its working directory, as a real harness names the files of
-// the sandbox.
+// the sandbox. $STANDIN_OUTPUT_<NAME> (NAME in capitals), when set, is
+// the file of the harness it is named after instead, so that two
+// harnesses of one test answer differently.
 package main
 
 import (
@@ -203,6 +205,9 @@ func oneShotMode(name string, args []string) bool {
 // printOutput prints the file $STANDIN_OUTPUT names, if any, on stdout.
 func printOutput() {
 	out := os.Getenv("STANDIN_OUTPUT")
+	if own := os.Getenv("STANDIN_OUTPUT_" + strings.ToUpper(filepath.Base(os.Args[0]))); own != "" {
+		out = own
+	}
 	if out == "" {
 		return
 	}

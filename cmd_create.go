@@ -1,0 +1,479 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/urfave/cli/v2"
+)
+
+func createCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "create",
+		Usage:     "make a new persona with the persona-author persona, then validate and install it",
+		ArgsUsage: "[DESCRIPTION|-]",
+		Description: `Runs the built-in persona-author persona (or yours of that id) in a sandbox
+whose project is an empty staging directory, <home>/create/<time>-<random>/:
+the agent writes the new persona there, <id>.json with its sidecars, and may
+read your project (not write it). When it is done, workforce checks what it
+wrote as workforce validate does, then installs it as workforce install
+does (whole or not at all; the agent installs nothing), and prints where the
+persona is and how to run it. When what the agent wrote is not valid, or
+would replace a persona (without --overwrite), nothing is installed, the
+errors name each file, and the staging directory is kept for you to look at.
+
+Without DESCRIPTION, create talks with you: the persona author runs
+interactively on your terminal and asks what the persona should do. With
+DESCRIPTION (or - to read it from stdin), it runs unattended, as
+workforce run PERSONA TASK does, on that description.
+
+--save-in-directory says where the persona lands:
+  cwd      the project layer (.agentworkforce/workforce/personas at the
+           nearest directory with .git, or the working directory)
+  user     the first personaDirs entry of <home>/config.json (by default
+           <home>/personas)
+  dir:N    the N-th personaDirs entry (workforce sources list)
+  library  the personas/ directory of the catalog repository you are in
+           (one whose personas/ package runs workforce's generator);
+           refused elsewhere
+  PATH     that directory
+The default is "create": {"saveIn": ...} of <home>/config.json, else cwd;
+--save-default stores the --save-in-directory given there.
+
+Exit status: 0 installed; 1 the persona author's run failed, or what it
+wrote is no valid persona; 3 a persona of that id is in the target; 127 the
+harness is not installed; 124 or 128+n when a time limit or a signal
+stopped the run (docs/create.md).
+
+Example:
+
+   workforce create
+   workforce create --save-in-directory=user --save-default
+   workforce create "reviews SQL migrations for locking and rollback safety"
+   workforce create - --save-in-directory=library < brief.md`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "save-in-directory", Usage: "where the new persona lands: cwd, user, dir:N, library or a PATH (default: \"create\" in <home>/config.json, else cwd)"},
+			&cli.BoolFlag{Name: "save-default", Usage: "store --save-in-directory as the default, \"create\": {\"saveIn\": ...} in <home>/config.json"},
+			&cli.BoolFlag{Name: "overwrite", Usage: "replace a persona of the same id in the target"},
+			&cli.StringFlag{Name: "tier", Usage: "the persona-author tier to run (default: its defaultTier)"},
+			&cli.StringFlag{Name: "harness", Usage: "run the persona author on this harness instead of the tier's: claude, opencode or codex"},
+		},
+		Action: createAction,
+	}
+}
+
+// authorPersona is the persona create runs.
+const authorPersona = "persona-author"
+
+// createOptions are what `workforce create` makes: a persona described by
+// Description (nil: asked interactively), saved in SaveIn (empty: the
+// configured default), with the persona author on Tier and Harness when
+// set.
+type createOptions struct {
+	Description   *string
+	SaveIn        string
+	SaveDefault   bool
+	Overwrite     bool
+	Tier, Harness string
+	Env           procEnv
+}
+
+var createRules = []flagRule{
+	{flag: "save-default", needs: "save-in-directory", err: "--save-default stores the --save-in-directory given, and none is",
+		hint: "workforce create --save-in-directory=user --save-default"},
+}
+
+func createAction(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("create takes at most one description, quoted (or - to read it from stdin)")
+	}
+	if err := checkFlags(c, createRules...); err != nil {
+		return err
+	}
+	if c.IsSet("save-in-directory") && strings.TrimSpace(c.String("save-in-directory")) == "" {
+		return usagef("--save-in-directory needs a value: cwd, user, dir:N, library or a path")
+	}
+	opts := createOptions{
+		SaveIn: strings.TrimSpace(c.String("save-in-directory")), SaveDefault: c.Bool("save-default"), Overwrite: c.Bool("overwrite"),
+		Tier: c.String("tier"), Harness: c.String("harness"), Env: newProcEnv(),
+	}
+	if h := opts.Harness; h != "" && !persona.IsKnownHarness(h) {
+		return unknownHarness(h, persona.Harnesses)
+	}
+	ios := newStreams(c)
+	if c.NArg() == 1 {
+		d, err := readTask(ios.In, c.Args().Slice(), "")
+		if err != nil {
+			return usagef("the description is empty")
+		}
+		opts.Description = &d
+	}
+	return runCreate(c.Context, ios, opts)
+}
+
+// createTarget is where create installs: Dir, the layer directory, from
+// the choice Choice; Store is the choice as --save-default stores it (a
+// path made absolute).
+type createTarget struct {
+	Dir, Choice, Store string
+	// Layer is the kind of target: cwd, user, dir:N, library or path.
+	Layer string
+}
+
+// dirChoice is the form dir:N.
+var dirChoice = regexp.MustCompile(`^dir:([0-9]+)$`)
+
+// resolveCreateTarget returns the target choice names, given in the
+// working directory of env with the workforce home home.
+func resolveCreateTarget(env procEnv, home, choice string) (createTarget, error) {
+	t := createTarget{Choice: choice, Store: choice, Layer: choice}
+	switch {
+	case choice == "cwd":
+		dir, err := layerTarget(env, "", false)
+		t.Dir = dir
+		return t, err
+	case choice == "user" || strings.HasPrefix(choice, "dir:"):
+		cfg, err := homedir.ReadConfig(home)
+		if err != nil {
+			return t, err
+		}
+		dirs := cfg.Dirs(home)
+		n := 1
+		if choice != "user" {
+			m := dirChoice.FindStringSubmatch(choice)
+			if m == nil {
+				return t, fmt.Errorf("%s is not dir:N, N a number from 1", quote.Name(choice))
+			}
+			if n, err = strconv.Atoi(m[1]); err != nil || n < 1 {
+				return t, fmt.Errorf("%s is not dir:N, N a number from 1", quote.Name(choice))
+			}
+		}
+		if n > len(dirs) {
+			return t, fmt.Errorf("%s: personaDirs lists %d director%s, so there is no %s (workforce sources list shows them)",
+				homedir.ConfigPath(home), len(dirs), plural(len(dirs), "y", "ies"), choice)
+		}
+		t.Dir = dirs[n-1]
+		return t, nil
+	case choice == "library":
+		wd, err := env.dir()
+		if err != nil {
+			return t, err
+		}
+		dir, ok := catalogPersonas(wd)
+		if !ok {
+			return t, &notCatalogError{Dir: dir}
+		}
+		t.Dir = dir
+		return t, nil
+	}
+	abs := absIn(env.Dir, choice)
+	if abs == "" {
+		return t, fmt.Errorf("%s: no working directory to find it in", choice)
+	}
+	t.Dir, t.Store, t.Layer = abs, abs, "path"
+	return t, nil
+}
+
+// plural is one or many as n is 1 or not.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// notCatalogError is --save-in-directory=library outside a catalog
+// repository.
+type notCatalogError struct{ Dir string }
+
+func (e *notCatalogError) Error() string {
+	return fmt.Sprintf("library is the personas/ of a catalog repository, and %s is none: it holds no Go package whose go:generate line runs %s", e.Dir, generator)
+}
+
+// generator is the program a catalog repository's personas/ package runs
+// (//go:generate go run ...): the built-in catalog's generator.
+const generator = "github.com/seed-3bc194a6/workforce/generate"
+
+// catalogPersonas returns the personas/ directory of the project root
+// above wd (the nearest directory with .git, else wd), and whether it is
+// a catalog: a Go package whose go:generate line runs workforce's
+// generator, as the built-in catalog's does.
+func catalogPersonas(wd string) (string, bool) {
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	dir := filepath.Join(homedir.ProjectRoot(wd, homedir.RootMarkers), "personas")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(data)) {
+			if strings.HasPrefix(line, "//go:generate ") && strings.Contains(line, generator) {
+				return dir, true
+			}
+		}
+	}
+	return dir, false
+}
+
+func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
+	home, err := opts.Env.home()
+	if err != nil {
+		return err
+	}
+	choice, fromConfig := opts.SaveIn, false
+	if choice == "" {
+		cc, err := homedir.ReadCreateConfig(home)
+		if err != nil {
+			return err
+		}
+		choice, fromConfig = cc.SaveIn, cc.SaveIn != ""
+	}
+	if choice == "" {
+		choice = "cwd"
+	}
+	target, err := resolveCreateTarget(opts.Env, home, choice)
+	if err != nil {
+		var nc *notCatalogError
+		switch {
+		case fromConfig:
+			return &diag.Diagnostic{File: homedir.ConfigPath(home), Field: "create.saveIn", Message: err.Error()}
+		case errors.As(err, &nc):
+			return usageError(fmt.Errorf("--save-in-directory=library: %w", err),
+				"run create inside a catalog repository, or use --save-in-directory=cwd for this project's layer, user for yours, or a PATH")
+		}
+		return usageError(fmt.Errorf("--save-in-directory=%s: %w", choice, err))
+	}
+	if opts.Description == nil && !ios.InTTY {
+		return usageError(errors.New("create talks with the persona author on a terminal, and stdin is none"),
+			`give it the description instead: workforce create "what the persona does" (or - to read it from stdin)`)
+	}
+	if opts.SaveDefault {
+		if err := homedir.SetCreateSaveIn(home, target.Store); err != nil {
+			return err
+		}
+		notef(ios.Err, "create saves new personas in %s by default now (%s)", target.Store, homedir.ConfigPath(home))
+	}
+	wd, err := opts.Env.dir()
+	if err != nil {
+		return err
+	}
+	stage, err := newStage(home)
+	if err != nil {
+		return err
+	}
+	written := filepath.Join(stage, "personas")
+	ref := authorPersona
+	if opts.Tier != "" {
+		ref += "@" + opts.Tier
+	}
+	authorEnv := opts.Env
+	authorEnv.Dir = written // the staging directory is the agent's project
+	ro := runOptions{
+		Ref: ref, Harness: opts.Harness, Root: written, Env: authorEnv, Review: new(bool),
+		Inputs: map[string]string{"PERSONA": authorBrief(opts.Description, target, homedir.ProjectRoot(wd, homedir.RootMarkers))},
+	}
+	if err := runAuthor(ctx, ios, ro, opts.Description); err != nil {
+		removeIfEmpty(stage, written)
+		var ee *exitError
+		if _, serr := os.Stat(written); serr == nil && errors.As(err, &ee) {
+			ee.hints = append(ee.hints, "what it wrote is kept in "+written)
+		}
+		return err
+	}
+	return installCreated(ctx, ios, opts, target, stage, written)
+}
+
+// runAuthor runs the persona author as ro says: interactively, or with
+// description unattended, its result read (--json) and its summary
+// printed on stderr. A run that ended otherwise than succeeded, or denied
+// (the author may have tried what its permissions refuse, such as a
+// command that would ask; what it wrote is checked next either way), is
+// an error with the run's exit status.
+func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *string) error {
+	fail := func(status int, what string) error {
+		return withCode(status, fmt.Errorf("the persona author's run %s: nothing installed", what))
+	}
+	if description == nil {
+		err := runRun(ctx, ios, ro)
+		var s silentExit
+		switch {
+		case err == nil || errors.As(err, &s) && s == exitOK:
+			return nil
+		case errors.As(err, &s):
+			return fail(int(s), fmt.Sprintf("ended with exit status %d", int(s)))
+		}
+		return err
+	}
+	task := "Write the persona: " + *description
+	ro.Task, ro.JSON = &task, true
+	var out bytes.Buffer
+	s := *ios
+	s.Out = &out
+	err := runRun(ctx, &s, ro)
+	var es silentExit
+	if err != nil && !errors.As(err, &es) {
+		return err // it never started
+	}
+	var res report.Result
+	if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {
+		return fmt.Errorf("the persona author's run printed no result: %v", jerr)
+	}
+	printOneShot(ios.Err, ios.Err, res, nil)
+	switch res.Status {
+	case report.StatusSucceeded:
+		return nil
+	case report.StatusDenied:
+		warnf(ios.Err, "the persona author was refused %d action%s; what it wrote is checked all the same", len(res.Denials), plural(len(res.Denials), "", "s"))
+		return nil
+	}
+	return fail(oneShotStatus(res.Status, nil), fmt.Sprintf("ended with status %s", res.Status))
+}
+
+// newStage makes the staging directory of a create,
+// <home>/create/<time>-<random>, with personas/ in it for the agent.
+func newStage(home string) (string, error) {
+	base := filepath.Join(home, "create")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", err
+	}
+	stage, err := os.MkdirTemp(base, time.Now().Format("20060102-150405")+"-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(filepath.Join(stage, "personas"), 0o755); err != nil {
+		os.RemoveAll(stage)
+		return "", err
+	}
+	return stage, nil
+}
+
+// removeIfEmpty removes the staging directory stage when the agent wrote
+// nothing into written: there is nothing to look at.
+func removeIfEmpty(stage, written string) {
+	if entries, err := os.ReadDir(written); err == nil && len(entries) == 0 {
+		os.RemoveAll(stage)
+	}
+}
+
+// authorBrief is the persona author's PERSONA input: what the persona
+// should do (or that it asks), where to write it and what becomes of it.
+func authorBrief(description *string, t createTarget, project string) string {
+	var b strings.Builder
+	if description != nil {
+		fmt.Fprintf(&b, "The new persona: %s.", strings.TrimRight(strings.TrimSpace(*description), "."))
+	} else {
+		b.WriteString("First ask the user what the new persona should do.")
+	}
+	fmt.Fprintf(&b, " Write it into the current directory, a staging directory, and nothing else: <id>.json, and the sidecar files it names (claudeMd, agentsMd) beside it, by relative paths."+
+		" workforce then checks what you wrote and installs it into %s, %s; do not install it yourself."+
+		" The project it is for is %s: read it for the knowledge its sidecar should carry, and write nothing there.", t.Dir, layerWords(t.Layer), project)
+	return b.String()
+}
+
+// layerWords says what the target of kind layer is, for the persona
+// author.
+func layerWords(layer string) string {
+	switch {
+	case layer == "cwd":
+		return "the project's persona layer"
+	case layer == "user":
+		return "the user's persona layer"
+	case strings.HasPrefix(layer, "dir:"):
+		return "a persona layer of the user's (" + layer + ")"
+	case layer == "library":
+		return "the built-in catalog of this repository"
+	}
+	return "a directory of personas"
+}
+
+// installCreated checks and installs the personas the agent wrote into
+// written, in the staging directory stage, into the target; the staging
+// directory goes once they are installed, and stays, named, otherwise.
+func installCreated(ctx context.Context, ios *iostreams, opts createOptions, target createTarget, stage, written string) error {
+	kept := "what the agent wrote is kept in " + written
+	files, err := filepath.Glob(filepath.Join(written, "*.json"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		removeIfEmpty(stage, written)
+		return withCode(exitFailure, errors.New("the persona author wrote no persona (no <id>.json in its directory): nothing installed"),
+			"run create again and ask for the persona's JSON file")
+	}
+	// As workforce validate checks them, in your layers: errors at
+	// file:line:column.
+	vios := &iostreams{Out: io.Discard, Err: ios.Err} // not its "ok" lines
+	if err := runValidate(ctx, vios, validateOptions{Paths: []string{written}, Env: opts.Env}); err != nil {
+		return withCode(exitFailure, errors.New("the persona the agent wrote is not valid: nothing installed"), kept)
+	}
+	pj := `{"name": "workforce-create", "private": true, "agentworkforce": {"personas": "personas"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(stage, "package.json"), []byte(pj), 0o644); err != nil {
+		return err
+	}
+	p, cleanup, err := install.Open(ctx, stage, install.OpenOptions{})
+	defer cleanup()
+	if err != nil {
+		return withCode(exitFailure, fmt.Errorf("the persona the agent wrote cannot be installed: nothing installed:\n%w", err), kept)
+	}
+	dir := target.Dir
+	if target.Layer == "cwd" {
+		dir = "" // the project layer: installLayers adds it when it is new
+	}
+	res, err := install.Pack(p, install.Options{Target: target.Dir, Overwrite: opts.Overwrite, Layers: installLayers(opts.Env, target.Dir, dir, false)})
+	if err != nil {
+		err = installConflict(ios.Err, err, "installed")
+		var ee *exitError
+		if errors.As(err, &ee) {
+			ee.hints = append(ee.hints, kept)
+			return ee
+		}
+		return withCode(exitFailure, err, kept)
+	}
+	os.RemoveAll(stage)
+	outsideNote(ios.Err, res)
+	overrideNotes(ios.Err, res.Installed)
+	for _, in := range res.Installed {
+		var sidecars, skills int
+		for _, a := range in.Assets {
+			if strings.HasPrefix(a, "skills/") {
+				skills++
+			} else {
+				sidecars++
+			}
+		}
+		fmt.Fprintf(ios.Out, "created %s: %s", in.ID, in.File)
+		if sidecars > 0 {
+			fmt.Fprintf(ios.Out, " (+%d sidecar%s)", sidecars, plural(sidecars, "", "s"))
+		}
+		if skills > 0 {
+			fmt.Fprintf(ios.Out, " (+%d skill%s)", skills, plural(skills, "", "s"))
+		}
+		fmt.Fprintln(ios.Out)
+	}
+	for _, in := range res.Installed {
+		fmt.Fprintf(ios.Out, "run it: workforce run %s\n", in.ID)
+	}
+	if target.Layer == "library" {
+		hintf(ios.Err, "go generate ./personas builds it into the catalog (in %s)", filepath.Dir(target.Dir))
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/benchtree"
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+func TestParsePickAnswer(t *testing.T) {
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name, text string
+		want       pickAnswer
+		err        string // part of the error; "" for none
+	}{
+		{"the line asked for", `{"persona": "code-reviewer", "confidence": "high", "reason": "A review."}`,
+			pickAnswer{Persona: str("code-reviewer"), Confidence: str("high"), Reason: "A review."}, ""},
+		{"surrounding white space", " \n\t{\"persona\":\"a\",\"confidence\":\"medium\",\"reason\":\"\"}\n ",
+			pickAnswer{Persona: str("a"), Confidence: str("medium")}, ""},
+		{"members in another order", `{"reason": "r", "confidence": "low", "persona": "a"}`,
+			pickAnswer{Persona: str("a"), Confidence: str("low"), Reason: "r"}, ""},
+		{"no persona", `{"persona": null, "confidence": "low", "reason": "None fits."}`,
+			pickAnswer{Confidence: str("low"), Reason: "None fits."}, ""},
+		{"empty", "  ", pickAnswer{}, "empty"},
+		{"prose", `I pick code-reviewer.`, pickAnswer{}, "not one JSON object"},
+		{"a code fence", "```json\n{\"persona\": \"a\", \"confidence\": \"high\", \"reason\": \"r\"}\n```", pickAnswer{}, "more than one line"},
+		{"two lines", "{\"persona\": \"a\",\n\"confidence\": \"high\", \"reason\": \"r\"}", pickAnswer{}, "more than one line"},
+		{"two objects", `{"persona": "a", "confidence": "high", "reason": "r"} {"persona": "b", "confidence": "high", "reason": "r"}`, pickAnswer{}, "not one JSON object"},
+		{"an array", `[{"persona": "a", "confidence": "high", "reason": "r"}]`, pickAnswer{}, "not one JSON object"},
+		{"null", `null`, pickAnswer{}, "not one JSON object"},
+		{"a member more", `{"persona": "a", "confidence": "high", "reason": "r", "then": "rm"}`, pickAnswer{}, "member then"},
+		{"a member twice", `{"persona": "a", "persona": "b", "confidence": "high", "reason": "r"}`, pickAnswer{}, "not one JSON object"},
+		{"persona missing", `{"confidence": "high", "reason": "r"}`, pickAnswer{}, "no persona"},
+		{"persona a number", `{"persona": 7, "confidence": "high", "reason": "r"}`, pickAnswer{}, "neither a string nor null"},
+		{"confidence missing", `{"persona": "a", "reason": "r"}`, pickAnswer{}, "confidence"},
+		{"confidence other", `{"persona": "a", "confidence": "certain", "reason": "r"}`, pickAnswer{}, "confidence"},
+		{"confidence a number", `{"persona": "a", "confidence": 0.9, "reason": "r"}`, pickAnswer{}, "confidence"},
+		{"confidence in capitals", `{"persona": "a", "confidence": "HIGH", "reason": "r"}`, pickAnswer{}, "confidence"},
+		{"reason missing", `{"persona": "a", "confidence": "high"}`, pickAnswer{}, "reason"},
+		{"reason null", `{"persona": "a", "confidence": "high", "reason": null}`, pickAnswer{}, "reason"},
+		{"invalid UTF-8", "{\"persona\": \"a\xff\", \"confidence\": \"high\", \"reason\": \"r\"}", pickAnswer{}, "not one JSON object"},
+		{"too long", `{"persona": "a", "confidence": "high", "reason": "` + strings.Repeat("x", pickMaxAnswer) + `"}`, pickAnswer{}, "bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parsePickAnswer(tt.text)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q (answer %+v)", err, tt.err, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(deref(got.Persona), got.Persona == nil, deref(got.Confidence), got.Reason) !=
+				fmt.Sprint(deref(tt.want.Persona), tt.want.Persona == nil, deref(tt.want.Confidence), tt.want.Reason) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecidePick(t *testing.T) {
+	ids := map[string]bool{"code-reviewer": true, "debugger": true}
+	tests := []struct {
+		name, text string
+		match      bool
+		persona    string // "" for none
+		reason     string // part of the reason
+	}{
+		{"high", `{"persona": "debugger", "confidence": "high", "reason": "A crash."}`, true, "debugger", "A crash."},
+		{"medium", `{"persona": "debugger", "confidence": "medium", "reason": "Maybe."}`, true, "debugger", "Maybe."},
+		{"low is no match", `{"persona": "debugger", "confidence": "low", "reason": "Unsure."}`, false, "", "only low confidence in debugger: Unsure."},
+		{"null", `{"persona": null, "confidence": "high", "reason": "Nothing."}`, false, "", "Nothing."},
+		{"not a candidate", `{"persona": "root", "confidence": "high", "reason": "Trust me."}`, false, "", "the model named root, which is no persona"},
+		{"a candidate by another case", `{"persona": "Debugger", "confidence": "high", "reason": "r"}`, false, "", "named Debugger"},
+		{"a name with escapes", `{"persona": "a\u001b[2Jb", "confidence": "high", "reason": "r"}`, false, "", `named "a\033[2Jb"`},
+		{"unreadable", `sure: debugger`, false, "", "the model's answer cannot be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ans, ok := decidePick(tt.text, ids)
+			if ok != tt.match {
+				t.Errorf("match %v, want %v (%+v)", ok, tt.match, ans)
+			}
+			if deref(ans.Persona) != tt.persona || (tt.persona == "") != (ans.Persona == nil) {
+				t.Errorf("persona %v, want %q", ans.Persona, tt.persona)
+			}
+			if !strings.Contains(ans.Reason, tt.reason) {
+				t.Errorf("reason %q, want it to contain %q", ans.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+// FuzzParsePickAnswer checks that no answer, however made, is taken as a
+// match unless it is the JSON object asked for naming a candidate with
+// confidence high or medium, and that a match names a candidate.
+func FuzzParsePickAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"persona": "code-reviewer", "confidence": "high", "reason": "A review."}`,
+		`{"persona": null, "confidence": "low", "reason": "None."}`,
+		`{"persona": "x", "confidence": "medium", "reason": "r", "extra": 1}`,
+		`{"persona": "code-reviewer", "persona": "x", "confidence": "high", "reason": "r"}`,
+		"```json\n{\"persona\": \"code-reviewer\", \"confidence\": \"high\", \"reason\": \"r\"}\n```",
+		`{"persona": "code-reviewer", "confidence": "high", "reason": "r"}garbage`,
+		"{\"persona\": \"code-reviewer\\u0000\", \"confidence\": \"high\", \"reason\": \"r\"}",
+		`[]`, `""`, `{}`, `{"persona": {}, "confidence": "high", "reason": "r"}`,
+	} {
+		f.Add(s)
+	}
+	ids := map[string]bool{"code-reviewer": true, "debugger": true}
+	f.Fuzz(func(t *testing.T, text string) {
+		ans, err := parsePickAnswer(text)
+		d, ok := decidePick(text, ids)
+		if err != nil {
+			if ok || d.Persona != nil || d.Confidence != nil {
+				t.Fatalf("an unreadable answer (%v) decided %+v, %v", err, d, ok)
+			}
+			return
+		}
+		if ans.Confidence == nil || (*ans.Confidence != "high" && *ans.Confidence != "medium" && *ans.Confidence != "low") {
+			t.Fatalf("confidence %v read", ans.Confidence)
+		}
+		if strings.ContainsAny(strings.TrimSpace(text), "\r\n") || len(strings.TrimSpace(text)) > pickMaxAnswer {
+			t.Fatalf("an answer of more than one short line was read: %q", text)
+		}
+		if !utf8.ValidString(ans.Reason) || (ans.Persona != nil && !utf8.ValidString(*ans.Persona)) {
+			t.Fatalf("invalid UTF-8 read from %q", text)
+		}
+		// What was read must be what the text says, member by member.
+		var again map[string]any
+		if err := jsonv2.Unmarshal([]byte(strings.TrimSpace(text)), &again); err != nil || len(again) != 3 {
+			t.Fatalf("read %+v from %q, which is not an object of three members (%v)", ans, text, err)
+		}
+		if ok {
+			if d.Persona == nil || !ids[*d.Persona] || *d.Confidence == "low" {
+				t.Fatalf("a match %+v that is no candidate, or of low confidence", d)
+			}
+		} else if d.Persona != nil {
+			t.Fatalf("no match, but persona %q", *d.Persona)
+		}
+	})
+}
+
+func TestPickCandidatesBounded(t *testing.T) {
+	long := strings.Repeat("word ", 200)
+	cat := persona.LoadLayers([]persona.Layer{persona.FilesLayer("t", nil)})
+	cat.Personas = []*persona.Persona{
+		{ID: "a", Spec: &persona.Spec{Intent: long, Description: "first line\n\n  second\tline"}},
+		{ID: "b", Spec: &persona.Spec{Intent: "review", Description: long}},
+		{ID: "c", Spec: &persona.Spec{Intent: "héllo", Description: strings.Repeat("é", 500)}},
+	}
+	got := pickCandidates(cat)
+	if len(got) != 3 {
+		t.Fatalf("%d candidates, want 3", len(got))
+	}
+	if got[0].Description != "first line second line" {
+		t.Errorf("description %q, want it on one line", got[0].Description)
+	}
+	for _, c := range got {
+		if n := utf8.RuneCountInString(c.Intent); n > pickMaxIntent {
+			t.Errorf("%s: intent of %d characters", c.ID, n)
+		}
+		if n := utf8.RuneCountInString(c.Description); n > pickMaxDescription {
+			t.Errorf("%s: description of %d characters", c.ID, n)
+		}
+	}
+	if !strings.HasSuffix(got[1].Description, "…") || utf8.RuneCountInString(got[2].Description) != pickMaxDescription {
+		t.Errorf("cut descriptions %q, %q", got[1].Description, got[2].Description)
+	}
+	p := pickPrompt(strings.Repeat("t", 3*pickMaxTask), got)
+	if !strings.HasPrefix(p, "Task:\n"+strings.Repeat("t", pickMaxTask)+"…\n\nCandidates") {
+		t.Errorf("the task is not cut to %d bytes: %.60q", pickMaxTask, p)
+	}
+	if !strings.HasSuffix(p, "\n\nCandidates:\n- a ("+got[0].Intent+"): first line second line\n- b (review): "+got[1].Description+"\n- c (héllo): "+got[2].Description+"\n") {
+		t.Errorf("prompt %q: want one line per candidate", p)
+	}
+}
+
+func TestDescriptionBound(t *testing.T) {
+	for _, tt := range []struct{ n, want int }{
+		{0, pickMaxDescription}, {1, pickMaxDescription}, {250, pickMaxDescription}, {251, 119},
+		{500, 60}, {750, pickMinDescription}, {1000, pickMinDescription}, {100000, pickMinDescription},
+	} {
+		if got := descriptionBound(tt.n); got != tt.want {
+			t.Errorf("descriptionBound(%d) = %d, want %d", tt.n, got, tt.want)
+		}
+		if tt.n > 0 && tt.n*descriptionBound(tt.n) > pickDescriptionBudget && descriptionBound(tt.n) != pickMinDescription {
+			t.Errorf("%d descriptions of %d characters pass the budget", tt.n, descriptionBound(tt.n))
+		}
+	}
+}
+
+// TestPickResolvedMaps checks that each harness takes the call's persona
+// as it is, nothing refused, with its system prompt and no tool it could
+// use to write, run or reach the network.
+func TestPickResolvedMaps(t *testing.T) {
+	want := map[string][]string{
+		persona.HarnessClaude:   {"--permission-mode dontAsk", "--disallowedTools Bash,Edit,Write,WebFetch,WebSearch,Read,Glob,Grep,LS,Task,TodoWrite,Skill"},
+		persona.HarnessCodex:    {"--sandbox read-only", "--disable shell_tool", `web_search="disabled"`},
+		persona.HarnessOpencode: {},
+	}
+	for _, h := range persona.Harnesses {
+		t.Run(h, func(t *testing.T) {
+			inv, err := harness.PlanOneShot(pickResolved(h, "m"), harness.Options{ConfigDir: t.TempDir(), Root: t.TempDir()}, harness.OneShot{Task: "Task:\nx"})
+			var ue *harness.UnmappedError
+			if errors.As(err, &ue) || err != nil {
+				t.Fatalf("PlanOneShot: %v", err)
+			}
+			argv := strings.Join(inv.Argv(), " ")
+			for _, w := range want[h] {
+				if !strings.Contains(argv, w) {
+					t.Errorf("argv %q lacks %q", argv, w)
+				}
+			}
+			if h == persona.HarnessOpencode {
+				var cfg string
+				for _, c := range inv.Files {
+					cfg += c
+				}
+				for _, w := range []string{`"edit": "deny"`, `"bash": "deny"`, `"read": "deny"`, `"webfetch": "deny"`, `"task": "deny"`} {
+					if !strings.Contains(cfg, w) {
+						t.Errorf("opencode config lacks %s:\n%s", w, cfg)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPickPrompt measures the prompt pick sends with n personas over
+// three layers (internal/benchtree, as list's benchmark): its size in
+// bytes, reported as prompt-bytes (BENCHMARKS.md).
+func BenchmarkPickPrompt(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("personas=%d", n), func(b *testing.B) {
+			project, user, base, err := benchtree.Layers(b.TempDir(), n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat := persona.LoadLayers([]persona.Layer{{Name: "project", Dir: project}, {Name: "user", Dir: user}, {Name: "dir:2", Dir: base}})
+			if len(cat.Personas) != n {
+				b.Fatalf("%d personas", len(cat.Personas))
+			}
+			task := "review the changes of this branch for security issues"
+			var p string
+			for b.Loop() {
+				p = pickPrompt(task, pickCandidates(cat))
+			}
+			b.ReportMetric(float64(len(p)), "prompt-bytes")
+			b.ReportMetric(float64(len(p)+len(pickSystemPrompt))/float64(n), "bytes/persona")
+		})
+	}
+}
