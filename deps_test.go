@@ -58,6 +58,10 @@ var depRules = map[string]depRule{
 	// The batch pool: a task runs as a child workforce process, so batch
 	// needs the result and event types only (package doc).
 	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report"}},
+	// The queue (NATS JetStream): the transport, the worker's loop around
+	// batch's runner; git comes in as functions (gitwork, from the command
+	// layer), and a task runs as a child workforce, as in batch.
+	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/quote"}},
 
 	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
 	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
