@@ -69,6 +69,7 @@ func commands() []*cli.Command {
 		showCommand(),
 		sourcesCommand(),
 		validateCommand(),
+		workerCommand(),
 	}
 }
 

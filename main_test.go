@@ -61,6 +61,7 @@ func TestScript(t *testing.T) {
 			"sametree":    sameTree,
 			"validresult": validResult,
 			"validevents": validEvents,
+			"nats":        natsCmd,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
