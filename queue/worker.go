@@ -70,7 +70,7 @@ type Worker struct {
 	// 0: DefaultAckWait.
 	AckWait time.Duration
 	// PollWait is how long a pull for a task waits on the server before
-	// it asks again; 0: 5 seconds. A drain waits for the pulls under way.
+	// it asks again; 0: 5 seconds.
 	PollWait time.Duration
 	// RetryDelay is how long a task handed back after a failure (its
 	// checkout failed) waits before it is delivered again; 0: 5 seconds.
@@ -86,6 +86,8 @@ type Worker struct {
 	// counts of the tasks it ran, by how they ended.
 	mu     sync.Mutex
 	counts map[string]int
+	// stopPulls cancels the pulls under way (Drain).
+	stopPulls context.CancelFunc
 }
 
 // pushTries is how many times a worker tries to push a task's branch.
@@ -122,13 +124,24 @@ func (w *Worker) Run(ctx context.Context) error {
 	removeStale(tasks)
 	sweepDone := make(chan struct{})
 	go w.sweep(ctx, sweepDone)
+	// A drain cancels the pulls under way, so that an idle worker stops
+	// at once. (A task the server sent to a pull as it was cancelled
+	// comes back after the ack wait; the server drops pulls nobody
+	// listens to any more.)
+	pulls, cancelPulls := context.WithCancel(ctx)
+	defer cancelPulls()
+	w.mu.Lock()
+	w.stopPulls = cancelPulls
+	w.mu.Unlock()
 	var wg sync.WaitGroup
 	for range w.pool.Jobs {
 		wg.Go(func() {
 			for !w.draining.Load() && ctx.Err() == nil {
-				m, err := cons.Next(jetstream.FetchMaxWait(w.PollWait))
+				pctx, cancel := context.WithTimeout(pulls, w.PollWait)
+				m, err := cons.Next(jetstream.FetchContext(pctx))
+				cancel()
 				if err != nil {
-					if !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrNoMessages) {
+					if !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrNoMessages) && pulls.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 						w.logf("cannot pull a task: %v", err)
 						time.Sleep(time.Second)
 					}
@@ -148,7 +161,14 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // Drain stops the worker taking tasks; the running ones run to their end.
-func (w *Worker) Drain() { w.draining.Store(true) }
+func (w *Worker) Drain() {
+	w.draining.Store(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopPulls != nil {
+		w.stopPulls()
+	}
+}
 
 // Interrupt stops the running tasks: sig goes to each one's run, which
 // stops its harness; the worker hands the tasks back to the queue (nak)
