@@ -41,6 +41,17 @@ func TestPublishOnce(t *testing.T) {
 	if err := c.PublishResult(ctx, Result{Key: keys[0], Status: report.StatusFailed}); !errors.Is(err, ErrReported) {
 		t.Errorf("a second result: %v, want ErrReported", err)
 	}
+	// Beyond the duplicate window (another message id), the stream
+	// itself refuses a second result.
+	if dup, err := c.publish(ctx, keys[0].ResultSubject(), "another id", Result{Key: keys[0]}); err != nil || !dup {
+		t.Errorf("the result stream took a second result under another message id (%v)", err)
+	}
+	if dup, err := c.publish(ctx, keys[1].TaskSubject(), "another id", NewTask(keys[1], batch.Task{ID: "t2"}, commit)); err != nil || !dup {
+		t.Errorf("the task stream took a task again under another message id (%v)", err)
+	}
+	if p, _ := c.Pending(ctx, "b.1"); len(p) != 3 {
+		t.Errorf("pending %v after t2 was published under another message id", p)
+	}
 	if err := c.PublishResult(ctx, Result{Key: other, Status: report.StatusFailed}); err != nil {
 		t.Errorf("the result of another submission: %v", err)
 	}
