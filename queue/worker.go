@@ -106,7 +106,6 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.RetryDelay = 5 * time.Second
 	}
 	w.pool.Jobs = max(1, w.Jobs)
-	w.counts = map[string]int{}
 	cons, err := w.Conn.SetupConsumer(ctx, w.AckWait)
 	if err != nil {
 		return err
@@ -191,6 +190,9 @@ func (w *Worker) Counts() map[string]int {
 
 func (w *Worker) count(k string) {
 	w.mu.Lock()
+	if w.counts == nil {
+		w.counts = map[string]int{}
+	}
 	w.counts[k]++
 	w.mu.Unlock()
 }
