@@ -63,6 +63,10 @@ var depRules = map[string]depRule{
 	// layer), and a task runs as a child workforce, as in batch.
 	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/quote"}},
 
+	// What a queue task does with git: the system git through
+	// internal/git, and names printed through internal/quote.
+	"W/gitwork": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/git", "W/internal/quote"}},
+
 	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
 	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
 	"W/internal/catalog": {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
