@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +69,7 @@ const editorPersona = `{"id": "editor", "intent": "test", "description": "Edits.
  "agentsMdContent": "Persona text.\n", "claudeMdContent": "Persona text.\n",
  "tiers": {"best": {"harness": "claude", "model": "m"}}}`
 
-func newQueueFixture(t *testing.T) *queueFixture {
+func newQueueFixture(t testing.TB) *queueFixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -107,13 +108,17 @@ func newQueueFixture(t *testing.T) *queueFixture {
 	gittest.Run(t, work, "checkout", "-q", "-b", "slow")
 	write("do", "write $MARKS/slow-started ready\nwaitfor $MARKS/release\nwrite slow.txt done slowly\n")
 	gittest.Run(t, work, "commit", "-q", "-am", "slow")
-	gittest.Run(t, work, "push", "-q", f.remote, "main", "slow")
+	// A task of the benchmark sleeps, then writes a file of its own.
+	gittest.Run(t, work, "checkout", "-q", "-b", "bench", "main")
+	write("do", "sleep $BENCH_SECONDS\nshell /dev/null echo x > \"t$(date +%s%N).txt\"\n")
+	gittest.Run(t, work, "commit", "-q", "-am", "bench")
+	gittest.Run(t, work, "push", "-q", f.remote, "main", "slow", "bench")
 	return f
 }
 
 // env is the environment of a workforce process of the fixture with its
 // own home.
-func (f *queueFixture) env(t *testing.T, home string) []string {
+func (f *queueFixture) env(t testing.TB, home string) []string {
 	t.Helper()
 	personas := filepath.Join(home, ".agentworkforce", "workforce", "personas")
 	if err := os.MkdirAll(personas, 0o755); err != nil {
@@ -135,7 +140,7 @@ func (f *queueFixture) env(t *testing.T, home string) []string {
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
 }
 
-func mustAbs(t *testing.T, p string) string {
+func mustAbs(t testing.TB, p string) string {
 	t.Helper()
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -146,7 +151,7 @@ func mustAbs(t *testing.T, p string) string {
 
 // workforceBin is the workforce command the tests start: the test binary,
 // which runs main when started under that name (TestMain).
-func workforceBin(t *testing.T) string {
+func workforceBin(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("workforce")
 	if err != nil {
@@ -181,13 +186,14 @@ type workerProc struct {
 	done chan struct{}
 }
 
-// startWorker starts `workforce worker` NAME with a home of its own.
-func (f *queueFixture) startWorker(t *testing.T, name string, jobs string) *workerProc {
+// startWorker starts `workforce worker` NAME with a home of its own, and
+// the variables env.
+func (f *queueFixture) startWorker(t testing.TB, name string, jobs string, env ...string) *workerProc {
 	t.Helper()
 	home := filepath.Join(f.root, "home-"+name)
 	cmd := exec.Command(workforceBin(t), "worker", "--queue", f.url, "--jobs", jobs, "--ack-wait", "2s", "--name", name)
 	cmd.Dir = f.root
-	cmd.Env = f.env(t, home)
+	cmd.Env = append(f.env(t, home), env...)
 	w := &workerProc{name: name, cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	if err := cmd.Start(); err != nil {
@@ -204,13 +210,15 @@ func (f *queueFixture) startWorker(t *testing.T, name string, jobs string) *work
 		case <-time.After(30 * time.Second):
 			cmd.Process.Kill()
 		}
-		t.Logf("worker %s:\n%s", name, w.log.String())
+		if tt, ok := t.(*testing.T); ok {
+			tt.Logf("worker %s:\n%s", name, w.log.String())
+		}
 	})
 	return w
 }
 
 // waitFor waits (at most within) until cond holds.
-func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+func waitFor(t testing.TB, what string, within time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {
@@ -372,4 +380,67 @@ func TestQueueWorkers(t *testing.T) {
 	if !strings.Contains(other.log.String(), "task q1/slow: started (delivery 2)") {
 		t.Errorf("worker %s did not take the slow task over:\n%s", other.name, other.log.String())
 	}
+}
+
+// BenchmarkQueue measures what the queue adds to a task: N stand-in tasks
+// of S seconds each ($BENCH_TASKS, default 20; $BENCH_SECONDS, default
+// 1), each writing a file of its own, run through the embedded server by
+// two workers with --jobs 2 each, against the same tasks on the local
+// pool with --jobs 4 (the same slots). Each iteration runs both batches.
+// The overhead per task is the difference of the wall times, times the
+// slots, over the tasks: the time a slot spends on a task beyond the
+// local pool's (resolving, publishing, pulling, the checkout, the push,
+// the result and its way back).
+//
+//	go test -run '^$' -bench BenchmarkQueue -benchtime 1x .
+func BenchmarkQueue(b *testing.B) {
+	n, secs := 20, "1"
+	if v := os.Getenv("BENCH_TASKS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	if v := os.Getenv("BENCH_SECONDS"); v != "" {
+		secs = v
+	}
+	f := newQueueFixture(b)
+	f.startWorker(b, "w1", "2", "BENCH_SECONDS="+secs)
+	f.startWorker(b, "w2", "2", "BENCH_SECONDS="+secs)
+	local := filepath.Join(f.root, "local")
+	gittest.Run(b, f.root, "clone", "-q", "-b", "bench", f.remote, local)
+	write := func(name string, line func(i int) string) string {
+		var lines []string
+		for i := range n {
+			lines = append(lines, line(i))
+		}
+		path := filepath.Join(f.root, name)
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
+	queued := write("queue.jsonl", func(i int) string {
+		return fmt.Sprintf(`{"id": "t%d", "persona": "editor", "task": "wait", "repo": %q, "ref": "bench"}`, i, f.remote)
+	})
+	onPool := write("local.jsonl", func(i int) string {
+		return fmt.Sprintf(`{"id": "t%d", "persona": "editor", "task": "wait", "dir": "local"}`, i)
+	})
+	env := append(f.env(b, filepath.Join(f.root, "home-submitter")), "BENCH_SECONDS="+secs)
+	run := func(args ...string) time.Duration {
+		cmd := exec.Command(workforceBin(b), args...)
+		cmd.Dir, cmd.Env = f.root, env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("workforce %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return time.Since(start)
+	}
+	var q, l time.Duration
+	for i := range b.N {
+		id := fmt.Sprint(i)
+		q += run("batch", queued, "--queue", f.url, "--id", "q"+id)
+		l += run("batch", onPool, "--jobs", "4", "--id", "l"+id)
+	}
+	q, l = q/time.Duration(b.N), l/time.Duration(b.N)
+	b.ReportMetric(q.Seconds(), "queue-wall-s")
+	b.ReportMetric(l.Seconds(), "local-wall-s")
+	b.ReportMetric((q-l).Seconds()*4/float64(n), "overhead-s/task")
 }

@@ -150,7 +150,7 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 
 // buildStandin compiles internal/standin, the stand-in harness, once for
 // the scripts.
-func buildStandin(t *testing.T) string {
+func buildStandin(t testing.TB) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "standin")
 	cmd := exec.Command("go", "build", "-o", out, "./internal/standin")
