@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/gitwork"
 	"github.com/seed-3bc194a6/workforce/queue"
 	"github.com/urfave/cli/v2"
 )
@@ -92,7 +93,7 @@ func queueEntryProblem(t batch.Task) string {
 	}
 	if u, err := url.Parse(t.Repo); err == nil && u.User != nil {
 		if _, ok := u.User.Password(); ok {
-			return fmt.Sprintf("repo %s holds a password, which would travel in the queue: give the URL without it; the workers fetch and push with their own credentials", queue.Redact(t.Repo))
+			return fmt.Sprintf("repo %s holds a password, which would travel in the queue: give the URL without it; the workers fetch and push with their own credentials", gitwork.Redact(t.Repo))
 		}
 	}
 	return ""

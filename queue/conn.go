@@ -147,8 +147,9 @@ func CheckURL(s string) error {
 	return nil
 }
 
-// Redact is the URL s with the password (or token) of its user
-// information replaced by "xxxxx", for messages.
+// Redact is the server URL s with the password (or token) of its user
+// information replaced by "xxxxx", for messages. (A repository's URL goes
+// through gitwork.Redact, which knows git's forms.)
 func Redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/gitwork"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
 	"golang.org/x/sys/unix"
@@ -434,7 +435,7 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 	}
 	r.Finished = time.Now().UTC()
 	if err != nil {
-		msg := fmt.Sprintf("the agent's work could not be pushed to %s: %v; it stays in the worker %s, in %s", Redact(t.Entry.Repo), err, w.Name, dir)
+		msg := fmt.Sprintf("the agent's work could not be pushed to %s: %v; it stays in the worker %s, in %s", gitwork.Redact(t.Entry.Repo), err, w.Name, quote.Name(dir))
 		rr.Warnings = append(rr.Warnings, msg)
 		rr.Status, r.Status, r.Error = report.StatusFailed, report.StatusFailed, msg
 		rr.Published = &report.Published{Repo: t.Entry.Repo, Base: t.Commit}
