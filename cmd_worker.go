@@ -47,7 +47,7 @@ Example:
    workforce worker --queue nats://queue.internal:4222 --jobs 4`,
 		Flags: append(queueFlags(true),
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores)"},
-			&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Usage: "how long the server waits for a sign of life of a task before it gives it to another worker; set when the consumer is made (by the first worker)"},
+			&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Action: ackWaitFlag, Usage: "how long the server waits for a sign of life of a task before it gives it to another worker; set when the consumer is made (by the first worker)"},
 			&cli.StringFlag{Name: "name", Usage: "the worker's name in the results and on the server (default: the host's name and the process id)"},
 		),
 		Action: workerAction,
@@ -66,14 +66,23 @@ func workerAction(c *cli.Context) error {
 	if !batch.SafeName(name) {
 		return usagef("--name %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 	}
-	if d := c.Duration("ack-wait"); d < time.Second {
-		return usagef("--ack-wait %v: want at least 1s", d)
-	}
 	qo, err := queueOptions(c, "workforce worker "+name)
 	if err != nil {
 		return err
 	}
 	return runWorker(c.Context, newStreams(c), newProcEnv(), qo, workerOptions{Name: name, Jobs: c.Int("jobs"), AckWait: c.Duration("ack-wait")})
+}
+
+// ackWaitFlag checks --ack-wait: a second at least, since the worker's
+// signs of life come every third of it.
+func ackWaitFlag(c *cli.Context, d time.Duration) error {
+	if d < 0 {
+		return notNegative("ack-wait")(c, d)
+	}
+	if d < time.Second {
+		return usagef("%s --ack-wait %v: want at least 1s", commandPath(c), d)
+	}
+	return nil
 }
 
 // workerOptions are a worker's.
