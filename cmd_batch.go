@@ -37,7 +37,13 @@ extension, else by the content), one task an entry:
 id (a safe name, unique), persona (PERSONA[@TIER]) and task are required;
 dir is the project directory, relative to the file's directory (default:
 that directory). A file with an error runs nothing: the error names the
-line (exit 2). repo and ref are for a queue of workers, not built yet.
+line (exit 2). repo (a git URL) and ref (default HEAD) replace dir for a
+queue of workers: with --queue nats://HOST the tasks are published to
+NATS JetStream and run by workforce worker on other machines, each in a
+clone of repo at the commit ref names now, the agent's work pushed back
+as the branch workforce/<session-id> and its patch in the result;
+--detach publishes and exits (follow with batch status ID --queue).
+docs/queue.md has the details.
 
 Each task runs as workforce run PERSONA - --events would, in its directory:
 its own sandbox and session, its work synced back (conflicts reported per
@@ -62,24 +68,28 @@ Example:
 
    workforce batch tasks.jsonl --jobs 4
    workforce batch tasks.yaml --retry failed --json > results.jsonl
-   workforce batch status tasks.jsonl`,
-		Flags: []cli.Flag{
+   workforce batch status tasks.jsonl
+   workforce batch remote.jsonl --queue nats://queue.internal --detach`,
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores, halved for opencode)"},
 			&cli.StringFlag{Name: "id", Usage: "the batch's id, its directory under <home>/batches (default: the file's name and a hash of its path)"},
 			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
-			&cli.StringFlag{Name: "queue", Usage: "run on a queue of workers (not built yet)", Hidden: true},
 			&cli.BoolFlag{Name: "json", Usage: "print one result per task, as JSON lines"},
 			noHistoryFlag,
-		},
+			&cli.BoolFlag{Name: "detach", Usage: "with --queue: publish the tasks and exit, without following them"},
+		}, queueFlags(false)...),
 		Action: batchAction,
 		Subcommands: []*cli.Command{{
 			Name:      "status",
 			Usage:     "show a batch's tasks: their phase, status and duration",
 			ArgsUsage: "ID|FILE",
 			Description: `Shows the batch ID (or the batch of the file FILE) as its table: each task's
-phase (pending, running, done), status and duration. --json prints one
-object a task, as JSON lines: its state (docs/batch.md#state).`,
-			Flags:  []cli.Flag{jsonFlag()},
+phase (pending, running, done; queued on a queue), status and duration.
+--json prints one object a task, as JSON lines: its state
+(docs/batch.md#state). With --queue, it reads the results the workers
+reported first (and records them in the batch's state, when this machine
+has it).`,
+			Flags:  append([]cli.Flag{jsonFlag()}, queueFlags(false)...),
 			Action: batchStatusAction,
 		}},
 	}
@@ -101,8 +111,8 @@ func batchAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("batch takes one batch file")
 	}
-	if c.IsSet("queue") {
-		return usagef("--queue is not built yet: batch runs the tasks on this machine")
+	if c.IsSet("detach") && !c.IsSet("queue") {
+		return usagef("--detach goes with --queue: on this machine the tasks run in this process")
 	}
 	opts := batchOptions{File: c.Args().First(), ID: c.String("id"), Jobs: c.Int("jobs"), JSON: c.Bool("json"), Env: newProcEnv(),
 		NoHistory: c.Bool("no-history")}
@@ -115,6 +125,9 @@ func batchAction(c *cli.Context) error {
 	}
 	if opts.ID != "" && !batch.SafeName(opts.ID) {
 		return usagef("--id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", opts.ID)
+	}
+	if c.IsSet("queue") {
+		return batchQueueAction(c, opts)
 	}
 	return runBatch(c.Context, newStreams(c), opts)
 }
@@ -132,7 +145,7 @@ type preparedTask struct {
 // what the file alone cannot say (the persona exists, the harness is
 // known, the directory exists). Every error names the file and the line,
 // and is a usage error: nothing has started.
-func loadBatch(env procEnv, file string) (abs string, tasks []preparedTask, err error) {
+func loadBatch(env procEnv, file string, onQueue bool) (abs string, tasks []preparedTask, err error) {
 	wd, err := env.dir()
 	if err != nil {
 		return "", nil, err
@@ -158,8 +171,12 @@ func loadBatch(env procEnv, file string) (abs string, tasks []preparedTask, err 
 	}
 	base := filepath.Dir(abs)
 	for _, t := range parsed {
-		if t.Repo != "" {
-			return "", nil, bad(t, "repo and ref need a queue of workers (--queue), which is not built yet; give the repository's checkout as dir")
+		if onQueue {
+			if msg := queueEntryProblem(t); msg != "" {
+				return "", nil, bad(t, "%s", msg)
+			}
+		} else if t.Repo != "" {
+			return "", nil, bad(t, "repo and ref are for a queue of workers (--queue nats://HOST); on this machine, give the repository's checkout as dir")
 		}
 		if t.Harness != "" && !persona.IsKnownHarness(t.Harness) {
 			return "", nil, bad(t, "unknown harness %q; want %s", t.Harness, strings.Join(persona.Harnesses, ", "))
@@ -172,9 +189,12 @@ func loadBatch(env procEnv, file string) (abs string, tasks []preparedTask, err 
 		if t.Harness != "" {
 			h = t.Harness
 		}
-		dir := t.ProjectDir(base)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return "", nil, bad(t, "dir %s is not a directory", quote.Name(t.Dir))
+		var dir string
+		if !onQueue {
+			dir = t.ProjectDir(base)
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return "", nil, bad(t, "dir %s is not a directory", quote.Name(t.Dir))
+			}
 		}
 		tasks = append(tasks, preparedTask{Task: t, Dir: dir, Tier: r.Tier, Harness: h})
 	}
@@ -182,7 +202,7 @@ func loadBatch(env procEnv, file string) (abs string, tasks []preparedTask, err 
 }
 
 func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
-	abs, tasks, err := loadBatch(opts.Env, opts.File)
+	abs, tasks, err := loadBatch(opts.Env, opts.File, false)
 	if err != nil {
 		return err
 	}
@@ -424,7 +444,7 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 	}
 	tw.Flush()
 	var parts []string
-	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running"} {
+	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running", "queued"} {
 		if counts[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 		}
@@ -435,6 +455,9 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 func batchStatusAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usagef("batch status takes one batch id or batch file")
+	}
+	if c.IsSet("queue") {
+		return batchStatusQueueAction(c)
 	}
 	return runBatchStatus(newStreams(c), newProcEnv(), c.Args().First(), c.Bool("json"))
 }

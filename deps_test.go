@@ -58,6 +58,11 @@ var depRules = map[string]depRule{
 	// The batch pool: a task runs as a child workforce process, so batch
 	// needs the result and event types only (package doc).
 	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report"}},
+	// The queue (NATS JetStream): the transport, the worker's loop around
+	// batch's runner; git comes in as functions (gitwork's, from the command
+	// layer; queue itself uses gitwork.Redact), and a task runs as a child
+	// workforce, as in batch.
+	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote"}},
 
 	// What a queue task does with git: the system git through
 	// internal/git, and names printed through internal/quote.

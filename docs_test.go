@@ -628,3 +628,36 @@ func TestReadmeCIExample(t *testing.T) {
 		t.Errorf("workforce %s --dry-run plans %q: no task of the step in it", strings.Join(args, " "), plan.Argv)
 	}
 }
+
+// TestNoConflictMarkers fails on a merge conflict left in a file of the
+// repository: a line that begins git's "<<<<<<< " or ">>>>>>> " marker.
+// Go files would not compile; documents, scripts and test data would
+// go on as if nothing were wrong.
+func TestNoConflictMarkers(t *testing.T) {
+	marker := regexp.MustCompile(`(?m)^(<<<<<<<|>>>>>>>) `)
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if loc := marker.FindIndex(b); loc != nil {
+			t.Errorf("%s:%d: a merge conflict marker", path, 1+strings.Count(string(b[:loc[0]]), "\n"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -72,6 +72,7 @@ func commands() []*cli.Command {
 		showCommand(),
 		sourcesCommand(),
 		validateCommand(),
+		workerCommand(),
 	}
 }
 

@@ -61,6 +61,7 @@ func TestScript(t *testing.T) {
 			"sametree":    sameTree,
 			"validresult": validResult,
 			"validevents": validEvents,
+			"nats":        natsCmd,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -149,7 +150,7 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 
 // buildStandin compiles internal/standin, the stand-in harness, once for
 // the scripts.
-func buildStandin(t *testing.T) string {
+func buildStandin(t testing.TB) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "standin")
 	cmd := exec.Command("go", "build", "-o", out, "./internal/standin")

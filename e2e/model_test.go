@@ -99,6 +99,10 @@ type scripted struct {
 	bodies [][]byte // each request body
 	main   []int    // the indices of the main conversation requests
 	cwd    string   // the working directory the harness told the model
+	// followCwd takes the working directory from every main request
+	// that names one, not only the first: runs one after the other, each
+	// in a sandbox of its own (a queue worker's tasks).
+	followCwd bool
 }
 
 func newScripted(steps ...step) *scripted { return &scripted{steps: steps} }
@@ -219,6 +223,8 @@ func (s *scripted) record(path string, body []byte, main bool) (int, step) {
 	s.main = append(s.main, n)
 	if s.cwd == "" {
 		s.cwd = cwdIn(body)
+	} else if cwd := cwdIn(body); s.followCwd && cwd != "" {
+		s.cwd = cwd
 	}
 	if s.next >= len(s.steps) {
 		return n, step{Text: "done"}

@@ -68,6 +68,14 @@
 //   - durationMs: the run's wall time in milliseconds. Always present.
 //   - warnings: the run's warnings, as sentences. Always present, []
 //     when none.
+//   - published, patch, worker: a task a queue worker ran (workforce
+//     worker): the repository, the branch workforce/<sessionId> the worker
+//     pushed there (absent when nothing changed), the commit the task
+//     started from (base) and the branch's commit, the number of files
+//     changed; the patch from base to that commit (absent when nothing
+//     changed or when it did not fit in a message: a warning says so);
+//     the worker's name. All three are absent for a run on this machine.
+//     (The name branch was taken: it is the agent's own commits.)
 //
 // The lists that are always present print as [] even when the Go value
 // is nil (Result and Files marshal them so).

@@ -79,6 +79,34 @@ type Result struct {
 	DurationMS int64 `json:"durationMs"`
 	// Warnings are the warnings of the run, as sentences.
 	Warnings []string `json:"warnings"`
+	// Published is the agent's work as a queue worker pushed it to the
+	// task's repository; present only for a task a queue worker ran.
+	Published *Published `json:"published,omitempty"`
+	// Patch is the agent's work as a patch (git diff --binary from
+	// Published.Base to Published.Commit, which git apply takes); absent
+	// when nothing changed, or when the patch was too large for the
+	// queue's messages (a warning says so; the branch holds the work).
+	Patch string `json:"patch,omitempty"`
+	// Worker is the name of the queue worker that ran the task; absent
+	// for a task run on this machine.
+	Worker string `json:"worker,omitempty"`
+}
+
+// Published is where a queue worker put the agent's work: the branch it
+// pushed to the task's repository, the commit it started from and the
+// branch's commit.
+type Published struct {
+	// Repo is the repository's URL, as the task gave it.
+	Repo string `json:"repo"`
+	// Branch is the branch pushed to Repo, workforce/<sessionId>; absent
+	// when there was nothing to publish.
+	Branch string `json:"branch,omitempty"`
+	// Base is the commit the task started from (its ref, resolved).
+	Base string `json:"base"`
+	// Commit is the branch's commit; absent when nothing was published.
+	Commit string `json:"commit,omitempty"`
+	// Files counts the files changed between Base and Commit.
+	Files int `json:"files"`
 }
 
 // Usage is what the model consumed during a run, summed over its turns.

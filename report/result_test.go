@@ -125,6 +125,9 @@ func fullResult() Result {
 			Conflicts: []Conflict{{Path: "d", Real: "/r/d", Saved: "/s/d", Reason: "is a directory there"}}},
 		Branch:     &Branch{Name: "workforce/s1", Head: strings.Repeat("a", 40), Commits: 2},
 		DurationMS: 5, Warnings: []string{"w"},
+		Published: &Published{Repo: "https://example.com/r.git", Branch: "workforce/s1", Base: strings.Repeat("b", 40),
+			Commit: strings.Repeat("c", 40), Files: 1},
+		Patch: "diff --git a/a b/a\n", Worker: "w1",
 	}
 }
 
@@ -144,15 +147,18 @@ func TestResultValid(t *testing.T) {
 	}
 	// What the schema must refuse.
 	bad := map[string]string{
-		"an unknown field":  `"extra": 1`,
-		"an unknown status": `"status": "ok"`,
-		"a null exit code":  `"exitCode": null`,
-		"a null list":       `"denials": null`,
-		"a negative count":  `"usage": {"inputTokens": -1}`,
-		"an unknown figure": `"usage": {"tokens": 1}`,
-		"a denial, no tool": `"denials": [{"detail": "x"}]`,
-		"a bare conflict":   `"files": {"created": [], "updated": [], "deleted": [], "conflicts": [{"path": "a"}]}`,
-		"an empty branch":   `"branch": {"name": "b", "head": "x", "commits": 0}`,
+		"an unknown field":     `"extra": 1`,
+		"an unknown status":    `"status": "ok"`,
+		"a null exit code":     `"exitCode": null`,
+		"a null list":          `"denials": null`,
+		"a negative count":     `"usage": {"inputTokens": -1}`,
+		"an unknown figure":    `"usage": {"tokens": 1}`,
+		"a denial, no tool":    `"denials": [{"detail": "x"}]`,
+		"a bare conflict":      `"files": {"created": [], "updated": [], "deleted": [], "conflicts": [{"path": "a"}]}`,
+		"an empty branch":      `"branch": {"name": "b", "head": "x", "commits": 0}`,
+		"a published, no base": `"published": {"repo": "r", "files": 0}`,
+		"a short base":         `"published": {"repo": "r", "base": "abc", "files": 0}`,
+		"an empty patch":       `"patch": ""`,
 	}
 	for name, field := range bad {
 		var doc map[string]any

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/queue"
+	"github.com/urfave/cli/v2"
+)
+
+func workerCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "worker",
+		Usage: "run the tasks of a queue of workers (NATS JetStream), a few at a time",
+		Description: `Pulls the tasks workforce batch FILE --queue publishes from the NATS
+server --queue names (default $WORKFORCE_QUEUE; JetStream enabled) and runs
+them, --jobs at a time (default: twice the cores): each in a clone of its
+repo at the commit its ref named when it was published, as workforce run
+PERSONA - --events --sync-committed --sync-deletes, with this machine's
+personas, harnesses and credentials. The agent's work is pushed to the
+repository as the branch workforce/<session-id>, and the result (with the
+branch and the patch) goes back to the queue, once per task.
+
+While a task runs the worker tells the server every third of the ack wait;
+a worker that dies has its tasks delivered to another after the ack wait
+(--ack-wait, set by the first worker, which makes the consumer; default
+2m). Clones are cached in <home>/worker/repos, tasks run in
+<home>/worker/tasks.
+
+Ctrl-C (SIGINT), SIGTERM or SIGHUP: take no more tasks, let the running ones
+finish and report, then exit 0. A second one interrupts them and hands
+them back to the queue for another worker (exit 128+n). docs/queue.md has
+the details: the server, a worker as a systemd unit or a Kubernetes
+Deployment, sizing.
+
+Example:
+
+   workforce worker --queue nats://queue.internal:4222 --jobs 4`,
+		Flags: append(queueFlags(true),
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores)"},
+			&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Action: ackWaitFlag, Usage: "how long the server waits for a sign of life of a task before it gives it to another worker; set when the consumer is made (by the first worker)"},
+			&cli.StringFlag{Name: "name", Usage: "the worker's name in the results and on the server (default: the host's name and the process id)"},
+		),
+		Action: workerAction,
+	}
+}
+
+func workerAction(c *cli.Context) error {
+	if c.NArg() != 0 {
+		return usagef("worker takes no arguments")
+	}
+	name := c.String("name")
+	if name == "" {
+		host, _ := os.Hostname()
+		name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if !batch.SafeName(name) {
+		return usagef("--name %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+	}
+	qo, err := queueOptions(c, "workforce worker "+name)
+	if err != nil {
+		return err
+	}
+	return runWorker(c.Context, newStreams(c), newProcEnv(), qo, workerOptions{Name: name, Jobs: c.Int("jobs"), AckWait: c.Duration("ack-wait")})
+}
+
+// ackWaitFlag checks --ack-wait: a second at least, since the worker's
+// signs of life come every third of it.
+func ackWaitFlag(c *cli.Context, d time.Duration) error {
+	if d < 0 {
+		return notNegative("ack-wait")(c, d)
+	}
+	if d < time.Second {
+		return usagef("%s --ack-wait %v: want at least 1s", commandPath(c), d)
+	}
+	return nil
+}
+
+// workerOptions are a worker's.
+type workerOptions struct {
+	Name    string
+	Jobs    int
+	AckWait time.Duration
+}
+
+func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Options, opts workerOptions) error {
+	home, err := env.home()
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the workforce binary to run the tasks: %w", err)
+	}
+	conn, err := queue.Connect(ctx, qo)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	jobs := opts.Jobs
+	if jobs == 0 {
+		jobs = batch.DefaultJobs(nil)
+	}
+	dir := filepath.Join(home, "worker")
+	var logMu sync.Mutex
+	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Dir: dir, Git: workerGit(filepath.Join(dir, "repos")),
+		AckWait: opts.AckWait,
+		Log: func(format string, args ...any) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			fmt.Fprintf(ios.Err, "workforce: worker %s: %s\n", opts.Name, fmt.Sprintf(format, args...))
+		}}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var interruptedBy os.Signal
+	var sigMu sync.Mutex
+	go func() {
+		n := 0
+		for sig := range sigs {
+			n++
+			if n == 1 {
+				w.Log("%v: taking no more tasks; the running ones finish and report (again to interrupt them)", sig)
+				w.Drain()
+				continue
+			}
+			sigMu.Lock()
+			if interruptedBy == nil {
+				interruptedBy = sig
+			}
+			sigMu.Unlock()
+			w.Log("%v: interrupting the running tasks; they go back to the queue", sig)
+			w.Interrupt(batch.Forwarded(sig))
+		}
+	}()
+	w.Log("pulling tasks from %s, %d at a time", queue.Redact(qo.URL), jobs)
+	if err := w.Run(ctx); err != nil {
+		return err
+	}
+	counts := w.Counts()
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	if len(parts) == 0 {
+		parts = []string{"no tasks"}
+	}
+	w.Log("stopped: %s", strings.Join(parts, ", "))
+	sigMu.Lock()
+	defer sigMu.Unlock()
+	if interruptedBy != nil {
+		return silentExit(signalStatus(interruptedBy))
+	}
+	return nil
+}

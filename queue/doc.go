@@ -1,0 +1,70 @@
+// Package queue runs a batch's tasks on workers beyond this machine,
+// through NATS JetStream: the submitter (`workforce batch FILE --queue`)
+// publishes each task, workers (`workforce worker`) pull and run them and
+// publish each one's result, and the submitter (or `batch status --queue`)
+// reads the results. docs/queue.md is the user's side of it.
+//
+// On the server (Conn makes what is missing, and leaves alone what an
+// operator set up):
+//
+//   - TaskStream (WORKFORCE_TASKS, subjects workforce.tasks.>): work-queue
+//     retention (a task leaves it when a worker acks it), file storage,
+//     one message a subject with new ones refused (DiscardNewPerSubject),
+//     so that a task published again while it waits is not queued twice;
+//     its message id (Nats-Msg-Id) makes a retried publication a no-op
+//     too. One subject a task: workforce.tasks.<batch>.<submission>.<task>,
+//     each id encoded as one token (Token: ids may hold '.'). The design
+//     first had one subject a batch; a subject a task is what lets the
+//     stream refuse a duplicate, and lets the submitter ask whether a task
+//     is still queued (Queued) or take it back (Withdraw).
+//   - Consumer (workers): the workers' durable pull consumer, explicit
+//     acks, an ack wait (DefaultAckWait, set by the worker that makes it:
+//     --ack-wait), MaxDeliver deliveries at most.
+//   - ResultStream (WORKFORCE_RESULTS, subjects workforce.results.>):
+//     limits retention, ResultMaxAge, one message a subject and a second
+//     one refused: each task's result is reported once, whoever reports
+//     it (ErrReported for the others). Its subject has the task's key.
+//   - AdvisoryStream (WORKFORCE_ADVISORIES): the server's advisories of
+//     tasks delivered MaxDeliver times without an ack, kept until a sweep
+//     (Sweep) reports each such task as failed and removes it.
+//
+// A Key (batch, submission, task) names one publication of a task: a
+// task edited or retried is published again as another submission, with
+// subjects of its own, so that the result of an older one never counts
+// for it.
+//
+// Delivery. Execution is at least once, results exactly once. A worker
+// (Worker) takes a task, sends InProgress every third of the ack wait
+// while it works on it, and reports its result before it acks it. A
+// worker that dies (or loses the server) stops its heartbeats: after the
+// ack wait the server delivers the task to another worker, which runs it
+// again, unless its result is out already (a worker that died between its
+// report and its ack), then it only acks it. A task whose checkout fails
+// is handed back (nak, after Worker.RetryDelay), and reported failed by
+// the worker that sees its last delivery. A task that no worker survives
+// reaches MaxDeliver, and the next sweep reports it failed. A worker
+// stopped once (Drain) takes no more tasks and finishes its own; stopped
+// twice (Interrupt), it interrupts them and hands them back, reporting
+// nothing, so another worker runs them.
+//
+// A worker runs a task as the local pool does (batch.Command, RunTask: a
+// child `workforce run PERSONA - --events`, here with --sync-committed
+// --sync-deletes) in a clone of the task's repository at the commit the
+// submitter resolved (Git.Checkout), then pushes the agent's work as the
+// branch workforce/<session-id> (Git.Publish) and puts the branch, the
+// commit it started from, the branch's commit and the patch in the result
+// (report.Result's published, patch and worker). Git comes in as
+// functions (package gitwork, wired in by the command layer), which keeps
+// this package to the transport and the worker's loop, and testable
+// without a remote.
+//
+// Nothing of the submitter's environment travels: a message holds the
+// batch file's entry, the commit, the ids and the result's subject. The
+// workers run the harnesses with their own credentials, and check every
+// message as a batch file's entry is checked (check): anyone who may
+// publish on the server may make the workers run an agent.
+//
+// The package imports batch (the task, the runner), report (the result)
+// and quote, and nats.go; nothing of the session or harness packages,
+// which the child process owns.
+package queue

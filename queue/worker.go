@@ -1,0 +1,516 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/gitwork"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/report"
+	"golang.org/x/sys/unix"
+)
+
+// Published is the agent's work of one task as it left the worker: the
+// branch pushed to the task's repository ("" when there was nothing to
+// publish), the commit the task started from, the branch's commit, the
+// patch from one to the other and the number of files it changes. It is
+// gitwork.Published, field for field.
+type Published struct {
+	Branch string
+	Base   string
+	Commit string
+	Patch  string
+	Files  int
+}
+
+// Git is what a worker does with git (package gitwork; the command layer
+// fills it in, the tests may fake it).
+type Git struct {
+	// Checkout makes dest (which does not exist) a clone of url at
+	// commit.
+	Checkout func(ctx context.Context, url, commit, dest string) error
+	// Publish commits what a run left in the clone work (started at
+	// base) on the local branch branch and pushes it to url.
+	Publish func(ctx context.Context, work, url, base, branch string) (Published, error)
+}
+
+// Worker pulls tasks from TaskStream and runs them, Jobs at a time: each
+// in a clone of its repository at its commit, as the local pool runs a
+// task (batch.Command, batch.RunTask: a child `workforce run`, here with
+// --sync-committed --sync-deletes so that the clone's working tree holds
+// all the agent did), then publishes the work (Git.Publish: the branch
+// workforce/<session-id>), reports the result once (ResultStream) and
+// acks the task. The package documentation says what happens when
+// anything fails.
+type Worker struct {
+	Conn *Conn
+	// Name names the worker in its results and on the server.
+	Name string
+	// Jobs is how many tasks run at once (at least 1).
+	Jobs int
+	// Exe is the workforce binary the tasks run as.
+	Exe string
+	// Dir is the worker's directory (<home>/worker): a directory a task
+	// under tasks/, removed after the task.
+	Dir string
+	Git Git
+	// AckWait is the consumer's ack wait, when this worker makes it;
+	// 0: DefaultAckWait.
+	AckWait time.Duration
+	// PollWait is how long a pull for a task waits on the server before
+	// it asks again; 0: 5 seconds.
+	PollWait time.Duration
+	// RetryDelay is how long a task handed back after a failure (its
+	// checkout failed) waits before it is delivered again; 0: 5 seconds.
+	RetryDelay time.Duration
+	// Log says what the worker does, a line at a time; nil: nothing.
+	Log func(format string, args ...any)
+
+	pool     batch.Pool
+	draining atomic.Bool
+	// ackWait and maxDel are the consumer's, as they are on the server.
+	ackWait time.Duration
+	maxDel  int
+	// counts of the tasks it ran, by how they ended.
+	mu     sync.Mutex
+	counts map[string]int
+	// stopPulls cancels the pulls under way (Drain).
+	stopPulls context.CancelFunc
+}
+
+// pushTries is how many times a worker tries to push a task's branch.
+const pushTries = 3
+
+// Run runs tasks until Drain, then until the running tasks end. It fails
+// only when it cannot start: the consumer cannot be made or found.
+func (w *Worker) Run(ctx context.Context) error {
+	if w.AckWait == 0 {
+		w.AckWait = DefaultAckWait
+	}
+	if w.PollWait == 0 {
+		w.PollWait = 5 * time.Second
+	}
+	if w.RetryDelay == 0 {
+		w.RetryDelay = 5 * time.Second
+	}
+	w.pool.Jobs = max(1, w.Jobs)
+	cons, err := w.Conn.SetupConsumer(ctx, w.AckWait)
+	if err != nil {
+		return err
+	}
+	cfg := cons.CachedInfo().Config
+	ackWait := cfg.AckWait
+	w.ackWait, w.maxDel = ackWait, cfg.MaxDeliver
+	if ackWait != w.AckWait {
+		w.logf("the consumer %s waits %v for an ack (set when it was made), not %v", Consumer, ackWait, w.AckWait)
+	}
+	tasks := filepath.Join(w.Dir, "tasks")
+	if err := os.MkdirAll(tasks, 0o700); err != nil {
+		return err
+	}
+	removeStale(tasks)
+	sweepDone := make(chan struct{})
+	go w.sweep(ctx, sweepDone)
+	// A drain cancels the pulls under way, so that an idle worker stops
+	// at once. (A task the server sent to a pull as it was cancelled
+	// comes back after the ack wait; the server drops pulls nobody
+	// listens to any more.)
+	pulls, cancelPulls := context.WithCancel(ctx)
+	defer cancelPulls()
+	w.mu.Lock()
+	w.stopPulls = cancelPulls
+	w.mu.Unlock()
+	var wg sync.WaitGroup
+	for range w.pool.Jobs {
+		wg.Go(func() {
+			for !w.draining.Load() && ctx.Err() == nil {
+				pctx, cancel := context.WithTimeout(pulls, w.PollWait)
+				m, err := cons.Next(jetstream.FetchContext(pctx))
+				cancel()
+				if err != nil {
+					if !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, jetstream.ErrNoMessages) && pulls.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+						w.logf("cannot pull a task: %v", err)
+						time.Sleep(time.Second)
+					}
+					continue
+				}
+				if w.draining.Load() {
+					m.Nak() // at once to another worker
+					return
+				}
+				w.handle(ctx, m)
+			}
+		})
+	}
+	wg.Wait()
+	close(sweepDone)
+	return nil
+}
+
+// Drain stops the worker taking tasks; the running ones run to their end.
+func (w *Worker) Drain() {
+	w.draining.Store(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopPulls != nil {
+		w.stopPulls()
+	}
+}
+
+// Interrupt stops the running tasks: sig goes to each one's run, which
+// stops its harness; the worker hands the tasks back to the queue (nak)
+// for another worker, and reports nothing of them.
+func (w *Worker) Interrupt(sig os.Signal) {
+	w.Drain()
+	w.pool.Signal(sig)
+}
+
+// Counts are how many tasks the worker ran, by how they ended.
+func (w *Worker) Counts() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range w.counts {
+		out[k] = v
+	}
+	return out
+}
+
+func (w *Worker) count(k string) {
+	w.mu.Lock()
+	if w.counts == nil {
+		w.counts = map[string]int{}
+	}
+	w.counts[k]++
+	w.mu.Unlock()
+}
+
+func (w *Worker) logf(format string, args ...any) {
+	if w.Log != nil {
+		w.Log(format, args...)
+	}
+}
+
+// sweep sweeps (Conn.Sweep) every ack wait until done is closed.
+func (w *Worker) sweep(ctx context.Context, done chan struct{}) {
+	t := time.NewTicker(max(w.ackWait, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			if n, err := w.Conn.Sweep(ctx); err != nil {
+				w.logf("cannot sweep the tasks given up on: %v", err)
+			} else if n > 0 {
+				w.logf("reported %d tasks given up on as failed", n)
+			}
+		}
+	}
+}
+
+// objectName is a full commit id.
+var objectName = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// check checks a task's message: what a worker takes from the queue is
+// checked as a batch file's entry is, and more, since anyone who can
+// publish on the server can send one.
+func check(t Task) error {
+	switch {
+	case !batch.SafeName(t.Batch), !batch.SafeName(t.Submission):
+		return errors.New("its batch or submission id is not a safe name")
+	case t.Entry.ID != t.Task:
+		return errors.New("its entry is not the task its subject names")
+	case t.ResultSubject != t.Key.ResultSubject():
+		return errors.New("its result subject is not its own")
+	case t.Entry.Repo == "" || t.Entry.Dir != "":
+		return errors.New("it names no repository, or a directory")
+	case strings.HasPrefix(t.Entry.Repo, "-"):
+		return errors.New("its repository starts with '-'")
+	case !objectName.MatchString(t.Commit):
+		return errors.New("its commit is not a full commit id")
+	}
+	return t.Entry.Validate()
+}
+
+// handle runs the task of m to its end, reports it and acks it; or hands
+// it back (nak) when it could not run to a result.
+func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
+	meta, err := m.Metadata()
+	if err != nil {
+		m.Term()
+		return
+	}
+	delivery := int(meta.NumDelivered)
+	var t Task
+	if err := json.Unmarshal(m.Data(), &t); err == nil {
+		if k, kerr := KeyOf(m.Subject()); kerr != nil || k != t.Key {
+			err = errors.New("its subject is not its key's")
+		} else {
+			err = check(t)
+		}
+		if err != nil {
+			w.logf("dropped a task on %s: %v", quote.Name(m.Subject()), err)
+			m.TermWithReason("not a valid workforce task")
+			return
+		}
+	} else {
+		w.logf("dropped a message on %s: not a task: %v", quote.Name(m.Subject()), err)
+		m.TermWithReason("not a workforce task")
+		return
+	}
+	name := t.Batch + "/" + t.Task
+	stop := w.heartbeat(m)
+	defer stop()
+	if _, ok, err := w.Conn.LookupResult(ctx, t.Key); err == nil && ok {
+		w.logf("task %s: reported before (delivery %d): skipped", name, delivery)
+		w.ack(ctx, m)
+		w.count("skipped")
+		return
+	}
+	w.logf("task %s: started (delivery %d)", name, delivery)
+	r, kept, err := w.run(ctx, t)
+	if err != nil {
+		// Nothing ran to a result: a checkout that failed, a run
+		// interrupted by the worker's stop.
+		if r.Status == report.StatusInterrupted {
+			w.logf("task %s: interrupted; handed back to the queue", name)
+			m.Nak()
+			w.count("handed back")
+			return
+		}
+		if delivery < w.maxDeliver() {
+			w.logf("task %s: %v; handed back to the queue (delivery %d of %d)", name, err, delivery, w.maxDeliver())
+			m.NakWithDelay(w.RetryDelay)
+			w.count("handed back")
+			return
+		}
+		now := time.Now().UTC()
+		r = Result{Key: t.Key, Digest: t.Digest, Status: report.StatusFailed, Started: now, Finished: now,
+			Error: fmt.Sprintf("%v (delivery %d of %d)", err, delivery, w.maxDeliver())}
+	}
+	r.Worker, r.Delivery = w.Name, delivery
+	if r.Result != nil {
+		r.Result.Worker = w.Name
+	}
+	fit(&r, w.Conn.nc.MaxPayload())
+	switch err := w.report(ctx, r); {
+	case errors.Is(err, ErrReported):
+		w.logf("task %s: %s, but another worker reported it first", name, r.Status)
+	case err != nil:
+		// Not reported: the task comes back after the ack wait, and
+		// runs again (at least once).
+		w.logf("task %s: %s, but the result could not be reported: %v", name, r.Status, err)
+		stop()
+		w.count("unreported")
+		return
+	default:
+		line := fmt.Sprintf("task %s: %s (%s)", name, r.Status, r.Finished.Sub(r.Started).Round(100*time.Millisecond))
+		if rr := r.Result; rr != nil && rr.Published != nil && rr.Published.Branch != "" {
+			line += fmt.Sprintf(", branch %s pushed", rr.Published.Branch)
+		}
+		if kept != "" {
+			line += ", its clone kept in " + quote.Name(kept)
+		}
+		w.logf("%s", line)
+	}
+	w.count(string(r.Status))
+	w.ack(ctx, m)
+}
+
+// ack acks m and waits for the server to confirm it.
+func (w *Worker) ack(ctx context.Context, m jetstream.Msg) {
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := m.DoubleAck(actx); err != nil {
+		w.logf("cannot ack a task: %v", err)
+	}
+}
+
+// maxDeliver is the consumer's MaxDeliver, as it is on the server.
+func (w *Worker) maxDeliver() int {
+	if w.maxDel <= 0 {
+		return MaxDeliver
+	}
+	return w.maxDel
+}
+
+// heartbeat tells the server, every third of the ack wait, that the task
+// of m is in progress, until the returned stop is called.
+func (w *Worker) heartbeat(m jetstream.Msg) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(max(w.ackWait/3, 100*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				m.InProgress()
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// report publishes r, trying again for a minute when the server cannot
+// be reached.
+func (w *Worker) report(ctx context.Context, r Result) error {
+	var err error
+	for i := range 30 {
+		if i > 0 {
+			time.Sleep(2 * time.Second)
+		}
+		if err = w.Conn.PublishResult(ctx, r); err == nil || errors.Is(err, ErrReported) || w.Conn.nc.IsClosed() {
+			return err
+		}
+	}
+	return err
+}
+
+// run checks out t and runs it, then publishes its work. An error says
+// why it ran to no result (r.Status interrupted when the worker's stop
+// interrupted it). kept is the task's directory when it stays (its work
+// could not be pushed).
+func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err error) {
+	dir, err := os.MkdirTemp(filepath.Join(w.Dir, "tasks"), Token(t.Task)+"-")
+	if err != nil {
+		return r, "", err
+	}
+	unlock := lockDir(dir)
+	defer func() {
+		unlock()
+		if kept == "" {
+			os.RemoveAll(dir)
+		}
+	}()
+	clone := filepath.Join(dir, "repo")
+	if err := w.Git.Checkout(ctx, t.Entry.Repo, t.Commit, clone); err != nil {
+		return r, "", fmt.Errorf("cannot check out %s: %w", t.Commit, err)
+	}
+	stderr, _ := os.Create(filepath.Join(dir, "stderr.txt"))
+	events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
+	defer closeFiles(stderr, events)
+	cmd := batch.Command(w.Exe, t.Entry, clone)
+	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes")
+	var o batch.Outcome
+	ran := false
+	w.pool.Run([]batch.Task{t.Entry}, func(bt batch.Task, started func(*os.Process)) batch.Outcome {
+		return batch.RunTask(cmd, bt.ID, fileOrNil(events), fileOrNil(stderr), nil, started)
+	}, func(_ batch.Task, out batch.Outcome) { o, ran = out, true })
+	if !ran || o.Status == report.StatusInterrupted {
+		return Result{Status: report.StatusInterrupted}, "", errors.New("interrupted")
+	}
+	code := o.ExitCode
+	r = Result{Key: t.Key, Digest: t.Digest, Status: o.Status, Started: o.Started.UTC(), Finished: o.Finished.UTC(),
+		ExitCode: &code, Error: o.Error, Result: o.Result}
+	if o.Result == nil || o.Result.SessionID == "" {
+		return r, "", nil // no run, nothing to publish
+	}
+	rr := o.Result
+	branch := "workforce/" + rr.SessionID // session.BranchName
+	var p Published
+	for i := range pushTries {
+		if i > 0 {
+			time.Sleep(time.Duration(i) * 2 * time.Second)
+		}
+		if p, err = w.Git.Publish(ctx, clone, t.Entry.Repo, t.Commit, branch); err == nil {
+			break
+		}
+	}
+	r.Finished = time.Now().UTC()
+	if err != nil {
+		msg := fmt.Sprintf("the agent's work could not be pushed to %s: %v; it stays in the worker %s, in %s", gitwork.Redact(t.Entry.Repo), err, w.Name, quote.Name(dir))
+		rr.Warnings = append(rr.Warnings, msg)
+		rr.Status, r.Status, r.Error = report.StatusFailed, report.StatusFailed, msg
+		rr.Published = &report.Published{Repo: t.Entry.Repo, Base: t.Commit}
+		return r, dir, nil
+	}
+	rr.Published = &report.Published{Repo: t.Entry.Repo, Branch: p.Branch, Base: t.Commit, Commit: p.Commit, Files: p.Files}
+	rr.Patch = p.Patch
+	return r, "", nil
+}
+
+// fit drops the patch of r when r would not fit in a message of limit
+// bytes, with a warning: the branch holds the work all the same.
+func fit(r *Result, limit int64) {
+	if r.Result == nil || r.Result.Patch == "" {
+		return
+	}
+	data, err := json.Marshal(r)
+	if err != nil || int64(len(data)) <= limit-1024 {
+		return
+	}
+	n := len(r.Result.Patch)
+	r.Result.Patch = ""
+	r.Result.Warnings = append(r.Result.Warnings,
+		fmt.Sprintf("the patch (%d bytes) is left out: it does not fit in a message of the queue (%d bytes); the branch holds the work", n, limit))
+}
+
+// fileOrNil is f as a writer, nil when f is.
+func fileOrNil(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// lockDir locks the task directory dir for this worker (a lock file in
+// it, held until unlock): removeStale leaves it alone while it is held.
+func lockDir(dir string) (unlock func()) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return func() {}
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_EX)
+	return func() { f.Close() }
+}
+
+// removeStale removes the task directories under tasks that no worker
+// holds: those of a worker that died (their tasks run again elsewhere).
+// A directory younger than a minute may be one another worker is making.
+func removeStale(tasks string) {
+	entries, err := os.ReadDir(tasks)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		dir := filepath.Join(tasks, e.Name())
+		fi, err := e.Info()
+		if err != nil || !e.IsDir() || time.Since(fi.ModTime()) < time.Minute {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, "lock"))
+		if err != nil {
+			os.RemoveAll(dir) // never locked: its worker died making it
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			os.RemoveAll(dir)
+		}
+		f.Close()
+	}
+}
