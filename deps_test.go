@@ -78,6 +78,10 @@ var depRules = map[string]depRule{
 	"W/pack":                        {deny: []string{"W/session", "W/mount", "W/install", cliLib}},
 	"W/install":                     {deny: []string{"W/session", "W/mount", "W/harness", "W/native", cliLib}},
 	"W/session":                     {deny: []string{cliLib, "W/report"}},
+	// The harnesses' own session records: the standard library only (its
+	// own SQLite reader), so that any package, session's cleanup
+	// included, may read them.
+	"W/history/sessions": {deny: []string{anyOfOurs, cliLib}},
 	// Landlock and the launcher: the standard library, x/sys, x/net/bpf
 	// (the seccomp filter's assembler) and go-landlock only, since every
 	// harness start runs it before main.
