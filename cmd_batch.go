@@ -69,6 +69,7 @@ Example:
 			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
 			&cli.StringFlag{Name: "queue", Usage: "run on a queue of workers (not built yet)", Hidden: true},
 			&cli.BoolFlag{Name: "json", Usage: "print one result per task, as JSON lines"},
+			noHistoryFlag,
 		},
 		Action: batchAction,
 		Subcommands: []*cli.Command{{
@@ -92,6 +93,8 @@ type batchOptions struct {
 	Retry batch.Retry
 	JSON  bool
 	Env   procEnv
+	// NoHistory leaves the tasks' runs out of the history.
+	NoHistory bool
 }
 
 func batchAction(c *cli.Context) error {
@@ -101,7 +104,8 @@ func batchAction(c *cli.Context) error {
 	if c.IsSet("queue") {
 		return usagef("--queue is not built yet: batch runs the tasks on this machine")
 	}
-	opts := batchOptions{File: c.Args().First(), ID: c.String("id"), Jobs: c.Int("jobs"), JSON: c.Bool("json"), Env: newProcEnv()}
+	opts := batchOptions{File: c.Args().First(), ID: c.String("id"), Jobs: c.Int("jobs"), JSON: c.Bool("json"), Env: newProcEnv(),
+		NoHistory: c.Bool("no-history")}
 	switch r := c.String("retry"); r {
 	case "":
 	case "failed":
@@ -266,6 +270,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 		events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
 		defer closeAll(stderr, events)
 		cmd := batch.Command(exe, t, p.Dir)
+		withoutHistory(cmd, opts.NoHistory)
 		out.running(t.ID)
 		return batch.RunTask(cmd, t.ID, writerOrNil(events), writerOrNil(stderr), func(e report.Event) { out.event(e) }, started)
 	}

@@ -110,7 +110,7 @@ Example:
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
-			sandboxFlag, sandboxAllowFlag,
+			sandboxFlag, sandboxAllowFlag, noHistoryFlag,
 		},
 		Action: runAction,
 	}
@@ -148,6 +148,10 @@ type runOptions struct {
 	Sandbox      *confine.Mode
 	SandboxAllow []string
 	Env          procEnv
+	// NoHistory leaves the run out of the history; history is where the
+	// run reports what it did for its record (cmd_history.go).
+	NoHistory bool
+	history   *historyRun
 }
 
 // runRules are the flag rules of run.
@@ -193,7 +197,7 @@ func runAction(c *cli.Context) error {
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
 		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
-		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"),
+		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"), NoHistory: c.Bool("no-history"),
 	}
 	var err error
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
@@ -376,9 +380,9 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		warnf(ios.Err, "%s", n)
 	}
 	if opts.Task != nil {
-		return runOneShot(ctx, ios, opts, plan, home)
+		return recordRun(ctx, ios, opts, p, plan, home, runOneShot)
 	}
-	return runPlanned(ctx, ios, opts, plan, home)
+	return recordRun(ctx, ios, opts, p, plan, home, runPlanned)
 }
 
 // The write sandbox's flags, of run and sessions resume.
@@ -461,6 +465,7 @@ func runPlanned(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 		}
 	}
 	res, err := plan.Run(o)
+	opts.history.ran(res)
 	if syncing {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -613,6 +618,7 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 	}
 	start := time.Now()
 	res, err := plan.Run(o)
+	opts.history.ran(res)
 	if res == nil || res.OneShot == nil {
 		return err
 	}

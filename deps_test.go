@@ -78,6 +78,12 @@ var depRules = map[string]depRule{
 	"W/pack":                        {deny: []string{"W/session", "W/mount", "W/install", cliLib}},
 	"W/install":                     {deny: []string{"W/session", "W/mount", "W/harness", "W/native", cliLib}},
 	"W/session":                     {deny: []string{cliLib, "W/report"}},
+	// The record of runs: what a run ended with, in report's types; the
+	// command layer fills it, so nothing of a run's making is reached.
+	"W/history": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote"}},
+	// The terminal picker: a TUI over the items it is given; it returns a
+	// choice and runs nothing.
+	"W/picker": {deny: []string{anyOfOurs, cliLib}},
 	// The harnesses' own session records: the standard library only (its
 	// own SQLite reader), so that any package, session's cleanup
 	// included, may read them.

@@ -22,6 +22,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"runtime/debug"
@@ -77,6 +78,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:                 "workforce",
 		Usage:                "run coding agents with personas, in a sandbox",
+		Description:          "Run with no arguments on a terminal, workforce opens a persona picker: the personas\nrun last first, type to filter, Tab to change the tier, Enter to run (docs/picker.md).",
 		Version:              version,
 		Commands:             commands(),
 		Writer:               stdout,
@@ -90,6 +92,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 // run executes the application and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	if frontDoor(args, stdout) {
+		// workforce alone on a terminal: the persona picker (cmd_picker.go).
+		return printError(stderr, runFrontDoor(context.Background(), frontDoorStreams(stdout, stderr), newProcEnv()))
+	}
 	app := newApp(stdout, stderr)
 	var unknown error
 	app.CommandNotFound = func(c *cli.Context, name string) {

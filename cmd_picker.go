@@ -1,0 +1,116 @@
+package main
+
+// The front door: `workforce` with no arguments on a terminal opens the
+// persona picker (package picker), then runs the persona picked as
+// `workforce run PERSONA@TIER` would, interactively, in the working
+// directory. docs/picker.md says how it behaves.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/seed-3bc194a6/workforce/history"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/picker"
+)
+
+// recentAsked is how many recent personas are read from the history: the
+// picker shows the first picker.RecentCount of them that still exist.
+const recentAsked = 20
+
+// maxHistoryWarnings bounds the warnings printed about a damaged history.
+const maxHistoryWarnings = 3
+
+// frontDoor reports whether a command line of args opens the picker: no
+// arguments, standard input and stdout terminals. Otherwise `workforce`
+// alone prints its usage.
+func frontDoor(args []string, stdout io.Writer) bool {
+	return len(args) == 1 && isTerminal(os.Stdin) && isTerminal(stdout)
+}
+
+// frontDoorStreams are the streams of the picker and the run it starts:
+// the process's terminal.
+func frontDoorStreams(stdout, stderr io.Writer) *iostreams {
+	return &iostreams{In: os.Stdin, Out: stdout, Err: stderr, InTTY: true, OutTTY: true, ErrTTY: isTerminal(stderr), TTY: openTerminal}
+}
+
+// runFrontDoor opens the picker and runs what is picked. Esc quits with
+// status 0, Ctrl-C with 130.
+func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
+	cat, err := loadCatalog(env)
+	if err != nil {
+		return err
+	}
+	printDiagnostics(ios.Err, cat)
+	if len(cat.Personas) == 0 {
+		return withCode(exitFailure, errors.New("no personas to pick from"), "workforce install SOURCE adds some")
+	}
+	var recent []string
+	if home, err := env.home(); err == nil {
+		recent = recentPersonas(ios.Err, home)
+	}
+	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ})
+	switch {
+	case errors.Is(err, picker.ErrQuit):
+		return nil
+	case errors.Is(err, picker.ErrInterrupted):
+		return silentExit(exitInterrupted)
+	case err != nil:
+		return fmt.Errorf("the picker failed: %w", err)
+	}
+	ref := choice.ID
+	if choice.Tier != "" {
+		ref += "@" + choice.Tier
+	}
+	fmt.Fprintf(ios.Err, "workforce: %s\n", shellJoin([]string{"workforce", "run", ref}))
+	return runRun(ctx, ios, runOptions{Ref: ref, Inputs: map[string]string{}, Env: env})
+}
+
+// recentPersonas are the ids of the personas run lately, newest first,
+// from the history of home; its damaged lines are warned about (a few),
+// and a history that cannot be read gives none.
+func recentPersonas(stderr io.Writer, home string) []string {
+	ids, warns, err := history.Recent(home, recentAsked)
+	for i, w := range warns {
+		if i == maxHistoryWarnings {
+			warnf(stderr, "%d more lines of the history skipped", len(warns)-i)
+			break
+		}
+		warnf(stderr, "%v", w)
+	}
+	if err != nil {
+		warnf(stderr, "cannot read the history: %v", err)
+	}
+	return ids
+}
+
+// pickerItems are the personas of cat as the picker shows them: their
+// source layer, and each tier with its harness and model (a flat
+// persona's one runtime once, as its default tier).
+func pickerItems(cat *persona.Catalog) []picker.Item {
+	items := make([]picker.Item, 0, len(cat.Personas))
+	for _, p := range cat.Personas {
+		s := p.Spec
+		it := picker.Item{ID: p.ID, Intent: s.Intent, Description: s.Description, Tags: s.Tags, Source: p.Layer}
+		def := s.EffectiveDefaultTier()
+		names := s.TierNames()
+		if s.Flat() && def != "" {
+			names = []string{def}
+		}
+		for _, name := range names {
+			rt := s.TierRuntime(name)
+			if rt == nil {
+				continue
+			}
+			if name == def {
+				it.Default = len(it.Tiers)
+			}
+			it.Tiers = append(it.Tiers, picker.Tier{Name: name, Harness: rt.Harness, Model: rt.Model})
+		}
+		items = append(items, it)
+	}
+	return items
+}

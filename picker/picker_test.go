@@ -1,0 +1,309 @@
+package picker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// items are personas as the picker gets them, in the order of list.
+var items = []Item{
+	{ID: "code-reviewer", Intent: "review", Description: "Reviews a change for correctness.", Tags: []string{"review", "quality"}, Source: "built-in",
+		Tiers: []Tier{{"best", "claude", "opus"}, {"best-value", "opencode", "openai/gpt-5-mini"}, {"minimum", "codex", ""}}, Default: 1},
+	{ID: "debugger", Intent: "debug", Description: "Finds the root cause of a failure.", Source: "built-in",
+		Tiers: []Tier{{"best", "claude", "opus"}}},
+	{ID: "gamma", Intent: "gathering", Description: "Gathers data and reports what it reviews.", Tags: []string{"collect"}, Source: "user",
+		Tiers: []Tier{{"best", "claude", "g1"}, {"minimum", "codex", "g2"}}},
+	{ID: "release-auditor", Intent: "audit", Description: "Audits a release branch.", Source: "dir:1",
+		Tiers: []Tier{{"best", "codex", "inherit"}}},
+	{ID: "test-writer", Intent: "test", Description: "Writes tests that pin down behaviour.", Tags: []string{"testing"}, Source: "project",
+		Tiers: []Tier{{"best", "codex", "m"}}},
+}
+
+// ids are the ids of the rows of m.
+func ids(m *model) []string {
+	var out []string
+	for _, r := range m.rows {
+		out = append(out, m.items[r].ID)
+	}
+	return out
+}
+
+func TestOrder(t *testing.T) {
+	tests := []struct {
+		name       string
+		recent     []string
+		want       []string
+		wantRecent int
+	}{
+		{name: "no history", want: []string{"code-reviewer", "debugger", "gamma", "release-auditor", "test-writer"}},
+		{name: "recent first, newest first", recent: []string{"test-writer", "gamma"},
+			want: []string{"test-writer", "gamma", "code-reviewer", "debugger", "release-auditor"}, wantRecent: 2},
+		{name: "three at most", recent: []string{"test-writer", "gamma", "debugger", "code-reviewer"},
+			want: []string{"test-writer", "gamma", "debugger", "code-reviewer", "release-auditor"}, wantRecent: 3},
+		{name: "gone and repeated ids left out", recent: []string{"gone", "gamma", "gamma", "old", "debugger", "test-writer"},
+			want: []string{"gamma", "debugger", "test-writer", "code-reviewer", "release-auditor"}, wantRecent: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newModel(items, tt.recent)
+			if got := ids(m); !slices.Equal(got, tt.want) || m.nRecent != tt.wantRecent {
+				t.Errorf("rows = %q (%d recent), want %q (%d)", got, m.nRecent, tt.want, tt.wantRecent)
+			}
+		})
+	}
+}
+
+func TestFilter(t *testing.T) {
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"", []string{"gamma", "code-reviewer", "debugger", "release-auditor", "test-writer"}},
+		{"   ", []string{"gamma", "code-reviewer", "debugger", "release-auditor", "test-writer"}},
+		// The id first, then the personas whose intent, tag or description
+		// says it.
+		{"rev", []string{"code-reviewer", "gamma"}},
+		{"review", []string{"code-reviewer", "gamma"}},
+		// By intent, by tag, by a word of the description.
+		{"audit", []string{"release-auditor"}},
+		{"collect", []string{"gamma"}},
+		{"behaviour", []string{"test-writer"}},
+		// Fuzzy: the letters in order.
+		{"tstwr", []string{"test-writer"}},
+		{"CODE", []string{"code-reviewer"}},
+		// Every word must match, each anywhere.
+		{"gath rev", []string{"gamma"}},
+		{"debug rev", nil},
+		// Not across the words of a description.
+		{"cause failure root", []string{"debugger"}},
+		{"zzz", nil},
+	}
+	for _, tt := range tests {
+		m := newModel(items, []string{"gamma"})
+		m.input.SetValue(tt.query)
+		m.filter()
+		if got := ids(m); !slices.Equal(got, tt.want) {
+			t.Errorf("filter(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+func press(s string) tea.KeyPressMsg {
+	switch s {
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	r := []rune(s)[0]
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
+
+func TestKeys(t *testing.T) {
+	tests := []struct {
+		name        string
+		keys        []string
+		want        *Choice
+		quit        bool
+		interrupted bool
+	}{
+		{name: "enter runs the first row, its default tier", keys: []string{"enter"}, want: &Choice{"code-reviewer", "best-value"}},
+		{name: "down", keys: []string{"down", "enter"}, want: &Choice{"debugger", "best"}},
+		{name: "up wraps to the last", keys: []string{"up", "enter"}, want: &Choice{"test-writer", "best"}},
+		{name: "down wraps to the first", keys: []string{"up", "down", "enter"}, want: &Choice{"code-reviewer", "best-value"}},
+		{name: "tab cycles the tier", keys: []string{"tab", "enter"}, want: &Choice{"code-reviewer", "minimum"}},
+		{name: "tab wraps", keys: []string{"tab", "tab", "enter"}, want: &Choice{"code-reviewer", "best"}},
+		{name: "shift+tab goes back", keys: []string{"shift+tab", "enter"}, want: &Choice{"code-reviewer", "best"}},
+		{name: "tier kept per persona", keys: []string{"tab", "down", "down", "tab", "up", "up", "enter"}, want: &Choice{"code-reviewer", "minimum"}},
+		{name: "one tier: tab does nothing", keys: []string{"down", "tab", "enter"}, want: &Choice{"debugger", "best"}},
+		{name: "typing filters", keys: []string{"g", "a", "m", "enter"}, want: &Choice{"gamma", "best"}},
+		{name: "backspace widens", keys: []string{"z", "z", "backspace", "backspace", "down", "enter"}, want: &Choice{"debugger", "best"}},
+		{name: "typing resets the cursor", keys: []string{"down", "down", "r", "e", "v", "enter"}, want: &Choice{"code-reviewer", "best-value"}},
+		{name: "enter with no rows does nothing", keys: []string{"z", "z", "z", "enter", "esc"}, quit: true},
+		{name: "esc quits", keys: []string{"down", "esc"}, quit: true},
+		{name: "ctrl+c interrupts", keys: []string{"ctrl+c"}, quit: true, interrupted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newModel(items, nil)
+			quit := false
+			for _, k := range tt.keys {
+				if quit {
+					t.Fatalf("key %s after the picker quit", k)
+				}
+				_, cmd := m.Update(press(k))
+				if cmd != nil {
+					_, quit = cmd().(tea.QuitMsg)
+				}
+			}
+			if !quit {
+				t.Fatalf("keys %q: the picker did not end", tt.keys)
+			}
+			switch {
+			case tt.want != nil && (m.choice == nil || *m.choice != *tt.want):
+				t.Errorf("keys %q: choice %v, want %v", tt.keys, m.choice, *tt.want)
+			case tt.want == nil && m.choice != nil:
+				t.Errorf("keys %q: choice %v, want none", tt.keys, *m.choice)
+			case m.interrupted != tt.interrupted:
+				t.Errorf("keys %q: interrupted %v, want %v", tt.keys, m.interrupted, tt.interrupted)
+			}
+		})
+	}
+}
+
+// screen is the view of m at width x height, without styles, as lines.
+func screen(t *testing.T, m *model, width, height int) []string {
+	t.Helper()
+	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	v := m.View()
+	if !v.AltScreen {
+		t.Error("the picker is not on the alternate screen")
+	}
+	lines := strings.Split(strings.TrimSuffix(ansi.Strip(v.Content), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	if len(lines) != height {
+		t.Errorf("%d lines at height %d, want the screen's:\n%s", len(lines), height, strings.Join(lines, "\n"))
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > width {
+			t.Errorf("line %q is %d wide, more than the screen's %d", l, w, width)
+		}
+	}
+	return lines
+}
+
+func TestView(t *testing.T) {
+	m := newModel(items, []string{"gamma"})
+	lines := screen(t, m, 80, 24)
+	want := []string{
+		"workforce · pick a persona to run here",
+		"› type to filter by id, intent, tags or description",
+		"",
+		"RECENT",
+		"› gamma            user      best        claude    g1                 Gathers d…",
+		"ALL PERSONAS",
+		"  code-reviewer    built-in  best-value  opencode  openai/gpt-5-mini  Reviews a…",
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("line %d = %q, want %q", i, lines[i], w)
+		}
+	}
+	if got := lines[21] + "|" + lines[22]; got != "gamma · gathering · collect|Gathers data and reports what it reviews." {
+		t.Errorf("details line = %q, want the selected persona's description", got)
+	}
+	if got := lines[23]; got != "↑/↓ move • tab tier • enter run • esc quit" {
+		t.Errorf("help line = %q", got)
+	}
+	if !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "  release-auditor  dir:1     best        codex     default ")
+	}) {
+		t.Errorf("no row of release-auditor with its model shown as default:\n%s", strings.Join(lines, "\n"))
+	}
+
+	// A narrow terminal: the description goes first, then what does not
+	// fit.
+	lines = screen(t, m, 70, 24)
+	if got := lines[4]; got != "› gamma            user      best        claude    g1" {
+		t.Errorf("at 70 columns, row = %q", got)
+	}
+	lines = screen(t, m, 40, 24)
+	if got := lines[6]; got != "  code-reviewer    built-in  best-value…" {
+		t.Errorf("at 40 columns, row = %q", got)
+	}
+
+	// A query matching nothing says so.
+	m.input.SetValue("zzz")
+	m.filter()
+	lines = screen(t, m, 80, 24)
+	if lines[0] != "workforce · pick a persona to run here · 0 matches" || lines[3] != "MATCHES" || !strings.HasPrefix(lines[4], "no persona's id") {
+		t.Errorf("no match screen:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestScroll: on a short screen the list scrolls to keep the cursor on
+// it, the first row's header with it.
+func TestScroll(t *testing.T) {
+	m := newModel(items, []string{"gamma"})
+	const h = 10 // 3 list lines
+	screen(t, m, 80, h)
+	for range len(items) - 1 {
+		m.Update(press("down"))
+		lines := screen(t, m, 80, h)
+		sel := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "› ") && l != lines[1] })
+		if sel < linesAbove || sel >= h-linesBelow {
+			t.Fatalf("cursor at line %d, off the list:\n%s", sel, strings.Join(lines, "\n"))
+		}
+	}
+	m.Update(press("down")) // wraps to the first
+	lines := screen(t, m, 80, h)
+	if lines[3] != "RECENT" || !strings.HasPrefix(lines[4], "› gamma") {
+		t.Errorf("after wrapping, the top of the list:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestUntrustedText: control characters of a persona's text never reach
+// the terminal.
+func TestUntrustedText(t *testing.T) {
+	evil := []Item{{ID: "x", Description: "line one\n\x1b]0;title\x07\x1b[2Jline two\ttab", Intent: "a\rb", Source: "user",
+		Tiers: []Tier{{"best", "claude", "m\x1b[31m"}}}}
+	m := newModel(evil, nil)
+	v := m.View().Content
+	for _, bad := range []string{"\x1b]0;title", "\x1b[2J", "\x07", "\r", "\t", "\x1b[31m"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("the view holds %q", bad)
+		}
+	}
+	if !strings.Contains(ansi.Strip(v), "line one ]0;title[2Jline two tab") {
+		t.Errorf("the description is not on one line, its control characters dropped:\n%s", ansi.Strip(v))
+	}
+}
+
+// TestRun runs the program on a byte stream as a terminal would send
+// it, with its output to a buffer.
+func TestRun(t *testing.T) {
+	tests := []struct {
+		input string
+		want  Choice
+		err   error
+	}{
+		{input: "gam\t\r", want: Choice{"gamma", "minimum"}},
+		{input: "\x1b[B\r", want: Choice{"debugger", "best"}},
+		{input: "\x03", err: ErrInterrupted},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		got, err := Run(ctx, Options{Items: items, In: strings.NewReader(tt.input), Out: &out, Environ: []string{"TERM=xterm", "NO_COLOR=1"}})
+		cancel()
+		if got != tt.want || !errors.Is(err, tt.err) {
+			t.Errorf("Run(%q) = %v, %v; want %v, %v", tt.input, got, err, tt.want, tt.err)
+		}
+		// The alternate screen, left at the end.
+		if o := out.String(); !strings.Contains(o, "\x1b[?1049h") || !strings.Contains(o, "\x1b[?1049l") {
+			t.Errorf("Run(%q) wrote %q: not the alternate screen, or not restored", tt.input, o)
+		}
+	}
+}
