@@ -69,6 +69,7 @@ func commands() []*cli.Command {
 		sessionsCommand(),
 		showCommand(),
 		sourcesCommand(),
+		usageCommand(),
 		validateCommand(),
 	}
 }

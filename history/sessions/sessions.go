@@ -57,7 +57,8 @@
 // JSON, a row that cannot be read; a file or database that cannot be
 // read at all is an error of Result.Errors, the others are still read.
 // Files are streamed a line at a time (a line over maxLine is skipped),
-// and only those modified at or after Options.Since are opened.
+// and only those modified at or after Options.Since (or ModifiedSince)
+// are opened.
 package sessions
 
 import (
@@ -176,8 +177,13 @@ func Stores(getenv func(string) string) []Store {
 // Options select the records Read returns.
 type Options struct {
 	// Since, when not zero, leaves out conversations whose last record
-	// is older, and files not modified since.
+	// is older, and does not read the files not modified since.
 	Since time.Time
+	// ModifiedSince, when not zero, does not read the files not
+	// modified since, whatever the times their records say: the files
+	// of a conversation that went on after a time were written after
+	// it.
+	ModifiedSince time.Time
 	// Dir, when not "", keeps only the conversations that ran in Dir or
 	// below it.
 	Dir string
@@ -199,15 +205,19 @@ type Result struct {
 // kept once, from the one that recorded it last.
 func Read(stores []Store, o Options) Result {
 	var res Result
+	modified := o.Since
+	if o.ModifiedSince.After(modified) {
+		modified = o.ModifiedSince
+	}
 	for _, s := range stores {
 		var recs []Record
 		switch s.Harness {
 		case Claude:
-			recs = readClaude(s.Dir, o.Since, &res)
+			recs = readClaude(s.Dir, modified, &res)
 		case Codex:
-			recs = readCodex(s.Dir, o.Since, &res)
+			recs = readCodex(s.Dir, modified, &res)
 		case Opencode:
-			recs = readOpencode(s.Dir, o.Since, &res)
+			recs = readOpencode(s.Dir, modified, &res)
 		default:
 			res.Errors = append(res.Errors, errors.New("unknown harness "+s.Harness))
 		}

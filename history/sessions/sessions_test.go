@@ -142,24 +142,30 @@ func TestReadOptions(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			o    Options
-			old  bool // the files' times set before Since
-			n    int
+			// mtime, when not 0, sets the files' times to the end of the
+			// conversation plus mtime.
+			mtime time.Duration
+			n     int
 		}{
-			{"since before", Options{Since: r.Start.Add(-time.Hour)}, false, 1},
-			{"since during", Options{Since: r.End}, false, 1},
-			{"since after the end", Options{Since: r.End.Add(time.Millisecond)}, false, 0},
+			{"since before", Options{Since: r.Start.Add(-time.Hour)}, 0, 1},
+			{"since during", Options{Since: r.End}, 0, 1},
+			{"since after the end", Options{Since: r.End.Add(time.Millisecond)}, 0, 0},
 			// The files are not opened: the conversation, which ended
 			// after Since, is not seen.
-			{"files older than since", Options{Since: r.End.Add(-time.Hour)}, true, 0},
-			{"in its directory", Options{Dir: w.Dir}, false, 1},
-			{"below a parent", Options{Dir: filepath.Dir(w.Dir)}, false, 1},
-			{"another directory", Options{Dir: w.Dir + "-other"}, false, 0},
-			{"a subdirectory", Options{Dir: filepath.Join(w.Dir, "sub")}, false, 0},
+			{"files older than since", Options{Since: r.End.Add(-time.Hour)}, -2 * time.Hour, 0},
+			// ModifiedSince does not look at the records' times.
+			{"modified since after the end", Options{ModifiedSince: r.End.Add(time.Hour)}, 2 * time.Hour, 1},
+			{"files older than modified since", Options{ModifiedSince: r.End.Add(-time.Hour)}, -2 * time.Hour, 0},
+			{"files older than since, modified since before", Options{Since: r.End.Add(-time.Hour), ModifiedSince: r.End.Add(-3 * time.Hour)}, -2 * time.Hour, 0},
+			{"in its directory", Options{Dir: w.Dir}, 0, 1},
+			{"below a parent", Options{Dir: filepath.Dir(w.Dir)}, 0, 1},
+			{"another directory", Options{Dir: w.Dir + "-other"}, 0, 0},
+			{"a subdirectory", Options{Dir: filepath.Join(w.Dir, "sub")}, 0, 0},
 		} {
 			t.Run(h+"/"+c.name, func(t *testing.T) {
 				mtime := time.Now()
-				if c.old {
-					mtime = r.End.Add(-2 * time.Hour)
+				if c.mtime != 0 {
+					mtime = r.End.Add(c.mtime)
 				}
 				filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
 					if err == nil && !d.IsDir() {
