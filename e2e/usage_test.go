@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -280,4 +281,73 @@ func recordUsage(t *testing.T, h string, stores []sessions.Store, want usageWant
 	}
 	data, _ := json.MarshalIndent(want, "", "  ")
 	save("want.json", append(data, '\n'))
+}
+
+// TestUsageCommand runs each real harness interactively through workforce
+// (its one-shot mode given as harness arguments, the session kept), then
+// `workforce usage --json --by harness`: the run, whose history record
+// carries no usage, gets it from the harness's records in the kept
+// session's state, exactly the tokens the scripted model reported; claude's
+// cost is there (estimated: the e2e model has no price), codex's is unknown
+// (absent, counted), opencode's its recorded 0.
+func TestUsageCommand(t *testing.T) {
+	for _, h := range []string{"claude", "codex", "opencode"} {
+		t.Run(h, func(t *testing.T) {
+			steps := usageSteps(h)[:2]
+			dir, s, e := oneShotProject(t, h, "editor", writerPermissions[h], steps...)
+			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--keep", "--"}, runArgs[h]...)...)
+			home := filepath.Join(e.home, ".agentworkforce", "workforce")
+			hist, err := os.ReadFile(filepath.Join(home, "history.jsonl"))
+			if err != nil || !bytes.Contains(hist, []byte(`"mode":"interactive"`)) || bytes.Contains(hist, []byte(`"usage"`)) {
+				t.Fatalf("history %q, %v: want an interactive run without usage\nworkforce run:\n%s", hist, err, out)
+			}
+			cmd := exec.Command(workforce, "usage", "--json", "--by", "harness")
+			cmd.Dir, cmd.Env = dir, e.vars
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.Output()
+			if err != nil || stderr.Len() > 0 {
+				t.Fatalf("workforce usage: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr.String())
+			}
+			t.Logf("workforce usage --json --by harness:\n%s", stdout)
+			var rep struct {
+				Groups []struct {
+					Key                string   `json:"key"`
+					Runs               int      `json:"runs"`
+					FromSessionRecords int      `json:"fromSessionRecords"`
+					InputTokens        int64    `json:"inputTokens"`
+					OutputTokens       int64    `json:"outputTokens"`
+					CachedTokens       int64    `json:"cachedTokens"`
+					CostUSD            *float64 `json:"costUsd"`
+					CostUnknown        int      `json:"costUnknown"`
+					CostEstimated      bool     `json:"costEstimated"`
+				} `json:"groups"`
+			}
+			if err := json.Unmarshal(stdout, &rep); err != nil || len(rep.Groups) != 1 {
+				t.Fatalf("usage --json: %v, %d groups; want one", err, len(rep.Groups))
+			}
+			g := rep.Groups[0]
+			want := reportedTokens(s, h)
+			if g.Key != h || g.Runs != 1 || g.FromSessionRecords != 1 {
+				t.Errorf("group %s: %d runs, %d from session records; want %s, 1, 1", g.Key, g.Runs, g.FromSessionRecords, h)
+			}
+			if g.InputTokens != want.Input || g.OutputTokens != want.Output || g.CachedTokens != want.CacheRead {
+				t.Errorf("tokens %d in, %d out, %d cached; the model reported %+v", g.InputTokens, g.OutputTokens, g.CachedTokens, want)
+			}
+			switch h {
+			case "claude":
+				if g.CostUSD == nil || *g.CostUSD <= 0 || !g.CostEstimated || g.CostUnknown != 0 {
+					t.Errorf("cost %v, estimated %v, %d unknown; want claude's, estimated", fmtCost(g.CostUSD), g.CostEstimated, g.CostUnknown)
+				}
+			case "codex":
+				if g.CostUSD != nil || g.CostUnknown != 1 {
+					t.Errorf("cost %v, %d unknown; want unknown, 1", fmtCost(g.CostUSD), g.CostUnknown)
+				}
+			case "opencode":
+				if g.CostUSD == nil || *g.CostUSD != 0 || g.CostUnknown != 0 {
+					t.Errorf("cost %v, %d unknown; want opencode's recorded 0", fmtCost(g.CostUSD), g.CostUnknown)
+				}
+			}
+		})
+	}
 }
