@@ -71,6 +71,7 @@ func commands() []*cli.Command {
 		sessionsCommand(),
 		showCommand(),
 		sourcesCommand(),
+		usageCommand(),
 		validateCommand(),
 		workerCommand(),
 	}

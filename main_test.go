@@ -45,6 +45,10 @@ func TestScript(t *testing.T) {
 	if oneShotFixtures, err = filepath.Abs("harness/testdata/oneshot"); err != nil {
 		t.Fatal(err)
 	}
+	sessionFixtures, err := filepath.Abs("history/sessions/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
@@ -78,6 +82,9 @@ func TestScript(t *testing.T) {
 			// ONESHOT holds the one-shot outputs recorded from the real
 			// harnesses, for the stand-in to answer with ($STANDIN_OUTPUT).
 			env.Setenv("ONESHOT", oneShotFixtures)
+			// SESSIONFIXTURES holds the harnesses' own session records,
+			// made by the real harnesses (history/sessions/testdata).
+			env.Setenv("SESSIONFIXTURES", sessionFixtures)
 			// The stand-ins write their logs outside their sandbox,
 			// and some play the user editing the repository: scripts
 			// run unconfined unless they ask (run_confined.txtar).

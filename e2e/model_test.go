@@ -87,6 +87,25 @@ type step struct {
 	// directory the harness told the model.
 	Args map[string]any
 	Text string // final assistant text when Tool == ""
+	// Usage is the usage the answer reports; nil reports one input and
+	// one output token.
+	Usage *modelUsage
+}
+
+// modelUsage is the usage an answer reports: input tokens (the cached
+// ones included for chat completions and Responses, which count them in
+// the input; apart for Anthropic, which reports them apart), output
+// tokens, and the tokens read from and written to the cache.
+type modelUsage struct {
+	Input, Output, CacheRead, CacheWrite int
+}
+
+// usageOf is the usage st reports.
+func usageOf(st step) modelUsage {
+	if st.Usage == nil {
+		return modelUsage{Input: 1, Output: 1}
+	}
+	return *st.Usage
 }
 
 // scripted is a loopback model that answers each main conversation request
@@ -94,11 +113,12 @@ type step struct {
 type scripted struct {
 	mu     sync.Mutex
 	steps  []step
-	next   int      // the next step to answer with
-	paths  []string // "METHOD /path" of each request
-	bodies [][]byte // each request body
-	main   []int    // the indices of the main conversation requests
-	cwd    string   // the working directory the harness told the model
+	next   int          // the next step to answer with
+	paths  []string     // "METHOD /path" of each request
+	bodies [][]byte     // each request body
+	main   []int        // the indices of the main conversation requests
+	usages []modelUsage // the usage each answer reported
+	cwd    string       // the working directory the harness told the model
 	// followCwd takes the working directory from every main request
 	// that names one, not only the first: runs one after the other, each
 	// in a sandbox of its own (a queue worker's tasks).
@@ -217,8 +237,24 @@ func (s *scripted) record(path string, body []byte, main bool) (int, step) {
 	n := len(s.bodies)
 	s.paths = append(s.paths, path)
 	s.bodies = append(s.bodies, body)
+	st := s.answer(main)
+	s.usages = append(s.usages, usageOf(st))
+	return n, st
+}
+
+// reported returns the usage each answer reported, in order.
+func (s *scripted) reported() []modelUsage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]modelUsage(nil), s.usages...)
+}
+
+// answer returns the answer to the request just recorded (record).
+func (s *scripted) answer(main bool) step {
+	n := len(s.bodies) - 1
+	body := s.bodies[n]
 	if !main {
-		return n, step{Text: "ok"}
+		return step{Text: "ok"}
 	}
 	s.main = append(s.main, n)
 	if s.cwd == "" {
@@ -227,7 +263,7 @@ func (s *scripted) record(path string, body []byte, main bool) (int, step) {
 		s.cwd = cwd
 	}
 	if s.next >= len(s.steps) {
-		return n, step{Text: "done"}
+		return step{Text: "done"}
 	}
 	st := s.steps[s.next]
 	s.next++
@@ -241,7 +277,7 @@ func (s *scripted) record(path string, body []byte, main bool) (int, step) {
 		}
 		st.Args = args
 	}
-	return n, st
+	return st
 }
 
 // cwdPattern finds the working directory each harness tells the model:
@@ -309,44 +345,55 @@ func argsJSON(st step) string {
 	return string(b)
 }
 
-// writeAnthropic answers a Messages API request.
+// writeAnthropic answers a Messages API request. A step with both a tool
+// and text answers with a text block before the tool_use block, as a
+// model that says what it is about to do.
 func writeAnthropic(w http.ResponseWriter, model string, stream bool, st step, n int) {
 	id := fmt.Sprintf("msg_e2e_%d", n)
-	usage := map[string]any{"input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-	var block map[string]any
+	u := usageOf(st)
+	usage := map[string]any{"input_tokens": u.Input, "output_tokens": u.Output, "cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CacheRead}
+	var blocks []map[string]any
 	stop := "end_turn"
+	if st.Text != "" || st.Tool == "" {
+		blocks = append(blocks, map[string]any{"type": "text", "text": st.Text})
+	}
 	if st.Tool != "" {
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e_%d", n), "name": st.Tool, "input": st.Args}
+		block := map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e_%d", n), "name": st.Tool, "input": st.Args}
 		if st.Args == nil {
 			block["input"] = map[string]any{}
 		}
+		blocks = append(blocks, block)
 		stop = "tool_use"
-	} else {
-		block = map[string]any{"type": "text", "text": st.Text}
 	}
 	if !stream {
+		content := make([]any, len(blocks))
+		for i, b := range blocks {
+			content[i] = b
+		}
 		writeJSON(w, map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
-			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return
 	}
 	e := newSSE(w)
 	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": usage}})
-	if st.Tool != "" {
-		start := map[string]any{"type": "tool_use", "id": block["id"], "name": st.Tool, "input": map[string]any{}}
-		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
-		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": argsJSON(st)}})
-	} else {
-		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": st.Text}})
+	for i, block := range blocks {
+		if block["type"] == "tool_use" {
+			start := map[string]any{"type": "tool_use", "id": block["id"], "name": st.Tool, "input": map[string]any{}}
+			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": start})
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": argsJSON(st)}})
+		} else {
+			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "text", "text": ""}})
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "text_delta", "text": st.Text}})
+		}
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	e.send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 1}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": u.Output}})
 	e.send("message_stop", map[string]any{"type": "message_stop"})
 }
 
@@ -354,7 +401,11 @@ func writeAnthropic(w http.ResponseWriter, model string, stream bool, st step, n
 func writeChat(w http.ResponseWriter, model string, stream bool, st step, n int) {
 	id := fmt.Sprintf("chatcmpl-e2e-%d", n)
 	created := time.Now().Unix()
-	usage := map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+	u := usageOf(st)
+	usage := map[string]any{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output}
+	if u.CacheRead != 0 {
+		usage["prompt_tokens_details"] = map[string]any{"cached_tokens": u.CacheRead}
+	}
 	msg := map[string]any{"role": "assistant", "content": st.Text}
 	finish := "stop"
 	if st.Tool != "" {
@@ -417,8 +468,18 @@ func writeResponses(w http.ResponseWriter, tools []map[string]any, st step, n in
 	}
 	e.send("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	e.send("response.completed", map[string]any{"type": "response.completed", "response": map[string]any{
-		"id": id, "usage": map[string]any{"input_tokens": 1, "input_tokens_details": nil,
-			"output_tokens": 1, "output_tokens_details": nil, "total_tokens": 2}}})
+		"id": id, "usage": responsesUsage(usageOf(st))}})
+}
+
+// responsesUsage is u as the Responses API reports it; without cached
+// tokens its details are null, as before usage could be set.
+func responsesUsage(u modelUsage) map[string]any {
+	var details any
+	if u.CacheRead != 0 {
+		details = map[string]any{"cached_tokens": u.CacheRead}
+	}
+	return map[string]any{"input_tokens": u.Input, "input_tokens_details": details,
+		"output_tokens": u.Output, "output_tokens_details": nil, "total_tokens": u.Input + u.Output}
 }
 
 func isCustom(tools []map[string]any, name string) bool { return toolType(tools, name) == "custom" }

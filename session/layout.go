@@ -44,3 +44,8 @@ func NewDir(home, persona string) string {
 // from the user's, and the package caches of the agent's commands. The
 // record, the manifest, the conflicts and config/ stay outside it.
 const stateDir = "state"
+
+// StateDir returns the per-session state directory of the session
+// directory dir, where a sandboxed harness keeps its conversations
+// (state.go): what workforce usage reads of a kept session.
+func StateDir(dir string) string { return filepath.Join(dir, stateDir) }
