@@ -22,6 +22,18 @@ import (
 // Abort, which ends the process (the command line decides with what
 // status), and nothing else here ends it.
 
+// repeatWindow is how soon after a SIGTERM or SIGHUP the same signal
+// counts as that one delivered again rather than as a second signal (the
+// one that stops sync-back). A run of a batch or a queue worker has
+// SIGTERM as its parent-death signal (package batch), and the kernel
+// sends it again each time the dying parent's thread the run is attached
+// to exits and the run passes on to the next one: a few times, within a
+// millisecond or so (measured). Counted as second signals, they would stop
+// the sync-back of a run whose pool was killed, and its work would stay in
+// its session. A person's second Ctrl-C is SIGINT, which this leaves
+// alone.
+const repeatWindow = time.Second
+
 // The phases of a run, for its signals.
 const (
 	phaseCreate   int32 = iota // the sandbox is made: any signal stops it
@@ -40,6 +52,11 @@ type signals struct {
 	all   atomic.Int32 // every signal, in phaseSyncOnly
 	hup   atomic.Bool
 	last  atomic.Value // os.Signal
+	// stopSig and stopAt are the last SIGTERM or SIGHUP counted and when it
+	// came (handle's goroutine only); now is the clock.
+	stopSig os.Signal
+	stopAt  time.Time
+	now     func() time.Time
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the current phase, when it can stop
@@ -53,7 +70,7 @@ type signals struct {
 // phase; abort, when set, is called with a signal that asks to stop at
 // once. stop removes it.
 func watchSignals(phase int32, abort func(os.Signal)) *signals {
-	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{})}
+	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{}), now: time.Now}
 	s.phase.Store(phase)
 	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
@@ -66,6 +83,9 @@ func watchSignals(phase int32, abort func(os.Signal)) *signals {
 }
 
 func (s *signals) handle(sig os.Signal) {
+	if s.repeated(sig) {
+		return
+	}
 	s.last.Store(sig)
 	stop := false
 	switch sig {
@@ -112,6 +132,21 @@ func (s *signals) handle(sig os.Signal) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// repeated reports whether sig is a SIGTERM or SIGHUP that came within
+// repeatWindow of the same one counted before it: the same signal
+// delivered again, which counts once.
+func (s *signals) repeated(sig os.Signal) bool {
+	if sig != syscall.SIGTERM && sig != syscall.SIGHUP {
+		return false
+	}
+	now := s.now()
+	if sig == s.stopSig && now.Sub(s.stopAt) < repeatWindow {
+		return true
+	}
+	s.stopSig, s.stopAt = sig, now
+	return false
 }
 
 func (s *signals) abortWith(sig os.Signal) {
