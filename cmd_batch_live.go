@@ -297,11 +297,8 @@ type batchLive struct {
 	events map[string]int
 	wake   chan struct{}
 
-	// ended is closed when the program returned, with final its model
-	// and err its error.
+	// ended is closed when the program returned.
 	ended chan struct{}
-	final liveModel
-	err   error
 }
 
 // startBatchLive starts the live display on ios.Out, with the counts of
@@ -319,14 +316,10 @@ func startBatchLive(ios *iostreams, env procEnv, total int, counts map[string]in
 	l := &batchLive{prog: tea.NewProgram(model, opts...), events: map[string]int{}, wake: make(chan struct{}, 1), ended: make(chan struct{})}
 	go func() {
 		m, err := l.prog.Run()
-		if fm, ok := m.(liveModel); ok {
-			l.final = fm
-		}
-		l.err = err
-		close(l.ended)
-		if fm := l.final; err != nil || !fm.finishing {
+		if fm, _ := m.(liveModel); err != nil || !fm.finishing {
 			failed(append(fm.printing, fm.pending...), err)
 		}
+		close(l.ended) // after failed printed, so before the table
 	}()
 	go l.forward()
 	return l
