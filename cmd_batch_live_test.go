@@ -10,7 +10,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/session"
 )
 
 // liveAt is a display of total tasks at a fixed time, width columns wide.
@@ -241,5 +243,14 @@ func TestDescribeEvent(t *testing.T) {
 		if got := describeEvent(tt.e); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.e, got, tt.want)
 		}
+	}
+}
+
+// TestParentDeathSignal: the signal the pool asks the kernel to send its
+// tasks' runs when it dies is the one run takes once (package batch may
+// not import session, so each names it).
+func TestParentDeathSignal(t *testing.T) {
+	if batch.ParentDeathSignal != session.ParentDeathSignal {
+		t.Errorf("the pool's parent-death signal is %v, run takes %v once", batch.ParentDeathSignal, session.ParentDeathSignal)
 	}
 }

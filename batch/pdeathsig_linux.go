@@ -6,10 +6,10 @@ import (
 	"syscall"
 )
 
-// parentDeathSignal asks the kernel to send SIGTERM to cmd's process when
-// the pool dies without passing a signal on (SIGKILL, a crash), so that
-// the task's run stops its harness and syncs its work back as on any
-// SIGTERM, instead of running on unattended.
+// parentDeathSignal asks the kernel to send ParentDeathSignal to cmd's
+// process when the pool dies without passing a signal on (SIGKILL, a
+// crash), so that the task's run stops its harness and syncs its work back
+// as on SIGTERM, instead of running on unattended.
 //
 // The kernel sends it when the thread that started the child exits, not
 // the process (prctl(2), PR_SET_PDEATHSIG; golang/go#27505), and the Go
@@ -19,18 +19,17 @@ import (
 // the pool runs at most Jobs such threads.
 //
 // When the whole pool dies, the signal comes more than once: the kernel
-// hands the orphan on to another thread of the dying pool that has not
-// exited yet, and sends the signal again each time that thread exits, so a
-// few times within a millisecond or so (measured: 2 to 4 SIGTERMs after
-// a SIGKILL of the pool, however the threads were locked). No choice of
-// the starting thread avoids it, since every thread dies with the pool:
-// run counts the same signal repeated within a second as one
-// (session's repeatWindow), and its sync-back goes on.
+// hands the orphan on to a thread of the dying pool that has not exited
+// yet, and sends the signal again as that one exits, and so on (measured:
+// 2 to 4 signals within a millisecond after a SIGKILL of the pool, however
+// its threads were locked). No choice of the starting thread avoids it,
+// since every thread dies with the pool; hence a signal of its own, which
+// run takes once.
 func parentDeathSignal(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	cmd.SysProcAttr.Pdeathsig = ParentDeathSignal
 }
 
 // lockThread locks the calling goroutine to its thread (see

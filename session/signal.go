@@ -22,17 +22,19 @@ import (
 // Abort, which ends the process (the command line decides with what
 // status), and nothing else here ends it.
 
-// repeatWindow is how soon after a SIGTERM or SIGHUP the same signal
-// counts as that one delivered again rather than as a second signal (the
-// one that stops sync-back). A run of a batch or a queue worker has
-// SIGTERM as its parent-death signal (package batch), and the kernel
-// sends it again each time the dying parent's thread the run is attached
-// to exits and the run passes on to the next one: a few times, within a
-// millisecond or so (measured). Counted as second signals, they would stop
-// the sync-back of a run whose pool was killed, and its work would stay in
-// its session. A person's second Ctrl-C is SIGINT, which this leaves
-// alone.
-const repeatWindow = time.Second
+// ParentDeathSignal is the signal a run started by a batch's pool or a
+// queue worker (package batch) gets from the kernel when that parent dies
+// without passing a signal on (SIGKILL, a crash). The kernel sends it
+// again each time the orphan passes on to the next exiting thread of the
+// dead parent: a few times within a millisecond or so (measured). So it is
+// a signal of its own, which a run takes once, ever, as SIGTERM (it stops
+// its harness and syncs the work back); had it been SIGTERM, its repeats
+// would count as the second SIGTERM, which stops sync-back, and the work
+// of a run whose pool was killed would stay in its session.
+const ParentDeathSignal = syscall.SIGUSR1
+
+// orphaned is set once the parent-death signal came.
+var orphaned atomic.Bool
 
 // The phases of a run, for its signals.
 const (
@@ -52,11 +54,6 @@ type signals struct {
 	all   atomic.Int32 // every signal, in phaseSyncOnly
 	hup   atomic.Bool
 	last  atomic.Value // os.Signal
-	// stopSig and stopAt are the last SIGTERM or SIGHUP counted and when it
-	// came (handle's goroutine only); now is the clock.
-	stopSig os.Signal
-	stopAt  time.Time
-	now     func() time.Time
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the current phase, when it can stop
@@ -66,13 +63,13 @@ type signals struct {
 	done chan struct{}
 }
 
-// watchSignals installs the handler for SIGINT, SIGTERM and SIGHUP, in
-// phase; abort, when set, is called with a signal that asks to stop at
-// once. stop removes it.
+// watchSignals installs the handler for SIGINT, SIGTERM, SIGHUP and the
+// parent-death signal, in phase; abort, when set, is called with a signal
+// that asks to stop at once. stop removes it.
 func watchSignals(phase int32, abort func(os.Signal)) *signals {
-	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{}), now: time.Now}
+	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{})}
 	s.phase.Store(phase)
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, ParentDeathSignal)
 	go func() {
 		defer close(s.done)
 		for sig := range s.ch {
@@ -83,8 +80,11 @@ func watchSignals(phase int32, abort func(os.Signal)) *signals {
 }
 
 func (s *signals) handle(sig os.Signal) {
-	if s.repeated(sig) {
-		return
+	if sig == ParentDeathSignal {
+		if orphaned.Swap(true) {
+			return // the kernel's repeat
+		}
+		sig = syscall.SIGTERM
 	}
 	s.last.Store(sig)
 	stop := false
@@ -132,21 +132,6 @@ func (s *signals) handle(sig os.Signal) {
 		}
 		s.mu.Unlock()
 	}
-}
-
-// repeated reports whether sig is a SIGTERM or SIGHUP that came within
-// repeatWindow of the same one counted before it: the same signal
-// delivered again, which counts once.
-func (s *signals) repeated(sig os.Signal) bool {
-	if sig != syscall.SIGTERM && sig != syscall.SIGHUP {
-		return false
-	}
-	now := s.now()
-	if sig == s.stopSig && now.Sub(s.stopAt) < repeatWindow {
-		return true
-	}
-	s.stopSig, s.stopAt = sig, now
-	return false
 }
 
 func (s *signals) abortWith(sig os.Signal) {

@@ -5,51 +5,46 @@ import (
 	"os"
 	"syscall"
 	"testing"
-	"time"
 )
 
-// TestSignalRepeats: during sync-back a second SIGTERM or SIGHUP stops
-// it, but the same signal again within repeatWindow is the first one
-// delivered again (the kernel's parent-death signal, once per thread of
-// the dying parent) and counts once; SIGINT is never merged.
-func TestSignalRepeats(t *testing.T) {
-	type at struct {
-		sig   os.Signal
-		after time.Duration // since the previous signal
-	}
-	ms := time.Millisecond
+// TestSignalsParentDeath: during sync-back a second SIGTERM or SIGHUP
+// stops it; the parent-death signal counts as a SIGTERM once, however
+// many times the kernel sends it, and a SIGTERM after it is the second.
+func TestSignalsParentDeath(t *testing.T) {
 	tests := []struct {
 		name    string
-		sigs    []at
+		sigs    []os.Signal
 		stopped bool // the sync's context is cancelled
 		aborted bool
+		last    os.Signal
 	}{
-		{"one SIGTERM", []at{{syscall.SIGTERM, 0}}, false, false},
-		{"SIGTERM repeated at once", []at{{syscall.SIGTERM, 0}, {syscall.SIGTERM, ms}, {syscall.SIGTERM, ms}}, false, false},
-		{"SIGTERM repeated within the window", []at{{syscall.SIGTERM, 0}, {syscall.SIGTERM, repeatWindow - ms}}, false, false},
-		{"a second SIGTERM after the window", []at{{syscall.SIGTERM, 0}, {syscall.SIGTERM, repeatWindow}}, true, false},
-		{"the window runs from the signal counted", []at{{syscall.SIGTERM, 0}, {syscall.SIGTERM, 600 * ms}, {syscall.SIGTERM, 600 * ms}}, true, false},
-		{"SIGHUP repeated at once", []at{{syscall.SIGHUP, 0}, {syscall.SIGHUP, ms}}, false, false},
-		{"SIGTERM then SIGHUP", []at{{syscall.SIGTERM, 0}, {syscall.SIGHUP, ms}}, true, false},
-		{"SIGINT stops at once", []at{{os.Interrupt, 0}}, true, false},
-		{"a second SIGINT at once aborts", []at{{os.Interrupt, 0}, {os.Interrupt, ms}}, true, true},
+		{"one SIGTERM", []os.Signal{syscall.SIGTERM}, false, false, syscall.SIGTERM},
+		{"two SIGTERMs", []os.Signal{syscall.SIGTERM, syscall.SIGTERM}, true, false, syscall.SIGTERM},
+		{"SIGTERM then SIGHUP", []os.Signal{syscall.SIGTERM, syscall.SIGHUP}, true, false, syscall.SIGHUP},
+		{"the parent's death", []os.Signal{ParentDeathSignal}, false, false, syscall.SIGTERM},
+		{"the parent's death, sent four times", []os.Signal{ParentDeathSignal, ParentDeathSignal, ParentDeathSignal, ParentDeathSignal}, false, false, syscall.SIGTERM},
+		{"the parent's death, then SIGTERM", []os.Signal{ParentDeathSignal, ParentDeathSignal, syscall.SIGTERM}, true, false, syscall.SIGTERM},
+		{"SIGINT stops at once", []os.Signal{os.Interrupt}, true, false, os.Interrupt},
+		{"a second SIGINT aborts", []os.Signal{os.Interrupt, os.Interrupt}, true, true, os.Interrupt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			orphaned.Store(false) // a new process
 			var aborted os.Signal
-			s := &signals{abort: func(sig os.Signal) { aborted = sig }, now: func() time.Time { return now }}
+			s := &signals{abort: func(sig os.Signal) { aborted = sig }}
 			ctx, cancel := s.enter(context.Background(), phaseSync)
 			defer cancel()
-			for _, a := range tt.sigs {
-				now = now.Add(a.after)
-				s.handle(a.sig)
+			for _, sig := range tt.sigs {
+				s.handle(sig)
 			}
 			if got := ctx.Err() != nil; got != tt.stopped {
 				t.Errorf("sync stopped %v, want %v", got, tt.stopped)
 			}
 			if got := aborted != nil; got != tt.aborted {
 				t.Errorf("aborted %v, want %v", got, tt.aborted)
+			}
+			if s.lastSignal() != tt.last {
+				t.Errorf("last signal %v, want %v", s.lastSignal(), tt.last)
 			}
 		})
 	}
