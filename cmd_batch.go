@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -247,7 +246,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 	}
 	var toRun []batch.Task
 	out := newBatchOutput(ios, opts.JSON, len(tasks))
-	out.prepared = byID
+	out.prepared, out.env = byID, opts.Env
 	for _, d := range batch.Plan(plain, states, opts.Retry) {
 		if d.Run {
 			toRun = append(toRun, d.Task)
@@ -519,32 +518,28 @@ func marshalLine(v any) ([]byte, error) {
 }
 
 // batchOutput prints a batch's progress: a line per task as it ends (or
-// its result, with --json). It keeps the running tasks and the counts for
-// a live display on a terminal, not built yet. Its methods may be called from several
-// goroutines.
+// its result, with --json), under a live display of the running tasks and
+// the counts on a terminal (cmd_batch_live.go). Its methods may be called
+// from several goroutines; none waits for the display.
 type batchOutput struct {
 	mu    sync.Mutex
 	ios   *iostreams
 	json  bool
 	total int
-	began time.Time
-	// since are the tasks running, with their start.
-	since  map[string]time.Time
+	// counts are the tasks ended (or done before), by countKey.
 	counts map[string]int
 	// prepared are the tasks of the file, by id: the tier and harness
 	// of the result of a task that never started.
 	prepared map[string]preparedTask
-	// live is a display redrawn in place (a terminal): drawn is how
-	// many lines of it are on the screen, tick stops its redraws.
-	live  bool
-	drawn int
-	tick  chan struct{}
+	// env is what the live display reads of the environment (TERM,
+	// NO_COLOR): the process's unless set.
+	env procEnv
+	// live is the live display while it runs, nil when there is none.
+	live *batchLive
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
-	o := &batchOutput{ios: ios, json: asJSON, total: total, began: time.Now(), since: map[string]time.Time{}, counts: map[string]int{}}
-	o.live = !asJSON && isTerminal(ios.Out) && isTerminal(ios.Err)
-	return o
+	return &batchOutput{ios: ios, json: asJSON, total: total, counts: map[string]int{}, env: procEnv{Environ: os.Environ()}}
 }
 
 // skipped reports a task done before, left as it is.
@@ -576,89 +571,59 @@ func countKey(ts batch.TaskState) string {
 	return "failed"
 }
 
-// start marks the start of the runs.
+// start marks the start of the runs: the live display starts when stdout
+// and stderr are a terminal that can take it, and not with --json. The
+// caller handles SIGINT by then: Ctrl-C on the display sends it.
 func (o *batchOutput) start() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.began = time.Now()
-	if o.live {
-		o.tick = make(chan struct{})
-		go o.redraw(o.tick)
-	}
-}
-
-// redraw redraws the live display every second until stop is closed.
-func (o *batchOutput) redraw(stop chan struct{}) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			o.mu.Lock()
-			o.clear()
-			o.draw()
-			o.mu.Unlock()
-		}
-	}
-}
-
-// clear erases the live display (o.mu held).
-func (o *batchOutput) clear() {
-	if o.drawn > 0 {
-		fmt.Fprintf(o.ios.Out, "\x1b[%dA\x1b[J", o.drawn)
-		o.drawn = 0
-	}
-}
-
-// draw draws the live display under the lines printed so far (o.mu
-// held): a line per running task with its elapsed time, then the counts
-// and the batch's elapsed time.
-func (o *batchOutput) draw() {
-	if !o.live || o.tick == nil {
+	if o.json || !isTerminal(o.ios.Out) || !isTerminal(o.ios.Err) || !liveTerminal(o.env) {
 		return
 	}
-	ids := make([]string, 0, len(o.since))
-	for id := range o.since {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	now := time.Now()
-	for _, id := range ids {
-		fmt.Fprintf(o.ios.Out, "  running %s  %s\n", id, now.Sub(o.since[id]).Round(time.Second))
-	}
-	ended := 0
-	for _, n := range o.counts {
-		ended += n
-	}
-	done := o.counts["succeeded"] + o.counts["conflict"]
-	failed := ended - done - o.counts["interrupted"]
-	pending := max(0, o.total-ended-len(ids))
-	fmt.Fprintf(o.ios.Out, "%d done, %d failed, %d running, %d pending  %s\n", done, failed, len(ids), pending, now.Sub(o.began).Round(time.Second))
-	o.drawn = len(ids) + 1
+	var l *batchLive
+	l = startBatchLive(o.ios, o.env, o.total, o.counts, func(lines []string, err error) {
+		// The display stopped before its time: what it did not print
+		// is printed plainly, and so is what follows.
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.live == l {
+			o.live = nil
+		}
+		printLines(o.ios.Out, lines)
+		if err != nil {
+			warnf(o.ios.Err, "the live display stopped: %v", err)
+		}
+	})
+	o.live = l
 }
 
 // running reports a task that starts.
 func (o *batchOutput) running(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.since[id] = time.Now()
-	o.clear()
-	o.draw()
+	if o.live != nil {
+		o.live.send(liveStarted{id: id, at: time.Now()})
+	}
 }
 
 // event reports an event of a running task.
-func (o *batchOutput) event(report.Event) {}
+func (o *batchOutput) event(e report.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.live == nil {
+		return
+	}
+	if text := describeEvent(e); text != "" {
+		o.live.send(liveEvent{id: e.TaskID, text: text})
+	}
+}
 
 // done reports a task that ended.
 func (o *batchOutput) done(ts batch.TaskState) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	delete(o.since, ts.ID)
-	o.counts[countKey(ts)]++
-	o.clear()
-	defer o.draw()
+	key := countKey(ts)
+	o.counts[key]++
 	if o.json {
 		o.printResult(ts)
 		return
@@ -670,26 +635,35 @@ func (o *batchOutput) done(ts batch.TaskState) {
 	if ts.Result == nil && ts.Error != "" {
 		line += ": " + oneLine(quote.Text(ts.Error), 100)
 	}
+	if o.live != nil {
+		o.live.send(liveEnded{id: ts.ID, key: key, line: line})
+		return
+	}
 	fmt.Fprintln(o.ios.Out, line)
 }
 
-// stopping reports the signal that stops the batch.
+// stopping reports the signal that stops the batch: on stderr, or above
+// the live display (the same terminal).
 func (o *batchOutput) stopping(sig os.Signal) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.clear()
-	defer o.draw()
 	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
+	if o.live != nil {
+		o.live.send(livePrint{line: msg})
+		o.live.send(liveStopping{})
+		return
+	}
 	fmt.Fprintln(o.ios.Err, msg)
 }
 
-// finish ends the batch's progress: the live display goes.
+// finish ends the batch's progress: the live display goes, once it
+// printed every line.
 func (o *batchOutput) finish() {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.tick != nil {
-		close(o.tick)
-		o.clear()
-		o.tick = nil
+	l := o.live
+	o.live = nil
+	o.mu.Unlock()
+	if l != nil {
+		l.stop()
 	}
 }

@@ -21,10 +21,11 @@
 // the work back as on any signal, and reports the status interrupted. A
 // task that ended interrupted is not done: the next run of the batch runs
 // it again (Plan). A pool killed outright passes nothing on: on Linux
-// each child has SIGTERM as its parent-death signal (parentDeathSignal),
-// so its harness stops rather than runs on unattended; its events and
-// stderr go to the task's files (RunTask), not to pipes that would die
-// with the pool, so the run reaches its end.
+// each child has a parent-death signal (ParentDeathSignal, which the
+// kernel sends a few times and run takes once, as SIGTERM), so its
+// harness stops rather than runs on unattended; its events and stderr go to the
+// task's files (RunTask), not to pipes that would die with the pool, so
+// the run reaches its end and syncs its work back.
 //
 // The package may import report (the result and event types) and the
 // standard library, plus renameio (atomic state files), x/sys/unix (the

@@ -21,9 +21,14 @@ type Pool struct {
 type RunFunc func(t Task, started func(*os.Process)) Outcome
 
 // Run runs tasks in their order, Jobs at a time, each with run, and calls
-// done (from one goroutine at a time) as each ends. It returns when every
-// task it started has ended; after Signal it starts no more, and the
-// tasks it did not start are left out (stopped true).
+// done as each ends, from one goroutine, in the order they end. It returns
+// when every task it started has ended and done was called for it; after
+// Signal it starts no more, and the tasks it did not start are left out
+// (stopped true).
+//
+// done runs apart from the tasks: a slot whose task ended starts the next
+// one at once, without waiting for done (the caller writes the task's
+// state and prints its line there, which a loaded disk can make slow).
 func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped bool) {
 	jobs := max(1, p.Jobs)
 	p.mu.Lock()
@@ -31,9 +36,20 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 		p.procs = map[*os.Process]bool{}
 	}
 	p.mu.Unlock()
+	type ended struct {
+		t Task
+		o Outcome
+	}
+	ends := make(chan ended, len(tasks)) // never full: a slot never waits
+	reported := make(chan struct{})
+	go func() {
+		defer close(reported)
+		for e := range ends {
+			done(e.t, e.o)
+		}
+	}()
 	next := make(chan Task)
 	var wg sync.WaitGroup
-	var doneMu sync.Mutex
 	for range min(jobs, len(tasks)) {
 		wg.Add(1)
 		go func() {
@@ -58,9 +74,7 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 					delete(p.procs, proc)
 					p.mu.Unlock()
 				}
-				doneMu.Lock()
-				done(t, o)
-				doneMu.Unlock()
+				ends <- ended{t, o}
 			}
 		}()
 	}
@@ -73,6 +87,8 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 	}
 	close(next)
 	wg.Wait()
+	close(ends)
+	<-reported
 	return stopped || p.Stopping()
 }
 

@@ -22,6 +22,20 @@ import (
 // Abort, which ends the process (the command line decides with what
 // status), and nothing else here ends it.
 
+// ParentDeathSignal is the signal a run started by a batch's pool or a
+// queue worker (package batch) gets from the kernel when that parent dies
+// without passing a signal on (SIGKILL, a crash). The kernel sends it
+// again each time the orphan passes on to the next exiting thread of the
+// dead parent: a few times within a millisecond or so (measured). So it is
+// a signal of its own, which a run takes once, ever, as SIGTERM (it stops
+// its harness and syncs the work back); had it been SIGTERM, its repeats
+// would count as the second SIGTERM, which stops sync-back, and the work
+// of a run whose pool was killed would stay in its session.
+const ParentDeathSignal = syscall.SIGUSR1
+
+// orphaned is set once the parent-death signal came.
+var orphaned atomic.Bool
+
 // The phases of a run, for its signals.
 const (
 	phaseCreate   int32 = iota // the sandbox is made: any signal stops it
@@ -49,13 +63,13 @@ type signals struct {
 	done chan struct{}
 }
 
-// watchSignals installs the handler for SIGINT, SIGTERM and SIGHUP, in
-// phase; abort, when set, is called with a signal that asks to stop at
-// once. stop removes it.
+// watchSignals installs the handler for SIGINT, SIGTERM, SIGHUP and the
+// parent-death signal, in phase; abort, when set, is called with a signal
+// that asks to stop at once. stop removes it.
 func watchSignals(phase int32, abort func(os.Signal)) *signals {
 	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{})}
 	s.phase.Store(phase)
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, ParentDeathSignal)
 	go func() {
 		defer close(s.done)
 		for sig := range s.ch {
@@ -66,6 +80,12 @@ func watchSignals(phase int32, abort func(os.Signal)) *signals {
 }
 
 func (s *signals) handle(sig os.Signal) {
+	if sig == ParentDeathSignal {
+		if orphaned.Swap(true) {
+			return // the kernel's repeat
+		}
+		sig = syscall.SIGTERM
+	}
 	s.last.Store(sig)
 	stop := false
 	switch sig {

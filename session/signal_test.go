@@ -1,0 +1,51 @@
+package session
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"testing"
+)
+
+// TestSignalsParentDeath: during sync-back a second SIGTERM or SIGHUP
+// stops it; the parent-death signal counts as a SIGTERM once, however
+// many times the kernel sends it, and a SIGTERM after it is the second.
+func TestSignalsParentDeath(t *testing.T) {
+	tests := []struct {
+		name    string
+		sigs    []os.Signal
+		stopped bool // the sync's context is cancelled
+		aborted bool
+		last    os.Signal
+	}{
+		{"one SIGTERM", []os.Signal{syscall.SIGTERM}, false, false, syscall.SIGTERM},
+		{"two SIGTERMs", []os.Signal{syscall.SIGTERM, syscall.SIGTERM}, true, false, syscall.SIGTERM},
+		{"SIGTERM then SIGHUP", []os.Signal{syscall.SIGTERM, syscall.SIGHUP}, true, false, syscall.SIGHUP},
+		{"the parent's death", []os.Signal{ParentDeathSignal}, false, false, syscall.SIGTERM},
+		{"the parent's death, sent four times", []os.Signal{ParentDeathSignal, ParentDeathSignal, ParentDeathSignal, ParentDeathSignal}, false, false, syscall.SIGTERM},
+		{"the parent's death, then SIGTERM", []os.Signal{ParentDeathSignal, ParentDeathSignal, syscall.SIGTERM}, true, false, syscall.SIGTERM},
+		{"SIGINT stops at once", []os.Signal{os.Interrupt}, true, false, os.Interrupt},
+		{"a second SIGINT aborts", []os.Signal{os.Interrupt, os.Interrupt}, true, true, os.Interrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			orphaned.Store(false) // a new process
+			var aborted os.Signal
+			s := &signals{abort: func(sig os.Signal) { aborted = sig }}
+			ctx, cancel := s.enter(context.Background(), phaseSync)
+			defer cancel()
+			for _, sig := range tt.sigs {
+				s.handle(sig)
+			}
+			if got := ctx.Err() != nil; got != tt.stopped {
+				t.Errorf("sync stopped %v, want %v", got, tt.stopped)
+			}
+			if got := aborted != nil; got != tt.aborted {
+				t.Errorf("aborted %v, want %v", got, tt.aborted)
+			}
+			if s.lastSignal() != tt.last {
+				t.Errorf("last signal %v, want %v", s.lastSignal(), tt.last)
+			}
+		})
+	}
+}
