@@ -628,3 +628,26 @@ func TestReadmeCIExample(t *testing.T) {
 		t.Errorf("workforce %s --dry-run plans %q: no task of the step in it", strings.Join(args, " "), plan.Argv)
 	}
 }
+
+// TestNoConflictMarkers: no file of the repository keeps the markers of a
+// merge conflict left unresolved.
+func TestNoConflictMarkers(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, path := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if ext := filepath.Ext(path); ext != ".md" && ext != ".go" && ext != ".txtar" && ext != ".json" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "<<<<<<< ") || strings.HasPrefix(line, ">>>>>>> ") {
+				t.Errorf("%s:%d: a merge conflict's marker: %s", path, i+1, line)
+			}
+		}
+	}
+}
