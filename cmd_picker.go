@@ -38,7 +38,7 @@ func frontDoorStreams(stdout, stderr io.Writer) *iostreams {
 }
 
 // runFrontDoor opens the picker and runs what is picked. Esc quits with
-// status 0, Ctrl-C with 130.
+// status 0, Ctrl-C with 130, a signal n from elsewhere with 128+n.
 func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 	cat, err := loadCatalog(env)
 	if err != nil {
@@ -53,11 +53,14 @@ func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 		recent = recentPersonas(ios.Err, home)
 	}
 	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ})
+	var sig *picker.SignalError
 	switch {
 	case errors.Is(err, picker.ErrQuit):
 		return nil
 	case errors.Is(err, picker.ErrInterrupted):
 		return silentExit(exitInterrupted)
+	case errors.As(err, &sig):
+		return silentExit(signalStatus(sig.Signal))
 	case err != nil:
 		return fmt.Errorf("the picker failed: %w", err)
 	}
