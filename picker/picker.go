@@ -543,14 +543,17 @@ func (m *model) details() string {
 		st.dim.Render(ansi.Truncate(oneLine(it.Description), m.width, "…")) + "\n"
 }
 
-// oneLine is s on one line, its runs of white space one space, its
-// control characters dropped: persona files are anyone's text.
+// oneLine is s on one line, its runs of white space one space, and
+// only what prints as itself kept (unicode.IsGraphic, as internal/quote
+// decides): control characters, and the format characters that reorder
+// or hide text (bidirectional overrides and isolates, zero-width
+// characters), are dropped. Persona files are anyone's text.
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		switch {
-		case r == '\t' || r == '\n' || r == '\r':
+		case unicode.IsSpace(r):
 			return ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case !unicode.IsGraphic(r):
 			return -1
 		}
 		return r
