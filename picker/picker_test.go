@@ -268,7 +268,7 @@ func TestScroll(t *testing.T) {
 // the terminal.
 func TestUntrustedText(t *testing.T) {
 	evil := []Item{{ID: "x", Description: "line one\n\x1b]0;title\x07\x1b[2Jline two\ttab", Intent: "a\rb", Source: "user",
-		Tags: []string{"rev\u202eesrever", "zero\u200bwidth\ufeff"},
+		Tags:  []string{"rev\u202eesrever", "zero\u200bwidth\ufeff"},
 		Tiers: []Tier{{"best", "claude", "m\x1b[31m\u2066isolated\u2069\u009b31m"}}}}
 	m := newModel(evil, nil)
 	v := m.View().Content
