@@ -25,10 +25,17 @@ const recentAsked = 20
 const maxHistoryWarnings = 3
 
 // frontDoor reports whether a command line of args opens the picker: no
-// arguments, standard input and stdout terminals. Otherwise `workforce`
-// alone prints its usage.
+// arguments, standard input and stdout terminals of a type that can draw
+// it. Otherwise `workforce` alone prints its usage.
 func frontDoor(args []string, stdout io.Writer) bool {
-	return len(args) == 1 && isTerminal(os.Stdin) && isTerminal(stdout)
+	return len(args) == 1 && isTerminal(os.Stdin) && isTerminal(stdout) && drawingTerminal(os.Getenv("TERM"))
+}
+
+// drawingTerminal reports whether a terminal of type term can draw the
+// picker: not "dumb" (an editor's shell buffer, which cannot place the
+// cursor), nor of no type at all.
+func drawingTerminal(term string) bool {
+	return term != "" && term != "dumb"
 }
 
 // frontDoorStreams are the streams of the picker and the run it starts:
