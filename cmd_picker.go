@@ -25,10 +25,17 @@ const recentAsked = 20
 const maxHistoryWarnings = 3
 
 // frontDoor reports whether a command line of args opens the picker: no
-// arguments, standard input and stdout terminals. Otherwise `workforce`
-// alone prints its usage.
+// arguments, standard input and stdout terminals of a type that can draw
+// it. Otherwise `workforce` alone prints its usage.
 func frontDoor(args []string, stdout io.Writer) bool {
-	return len(args) == 1 && isTerminal(os.Stdin) && isTerminal(stdout)
+	return len(args) == 1 && isTerminal(os.Stdin) && isTerminal(stdout) && drawingTerminal(os.Getenv("TERM"))
+}
+
+// drawingTerminal reports whether a terminal of type term can draw the
+// picker: not "dumb" (an editor's shell buffer, which cannot place the
+// cursor), nor of no type at all.
+func drawingTerminal(term string) bool {
+	return term != "" && term != "dumb"
 }
 
 // frontDoorStreams are the streams of the picker and the run it starts:
@@ -38,7 +45,7 @@ func frontDoorStreams(stdout, stderr io.Writer) *iostreams {
 }
 
 // runFrontDoor opens the picker and runs what is picked. Esc quits with
-// status 0, Ctrl-C with 130.
+// status 0, Ctrl-C with 130, a signal n from elsewhere with 128+n.
 func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 	cat, err := loadCatalog(env)
 	if err != nil {
@@ -53,11 +60,14 @@ func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 		recent = recentPersonas(ios.Err, home)
 	}
 	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ})
+	var sig *picker.SignalError
 	switch {
 	case errors.Is(err, picker.ErrQuit):
 		return nil
 	case errors.Is(err, picker.ErrInterrupted):
 		return silentExit(exitInterrupted)
+	case errors.As(err, &sig):
+		return silentExit(signalStatus(sig.Signal))
 	case err != nil:
 		return fmt.Errorf("the picker failed: %w", err)
 	}

@@ -89,6 +89,7 @@ func TestScript(t *testing.T) {
 			// and some play the user editing the repository: scripts
 			// run unconfined unless they ask (run_confined.txtar).
 			env.Setenv(session.SandboxEnv, "off")
+			env.Defer(func() { killTmux(env.WorkDir) })
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
@@ -152,6 +153,16 @@ func extendCheck(ts *testscript.TestScript, neg bool, args []string) {
 	ok := got == want && strings.Join(realGlobal, "\x00") == strings.Join(boxGlobal, "\x00")
 	if ok == neg {
 		ts.Fatalf("sandbox text:\n%q\nwant:\n%q\nglobals %q vs %q", got, want, boxGlobal, realGlobal)
+	}
+}
+
+// killTmux ends the tmux servers a script started on sockets in its
+// directory dir ($WORK/*.sock), with what runs in them: a script that
+// fails before its own kill-server leaves none behind.
+func killTmux(dir string) {
+	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+	for _, s := range socks {
+		exec.Command("tmux", "-S", s, "kill-server").Run()
 	}
 }
 

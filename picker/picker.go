@@ -17,9 +17,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"unicode"
 
 	"charm.land/bubbles/v2/help"
@@ -67,6 +71,16 @@ var (
 	ErrInterrupted = errors.New("interrupted")
 )
 
+// SignalError is Run's error when a signal (SIGINT, SIGTERM, SIGHUP) sent
+// from elsewhere quit the picker: the caller exits as that signal stops a
+// run.
+type SignalError struct{ Signal os.Signal }
+
+func (e *SignalError) Error() string { return "stopped by " + e.Signal.String() }
+
+// quitSignals are the signals that quit the picker, the terminal restored.
+var quitSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
 // Options are a picker's items and terminal.
 type Options struct {
 	// Items are the personas, in the order they are listed after the
@@ -83,14 +97,38 @@ type Options struct {
 }
 
 // Run shows the picker until the user picks a persona (Enter), quits
-// (Esc: ErrQuit) or interrupts (Ctrl-C: ErrInterrupted).
+// (Esc: ErrQuit) or interrupts (Ctrl-C: ErrInterrupted), or a signal
+// quits it (*SignalError).
+//
+// The signals are Run's own, not Bubble Tea's handler (which takes
+// SIGTERM for a plain quit, and SIGINT for an error): whichever comes, the
+// program quits as on Esc, restoring the terminal, and Run says which.
 func Run(ctx context.Context, o Options) (Choice, error) {
 	m := newModel(o.Items, o.Recent)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithEnvironment(o.Environ)}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithEnvironment(o.Environ),
+		tea.WithoutSignalHandler()}
 	if noColor(o.Environ) {
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	final, err := tea.NewProgram(m, opts...).Run()
+	p := tea.NewProgram(m, opts...)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, quitSignals...)
+	var caught atomic.Value
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			caught.Store(sig)
+			p.Quit()
+		case <-done:
+		}
+	}()
+	final, err := p.Run()
+	signal.Stop(sigs)
+	close(done)
+	if sig, ok := caught.Load().(os.Signal); ok {
+		return Choice{}, &SignalError{Signal: sig}
+	}
 	if err != nil {
 		return Choice{}, err
 	}
@@ -505,14 +543,17 @@ func (m *model) details() string {
 		st.dim.Render(ansi.Truncate(oneLine(it.Description), m.width, "…")) + "\n"
 }
 
-// oneLine is s on one line, its runs of white space one space, its
-// control characters dropped: persona files are anyone's text.
+// oneLine is s on one line, its runs of white space one space, and
+// only what prints as itself kept (unicode.IsGraphic, as internal/quote
+// decides): control characters, and the format characters that reorder
+// or hide text (bidirectional overrides and isolates, zero-width
+// characters), are dropped. Persona files are anyone's text.
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		switch {
-		case r == '\t' || r == '\n' || r == '\r':
+		case unicode.IsSpace(r):
 			return ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case !unicode.IsGraphic(r):
 			return -1
 		}
 		return r

@@ -268,10 +268,14 @@ func TestScroll(t *testing.T) {
 // the terminal.
 func TestUntrustedText(t *testing.T) {
 	evil := []Item{{ID: "x", Description: "line one\n\x1b]0;title\x07\x1b[2Jline two\ttab", Intent: "a\rb", Source: "user",
-		Tiers: []Tier{{"best", "claude", "m\x1b[31m"}}}}
+		Tags:  []string{"rev\u202eesrever", "zero\u200bwidth\ufeff"},
+		Tiers: []Tier{{"best", "claude", "m\x1b[31m\u2066isolated\u2069\u009b31m"}}}}
 	m := newModel(evil, nil)
 	v := m.View().Content
-	for _, bad := range []string{"\x1b]0;title", "\x1b[2J", "\x07", "\r", "\t", "\x1b[31m"} {
+	// Control characters, and what reorders or hides text (bidirectional
+	// overrides and isolates, zero-width and other format characters),
+	// as internal/quote escapes them elsewhere.
+	for _, bad := range []string{"\x1b]0;title", "\x1b[2J", "\x07", "\r", "\t", "\x1b[31m", "\u202e", "\u2066", "\u2069", "\u200b", "\ufeff", "\u009b"} {
 		if strings.Contains(v, bad) {
 			t.Errorf("the view holds %q", bad)
 		}
