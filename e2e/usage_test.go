@@ -284,10 +284,11 @@ func recordUsage(t *testing.T, h string, stores []sessions.Store, want usageWant
 }
 
 // TestUsageCommand runs each real harness interactively through workforce
-// (its one-shot mode given as harness arguments, the session kept), then
-// `workforce usage --json --by harness`: the run, whose history record
-// carries no usage, gets it from the harness's records in the kept
-// session's state, exactly the tokens the scripted model reported; claude's
+// (its one-shot mode given as harness arguments; the session not kept),
+// then `workforce usage --json --by harness`: the run's usage was read from
+// the harness's records in the session's state before the session was
+// removed, and kept in its history record: exactly the tokens the scripted
+// model reported; claude's
 // cost is there (estimated: the e2e model has no price), codex's is unknown
 // (absent, counted), opencode's its recorded 0.
 func TestUsageCommand(t *testing.T) {
@@ -295,11 +296,14 @@ func TestUsageCommand(t *testing.T) {
 		t.Run(h, func(t *testing.T) {
 			steps := usageSteps(h)[:2]
 			dir, s, e := oneShotProject(t, h, "editor", writerPermissions[h], steps...)
-			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--keep", "--"}, runArgs[h]...)...)
+			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--"}, runArgs[h]...)...)
 			home := filepath.Join(e.home, ".agentworkforce", "workforce")
 			hist, err := os.ReadFile(filepath.Join(home, "history.jsonl"))
-			if err != nil || !bytes.Contains(hist, []byte(`"mode":"interactive"`)) || bytes.Contains(hist, []byte(`"usage"`)) {
-				t.Fatalf("history %q, %v: want an interactive run without usage\nworkforce run:\n%s", hist, err, out)
+			if err != nil || !bytes.Contains(hist, []byte(`"mode":"interactive"`)) || !bytes.Contains(hist, []byte(`"usageFrom":"sessionRecords"`)) {
+				t.Fatalf("history %q, %v: want an interactive run with the usage of the harness's records\nworkforce run:\n%s", hist, err, out)
+			}
+			if left, _ := os.ReadDir(filepath.Join(home, "sessions")); len(left) != 0 {
+				t.Fatalf("sessions left after the run: %v; want the session removed", left)
 			}
 			cmd := exec.Command(workforce, "usage", "--json", "--by", "harness")
 			cmd.Dir, cmd.Env = dir, e.vars
