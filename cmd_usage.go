@@ -31,13 +31,13 @@ func usageCommand() *cli.Command {
 		ArgsUsage: " ",
 		Description: `Sums what the models consumed in the runs of the history (<home>/history.jsonl,
 docs/history.md), grouped by persona (the default), harness, model or project
-(the project root). A one-shot run's usage is the one its result carries; an
-interactive run's is read from the harness's own record of the conversation
-(Claude Code's projects/*.jsonl, codex's rollout files, opencode's database),
-found by the harness's session id, or else by the sandbox directory it ran
-in: in a kept session's state directory, or, for a run that kept its state
-in your home (--install-in-repo), in your own. A session that was discarded
-took its harness's records with it: such a run's usage is unknown.
+(the project root). A one-shot run's usage is the one its result carries (a
+resumed run's own, not the conversation's so far); an interactive run's was
+read from the harness's own record of the conversation (Claude Code's
+projects/*.jsonl, codex's rollout files, opencode's database) when it ended,
+before its session was removed, found by the harness's session id, or else
+by the sandbox directory it ran in. A run that kept its state in your home
+(--install-in-repo) is matched to your own records when usage runs.
 
 A cost the harness did not record (codex records none) is unknown, never 0:
 the table shows "unknown", or "+?" after the sum of the known costs, and a
