@@ -35,9 +35,30 @@ func withoutHistory(cmd *exec.Cmd, off bool) {
 }
 
 // historyRun is what a run reports for its history record: the session's
-// result, set once the session ran (nil when nothing started).
+// result, set once the session ran (nil when nothing started), and an
+// interactive run's usage, read from the harness's own records once it
+// ended (nil when not found).
 type historyRun struct {
-	res *session.Result
+	res   *session.Result
+	start time.Time
+	usage *usageRun
+}
+
+// usageReader returns the hook (session.RunOptions.Ended) that reads the
+// usage of the interactive run of plan from the harness's own records in
+// the session's state directory once the harness has exited, before the
+// session, and they with it, is removed; nil without a history or a
+// sandbox (the records of a run in the repository are the user's own, and
+// stay).
+func (h *historyRun) usageReader(plan *session.Plan) func(*session.Session) {
+	if h == nil || plan.InRepo || plan.Sandbox == "" {
+		return nil
+	}
+	return func(s *session.Session) {
+		rec := history.Record{Time: h.start, Harness: plan.Harness, HarnessSessionID: s.Record.HarnessSessionID,
+			Sandbox: plan.Sandbox, Workdir: plan.Workdir, DurationMS: time.Since(h.start).Milliseconds()}
+		h.usage = endedRunUsage(rec)
+	}
 }
 
 // ran notes the result of the run; h may be nil (no history).
@@ -58,14 +79,20 @@ func recordRun(ctx context.Context, ios *iostreams, opts runOptions, p *persona.
 	if opts.NoHistory || !history.Enabled(opts.Env.getenv) {
 		return run(ctx, ios, opts, plan, home)
 	}
-	h := &historyRun{}
-	opts.history = h
 	start := time.Now()
+	h := &historyRun{start: start}
+	opts.history = h
 	err := run(ctx, ios, opts, plan, home)
 	if h.res == nil {
 		return err
 	}
 	rec := historyRecord(p, plan, h.res, err, start, time.Since(start))
+	if u := h.usage; u != nil && rec.Mode == history.ModeInteractive {
+		rec.Usage, rec.UsageFrom, rec.CostEstimated = u.usage, history.UsageFromSessionRecords, u.estimated
+		if rec.Model == "" && len(u.models) > 0 {
+			rec.Model = u.models[0]
+		}
+	}
 	if herr := history.Append(home, rec); herr != nil {
 		warnf(ios.Err, "the run is not in the history: %v", herr)
 	}

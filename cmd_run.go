@@ -446,6 +446,7 @@ func runPlanned(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 		Warn:          func(msg string) { warnf(stderr, "%s", msg) },
 		SyncCommitted: opts.SyncCommitted, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
 		Live: opts.Live, Timeout: plan.Timeout(opts.Timeout, ios.InTTY), Abort: exitOnSignal,
+		Ended: opts.history.usageReader(plan),
 	}
 	syncing := false
 	if ios.ErrTTY {

@@ -969,6 +969,10 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 		}
 		return err
 	}
+	if w := ownUsage(plan.Harness, res.OneShot); w != "" {
+		warnings = append(warnings, w)
+		warnf(ios.Err, "%s", w)
+	}
 	err = reportOneShot(ios, opts.JSON, events, home, plan, res, err, time.Since(start), warnings)
 	if !opts.NoHistory {
 		recordResumed(ios, opts.Env, home, p, plan, res, err, start)

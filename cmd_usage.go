@@ -31,13 +31,13 @@ func usageCommand() *cli.Command {
 		ArgsUsage: " ",
 		Description: `Sums what the models consumed in the runs of the history (<home>/history.jsonl,
 docs/history.md), grouped by persona (the default), harness, model or project
-(the project root). A one-shot run's usage is the one its result carries; an
-interactive run's is read from the harness's own record of the conversation
-(Claude Code's projects/*.jsonl, codex's rollout files, opencode's database),
-found by the harness's session id, or else by the sandbox directory it ran
-in: in a kept session's state directory, or, for a run that kept its state
-in your home (--install-in-repo), in your own. A session that was discarded
-took its harness's records with it: such a run's usage is unknown.
+(the project root). A one-shot run's usage is the one its result carries (a
+resumed run's own, not the conversation's so far); an interactive run's was
+read from the harness's own record of the conversation (Claude Code's
+projects/*.jsonl, codex's rollout files, opencode's database) when it ended,
+before its session was removed, found by the harness's session id, or else
+by the sandbox directory it ran in. A run that kept its state in your home
+(--install-in-repo) is matched to your own records when usage runs.
 
 A cost the harness did not record (codex records none) is unknown, never 0:
 the table shows "unknown", or "+?" after the sum of the known costs, and a
@@ -188,6 +188,11 @@ func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {
 		runs[i] = usageRun{rec: r}
 		if r.Usage != nil {
 			runs[i].usage, runs[i].from = r.Usage, fromHistory
+			if r.UsageFrom == history.UsageFromSessionRecords {
+				// An interactive run's, read from the harness's records
+				// when it ended.
+				runs[i].from, runs[i].estimated = fromSessions, r.CostEstimated
+			}
 		}
 	}
 	found := readHarnessRecords(ios.Err, runs, opts.Env)
@@ -268,6 +273,26 @@ func readHarnessRecords(stderr io.Writer, runs []usageRun, env procEnv) []sessio
 		warnf(stderr, "%d damaged lines of the harnesses' session records skipped", res.Skipped)
 	}
 	return res.Records
+}
+
+// endedRunUsage reads the usage of the interactive run rec, which has
+// just ended, from the harness's own records in its session's state
+// directory: the conversation of its harness session id, else the one
+// that ran in its sandbox during the run (matchHarnessRecords). nil when
+// none is found, or the session has no state of its own (the records are
+// then the user's, and stay: usage reads them).
+func endedRunUsage(rec history.Record) *usageRun {
+	state := session.StateDir(rec.Sandbox)
+	if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
+		return nil
+	}
+	res := sessions.Read(stateStores(state), sessions.Options{ModifiedSince: rec.Time.Add(-time.Minute)})
+	runs := []usageRun{{rec: rec}}
+	matchHarnessRecords(runs, res.Records)
+	if runs[0].usage == nil {
+		return nil
+	}
+	return &runs[0]
 }
 
 // stateStores are the harness stores of a session's state directory, as

@@ -89,8 +89,8 @@ var depRules = map[string]depRule{
 	// The terminal picker: a TUI over the items it is given; it returns a
 	// choice and runs nothing.
 	"W/picker": {deny: []string{anyOfOurs, cliLib}},
-	// The harnesses' own session records: the standard library only (its
-	// own SQLite reader), so that any package, session's cleanup
+	// The harnesses' own session records: the standard library and a
+	// SQLite library only, so that any package, session's cleanup
 	// included, may read them.
 	"W/history/sessions": {deny: []string{anyOfOurs, cliLib}},
 	// Landlock and the launcher: the standard library, x/sys, x/net/bpf

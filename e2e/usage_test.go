@@ -87,7 +87,10 @@ func stateStores(t *testing.T, state string) []sessions.Store {
 // the first run's included; claude -p --resume prints the run's own
 // tokens but the conversation's cost so far (its cost-state goes on from
 // the first run's); opencode run prints the run's own (its cost is 0 for
-// the e2e model, so whether that is cumulative is not seen).
+// the e2e model, so whether that is cumulative is not seen; its figures
+// are sums of its steps' own). Checked on the raw output kept in the
+// results directory; workforce's result carries the run's own
+// (cmd_usage_resume.go), which TestUsage checks too.
 var (
 	cumulativeTokens = map[string]bool{"codex": true}
 	cumulativeCost   = map[string]bool{"claude": true}
@@ -115,7 +118,9 @@ type usageWant struct {
 // one conversation, the one workforce reported, run in the sandbox, by the
 // persona's model, with exactly the tokens the model reported, the same
 // usage the harness printed for its two runs, and the harness's cost
-// (claude's and opencode's; codex records none).
+// (claude's and opencode's; codex records none); workforce's two results
+// carry each run's own usage, and workforce usage sums them to the
+// conversation's.
 //
 // With WORKFORCE_E2E_RECORD=1 it saves the records as the fixtures of
 // history/sessions/testdata/<harness>/, with a want.json of what they must
@@ -148,10 +153,14 @@ func TestUsage(t *testing.T) {
 			t.Logf("record: %+v", r)
 			want := usageWant{Harness: h, SessionID: first.HarnessSessionID, Dir: r.Dir, Models: []string{runModels[h]},
 				Tokens: reportedTokens(s, h)}
-			if c1, c2 := first.Usage.CostUSD, again.Usage.CostUSD; c1 != nil && c2 != nil {
-				c := *c1 + *c2
+			// What the harness printed, raw: the resumed run's cumulative
+			// figures (the maps above) are the conversation's so far.
+			home := filepath.Join(e.home, ".agentworkforce", "workforce")
+			raw1, raw2 := rawUsage(t, h, filepath.Join(home, "results", first.SessionID, "1")), rawUsage(t, h, filepath.Join(home, "results", first.SessionID))
+			if raw1.CostUSD != nil && raw2.CostUSD != nil {
+				c := *raw1.CostUSD + *raw2.CostUSD
 				if cumulativeCost[h] {
-					c = *c2
+					c = *raw2.CostUSD
 				}
 				want.CostUSD = &c
 			}
@@ -166,16 +175,29 @@ func TestUsage(t *testing.T) {
 			if r.Start.Before(start) || r.End.After(end) || r.End.Before(r.Start) {
 				t.Errorf("start %v, end %v; want within the runs, %v to %v", r.Start, r.End, start, end)
 			}
-			// The harness's own report of its two runs agrees.
+			// The harness's own report of its two runs agrees: raw, the
+			// resumed run's tokens are the total when cumulative.
+			rawTokens := sessions.Tokens{Input: raw1.Input + raw2.Input, Output: raw1.Output + raw2.Output, CacheRead: raw1.Cached + raw2.Cached}
+			if cumulativeTokens[h] {
+				rawTokens = sessions.Tokens{Input: raw2.Input, Output: raw2.Output, CacheRead: raw2.Cached}
+			}
+			recTokens := sessions.Tokens{Input: r.Tokens.Input, Output: r.Tokens.Output, CacheRead: r.Tokens.CacheRead}
+			if rawTokens != recTokens {
+				t.Errorf("tokens %+v; the harness printed %+v for its two runs", recTokens, rawTokens)
+			}
+			// workforce's results carry each run's own: they sum to the
+			// conversation's, tokens and cost.
 			printed := sessions.Tokens{
 				Input: *first.Usage.InputTokens + *again.Usage.InputTokens, Output: *first.Usage.OutputTokens + *again.Usage.OutputTokens,
 				CacheRead: *first.Usage.CachedTokens + *again.Usage.CachedTokens}
-			if cumulativeTokens[h] {
-				printed = sessions.Tokens{Input: *again.Usage.InputTokens, Output: *again.Usage.OutputTokens, CacheRead: *again.Usage.CachedTokens}
+			if printed != recTokens {
+				t.Errorf("the results' tokens sum to %+v, the conversation's are %+v", printed, recTokens)
 			}
-			if got := (sessions.Tokens{Input: r.Tokens.Input, Output: r.Tokens.Output, CacheRead: r.Tokens.CacheRead}); got != printed {
-				t.Errorf("tokens %+v; the harness printed %+v for its two runs", got, printed)
+			if c1, c2 := first.Usage.CostUSD, again.Usage.CostUSD; want.CostUSD != nil && (c1 == nil || c2 == nil || math.Abs(*c1+*c2-*want.CostUSD) > 1e-9) {
+				t.Errorf("the results' costs %v and %v do not sum to the conversation's %v", fmtCost(c1), fmtCost(c2), *want.CostUSD)
 			}
+			// workforce usage sums the two runs of the history to the same.
+			checkUsageSum(t, e, dir, h, recTokens, want.CostUSD)
 			// --since after the runs: nothing; the stores outside the
 			// session (the user's own) hold nothing of it.
 			if late := sessions.Read(stores, sessions.Options{Since: end.Add(time.Minute)}); len(late.Records) != 0 {
@@ -187,6 +209,52 @@ func TestUsage(t *testing.T) {
 			}
 			recordUsage(t, h, stores, want)
 		})
+	}
+}
+
+// rawUsage is the usage the harness h printed in the output kept in the
+// results directory dir.
+func rawUsage(t *testing.T, h, dir string) harness.Usage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "stdout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := harness.ParseOutput(h, b)
+	if err != nil || o == nil {
+		t.Fatalf("%s/stdout.jsonl: %v", dir, err)
+	}
+	return o.Usage
+}
+
+// checkUsageSum runs workforce usage --by harness --json in dir: one
+// group, harness h's runs, all of known usage, with tokens want and cost
+// cost (nil: unknown).
+func checkUsageSum(t *testing.T, e *scriptedEnv, dir, h string, want sessions.Tokens, cost *float64) {
+	t.Helper()
+	cmd := exec.Command(workforce, "usage", "--json", "--by", "harness")
+	cmd.Dir, cmd.Env = dir, e.vars
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("workforce usage: %v", err)
+	}
+	var rep struct {
+		Groups []struct {
+			Key                                     string
+			Runs, Unknown                           int
+			InputTokens, OutputTokens, CachedTokens int64
+			CostUSD                                 *float64
+		}
+	}
+	if err := json.Unmarshal(stdout, &rep); err != nil || len(rep.Groups) != 1 {
+		t.Fatalf("usage --json: %v, %s", err, stdout)
+	}
+	g := rep.Groups[0]
+	if g.Key != h || g.Runs != 2 || g.Unknown != 0 || g.InputTokens != want.Input || g.OutputTokens != want.Output || g.CachedTokens != want.CacheRead {
+		t.Errorf("workforce usage: %+v; want %s, 2 runs of known usage, tokens %+v", g, h, want)
+	}
+	if (cost == nil) != (g.CostUSD == nil) || cost != nil && math.Abs(*cost-*g.CostUSD) > 1e-9 {
+		t.Errorf("workforce usage: cost %v, want %v", fmtCost(g.CostUSD), fmtCost(cost))
 	}
 }
 
@@ -284,10 +352,11 @@ func recordUsage(t *testing.T, h string, stores []sessions.Store, want usageWant
 }
 
 // TestUsageCommand runs each real harness interactively through workforce
-// (its one-shot mode given as harness arguments, the session kept), then
-// `workforce usage --json --by harness`: the run, whose history record
-// carries no usage, gets it from the harness's records in the kept
-// session's state, exactly the tokens the scripted model reported; claude's
+// (its one-shot mode given as harness arguments; the session not kept),
+// then `workforce usage --json --by harness`: the run's usage was read from
+// the harness's records in the session's state before the session was
+// removed, and kept in its history record: exactly the tokens the scripted
+// model reported; claude's
 // cost is there (estimated: the e2e model has no price), codex's is unknown
 // (absent, counted), opencode's its recorded 0.
 func TestUsageCommand(t *testing.T) {
@@ -295,11 +364,14 @@ func TestUsageCommand(t *testing.T) {
 		t.Run(h, func(t *testing.T) {
 			steps := usageSteps(h)[:2]
 			dir, s, e := oneShotProject(t, h, "editor", writerPermissions[h], steps...)
-			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--keep", "--"}, runArgs[h]...)...)
+			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--"}, runArgs[h]...)...)
 			home := filepath.Join(e.home, ".agentworkforce", "workforce")
 			hist, err := os.ReadFile(filepath.Join(home, "history.jsonl"))
-			if err != nil || !bytes.Contains(hist, []byte(`"mode":"interactive"`)) || bytes.Contains(hist, []byte(`"usage"`)) {
-				t.Fatalf("history %q, %v: want an interactive run without usage\nworkforce run:\n%s", hist, err, out)
+			if err != nil || !bytes.Contains(hist, []byte(`"mode":"interactive"`)) || !bytes.Contains(hist, []byte(`"usageFrom":"sessionRecords"`)) {
+				t.Fatalf("history %q, %v: want an interactive run with the usage of the harness's records\nworkforce run:\n%s", hist, err, out)
+			}
+			if left, _ := os.ReadDir(filepath.Join(home, "sessions")); len(left) != 0 {
+				t.Fatalf("sessions left after the run: %v; want the session removed", left)
 			}
 			cmd := exec.Command(workforce, "usage", "--json", "--by", "harness")
 			cmd.Dir, cmd.Env = dir, e.vars

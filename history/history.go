@@ -111,10 +111,22 @@ type Record struct {
 	// DurationMS is the run's wall time in milliseconds.
 	DurationMS int64 `json:"durationMs"`
 	// Usage is what the model consumed (tokens, cost in US dollars),
-	// when the harness reported it: a one-shot run's; absent otherwise,
-	// never zero for unknown.
+	// when known: a one-shot run's, as the harness reported it; an
+	// interactive run's, as the harness's own records of the
+	// conversation say (UsageFrom UsageFromSessionRecords); absent
+	// otherwise, never zero for unknown.
 	Usage *report.Usage `json:"usage,omitempty"`
+	// UsageFrom says where Usage came from when not from the harness's
+	// report: UsageFromSessionRecords.
+	UsageFrom string `json:"usageFrom,omitempty"`
+	// CostEstimated says the harness priced a model it had no price for
+	// at a default one (claude's records say so).
+	CostEstimated bool `json:"costEstimated,omitzero"`
 }
+
+// UsageFromSessionRecords is Record.UsageFrom of a usage read from the
+// harness's own records of the conversation.
+const UsageFromSessionRecords = "sessionRecords"
 
 // Path is the history file of the workforce home.
 func Path(home string) string { return filepath.Join(home, FileName) }

@@ -423,6 +423,8 @@ type RunOptions struct {
 	// HarnessSession, when set, returns the harness's conversation id as
 	// its output says, once it exited (Options.HarnessSession).
 	HarnessSession func() string
+	// Ended is as in Options: called before the session is removed.
+	Ended func(*Session)
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -467,7 +469,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
 		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
-		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession,
+		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
 		state: p.state,
 	}
 	if p.Harness != persona.HarnessClaude {

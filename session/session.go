@@ -184,6 +184,10 @@ type Options struct {
 	// that is kept and whose id is not known otherwise; since is when the
 	// session started.
 	FindHarnessSession func(since time.Time) (string, error)
+	// Ended, when set, is called once the harness has exited, before the
+	// session is synced, kept or removed: the harness's own records in
+	// the session's state directory are still there to read.
+	Ended func(*Session)
 
 	// state is the harness's per-session state (state.go): seeded before
 	// the harness starts, its credentials written back after.
@@ -389,6 +393,9 @@ func (s *Session) afterHarness(sigs *signals, box *mount.Sandbox, o Options, e e
 	s.Record.ExitCode = &code
 	if o.HarnessSession != nil {
 		s.noteHarnessSession(o.HarnessSession(), warn)
+	}
+	if o.Ended != nil {
+		o.Ended(s)
 	}
 
 	if o.Review {

@@ -2,12 +2,16 @@ package sessions
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // readOpencode reads the conversations of opencode's data directory
@@ -37,58 +41,159 @@ type opencodeSession struct {
 // readOpencodeDB reads the sessions of one database, unless neither it
 // nor its WAL was modified since. A session a task of another started
 // (its parent_id set) is folded into the conversation it belongs to.
+//
+// SQLite (github.com/ncruces/go-sqlite3) reads a copy of the database
+// and its WAL made in a temporary directory, never the user's files: a
+// connection to them would take locks on them, write their -shm, and
+// checkpoint the WAL into the database when it closes, under a running
+// opencode too. The copy's -shm is not copied: in exclusive locking
+// mode SQLite keeps the WAL's index in memory, rebuilt from the WAL.
 func readOpencodeDB(path string, since time.Time, res *Result) ([]Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
-	var wal io.ReaderAt
-	var walSize int64
 	fresh := modifiedSince(info, since)
-	if w, err := os.Open(path + "-wal"); err == nil {
-		defer w.Close()
-		if wi, err := w.Stat(); err == nil && wi.Mode().IsRegular() {
-			wal, walSize = w, wi.Size()
-			fresh = fresh || modifiedSince(wi, since)
-		}
+	if wi, err := os.Stat(path + "-wal"); err == nil && wi.Mode().IsRegular() {
+		fresh = fresh || modifiedSince(wi, since)
 	}
 	if !fresh {
 		return nil, nil
 	}
-	db, err := openSQLite(f, info.Size(), wal, walSize)
+	tmp, err := os.MkdirTemp("", "workforce-opencode-")
 	if err != nil {
 		return nil, err
 	}
-	t, err := db.table("session")
-	if err != nil {
+	defer os.RemoveAll(tmp)
+	snap := filepath.Join(tmp, "opencode.db")
+	if err := snapshotDB(path, snap); err != nil {
 		return nil, err
 	}
-	var rows []opencodeSession
-	err = db.each(t, func(row map[string]any, err error) error {
-		if err != nil {
-			res.Skipped++
-			return nil
-		}
-		s, err := parseOpencodeSession(row)
-		if err != nil {
-			res.Skipped++
-			return nil
-		}
-		rows = append(rows, s)
-		return nil
-	})
+	rows, skipped, err := querySessions(snap)
+	res.Skipped += skipped
 	if err != nil {
 		return nil, err
 	}
 	return foldOpencode(rows, path), nil
+}
+
+// snapshotTries bounds the copies snapshotDB makes of a database that
+// changes while it is copied.
+const snapshotTries = 3
+
+// snapshotDB copies the database path and its WAL, if any, to dst and
+// dst-wal. A database that changed while it was copied (opencode wrote
+// to it) is copied again, snapshotTries times at most; the last copy is
+// kept: SQLite reads of a WAL the frames up to the last whole
+// transaction, and a torn copy of the file is an error of the query.
+func snapshotDB(path, dst string) error {
+	var err error
+	for try := 0; try < snapshotTries; try++ {
+		before := fileStamps(path)
+		if err = copyFile(path, dst); err != nil {
+			return err
+		}
+		if err = copyFile(path+"-wal", dst+"-wal"); errors.Is(err, fs.ErrNotExist) {
+			err = os.Remove(dst + "-wal")
+			if errors.Is(err, fs.ErrNotExist) {
+				err = nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if fileStamps(path) == before {
+			return nil
+		}
+	}
+	return nil
+}
+
+// fileStamps are the sizes and modification times of a database and its
+// WAL: what changes when either is written.
+func fileStamps(path string) [2]string {
+	var out [2]string
+	for i, p := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			out[i] = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return out
+}
+
+// copyFile copies the regular file src to dst, replacing it.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if fi, err := in.Stat(); err != nil {
+		return err
+	} else if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", src)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// querySessions reads the rows of the table session of the database
+// path (a copy), every column by its name, so that a column an older
+// opencode did not have is absent rather than an error. A row that
+// cannot be read as a session is skipped and counted.
+func querySessions(path string) (rows []opencodeSession, skipped int, err error) {
+	conn, err := sqlite3.OpenFlags(path, sqlite3.OPEN_READWRITE)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer conn.Close()
+	// Before the first read: the WAL's index in memory, no -shm.
+	if err := conn.Exec("PRAGMA locking_mode=EXCLUSIVE"); err != nil {
+		return nil, 0, err
+	}
+	stmt, _, err := conn.Prepare("SELECT * FROM session")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer stmt.Close()
+	n := stmt.ColumnCount()
+	for stmt.Step() {
+		row := make(map[string]any, n)
+		for i := 0; i < n; i++ {
+			var v any
+			switch stmt.ColumnType(i) {
+			case sqlite3.INTEGER:
+				v = stmt.ColumnInt64(i)
+			case sqlite3.FLOAT:
+				v = stmt.ColumnFloat(i)
+			case sqlite3.TEXT:
+				v = stmt.ColumnText(i)
+			case sqlite3.BLOB:
+				v = stmt.ColumnBlob(i, nil)
+			}
+			row[stmt.ColumnName(i)] = v
+		}
+		s, err := parseOpencodeSession(row)
+		if err != nil {
+			skipped++
+			continue
+		}
+		rows = append(rows, s)
+	}
+	if err := stmt.Err(); err != nil {
+		return nil, skipped, err
+	}
+	return rows, skipped, nil
 }
 
 // parseOpencodeSession reads a row of the table session.

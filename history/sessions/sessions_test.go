@@ -446,3 +446,72 @@ func seedLines(f *testing.F, h string) {
 		f.Add([]byte(s))
 	}
 }
+
+// TestOpencodeLeavesTheStoreAlone: reading opencode's database writes
+// nothing of the store (no checkpoint of the WAL into the database, no
+// -shm, no lock file) and leaves nothing in the temporary directory it
+// copies the database to.
+func TestOpencodeLeavesTheStoreAlone(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s, w := fixture(t, Opencode)
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	before := map[string]string{}
+	filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(path, old, old)
+			b, _ := os.ReadFile(path)
+			before[path] = string(b)
+		}
+		return nil
+	})
+	if len(before) != 2 {
+		t.Fatalf("the fixture has %d files, want the database and its WAL", len(before))
+	}
+	res := Read([]Store{s}, Options{})
+	if len(res.Errors) > 0 || len(res.Records) != 1 {
+		t.Fatalf("Read = %+v", res)
+	}
+	check(t, res.Records[0], w)
+	after := 0
+	filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		after++
+		b, _ := os.ReadFile(path)
+		fi, _ := d.Info()
+		if was, ok := before[path]; !ok || was != string(b) || !fi.ModTime().Equal(old) {
+			t.Errorf("%s was written (known before: %v)", path, ok)
+		}
+		return nil
+	})
+	if after != len(before) {
+		t.Errorf("%d files in the store after the read, want %d", after, len(before))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in the temporary directory: %v", left)
+	}
+}
+
+// TestSnapshotDB: the copy of a database without a WAL has none, even
+// where an earlier copy left one; a database that is not a regular file
+// is refused.
+func TestSnapshotDB(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	os.WriteFile(src, []byte("db"), 0o644)
+	os.WriteFile(dst+"-wal", []byte("stale"), 0o644)
+	if err := snapshotDB(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "db" {
+		t.Errorf("copy = %q, want %q", b, "db")
+	}
+	if _, err := os.Stat(dst + "-wal"); !os.IsNotExist(err) {
+		t.Errorf("a stale WAL is left beside the copy: %v", err)
+	}
+	if err := snapshotDB(dir, dst); err == nil {
+		t.Error("a directory was copied as a database")
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+// A resumed run's own usage. Resumed (sessions resume), some harnesses
+// print in their one-shot output the conversation's running total where
+// a fresh run prints its own, as measured on the real harnesses against
+// the scripted model of the e2e tests (e2e TestUsage, which checks each):
+// `codex exec resume` the tokens (its turn.completed usage is the
+// thread's total), `claude -p --resume` the cost (claude restores its cost
+// state, and total_cost_usd goes on from the earlier runs'; its tokens are
+// the run's own). opencode run prints each step's tokens and cost, which
+// the run sums: its own. The result of a resumed run, and so its history
+// record, carries the run's own usage: the cumulative figures less those
+// the run before printed, so that the runs of a conversation sum to what
+// the model consumed in all.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/session"
+)
+
+// cumulativeUsage are the figures of each harness's one-shot output that
+// are the conversation's running total in a resumed run.
+var cumulativeUsage = map[string]struct{ tokens, cost bool }{
+	persona.HarnessCodex:  {tokens: true},
+	persona.HarnessClaude: {cost: true},
+}
+
+// ownUsage makes the usage that the harness h of the resumed run one
+// printed this run's own: each cumulative figure less the one the latest
+// earlier run of the session printed, read from its output kept in the
+// results directory (one.Dir/N: an earlier run's files move to the first
+// free number, so the highest is the latest). An earlier run that printed
+// no such figure is passed over: its share, unknown, goes to this run. A
+// figure smaller than the earlier one is the run's own (the harness did
+// not carry the total over). When no earlier run printed one, this run's
+// own is unknown (its usage or cost left out) and the warning returned
+// says so.
+func ownUsage(h string, one *session.OneShotResult) string {
+	cum := cumulativeUsage[h]
+	out := one.Outcome
+	if (!cum.tokens && !cum.cost) || !one.Parsed || out == nil || !hasUsage(out) {
+		return ""
+	}
+	var tokens, cost *harness.Usage
+	for _, prev := range earlierOutcomes(h, one.Dir) {
+		if tokens == nil && hasUsage(prev) {
+			tokens = &prev.Usage
+		}
+		if cost == nil && hasUsage(prev) && prev.Usage.CostUSD != nil {
+			cost = &prev.Usage
+		}
+	}
+	u := &out.Usage
+	var unknown []string
+	if cum.tokens {
+		if tokens == nil {
+			out.Events = slices.DeleteFunc(out.Events, func(e harness.Event) bool { return e.Type == harness.EventUsage })
+			unknown = append(unknown, "usage")
+		} else if u.Input >= tokens.Input && u.Output >= tokens.Output && u.Cached >= tokens.Cached {
+			u.Input, u.Output, u.Cached = u.Input-tokens.Input, u.Output-tokens.Output, u.Cached-tokens.Cached
+		}
+	}
+	if cum.cost && u.CostUSD != nil {
+		if cost == nil {
+			u.CostUSD = nil
+			unknown = append(unknown, "cost")
+		} else if c := *u.CostUSD - *cost.CostUSD; c >= 0 {
+			u.CostUSD = &c
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s prints the conversation's %s so far when resumed, and no earlier run of the session kept its own: this run's %s is unknown", h, unknown[0], unknown[0])
+}
+
+// hasUsage reports whether the harness printed usage: a turn that failed
+// prints none, which is not 0.
+func hasUsage(o *harness.Outcome) bool {
+	return slices.ContainsFunc(o.Events, func(e harness.Event) bool { return e.Type == harness.EventUsage })
+}
+
+// earlierOutcomes are the outputs of harness h that the earlier runs of a
+// session kept in its results directory dir, the latest first.
+func earlierOutcomes(h, dir string) []*harness.Outcome {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var nums []int
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 && e.IsDir() && strconv.Itoa(n) == e.Name() {
+			nums = append(nums, n)
+		}
+	}
+	slices.Sort(nums)
+	var out []*harness.Outcome
+	for _, n := range slices.Backward(nums) {
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(n), "stdout.jsonl"))
+		if err != nil {
+			continue
+		}
+		o, err := harness.ParseOutput(h, b)
+		if o == nil || (err != nil && !errors.Is(err, harness.ErrNoResult)) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
