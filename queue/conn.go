@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 // The names of the streams, subjects and consumers (docs/queue.md).
@@ -92,6 +96,9 @@ func Connect(ctx context.Context, opts Options) (*Conn, error) {
 	nopts := []nats.Option{nats.Name(opts.Name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 		nats.Timeout(10 * time.Second)}
 	if opts.Creds != "" {
+		if err := checkCreds(opts.Creds); err != nil {
+			return nil, err
+		}
 		nopts = append(nopts, nats.UserCredentials(opts.Creds))
 	}
 	if opts.NKey != "" {
@@ -112,6 +119,9 @@ func Connect(ctx context.Context, opts Options) (*Conn, error) {
 	}
 	nc, err := nats.Connect(opts.URL, nopts...)
 	if err != nil {
+		if opts.Creds != "" && refused(err) {
+			return nil, fmt.Errorf("the queue at %s refused the credentials file %s: %w", Redact(opts.URL), opts.Creds, err)
+		}
 		return nil, fmt.Errorf("cannot reach the queue at %s: %w", Redact(opts.URL), err)
 	}
 	js, err := jetstream.New(nc)
@@ -125,6 +135,52 @@ func Connect(ctx context.Context, opts Options) (*Conn, error) {
 		return nil, fmt.Errorf("queue at %s: %w", Redact(opts.URL), err)
 	}
 	return c, nil
+}
+
+// checkCreds checks the credentials file path before connecting, so that
+// a bad one is named with what is wrong in it, not refused by the server
+// with a bare "authorization violation": it must hold a user JWT and the
+// NKey seed of that user. (nats.UserCredentials reads the file again at
+// each connection: a file renewed in place is taken on reconnecting.)
+func checkCreds(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the path is in the message already
+		}
+		return fmt.Errorf("credentials file %s: %w", path, err)
+	}
+	defer clear(data)
+	tok, err := nkeys.ParseDecoratedJWT(data)
+	if err != nil {
+		return fmt.Errorf("credentials file %s: %w", path, err)
+	}
+	uc, err := jwt.DecodeUserClaims(tok)
+	if err != nil {
+		return fmt.Errorf("credentials file %s: no user JWT (%w)", path, err)
+	}
+	kp, err := nkeys.ParseDecoratedUserNKey(data)
+	if err != nil {
+		return fmt.Errorf("credentials file %s: no user NKey seed (%w)", path, err)
+	}
+	defer kp.Wipe()
+	if pub, _ := kp.PublicKey(); pub != uc.Subject {
+		return fmt.Errorf("credentials file %s: the seed is not that of the JWT's user %s", path, uc.Subject)
+	}
+	return nil
+}
+
+// refused tells whether err is the server's refusal of the connection's
+// credentials.
+func refused(err error) bool {
+	if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) ||
+		errors.Is(err, nats.ErrAccountAuthExpired) {
+		return true
+	}
+	// The server's -ERR during the handshake comes as a new error.
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "authorization violation") || strings.Contains(msg, "authentication expired") ||
+		strings.Contains(msg, "authentication revoked")
 }
 
 // CheckURL checks a server URL (or a comma-separated list): nats://,
