@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -91,10 +90,8 @@ func queueEntryProblem(t batch.Task) string {
 	case strings.HasPrefix(t.Repo, "-"):
 		return fmt.Sprintf("repo %q: not a URL", t.Repo)
 	}
-	if u, err := url.Parse(t.Repo); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return fmt.Sprintf("repo %s holds a password, which would travel in the queue: give the URL without it; the workers fetch and push with their own credentials", gitwork.Redact(t.Repo))
-		}
+	if gitwork.HasCredentials(t.Repo) {
+		return fmt.Sprintf("repo %s holds a password or token, which would travel in the queue: give the URL without it; the workers fetch and push with their own credentials", gitwork.Redact(t.Repo))
 	}
 	return ""
 }

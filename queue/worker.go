@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -238,10 +237,15 @@ func check(t Task) error {
 		return errors.New("its result subject is not its own")
 	case t.Entry.Repo == "" || t.Entry.Dir != "":
 		return errors.New("it names no repository, or a directory")
-	case strings.HasPrefix(t.Entry.Repo, "-"):
-		return errors.New("its repository starts with '-'")
 	case !objectName.MatchString(t.Commit):
 		return errors.New("its commit is not a full commit id")
+	case gitwork.HasCredentials(t.Entry.Repo):
+		// The submitter refuses it: a credential would go on into the
+		// result and the logs.
+		return errors.New("its repository url holds a password or token")
+	}
+	if err := gitwork.CheckURL(t.Entry.Repo); err != nil {
+		return err
 	}
 	return t.Entry.Validate()
 }
