@@ -60,6 +60,9 @@ func queueOptions(c *cli.Context, name string) (queue.Options, error) {
 			return o, usagef("%s %s: not a file", flag, path)
 		}
 	}
+	if err := o.CheckFiles(); err != nil {
+		return o, usageError(err)
+	}
 	return o, nil
 }
 
