@@ -240,6 +240,9 @@ func check(t Task) error {
 		return errors.New("it names no repository, or a directory")
 	case !objectName.MatchString(t.Commit):
 		return errors.New("its commit is not a full commit id")
+	case quote.Text(t.Entry.Repo) != t.Entry.Repo || quote.Text(t.Entry.Ref) != t.Entry.Ref:
+		// They go into the logs and the result as they are.
+		return errors.New("its repository url or ref holds characters that are not printable")
 	case gitwork.HasCredentials(t.Entry.Repo):
 		// The submitter refuses it: a credential would go on into the
 		// result and the logs.

@@ -393,21 +393,23 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]func(*Task){
-		"unsafe batch":   func(t *Task) { t.Batch = "../b" },
-		"other entry":    func(t *Task) { t.Entry.ID = "u" },
-		"other subject":  func(t *Task) { t.ResultSubject = "workforce.results.x.y.z" },
-		"no repo":        func(t *Task) { t.Entry.Repo = "" },
-		"a dir":          func(t *Task) { t.Entry.Dir = "/etc" },
-		"option repo":    func(t *Task) { t.Entry.Repo = "--upload-pack=touch /tmp/x" },
-		"token in repo":  func(t *Task) { t.Entry.Repo = "https://ghp_tok@example.com/r.git" },
-		"password repo":  func(t *Task) { t.Entry.Repo = "https://u:pw@example.com/r.git" },
-		"ext repo":       func(t *Task) { t.Entry.Repo = "ext::sh -c touch% /tmp/x" },
-		"helper repo":    func(t *Task) { t.Entry.Repo = "fd::3" },
-		"short commit":   func(t *Task) { t.Commit = "abc" },
-		"empty task":     func(t *Task) { t.Entry.Task = " " },
-		"bad persona":    func(t *Task) { t.Entry.Persona = "-p" },
-		"upper commit":   func(t *Task) { t.Commit = strings.Repeat("A", 40) },
-		"unsafe submiss": func(t *Task) { t.Submission = "" },
+		"unsafe batch":    func(t *Task) { t.Batch = "../b" },
+		"other entry":     func(t *Task) { t.Entry.ID = "u" },
+		"other subject":   func(t *Task) { t.ResultSubject = "workforce.results.x.y.z" },
+		"no repo":         func(t *Task) { t.Entry.Repo = "" },
+		"a dir":           func(t *Task) { t.Entry.Dir = "/etc" },
+		"option repo":     func(t *Task) { t.Entry.Repo = "--upload-pack=touch /tmp/x" },
+		"token in repo":   func(t *Task) { t.Entry.Repo = "https://ghp_tok@example.com/r.git" },
+		"password repo":   func(t *Task) { t.Entry.Repo = "https://u:pw@example.com/r.git" },
+		"ext repo":        func(t *Task) { t.Entry.Repo = "ext::sh -c touch% /tmp/x" },
+		"helper repo":     func(t *Task) { t.Entry.Repo = "fd::3" },
+		"escapes in repo": func(t *Task) { t.Entry.Repo = "https://example.com/r\x1b]0;title\x07.git" },
+		"escapes in ref":  func(t *Task) { t.Entry.Ref = "main\x1b[2J" },
+		"short commit":    func(t *Task) { t.Commit = "abc" },
+		"empty task":      func(t *Task) { t.Entry.Task = " " },
+		"bad persona":     func(t *Task) { t.Entry.Persona = "-p" },
+		"upper commit":    func(t *Task) { t.Commit = strings.Repeat("A", 40) },
+		"unsafe submiss":  func(t *Task) { t.Submission = "" },
 	} {
 		bad := good
 		f(&bad)
