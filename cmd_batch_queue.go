@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -61,6 +60,9 @@ func queueOptions(c *cli.Context, name string) (queue.Options, error) {
 			return o, usagef("%s %s: not a file", flag, path)
 		}
 	}
+	if err := o.CheckFiles(); err != nil {
+		return o, usageError(err)
+	}
 	return o, nil
 }
 
@@ -91,10 +93,8 @@ func queueEntryProblem(t batch.Task) string {
 	case strings.HasPrefix(t.Repo, "-"):
 		return fmt.Sprintf("repo %q: not a URL", t.Repo)
 	}
-	if u, err := url.Parse(t.Repo); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return fmt.Sprintf("repo %s holds a password, which would travel in the queue: give the URL without it; the workers fetch and push with their own credentials", gitwork.Redact(t.Repo))
-		}
+	if gitwork.HasCredentials(t.Repo) {
+		return fmt.Sprintf("repo %s holds a password or token, which would travel in the queue: give the URL without it; the workers fetch and push with their own credentials", gitwork.Redact(t.Repo))
 	}
 	return ""
 }
@@ -198,12 +198,43 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	out := newBatchOutput(ios, opts.JSON, len(tasks))
 	out.prepared = byID
 
+	// A task queued before whose result came while nobody followed is
+	// done: its result goes in the state before the plan, so that it is
+	// skipped, or published again with --retry failed, as on this
+	// machine.
+	var conn *queue.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	connect := func() error {
+		if conn == nil {
+			c, err := queue.Connect(ctx, qo)
+			if err != nil {
+				return err
+			}
+			conn = c
+		}
+		return nil
+	}
+	var came map[string]bool
+	if queuedResults(st, ids, states) {
+		if err := connect(); err != nil {
+			return err
+		}
+		if came, err = recordQueueResults(ctx, conn, st, true, ids, states); err != nil {
+			return err
+		}
+	}
+
 	// What to do with each task: follow what was published and not
 	// reported yet (the same entry), skip or publish the rest as the
 	// local pool skips or runs.
 	var follow []followed
 	var toPublish []batch.Task
 	var withdraw []queue.Key
+	reported := 0 // published before, reported since
 	for _, d := range batch.Plan(plain, states, opts.Retry) {
 		prev := d.Prev
 		var qi queueInfo
@@ -223,12 +254,23 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 				withdraw = append(withdraw, key)
 			}
 			toPublish = append(toPublish, d.Task)
+		case came[d.Task.ID]:
+			// Published before and reported since: its first showing.
+			out.done(*prev)
+			reported++
 		default:
 			out.skipped(*prev)
 		}
 	}
+	summary := func() {
+		fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks published to %s, %d published before, %d done before\n",
+			id, len(toPublish), queue.Redact(qo.URL), len(follow)-len(toPublish)+reported, len(tasks)-len(follow)-reported)
+	}
 	if len(toPublish) == 0 && len(follow) == 0 {
 		if !opts.JSON {
+			if reported > 0 {
+				summary()
+			}
 			printBatchTable(ios.Out, ids, states)
 		}
 		return silentExit(batchStatus(ids, states))
@@ -253,11 +295,9 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 		commits[k] = c
 	}
 
-	conn, err := queue.Connect(ctx, qo)
-	if err != nil {
+	if err := connect(); err != nil {
 		return err
 	}
-	defer conn.Close()
 	if err := st.WriteInfo(batch.Info{ID: id, File: abs, Tasks: ids, Updated: time.Now().UTC()}); err != nil {
 		return err
 	}
@@ -305,8 +345,7 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	again := "workforce batch " + shellJoin(append(resumeArgs(opts), queueArgs(qo)...))
 	status := "workforce batch status " + shellJoin(append([]string{id}, queueArgs(qo)...))
 	if !opts.JSON || detach {
-		fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks published to %s, %d published before, %d done before\n",
-			id, len(toPublish), queue.Redact(qo.URL), len(follow)-len(toPublish), len(tasks)-len(follow))
+		summary()
 	}
 	if detach {
 		fmt.Fprintf(ios.Out, "%s\n", id)
@@ -452,25 +491,8 @@ func runBatchStatusQueue(ctx context.Context, ios *iostreams, env procEnv, arg s
 		if mine {
 			defer st.Unlock()
 		}
-		for _, tid := range ids {
-			ts, ok := states[tid]
-			qi, qok := readQueueInfo(st, tid)
-			if !ok || ts.Phase != queue.PhaseQueued || !qok {
-				continue
-			}
-			r, ok, err := conn.LookupResult(ctx, queue.Key{Batch: id, Submission: qi.Submission, Task: tid})
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			states[tid] = r.State(ts.Entry)
-			if mine {
-				if err := st.WriteTask(states[tid]); err != nil {
-					return err
-				}
-			}
+		if _, err := recordQueueResults(ctx, conn, st, mine, ids, states); err != nil {
+			return err
 		}
 	case errors.Is(err, fs.ErrNotExist) || strings.HasPrefix(err.Error(), "no batch "):
 		ids, states, err = queueStates(ctx, conn, id)
@@ -500,6 +522,52 @@ func runBatchStatusQueue(ctx context.Context, ios *iostreams, env procEnv, arg s
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", id, file)
 	printBatchTable(ios.Out, ids, states)
 	return nil
+}
+
+// queuedResults reports whether a task of ids is queued in the batch's
+// state: its result may have come meanwhile.
+func queuedResults(st *batch.State, ids []string, states map[string]batch.TaskState) bool {
+	for _, tid := range ids {
+		if ts, ok := states[tid]; ok && ts.Phase == queue.PhaseQueued {
+			if _, ok := readQueueInfo(st, tid); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recordQueueResults puts in states the result of each queued task of
+// ids whose result has come, and with write records it in the batch's
+// state st (who holds the batch's lock writes). came are the tasks whose
+// result it put in states.
+func recordQueueResults(ctx context.Context, conn *queue.Conn, st *batch.State, write bool, ids []string, states map[string]batch.TaskState) (came map[string]bool, err error) {
+	came = map[string]bool{}
+	for _, tid := range ids {
+		ts, ok := states[tid]
+		if !ok || ts.Phase != queue.PhaseQueued {
+			continue
+		}
+		qi, ok := readQueueInfo(st, tid)
+		if !ok {
+			continue
+		}
+		r, ok, err := conn.LookupResult(ctx, queue.Key{Batch: st.ID, Submission: qi.Submission, Task: tid})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		states[tid] = r.State(ts.Entry)
+		if write {
+			if err := st.WriteTask(states[tid]); err != nil {
+				return nil, err
+			}
+		}
+		came[tid] = true
+	}
+	return came, nil
 }
 
 // queueStates are the states of batch id as the queue has them: a task

@@ -41,7 +41,8 @@
 //     the clone's origin is the url without its credentials.
 //   - Urls and refs starting with "-" are refused, and every command puts
 //     "--" before them, so none is read as an option (--upload-pack=...);
-//     the ext:: transport never runs (internal/git's TrustedConfig).
+//     the ext:: transport never runs (internal/git's TrustedConfig, and
+//     CheckURL refuses it, and fd::, whatever $GIT_ALLOW_PROTOCOL says).
 //
 // # The cache
 //

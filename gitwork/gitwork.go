@@ -92,6 +92,10 @@ func Redact(url string) string {
 	return pre + "***@" + rest
 }
 
+// HasCredentials reports whether url holds a credential: what Redact
+// hides (a password, or a token given as the user of an http(s) url).
+func HasCredentials(url string) bool { return withoutCredentials(url) != url }
+
 // withoutCredentials returns url without the userinfo that Redact
 // would hide: the url the clone's configuration may hold.
 func withoutCredentials(url string) string {
@@ -141,7 +145,12 @@ func redactText(s string) string {
 	return urlPattern.ReplaceAllStringFunc(s, Redact)
 }
 
-// checkURL refuses a url git would read as an option, or an empty one.
+// checkURL refuses a url git would read as an option, an empty one, and
+// one of the transports ext:: (git runs the command the url holds) and
+// fd:: (git talks on file descriptors of its own, and waits on them
+// forever): whatever the user's configuration or $GIT_ALLOW_PROTOCOL
+// allows, a url that came in a message never makes git run a command or
+// hang.
 func checkURL(url string) error {
 	switch {
 	case url == "":
@@ -149,7 +158,37 @@ func checkURL(url string) error {
 	case strings.HasPrefix(url, "-"):
 		return fmt.Errorf("repository url %s starts with \"-\"", quote.Name(Redact(url)))
 	}
+	switch h := strings.ToLower(remoteHelper(url)); h {
+	case "ext", "fd":
+		return fmt.Errorf("repository url %s: the transport %s:: is refused (it runs a command, or reads file descriptors)", quote.Name(Redact(url)), h)
+	}
 	return nil
+}
+
+// CheckURL is the check every function of the package makes of a
+// repository url first: not empty, not an option, not of the ext:: or
+// fd:: transport.
+func CheckURL(url string) error { return checkURL(url) }
+
+// remoteHelper is the transport a url <transport>::<address> names, as
+// git reads it (a letter, then letters, digits, '+', '-' and '.', then
+// "::"); "" for any other url.
+func remoteHelper(url string) string {
+	for i := 0; i < len(url); i++ {
+		c := url[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if i == 0 && !letter {
+			return ""
+		}
+		if letter || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.' {
+			continue
+		}
+		if strings.HasPrefix(url[i:], "::") {
+			return url[:i]
+		}
+		return ""
+	}
+	return ""
 }
 
 // checkCommit refuses what is not a full object name.

@@ -3,8 +3,10 @@ package gitwork
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -327,4 +329,62 @@ func TestCheckoutFetchesBranchesWhenRefused(t *testing.T) {
 	if got := gitT(t, c.repo(o.url), "for-each-ref", "--format=%(refname)", "refs/heads/feature", "refs/workforce/"); got != "refs/heads/feature" {
 		t.Errorf("the cache holds %q, want the branches fetched and no ref of the refused commit", got)
 	}
+}
+
+// TestExtTransportNeverRuns: a url of git's ext:: transport (a command
+// git would run) or fd:: is refused by every function, even for a user
+// whose configuration allows every transport and whose environment lists
+// ext among the allowed ones (GIT_ALLOW_PROTOCOL overrides the
+// configuration on the command line).
+func TestExtTransportNeverRuns(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(dir, "gitconfig")
+	write(t, global, "[protocol]\n\tallow = always\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_ALLOW_PROTOCOL", "ext:fd:file")
+	o := newOrigin(t)
+	work := filepath.Join(dir, "work")
+	c := &Cache{Dir: filepath.Join(dir, "repos")}
+	if err := c.Checkout(context.Background(), o.url, o.c1, work); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(work, "new.txt"), "new\n")
+	ctx := context.Background()
+	for i, url := range []string{"ext::sh -c touch% MARK", "ext::sh -c touch% MARK >&2", "fd::0", "EXT::sh -c touch% MARK"} {
+		mark := filepath.Join(dir, fmt.Sprintf("ran%d", i))
+		url = strings.ReplaceAll(url, "MARK", mark)
+		_, err1 := ResolveRef(ctx, url, "main")
+		err2 := c.Checkout(ctx, url, o.c1, filepath.Join(dir, fmt.Sprintf("d%d", i)))
+		_, err3 := Publish(ctx, work, url, o.c1, "workforce/s1")
+		for _, err := range []error{err1, err2, err3} {
+			if err == nil || !strings.Contains(err.Error(), "transport") {
+				t.Errorf("%q: %v, want an error saying the transport is refused", url, err)
+			}
+		}
+		if _, err := os.Stat(mark); err == nil {
+			t.Errorf("%q: git ran the command", url)
+		}
+	}
+}
+
+// FuzzRemoteHelper: remoteHelper finds the transport of a url as git's
+// <transport>::<address> syntax reads it, and nothing else.
+func FuzzRemoteHelper(f *testing.F) {
+	for _, s := range []string{"ext::sh -c x", "fd::0", "a+b.c-d::x", "https://h/r.git", "git@h:r.git", "/srv/r.git",
+		"::x", "1ext::x", "ext:x", "C:\\r", "ext:::x", ""} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)::`)
+	f.Fuzz(func(t *testing.T, url string) {
+		want := ""
+		if m := re.FindStringSubmatch(url); m != nil {
+			want = m[1]
+		}
+		if got := remoteHelper(url); got != want {
+			t.Fatalf("remoteHelper(%q) = %q, want %q", url, got, want)
+		}
+		if h := strings.ToLower(want); (h == "ext" || h == "fd") && checkURL(url) == nil {
+			t.Fatalf("checkURL(%q) accepts the transport %s", url, h)
+		}
+	})
 }

@@ -119,3 +119,51 @@ func TestConnectTLS(t *testing.T) {
 		t.Errorf("a certificate without its key: %v", err)
 	}
 }
+
+// TestCheckFiles: the connection's files are read before any connection,
+// and a file that is not what its flag wants is an error naming the flag
+// and the file.
+func TestCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	kp, _ := nkeys.CreateUser()
+	seed, _ := kp.Seed()
+	file := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	seedFile := file("user.nk", string(seed))
+	creds := file("user.creds", "-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln\n------END NATS USER JWT------\n\n"+
+		"-----BEGIN USER NKEY SEED-----\n"+string(seed)+"\n------END USER NKEY SEED------\n")
+	garbage := file("garbage", "not a key\n")
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "c"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &caKey.PublicKey, caKey)
+	kder, _ := x509.MarshalECPrivateKey(caKey)
+	cert := file("cert.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
+	key := file("key.pem", string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})))
+	good := Options{Creds: creds, NKey: seedFile, TLSCA: cert, TLSCert: cert, TLSKey: key}
+	if err := good.CheckFiles(); err != nil {
+		t.Fatalf("good files: %v", err)
+	}
+	for _, tt := range []struct {
+		name string
+		set  func(*Options)
+		want string
+	}{
+		{"creds", func(o *Options) { o.Creds = garbage }, "--queue-creds " + garbage + ": "},
+		{"creds without seed", func(o *Options) { o.Creds = cert }, "--queue-creds " + cert + ": "},
+		{"nkey", func(o *Options) { o.NKey = garbage }, "--queue-nkey " + garbage + ": "},
+		{"ca", func(o *Options) { o.TLSCA = garbage }, "--queue-tls-ca " + garbage + ": "},
+		{"cert", func(o *Options) { o.TLSCert = garbage }, "--queue-tls-cert " + garbage + ", --queue-tls-key " + key + ": "},
+		{"key", func(o *Options) { o.TLSKey = cert }, "--queue-tls-cert " + cert + ", --queue-tls-key " + cert + ": "},
+	} {
+		o := good
+		tt.set(&o)
+		if err := o.CheckFiles(); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error starting %q", tt.name, err, tt.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package queue
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -76,6 +78,47 @@ type Options struct {
 	TLSCA, TLSCert, TLSKey string
 	// Name names the connection on the server (monitoring).
 	Name string
+}
+
+// CheckFiles reads the files of the options, as the connection will, and
+// says what is wrong with the first that is not what it should be: the
+// error names the flag and the file (a credentials file that holds no
+// NKey seed is an error the server would give only once reached, and
+// without saying so much).
+func (o Options) CheckFiles() error {
+	bad := func(flag, path string, err error) error { return fmt.Errorf("%s %s: %w", flag, path, err) }
+	if o.Creds != "" {
+		data, err := os.ReadFile(o.Creds)
+		if err != nil {
+			return bad("--queue-creds", o.Creds, err)
+		}
+		if _, err := nkeys.ParseDecoratedJWT(data); err != nil {
+			return bad("--queue-creds", o.Creds, fmt.Errorf("not a NATS credentials file: %w", err))
+		}
+		if _, err := nkeys.ParseDecoratedNKey(data); err != nil {
+			return bad("--queue-creds", o.Creds, fmt.Errorf("not a NATS credentials file: %w", err))
+		}
+	}
+	if o.NKey != "" {
+		if _, err := nats.NkeyOptionFromSeed(o.NKey); err != nil {
+			return bad("--queue-nkey", o.NKey, fmt.Errorf("not an NKey seed file: %w", err))
+		}
+	}
+	if o.TLSCA != "" {
+		data, err := os.ReadFile(o.TLSCA)
+		if err != nil {
+			return bad("--queue-tls-ca", o.TLSCA, err)
+		}
+		if !x509.NewCertPool().AppendCertsFromPEM(data) {
+			return bad("--queue-tls-ca", o.TLSCA, errors.New("no PEM certificate in it"))
+		}
+	}
+	if o.TLSCert != "" || o.TLSKey != "" {
+		if _, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey); err != nil {
+			return fmt.Errorf("--queue-tls-cert %s, --queue-tls-key %s: %w", o.TLSCert, o.TLSKey, err)
+		}
+	}
+	return nil
 }
 
 // Conn is a connection to the server, with JetStream.

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -238,10 +238,18 @@ func check(t Task) error {
 		return errors.New("its result subject is not its own")
 	case t.Entry.Repo == "" || t.Entry.Dir != "":
 		return errors.New("it names no repository, or a directory")
-	case strings.HasPrefix(t.Entry.Repo, "-"):
-		return errors.New("its repository starts with '-'")
 	case !objectName.MatchString(t.Commit):
 		return errors.New("its commit is not a full commit id")
+	case quote.Text(t.Entry.Repo) != t.Entry.Repo || quote.Text(t.Entry.Ref) != t.Entry.Ref:
+		// They go into the logs and the result as they are.
+		return errors.New("its repository url or ref holds characters that are not printable")
+	case gitwork.HasCredentials(t.Entry.Repo):
+		// The submitter refuses it: a credential would go on into the
+		// result and the logs.
+		return errors.New("its repository url holds a password or token")
+	}
+	if err := gitwork.CheckURL(t.Entry.Repo); err != nil {
+		return err
 	}
 	return t.Entry.Validate()
 }
@@ -447,19 +455,58 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 }
 
 // fit drops the patch of r when r would not fit in a message of limit
-// bytes, with a warning: the branch holds the work all the same.
+// bytes, with a warning: the branch holds the work all the same. When r
+// is too large even so (an agent that made many thousands of files, or
+// wrote a huge final message), the result keeps how the run ended and
+// where its work went, and the agent's message and the errors cut short;
+// the lists of files, denials and warnings go, with a warning: a result
+// that cannot be sent would make the task run again and again.
 func fit(r *Result, limit int64) {
-	if r.Result == nil || r.Result.Patch == "" {
+	room := limit - 1024
+	size := func() int64 {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return 0
+		}
+		return int64(len(data))
+	}
+	if size() <= room {
 		return
 	}
-	data, err := json.Marshal(r)
-	if err != nil || int64(len(data)) <= limit-1024 {
-		return
+	if rr := r.Result; rr != nil && rr.Patch != "" {
+		n := len(rr.Patch)
+		rr.Patch = ""
+		rr.Warnings = append(rr.Warnings,
+			fmt.Sprintf("the patch (%d bytes) is left out: it does not fit in a message of the queue (%d bytes); the branch holds the work", n, limit))
+		if size() <= room {
+			return
+		}
 	}
-	n := len(r.Result.Patch)
-	r.Result.Patch = ""
-	r.Result.Warnings = append(r.Result.Warnings,
-		fmt.Sprintf("the patch (%d bytes) is left out: it does not fit in a message of the queue (%d bytes); the branch holds the work", n, limit))
+	n := size()
+	text := max(room/8, 256)
+	r.Error = cutText(r.Error, text)
+	if rr := r.Result; rr != nil {
+		slim := report.Result{TaskID: rr.TaskID, SessionID: rr.SessionID, Persona: rr.Persona, Tier: rr.Tier, Harness: rr.Harness,
+			HarnessVersion: rr.HarnessVersion, Model: rr.Model, HarnessSessionID: rr.HarnessSessionID, Status: rr.Status,
+			ExitCode: rr.ExitCode, Message: cutText(rr.Message, text), Usage: rr.Usage, Denials: []report.Denial{}, Branch: rr.Branch,
+			DurationMS: rr.DurationMS, Published: rr.Published, Worker: rr.Worker}
+		slim.Warnings = []string{fmt.Sprintf("the result (%d bytes) does not fit in a message of the queue (%d bytes): "+
+			"the agent's message is cut, and the lists of files, denials and warnings are left out; the branch holds the work", n, limit)}
+		*rr = slim
+	}
+}
+
+// cutText is s cut to n bytes at most (and an ellipsis), at the start of
+// a character.
+func cutText(s string, n int64) string {
+	if int64(len(s)) <= n {
+		return s
+	}
+	i := int(n)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // fileOrNil is f as a writer, nil when f is.

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -392,17 +393,23 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]func(*Task){
-		"unsafe batch":   func(t *Task) { t.Batch = "../b" },
-		"other entry":    func(t *Task) { t.Entry.ID = "u" },
-		"other subject":  func(t *Task) { t.ResultSubject = "workforce.results.x.y.z" },
-		"no repo":        func(t *Task) { t.Entry.Repo = "" },
-		"a dir":          func(t *Task) { t.Entry.Dir = "/etc" },
-		"option repo":    func(t *Task) { t.Entry.Repo = "--upload-pack=touch /tmp/x" },
-		"short commit":   func(t *Task) { t.Commit = "abc" },
-		"empty task":     func(t *Task) { t.Entry.Task = " " },
-		"bad persona":    func(t *Task) { t.Entry.Persona = "-p" },
-		"upper commit":   func(t *Task) { t.Commit = strings.Repeat("A", 40) },
-		"unsafe submiss": func(t *Task) { t.Submission = "" },
+		"unsafe batch":    func(t *Task) { t.Batch = "../b" },
+		"other entry":     func(t *Task) { t.Entry.ID = "u" },
+		"other subject":   func(t *Task) { t.ResultSubject = "workforce.results.x.y.z" },
+		"no repo":         func(t *Task) { t.Entry.Repo = "" },
+		"a dir":           func(t *Task) { t.Entry.Dir = "/etc" },
+		"option repo":     func(t *Task) { t.Entry.Repo = "--upload-pack=touch /tmp/x" },
+		"token in repo":   func(t *Task) { t.Entry.Repo = "https://ghp_tok@example.com/r.git" },
+		"password repo":   func(t *Task) { t.Entry.Repo = "https://u:pw@example.com/r.git" },
+		"ext repo":        func(t *Task) { t.Entry.Repo = "ext::sh -c touch% /tmp/x" },
+		"helper repo":     func(t *Task) { t.Entry.Repo = "fd::3" },
+		"escapes in repo": func(t *Task) { t.Entry.Repo = "https://example.com/r\x1b]0;title\x07.git" },
+		"escapes in ref":  func(t *Task) { t.Entry.Ref = "main\x1b[2J" },
+		"short commit":    func(t *Task) { t.Commit = "abc" },
+		"empty task":      func(t *Task) { t.Entry.Task = " " },
+		"bad persona":     func(t *Task) { t.Entry.Persona = "-p" },
+		"upper commit":    func(t *Task) { t.Commit = strings.Repeat("A", 40) },
+		"unsafe submiss":  func(t *Task) { t.Submission = "" },
 	} {
 		bad := good
 		f(&bad)
@@ -424,5 +431,43 @@ func TestFit(t *testing.T) {
 	fit(&r, 4096)
 	if r.Result.Patch != "" || len(r.Result.Warnings) != 1 || !strings.Contains(r.Result.Warnings[0], "5000 bytes") {
 		t.Errorf("a large patch was kept: %d bytes, %v", len(r.Result.Patch), r.Result.Warnings)
+	}
+}
+
+// TestFitLargeResult: a result too large for a message even without its
+// patch (an agent that made many thousands of files, or wrote a huge
+// final message) is cut to fit, keeping how the task ended and where its
+// work went: a result that cannot be sent makes the task run again, up to
+// MaxDeliver times.
+func TestFitLargeResult(t *testing.T) {
+	files := make([]string, 20000)
+	for i := range files {
+		files[i] = fmt.Sprintf("generated/dir/file-%06d.txt", i)
+	}
+	code := 0
+	rr := &report.Result{SessionID: "editor-1", Persona: "editor", Tier: "best", Harness: "claude", Status: report.StatusSucceeded,
+		ExitCode: &code, Message: strings.Repeat("m", 300000), Files: &report.Files{Created: files, Updated: []string{}, Deleted: []string{}, Conflicts: []report.Conflict{}},
+		Warnings: []string{"w"}, Denials: []report.Denial{}, Patch: strings.Repeat("p", 100000),
+		Published: &report.Published{Repo: "r", Branch: "workforce/editor-1", Base: commit, Commit: commit, Files: 20000}}
+	r := Result{Key: Key{Batch: "b", Submission: "s", Task: "t"}, Status: report.StatusSucceeded, Result: rr, Error: strings.Repeat("e", 200000)}
+	const limit = 64 << 10
+	fit(&r, limit)
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > limit {
+		t.Fatalf("the result is %d bytes, more than a message's %d", len(data), limit)
+	}
+	got := r.Result
+	if got == nil || got.Status != report.StatusSucceeded || got.SessionID != "editor-1" || got.Published == nil ||
+		got.Published.Branch != "workforce/editor-1" || r.Status != report.StatusSucceeded {
+		t.Fatalf("the cut result lost how the task ended or where its work went: %+v", got)
+	}
+	if !strings.HasPrefix(got.Message, "mmm") {
+		t.Errorf("the agent's message is gone instead of cut: %q", got.Message)
+	}
+	if !strings.Contains(strings.Join(got.Warnings, "\n"), "does not fit") {
+		t.Errorf("no warning says the result was cut: %v", got.Warnings)
 	}
 }
