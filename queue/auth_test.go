@@ -135,8 +135,8 @@ func TestCheckFiles(t *testing.T) {
 		return path
 	}
 	seedFile := file("user.nk", string(seed))
-	creds := file("user.creds", "-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln\n------END NATS USER JWT------\n\n"+
-		"-----BEGIN USER NKEY SEED-----\n"+string(seed)+"\n------END USER NKEY SEED------\n")
+	acc, _ := nkeys.CreateAccount()
+	creds := credsFile(t, acc, dir, "user")
 	garbage := file("garbage", "not a key\n")
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "c"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}

@@ -88,15 +88,8 @@ type Options struct {
 func (o Options) CheckFiles() error {
 	bad := func(flag, path string, err error) error { return fmt.Errorf("%s %s: %w", flag, path, err) }
 	if o.Creds != "" {
-		data, err := os.ReadFile(o.Creds)
-		if err != nil {
+		if err := checkCreds(o.Creds); err != nil {
 			return bad("--queue-creds", o.Creds, err)
-		}
-		if _, err := nkeys.ParseDecoratedJWT(data); err != nil {
-			return bad("--queue-creds", o.Creds, fmt.Errorf("not a NATS credentials file: %w", err))
-		}
-		if _, err := nkeys.ParseDecoratedNKey(data); err != nil {
-			return bad("--queue-creds", o.Creds, fmt.Errorf("not a NATS credentials file: %w", err))
 		}
 	}
 	if o.NKey != "" {
@@ -140,7 +133,7 @@ func Connect(ctx context.Context, opts Options) (*Conn, error) {
 		nats.Timeout(10 * time.Second)}
 	if opts.Creds != "" {
 		if err := checkCreds(opts.Creds); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("credentials file %s: %w", opts.Creds, err)
 		}
 		nopts = append(nopts, nats.UserCredentials(opts.Creds))
 	}
@@ -181,9 +174,10 @@ func Connect(ctx context.Context, opts Options) (*Conn, error) {
 }
 
 // checkCreds checks the credentials file path before connecting, so that
-// a bad one is named with what is wrong in it, not refused by the server
+// what is wrong in a bad one is said, rather than the server refusing it
 // with a bare "authorization violation": it must hold a user JWT and the
-// NKey seed of that user. (nats.UserCredentials reads the file again at
+// NKey seed of that user. The error does not name the file: its callers
+// do (CheckFiles with its flag, Connect as "credentials file PATH"). (nats.UserCredentials reads the file again at
 // each connection: a file renewed in place is taken on reconnecting.)
 func checkCreds(path string) error {
 	data, err := os.ReadFile(path)
@@ -191,24 +185,24 @@ func checkCreds(path string) error {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			err = pe.Err // the path is in the message already
 		}
-		return fmt.Errorf("credentials file %s: %w", path, err)
+		return err
 	}
 	defer clear(data)
 	tok, err := nkeys.ParseDecoratedJWT(data)
 	if err != nil {
-		return fmt.Errorf("credentials file %s: %w", path, err)
+		return err
 	}
 	uc, err := jwt.DecodeUserClaims(tok)
 	if err != nil {
-		return fmt.Errorf("credentials file %s: no user JWT (%w)", path, err)
+		return fmt.Errorf("no user JWT (%w)", err)
 	}
 	kp, err := nkeys.ParseDecoratedUserNKey(data)
 	if err != nil {
-		return fmt.Errorf("credentials file %s: no user NKey seed (%w)", path, err)
+		return fmt.Errorf("no user NKey seed (%w)", err)
 	}
 	defer kp.Wipe()
 	if pub, _ := kp.PublicKey(); pub != uc.Subject {
-		return fmt.Errorf("credentials file %s: the seed is not that of the JWT's user %s", path, uc.Subject)
+		return fmt.Errorf("the seed is not that of the JWT's user %s", uc.Subject)
 	}
 	return nil
 }
