@@ -30,11 +30,12 @@ var runArgs = map[string][]string{
 	"claude":   {"-p", "write out.txt", "--permission-mode", "acceptEdits", "--allowedTools", "Read,Write"},
 	"opencode": {"run", "write out.txt"},
 	"codex":    {"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "write out.txt"},
+	"gemini":   {"-p", "write out.txt", "--approval-mode", "auto_edit"},
 }
 
 // runModels are the persona models: ones each harness's scripted
 // environment serves (codex needs a model it knows to offer apply_patch).
-var runModels = map[string]string{"claude": "claude-e2e", "opencode": "mock/m", "codex": "gpt-5.5"}
+var runModels = map[string]string{"claude": "claude-e2e", "opencode": "mock/m", "codex": "gpt-5.5", "gemini": geminiModel}
 
 // writeStep makes the harness write out.txt in its working directory with
 // its own tool.
@@ -44,6 +45,8 @@ func writeStep(harness string) step {
 		return step{Tool: "Write", Args: map[string]any{"file_path": "{{cwd}}/out.txt", "content": written}}
 	case "opencode":
 		return step{Tool: "write", Args: map[string]any{"filePath": "{{cwd}}/out.txt", "content": written}}
+	case "gemini":
+		return step{Tool: "write_file", Args: map[string]any{"file_path": "{{cwd}}/out.txt", "content": written}}
 	default:
 		return step{Tool: "apply_patch", Args: map[string]any{"input": "*** Begin Patch\n*** Add File: out.txt\n+" + written + "*** End Patch\n"}}
 	}
@@ -56,6 +59,8 @@ func readStep(harness, rel string) step {
 		return step{Tool: "Read", Args: map[string]any{"file_path": "{{cwd}}/" + rel}}
 	case "opencode":
 		return step{Tool: "read", Args: map[string]any{"filePath": "{{cwd}}/" + rel}}
+	case "gemini":
+		return step{Tool: "read_file", Args: map[string]any{"file_path": "{{cwd}}/" + rel}}
 	default:
 		return step{Tool: "exec_command", Args: map[string]any{"cmd": "cat " + rel}}
 	}

@@ -58,6 +58,7 @@ var Packages = map[string]string{
 	persona.HarnessClaude:   "@anthropic-ai/claude-code",
 	persona.HarnessOpencode: "opencode-ai",
 	persona.HarnessCodex:    "@openai/codex",
+	persona.HarnessGemini:   "@google/gemini-cli",
 }
 
 // Options are the inputs of Plan besides the resolved persona.
@@ -98,6 +99,10 @@ type Options struct {
 	// State are the variables of the run's per-session state (State,
 	// package session): set last, over the persona's env.
 	State []string
+	// ProjectDir is the user's real working directory, for what a
+	// harness keys by path in the user's own configuration (gemini's
+	// trusted folders); empty when unknown.
+	ProjectDir string
 	// Confined says the harness will run inside workforce's write
 	// sandbox (package confine): its own sandbox is turned off, since
 	// it cannot start inside Landlock, and the persona's meaning is kept
@@ -118,6 +123,11 @@ type Invocation struct {
 	SetEnv []string `json:"env"`
 	// Files are configuration files to write before starting, by path.
 	Files map[string]string `json:"files,omitempty"`
+	// StateFiles are files of the per-session state to write after it
+	// is seeded (Options.State), by path relative to the state
+	// directory: gemini's settings.json and GEMINI.md, which it reads from
+	// its home only.
+	StateFiles map[string]string `json:"stateFiles,omitempty"`
 	// Notes tell what was not applied and why.
 	Notes []string `json:"notes,omitempty"`
 	// Mapping is what the harness gets for each persona value, field by
@@ -165,7 +175,7 @@ func (inv *Invocation) Env() []string { return inv.env }
 // o.AllowUnmapped is not set, it returns the invocation, without them, and
 // an *UnmappedError naming them.
 func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
-	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}}
+	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}, StateFiles: map[string]string{}}
 	if p, err := LookPath(r.Harness, o.Env); err == nil {
 		inv.Path = p
 	}
@@ -190,6 +200,8 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		err = planCodex(inv, r, o, inv.Mapping, lookup)
 	case persona.HarnessOpencode:
 		err = planOpencode(inv, r, o, inv.Mapping, lookup)
+	case persona.HarnessGemini:
+		err = planGemini(inv, r, o, inv.Mapping, lookup)
 	default:
 		return nil, fmt.Errorf("unknown harness %q; want one of %s", r.Harness, strings.Join(persona.Harnesses, ", "))
 	}
@@ -215,6 +227,9 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		}
 		for path, content := range inv.Files {
 			inv.Files[path] = o.SealText(content)
+		}
+		for path, content := range inv.StateFiles {
+			inv.StateFiles[path] = o.SealText(content)
 		}
 		for i, kv := range inv.SetEnv {
 			inv.SetEnv[i] = o.SealText(kv)

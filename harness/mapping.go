@@ -25,6 +25,9 @@ const (
 	FieldDeny      = "permissions.deny"
 	FieldMCP       = "mcpServers"
 	FieldTimeout   = "harnessSettings.timeoutSeconds"
+	// FieldSystemPrompt is listed only where a harness refuses it: gemini
+	// without a per-session home.
+	FieldSystemPrompt = "systemPrompt"
 	// Codex's own settings, which only codex reads.
 	FieldSandboxMode    = "harnessSettings.sandboxMode"
 	FieldApprovalPolicy = "harnessSettings.approvalPolicy"
@@ -43,7 +46,7 @@ const (
 
 // fieldOrder is the order the fields of a Mapping are listed in.
 var fieldOrder = []string{
-	FieldModel, FieldReasoning, FieldTimeout, FieldMode, FieldAllow, FieldDeny, FieldMCP,
+	FieldModel, FieldSystemPrompt, FieldReasoning, FieldTimeout, FieldMode, FieldAllow, FieldDeny, FieldMCP,
 	FieldSandboxMode, FieldApprovalPolicy, FieldWebSearch, FieldNetworkAccess, FieldBypass, FieldAgentsMd,
 	FieldWriteSandbox,
 }
@@ -64,6 +67,7 @@ var Measured = map[string]string{
 	persona.HarnessClaude:   claudeMeasured,
 	persona.HarnessOpencode: opencodeMeasured,
 	persona.HarnessCodex:    codexMeasured,
+	persona.HarnessGemini:   geminiMeasured,
 }
 
 // Mapping is what one harness gets for each persona value that changes
@@ -174,6 +178,10 @@ func Map(r *persona.Resolved, o Options) (*Mapping, error) {
 	o.AllowUnmapped = true
 	if o.ConfigDir == "" {
 		o.ConfigDir = "/config"
+	}
+	if o.State == nil && r.Harness == persona.HarnessGemini {
+		// As a run with a sandbox has: a per-session gemini home.
+		o.State = []string{"GEMINI_CLI_HOME=/state/" + geminiHomeRel}
 	}
 	inv, err := Plan(r, o)
 	if err != nil {
@@ -429,9 +437,13 @@ func docRow(e docExample, confined bool) []string {
 		r := e.r
 		r.ID, r.Harness = "reviewer", h
 		if r.Model == "" {
-			r.Model = "gpt-5-mini"
-			if h == persona.HarnessClaude {
+			switch h {
+			case persona.HarnessClaude:
 				r.Model = "claude-opus-4-5"
+			case persona.HarnessGemini:
+				r.Model = "gemini-2.5-pro"
+			default:
+				r.Model = "gpt-5-mini"
 			}
 		}
 		o := e.o

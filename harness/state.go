@@ -166,6 +166,12 @@ var credentialFields = map[string]struct{ refresh, identity []JSONPath }{
 	"opencode/data/opencode/mcp-auth.json": {refresh: []JSONPath{
 		{"*", "tokens", "accessToken"}, {"*", "tokens", "refreshToken"}, {"*", "tokens", "expiresAt"},
 	}},
+	// gemini's Google login (google-auth-library's credentials); the
+	// account is in google_accounts.json, which is copied, not written
+	// back.
+	"gemini/.gemini/oauth_creds.json": {refresh: []JSONPath{
+		{"access_token"}, {"refresh_token"}, {"expiry_date"}, {"id_token"},
+	}},
 }
 
 // credentialSeed is the credential seed from -> to, with the fields a
@@ -361,6 +367,8 @@ func State(h string, env []string) (*StateLayout, error) {
 		for _, name := range []string{"auth.json", "mcp-auth.json"} {
 			l.Seeds = append(l.Seeds, credentialSeed(under(data, "opencode", name), filepath.Join("opencode", "data", "opencode", name)))
 		}
+	case persona.HarnessGemini:
+		geminiState(l, get)
 	default:
 		return nil, fmt.Errorf("unknown harness %q; want one of %s", h, strings.Join(persona.Harnesses, ", "))
 	}
