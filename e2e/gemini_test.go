@@ -42,6 +42,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 )
 
 // geminiModel is the model every gemini run names (-m): an explicit model
@@ -592,4 +593,204 @@ func runGeminiPlanned(t *testing.T, e *scriptedEnv, dir string, r *persona.Resol
 		t.Fatalf("run: %v", err)
 	}
 	return stdout.Bytes(), stderr.String(), exit.Status()
+}
+
+// Markers of the persona TestGeminiWorkforce runs, each found nowhere
+// else.
+const (
+	geminiPromptMarker = "Persona prompt of the gemini e2e run."
+	geminiTextMarker   = "Persona instructions of the gemini e2e run."
+	geminiRepoMarker   = "The repository's own GEMINI.md, hidden in overwrite mode."
+)
+
+// geminiPersona installs persona id for gemini in home: its prompt,
+// instructions (the agentsMd channel), effort and permissions (JSON),
+// and harness settings (JSON, without braces).
+func geminiPersona(t *testing.T, home, id, permissions, settings string) {
+	t.Helper()
+	pdir := filepath.Join(home, ".agentworkforce", "workforce", "personas")
+	os.MkdirAll(pdir, 0o755)
+	spec := fmt.Sprintf(`{"id": %q, "intent": "test", "description": "e2e gemini persona",
+ "agentsMdContent": %q, "permissions": %s,
+ "tiers": {"best": {"harness": "gemini", "model": %q, "systemPrompt": %q, "harnessSettings": {%s}}}}`,
+		id, geminiTextMarker+"\n", permissions, geminiModel, geminiPromptMarker, settings)
+	if err := os.WriteFile(filepath.Join(pdir, id+".json"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// geminiRunProject is oneShotProject for a gemini persona of geminiPersona,
+// the repository holding a GEMINI.md of its own.
+func geminiRunProject(t *testing.T, permissions, settings string, steps ...step) (string, *scripted, *scriptedEnv) {
+	t.Helper()
+	dir, s, e := oneShotProject(t, "gemini", "unused", "{}", steps...)
+	os.WriteFile(filepath.Join(dir, "GEMINI.md"), []byte(geminiRepoMarker+"\n"), 0o644)
+	geminiPersona(t, e.home, "editor", permissions, settings)
+	return dir, s, e
+}
+
+// TestGeminiWorkforce runs `workforce run editor TASK --json` with the real
+// gemini, confined (the default): the scripted model's write comes back
+// through sync-back, with usage and gemini's session id; the first
+// request carries the persona's prompt (in the system instruction), its
+// instructions (the materialized GEMINI.md, the repository's hidden) and
+// its effort (thinkingBudget 1024 for gemini-2.5-pro); the user's gemini
+// home is left as it was. A persona whose mode would ask ends denied;
+// a kept session resumes.
+func TestGeminiWorkforce(t *testing.T) {
+	dir, s, e := geminiRunProject(t, `{"mode": "acceptEdits"}`, `"reasoning": "low"`, writeStep("gemini"), step{Text: "finished"})
+	before := homeSnapshot(t, e.home)
+	res, code, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file", "--keep")
+	if res.Status != report.Status("succeeded") || code != 0 {
+		t.Fatalf("status %q, exit %d; want succeeded, 0\nstderr:\n%s", res.Status, code, stderr)
+	}
+	if strings.Contains(stderr, "cannot confine") {
+		t.Errorf("the run was not confined:\n%s", stderr)
+	}
+	if res.HarnessSessionID == "" || res.Message != "finished" {
+		t.Errorf("session id %q, message %q", res.HarnessSessionID, res.Message)
+	}
+	if u := res.Usage; u == nil || u.InputTokens == nil || *u.InputTokens <= 0 || u.OutputTokens == nil || *u.OutputTokens <= 0 {
+		t.Errorf("usage %+v, want input and output tokens above zero", u)
+	}
+	if res.Files == nil || !slices.Equal(res.Files.Created, []string{"out.txt"}) {
+		t.Errorf("files %+v, want out.txt created", res.Files)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(got) != written {
+		t.Errorf("out.txt in the real repository = %q, %v; want %q", got, err, written)
+	}
+	body := firstMain(t, s, stderr)
+	system, _ := dig(body, "systemInstruction", "parts").([]any)
+	var sys string
+	for _, p := range system {
+		if m, ok := p.(map[string]any); ok {
+			sys += fmt.Sprint(m["text"])
+		}
+	}
+	if !strings.Contains(sys, geminiPromptMarker) {
+		t.Errorf("the system instruction lacks the persona's prompt")
+	}
+	user := strings.Join(stringsOf(mustJSON(t, dig(body, "contents"))), "\n")
+	if strings.Count(user, geminiTextMarker) != 1 {
+		t.Errorf("the first user message holds the persona's instructions %d times, want once:\n%s", strings.Count(user, geminiTextMarker), user)
+	}
+	if strings.Contains(user, geminiRepoMarker) || strings.Contains(sys, geminiRepoMarker) {
+		t.Errorf("the repository's GEMINI.md reached the model in overwrite mode")
+	}
+	if b, ok := dig(body, "generationConfig", "thinkingConfig", "thinkingBudget").(float64); !ok || b != 1024 {
+		t.Errorf("thinkingBudget %v, want 1024 (effort low)", dig(body, "generationConfig", "thinkingConfig"))
+	}
+	if diff := diffSnapshots(before, homeSnapshot(t, e.home)); len(diff) > 0 {
+		t.Errorf("the user's home changed: %v", diff)
+	}
+	// What gemini wrote in its per-session home (its write set there).
+	sessions, _ := filepath.Glob(filepath.Join(e.home, ".agentworkforce", "workforce", "sessions", "editor-*"))
+	if len(sessions) == 1 {
+		var wrote []string
+		filepath.WalkDir(filepath.Join(sessions[0], "state", "gemini"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(sessions[0], p)
+				wrote = append(wrote, rel)
+			}
+			return nil
+		})
+		t.Logf("the session's gemini home holds:\n%s", strings.Join(wrote, "\n"))
+	}
+
+	t.Run("resume", func(t *testing.T) {
+		s.mu.Lock()
+		s.steps, s.next = append(s.steps, step{Text: "resumed"}), len(s.steps)
+		s.mu.Unlock()
+		n := len(s.requests())
+		again, code := workforceJSON(t, e, dir, "sessions", "resume", "editor", "say it again", "--json")
+		if again.Status != report.Status("succeeded") || code != 0 || again.Message != "resumed" {
+			t.Fatalf("status %q, exit %d, message %q; want succeeded, 0, resumed", again.Status, code, again.Message)
+		}
+		if again.HarnessSessionID != res.HarnessSessionID {
+			t.Errorf("resumed session %q, want %q", again.HarnessSessionID, res.HarnessSessionID)
+		}
+		saw := false
+		for _, b := range s.requests()[n:] {
+			saw = saw || bytes.Contains(b, []byte("write the file"))
+		}
+		if !saw {
+			t.Errorf("the resumed conversation's requests lack the first task")
+		}
+	})
+
+	t.Run("denied", func(t *testing.T) {
+		dir, _, e := geminiRunProject(t, `{"mode": "default"}`, "", writeStep("gemini"), step{Text: "could not write"})
+		res, code, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file")
+		if res.Status != report.Status("denied") || code != 1 {
+			t.Errorf("status %q, exit %d; want denied, 1\nstderr:\n%s", res.Status, code, stderr)
+		}
+		if len(res.Denials) != 1 || res.Denials[0].Tool != "write_file" {
+			t.Errorf("denials %+v, want write_file", res.Denials)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+			t.Errorf("out.txt was created in the real repository")
+		}
+	})
+}
+
+// mustJSON returns v as JSON bytes.
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGeminiConfined: confined, gemini's shell cannot write outside the
+// sandbox while its write inside comes back; with --sandbox=off the same
+// run writes outside, so the check can fail.
+func TestGeminiConfined(t *testing.T) {
+	for _, mode := range []string{"on", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			outside, _ := filepath.EvalSymlinks(t.TempDir())
+			target := filepath.Join(outside, "escaped.txt")
+			escape := step{Tool: "run_shell_command", Args: map[string]any{"command": "echo escaped > " + target, "description": "write outside"}}
+			dir, _, e := geminiRunProject(t, `{"mode": "bypassPermissions"}`, "", writeStep("gemini"), escape, step{Text: "finished"})
+			res, _, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file", "--sandbox="+mode)
+			if res.Files == nil || !slices.Equal(res.Files.Created, []string{"out.txt"}) {
+				t.Errorf("files %+v, want out.txt created\nstderr:\n%s", res.Files, stderr)
+			}
+			_, serr := os.Stat(target)
+			if mode == "on" && serr == nil {
+				t.Errorf("confined, gemini wrote %s outside its sandbox", target)
+			}
+			if mode == "off" && serr != nil {
+				t.Errorf("unconfined, gemini did not write %s (%v): the check above proves nothing", target, serr)
+			}
+		})
+	}
+}
+
+// TestGeminiTimeout: a model that answers 500 makes gemini retry for
+// minutes, and SIGTERM does not stop it (measured: it exits when its
+// retries end, 200 s later); the persona's time limit ends the run all
+// the same, by SIGKILL 5 s after SIGTERM: timed_out, exit 124.
+func TestGeminiTimeout(t *testing.T) {
+	dir, _, e := geminiRunProject(t, `{"mode": "acceptEdits"}`, `"timeoutSeconds": 5`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error":{"code":500,"message":"workforce e2e: always failing","status":"INTERNAL"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	e.vars = append(e.vars, "GOOGLE_GEMINI_BASE_URL="+srv.URL)
+	start := time.Now()
+	res, code, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file")
+	took := time.Since(start)
+	if res.Status != report.Status("timed_out") || code != 124 {
+		t.Errorf("status %q, exit %d; want timed_out, 124\nstderr:\n%s", res.Status, code, stderr)
+	}
+	if took > 60*time.Second {
+		t.Errorf("the run took %v with a limit of 5 s", took)
+	}
+	if res.HarnessSessionID == "" {
+		t.Errorf("no session id: the one fixed before the start names the conversation")
+	}
 }

@@ -61,6 +61,9 @@ import (
 //     security.toolSandboxing runs each tool under bubblewrap; neither
 //     can start inside workforce's write sandbox, so a confined run
 //     passes --sandbox=false and turns toolSandboxing off.
+//   - gemini --version writes into its home (projects.json.*.tmp files it
+//     leaves behind), so workforce asks it with GEMINI_CLI_HOME a
+//     temporary directory (version.go).
 //   - --session-id UUID fixes the id of a new conversation, interactive
 //     or -p; -p TASK --resume UUID continues one in the same working
 //     directory (sessions are kept per directory under
@@ -354,11 +357,11 @@ func planGemini(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 	// Trust, decided as gemini would in the user's real directory.
 	cfg := discover.LoadGeminiConfig(envLookup(o.Env), o.ProjectDir)
 	if o.ProjectDir != "" && cfg.Trusted != nil && *cfg.Trusted {
+		// As in the user's directory: its .gemini/settings.json applies.
 		inv.SetEnv = append(inv.SetEnv, "GEMINI_CLI_TRUST_WORKSPACE=true")
-		inv.Notes = append(inv.Notes, "gemini: you trust this project ("+cfg.TrustSource+"): GEMINI_CLI_TRUST_WORKSPACE=true, and its .gemini/settings.json applies")
 	} else {
 		inv.Args = append(inv.Args, "--skip-trust")
-		inv.Notes = append(inv.Notes, "gemini: this project is not trusted in your gemini settings: --skip-trust, and its .gemini/settings.json does not apply")
+		inv.Notes = append(inv.Notes, "gemini: you do not trust this project in your gemini settings: it runs with --skip-trust, without the project's .gemini/settings.json")
 	}
 
 	if o.SessionID != "" {
