@@ -43,6 +43,15 @@
 //     each file's text is trimmed of surrounding white space and blank files
 //     are skipped (checked against Claude Code 2.1 by make e2e); a file
 //     reached both as global and as project file loads once.
+//   - gemini: GEMINI.md and the names of its context.fileName in every
+//     directory from the root (its memoryBoundaryMarkers, .git by default;
+//     without one, the start directory alone) down to the start directory,
+//     each file once (the first link to one file, in walk order), loaded in
+//     the order of their paths, not the walk's; @path imports inlined
+//     (gemini.go); trimmed, blank files skipped; then the global files
+//     first, every name in <gemini home>/.gemini. Its settings (the names,
+//     the markers) are read for the start directory (gemini.go), unless
+//     Options.Names says them (Options.ForDir).
 //   - agents: the root is CODELIA_AGENTS_ROOT when set, else the nearest
 //     ancestor with a marker (CODELIA_AGENTS_MARKERS, comma-separated,
 //     replaces the default .codelia, .git, .jj); maxFiles (16) and maxBytes

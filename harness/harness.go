@@ -1,6 +1,6 @@
 // Package harness builds the command line, environment and configuration
-// files that start a persona's harness (claude, opencode, codex), starts it,
-// and reports how it ended (Exit).
+// files that start a persona's harness (claude, opencode, codex, gemini),
+// starts it, and reports how it ended (Exit).
 //
 // Each harness is configured through its own mechanisms, so that the user's
 // own configuration keeps working and nothing is written into the sandbox:
@@ -18,7 +18,11 @@
 //     config file outside the sandbox, named by OPENCODE_CONFIG, which
 //     opencode merges with the user's global configuration; when the user
 //     already set OPENCODE_CONFIG, that file's JSON is the base the session
-//     file adds to. Then `opencode --agent ID`.
+//     file adds to. Then `opencode --agent ID`;
+//   - gemini: -m, --approval-mode, a --policy TOML file of rules in the
+//     session's config directory, and the settings.json and GEMINI.md of
+//     its per-session home (Invocation.StateFiles), which gemini reads
+//     from its home only (gemini.go).
 //
 // A persona means the same on every harness: every value of the fields
 // that change what the agent may do or how it runs (permissions in Claude
@@ -27,7 +31,7 @@
 // the harness's own mechanism or refused, and Plan fails with an
 // *UnmappedError naming the refused values unless Options.AllowUnmapped.
 // The mapping of each harness lives in its own file (claude.go,
-// opencode.go, codex.go) as data measured on the harness version it names,
+// opencode.go, codex.go, gemini.go) as data measured on the harness version it names,
 // Mapping records it field by field, and MappingDoc renders the table of
 // docs/harnesses.md from the same code.
 //

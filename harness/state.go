@@ -38,6 +38,9 @@ import (
 //     XDG_STATE_HOME, XDG_CACHE_HOME), each with an opencode directory that
 //     must exist before it starts; the login is auth.json and mcp-auth.json
 //     in $XDG_DATA_HOME/opencode.
+//   - gemini (0.61.0, state_gemini.go): GEMINI_CLI_HOME moves ~/.gemini (and
+//     the ~/.agents/skills and ~/.env it reads below its home); the login is
+//     .gemini/oauth_creds.json.
 //
 // What is copied is an allowlist, per harness: the files that configure
 // it, never its history. The directories mix both, and the history is
