@@ -794,3 +794,83 @@ func TestGeminiTimeout(t *testing.T) {
 		t.Errorf("no session id: the one fixed before the start names the conversation")
 	}
 }
+
+// TestGeminiMapping runs `workforce run` with personas that deny tools
+// and checks the tools gemini offers in its first request: a deny rule
+// removes the tool (policy deny), its control without the deny offers
+// it; MCP servers of the persona reach gemini through its session
+// settings (mcp_SERVER_TOOL), one tool denied by name; an effort on a
+// Gemini 3 model is its thinkingLevel.
+func TestGeminiMapping(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcp := fmt.Sprintf(`"mcpServers": {"e2e": {"type": "stdio", "command": %q, "env": {%q: "1"}}},`, self, mcpEnv)
+	for _, c := range []struct {
+		name, spec          string
+		offered, notOffered []string
+		thinkingLevel       string
+		// call, when set, is a tool the model calls, which must end denied.
+		call string
+		// userPolicy, when set, is a policy file of the user's
+		// (~/.gemini/policies), which must still apply.
+		userPolicy string
+	}{
+		{name: "the user's policies beside the persona's", spec: `"permissions": {"mode": "acceptEdits", "deny": ["Write"]},`,
+			userPolicy: "[[rule]]\ntoolName = \"glob\"\ndecision = \"deny\"\npriority = 100\n",
+			offered:    []string{"replace"}, notOffered: []string{"write_file", "glob"}},
+		{name: "deny Edit and Write", spec: `"permissions": {"mode": "acceptEdits", "deny": ["Edit", "Write"]},`,
+			offered: []string{"read_file"}, notOffered: []string{"replace", "write_file"}},
+		{name: "acceptEdits alone", spec: `"permissions": {"mode": "acceptEdits"},`, offered: []string{"replace", "write_file"}},
+		{name: "MCP one tool denied", spec: mcp + `"permissions": {"mode": "bypassPermissions", "deny": ["mcp__e2e__pong"]},`,
+			offered: []string{"mcp_e2e_ping", "run_shell_command"}, notOffered: []string{"mcp_e2e_pong"}, call: "mcp_e2e_pong"},
+		{name: "MCP", spec: mcp + `"permissions": {"mode": "bypassPermissions"},`, offered: []string{"mcp_e2e_ping", "mcp_e2e_pong"}},
+		{name: "MCP the server denied", spec: mcp + `"permissions": {"mode": "bypassPermissions", "deny": ["mcp__e2e"]},`,
+			offered: []string{"run_shell_command"}, notOffered: []string{"mcp_e2e_ping", "mcp_e2e_pong"}},
+		{name: "effort on a Gemini 3 model", spec: `"model": "gemini-3-pro-preview", "harnessSettings": {"reasoning": "low"},`, thinkingLevel: "LOW"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			steps := []step{{Text: "done"}}
+			if c.call != "" {
+				steps = []step{{Tool: c.call, Args: map[string]any{}}, {Text: "done"}}
+			}
+			dir, s, e := oneShotProject(t, "gemini", "unused", "{}", steps...)
+			spec := `{"id": "m", "intent": "test", "description": "e2e gemini mapping", ` + c.spec + `
+ "tiers": {"best": {"harness": "gemini"}}}`
+			if !strings.Contains(c.spec, `"model"`) {
+				spec = strings.Replace(spec, `"harness": "gemini"`, `"harness": "gemini", "model": "`+geminiModel+`"`, 1)
+			}
+			installPersona(t, e.home, "m", spec)
+			if c.userPolicy != "" {
+				os.MkdirAll(filepath.Join(e.home, ".gemini", "policies"), 0o755)
+				os.WriteFile(filepath.Join(e.home, ".gemini", "policies", "mine.toml"), []byte(c.userPolicy), 0o644)
+			}
+			res, _, stderr := runWorkforceJSON(t, e, dir, "m", "review")
+			if c.call != "" {
+				if res.Status != report.Status("denied") || len(res.Denials) != 1 || res.Denials[0].Tool != c.call {
+					t.Errorf("status %q, denials %+v: want %s denied", res.Status, res.Denials, c.call)
+				}
+			} else if res.Status != report.Status("succeeded") {
+				t.Fatalf("status %q\nstderr:\n%s", res.Status, stderr)
+			}
+			got := s.toolNames(s.mainRequests()[0])
+			for _, n := range c.offered {
+				if !slices.Contains(got, n) {
+					t.Errorf("%s not offered: %v", n, got)
+				}
+			}
+			for _, n := range c.notOffered {
+				if slices.Contains(got, n) {
+					t.Errorf("%s offered: %v", n, got)
+				}
+			}
+			if c.thinkingLevel != "" {
+				body := firstMain(t, s, stderr)
+				if l := dig(body, "generationConfig", "thinkingConfig", "thinkingLevel"); l != c.thinkingLevel {
+					t.Errorf("thinkingLevel %v, want %s", l, c.thinkingLevel)
+				}
+			}
+		})
+	}
+}

@@ -39,9 +39,15 @@ import (
 //     with tool_not_registered, and gemini exits 0.
 //   - --policy FILE.toml adds policy rules ([[rule]] toolName, mcpName,
 //     commandPrefix, commandRegex, argsPattern, decision allow, deny or
-//     ask_user, priority 0-999 in the user tier, denyMessage): a deny
-//     rule on a tool without arguments removes the tool from those
-//     offered, in every approval mode.
+//     ask_user, priority 0-999 in the user tier, 4.000-4.999, above the
+//     built-in rules, yolo's allow-all among them, 1.998): a deny rule on
+//     a tool without arguments removes the tool from those offered, in
+//     every approval mode. An MCP tool is denied by its whole name,
+//     mcp_SERVER_TOOL, a server by toolName "*" and mcpName. Given --policy,
+//     gemini no longer reads the user's policies directory
+//     (<home>/.gemini/policies), so it is given as a second --policy; and
+//     it splits --policy values at commas (a path holding one is
+//     refused).
 //   - Effort: no flag; settings modelConfigs.customOverrides, matched on a
 //     model alias: thinkingConfig.thinkingLevel for the Gemini 3 models
 //     (alias chat-base-3, HIGH by default), thinkingBudget for the 2.5
@@ -123,7 +129,7 @@ var geminiTools = map[string]geminiTool{
 const (
 	geminiModePriority  = 300
 	geminiAllowPriority = 600
-	geminiDenyPriority  = 900
+	geminiDenyPriority  = 999
 )
 
 // geminiRule is one [[rule]] of the policy file workforce writes.
@@ -286,8 +292,17 @@ func planGemini(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 			b.WriteString("\n" + x.toml())
 		}
 		p := filepath.Join(o.ConfigDir, "gemini-policy.toml")
+		if strings.Contains(p, ",") {
+			// gemini splits --policy at commas.
+			return fmt.Errorf("gemini cannot read a policy file whose path holds a comma (%s): set %s to a directory without one", p, "AGENT_WORKFORCE_HOME")
+		}
 		inv.Files[p] = b.String()
 		inv.Args = append(inv.Args, "--policy", p)
+		// --policy replaces the user's policies directory, which gemini
+		// reads otherwise: it is given again (the session home's copy).
+		if user := geminiPoliciesDir(o.Env, home); user != "" && !strings.Contains(user, ",") {
+			inv.Args = append(inv.Args, "--policy", user)
+		}
 	}
 
 	// Effort.
@@ -407,7 +422,8 @@ func geminiRules(e ruleEntry, decision string, priority int) ([]geminiRule, stri
 	if server, tool, ok := r.MCP(); ok {
 		x := geminiRule{toolName: "*", mcpName: server, decision: decision, priority: priority, denyMessage: msg}
 		if tool != "" && tool != "*" {
-			x.toolName = tool
+			// By its whole name, as gemini offers it.
+			x = geminiRule{toolName: "mcp_" + server + "_" + tool, decision: decision, priority: priority, denyMessage: msg}
 		}
 		return []geminiRule{x}, x.describe(), ""
 	}
@@ -457,6 +473,19 @@ func geminiRules(e ruleEntry, decision string, priority int) ([]geminiRule, stri
 		return nil, "", "gemini's commandPrefix matches the start of a command; a * inside the pattern has no counterpart"
 	}
 	return []geminiRule{x}, x.describe(), ""
+}
+
+// geminiPoliciesDir is the policies directory gemini reads when no
+// --policy is given: the session home's (a copy of the user's), or the
+// user's own without one; "" when neither is known.
+func geminiPoliciesDir(env []string, home string) string {
+	if home == "" {
+		home = discover.GeminiHome(envLookup(env))
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".gemini", "policies")
 }
 
 // geminiUserSettings reads the user's gemini settings, the base of the

@@ -53,14 +53,14 @@ func TestGeminiMapping(t *testing.T) {
 		{name: "mode plan", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Mode: "plan"}}, args: []string{"--approval-mode plan"}},
 		{name: "mode bypassPermissions", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Mode: "bypassPermissions"}}, args: []string{"--approval-mode yolo"}},
 		{name: "mode dontAsk denies what would ask", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Mode: "dontAsk"}},
-			args:   []string{"--approval-mode default", "--policy /cfg/gemini-policy.toml"},
+			args:   []string{"--approval-mode default", "--policy /cfg/gemini-policy.toml --policy /s/state/gemini/.gemini/policies"},
 			policy: []string{"toolName = \"write_file\"\ndecision = \"deny\"\npriority = 300", "toolName = \"*\"\nmcpName = \"*\"\ndecision = \"deny\""}},
 		{name: "an unknown mode", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Mode: "auto"}}, refused: "no counterpart", field: FieldMode},
 		{name: "deny Write and Bash", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Deny: []string{"Write", "Bash"}}},
-			policy: []string{"toolName = \"write_file\"\ndecision = \"deny\"\npriority = 900\ndenyMessage = \"workforce: the persona denies Write\"",
+			policy: []string{"toolName = \"write_file\"\ndecision = \"deny\"\npriority = 999\ndenyMessage = \"workforce: the persona denies Write\"",
 				"toolName = \"run_shell_command\"\ndecision = \"deny\"", "toolName = \"read_background_output\"\ndecision = \"deny\""}},
 		{name: "allow Edit, deny Edit wins", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Allow: []string{"Edit"}, Deny: []string{"Edit"}}},
-			policy: []string{"toolName = \"replace\"\ndecision = \"allow\"\npriority = 600", "toolName = \"replace\"\ndecision = \"deny\"\npriority = 900"}},
+			policy: []string{"toolName = \"replace\"\ndecision = \"allow\"\npriority = 600", "toolName = \"replace\"\ndecision = \"deny\"\npriority = 999"}},
 		{name: "Bash prefixes", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Allow: []string{"Bash(npm run *)"}, Deny: []string{"Bash(git push:*)"}}},
 			policy: []string{"commandPrefix = \"npm run\"\ndecision = \"allow\"", "commandPrefix = \"git push\"\ndecision = \"deny\""}},
 		{name: "a whole Bash command", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Deny: []string{"Bash(rm -rf /)"}}},
@@ -70,7 +70,7 @@ func TestGeminiMapping(t *testing.T) {
 		{name: "a path rule", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Deny: []string{"Edit(/src/**)"}}},
 			refused: "cannot match", field: FieldDeny},
 		{name: "MCP rules", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Allow: []string{"mcp__docs"}, Deny: []string{"mcp__docs__drop"}}},
-			policy: []string{"toolName = \"*\"\nmcpName = \"docs\"\ndecision = \"allow\"", "toolName = \"drop\"\nmcpName = \"docs\"\ndecision = \"deny\""}},
+			policy: []string{"toolName = \"*\"\nmcpName = \"docs\"\ndecision = \"allow\"", "toolName = \"mcp_docs_drop\"\ndecision = \"deny\""}},
 		{name: "a tool gemini lacks", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Deny: []string{"NotebookEdit"}}},
 			applied: "nothing: gemini has no notebook tool", field: FieldDeny},
 		{name: "an unknown tool", r: persona.Resolved{Model: "m", Permissions: persona.Permissions{Deny: []string{"Frobnicate"}}},
@@ -133,7 +133,8 @@ func TestGeminiMapping(t *testing.T) {
 					t.Errorf("policy lacks %q:\n%s", p, policy)
 				}
 			}
-			if (policy != "") != strings.Contains(args, "--policy /cfg/gemini-policy.toml") || tt.notPolicyAtAll && policy != "" {
+			if (policy != "") != strings.Contains(args, "--policy /cfg/gemini-policy.toml") || tt.notPolicyAtAll && policy != "" ||
+				(policy != "") != strings.Contains(args, "--policy "+filepath.Join(map[bool]string{true: home, false: "/s/state/gemini"}[tt.noState], ".gemini", "policies")) {
 				t.Errorf("policy file %q and args %q disagree", policy, args)
 			}
 			settings := inv.StateFiles[geminiSettingsRel]
@@ -171,6 +172,16 @@ func TestGeminiMapping(t *testing.T) {
 				t.Errorf("mapping %v: want %s applied as %q", inv.Mapping.Fields, tt.field, tt.applied)
 			}
 		})
+	}
+}
+
+// TestGeminiPolicyComma: gemini splits --policy at commas, so a policy
+// path holding one is an error, not rules silently dropped.
+func TestGeminiPolicyComma(t *testing.T) {
+	r := &persona.Resolved{ID: "rev", Harness: persona.HarnessGemini, Model: "m", Permissions: persona.Permissions{Deny: []string{"Write"}}}
+	_, err := Plan(r, Options{ConfigDir: "/a,b/cfg", State: geminiStateVars})
+	if err == nil || !strings.Contains(err.Error(), "comma") {
+		t.Errorf("err = %v, want one about the comma", err)
 	}
 }
 

@@ -382,7 +382,7 @@ covers it; when that control covers more (opencode's one ` + "`edit`" + ` permis
 says so. An allow maps only to a control that grants no more than the rule. opencode evaluates its permission rules
 last match first, so workforce writes, in order: what ` + "`permissions.mode`" + ` implies, the allow rules, the deny rules (a deny
 wins over an allow, as in Claude Code), then what ` + "`plan`" + ` forbids. gemini's policy rules go by priority: what the mode
-denies (300), the allow rules (600), the deny rules (900). A path in a rule is relative to the working directory
+denies (300), the allow rules (600), the deny rules (999, the top of the user tier, which your own gemini policies share). A path in a rule is relative to the working directory
 (` + "`./x`, `x`" + `) or to the project root (` + "`/x`" + `).
 
 This table is generated from the harness package (` + "`go generate ./harness`" + `), and a test fails when they differ. Each row
