@@ -223,7 +223,11 @@ func stringsOf(body []byte) []string {
 func realContext(t *testing.T, harness, dir string, home string) string {
 	t.Helper()
 	p, _ := discover.ForHarness(harness)
-	real, err := discover.Chain(p, dir, discover.Options{Home: home, CodexHome: filepath.Join(home, ".codex")})
+	o := discover.Options{Home: home, CodexHome: filepath.Join(home, ".codex")}
+	if harness == "gemini" {
+		o = geminiOptions(p, []string{"HOME=" + home}) // its settings' names
+	}
+	real, err := discover.Chain(p, dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +247,7 @@ func realContext(t *testing.T, harness, dir string, home string) string {
 // mode), and the real tree changes by out.txt alone, through sync-back.
 func TestRun(t *testing.T) {
 	for _, tree := range trees {
-		for _, h := range []string{"codex", "opencode", "claude"} {
+		for _, h := range []string{"codex", "opencode", "claude", "gemini"} {
 			for _, mode := range []string{"overwrite", "extend"} {
 				t.Run(tree.name+"/"+h+"/"+mode, func(t *testing.T) {
 					root := makeTree(t, tree.archive)
