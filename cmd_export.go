@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
@@ -67,6 +68,9 @@ func exportAction(c *cli.Context) error {
 		Overwrite: c.Bool("overwrite"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"), Env: newProcEnv(),
 	}
 	if !slices.Contains(native.Formats, opts.Harness) {
+		if persona.IsKnownHarness(opts.Harness) {
+			return usageError(fmt.Errorf("workforce writes no agent file of %s", opts.Harness), "--harness takes one of "+strings.Join(native.Formats, ", "))
+		}
 		return unknownHarness(opts.Harness, native.Formats)
 	}
 	return runExport(c.Context, newStreams(c), opts)
