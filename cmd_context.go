@@ -24,7 +24,7 @@ directory by default: the project root, the instruction files loaded in
 order with their size, whether the byte budget cut them and whether they are
 global or project files, then the exact text the harness injects.
 
---harness claude, opencode or codex takes the profile of the installed
+--harness claude, opencode, codex or gemini takes the profile of the installed
 version of that harness (workforce harness check shows which), with a
 warning when that version was not measured; --profile forces one. --harness
 may also name a profile: opencode-nearest, agents, or a version family such
@@ -189,7 +189,7 @@ func contextProfile(ctx context.Context, ios *iostreams, opts contextOptions) (d
 			"--harness takes one of "+strings.Join(discover.Names(), ", "))
 	}
 	if opts.Profile != "" {
-		return p, "", usageError(fmt.Errorf("--profile goes with --harness claude, opencode or codex, not with the profile %s", name))
+		return p, "", usageError(fmt.Errorf("--profile goes with --harness claude, opencode, codex or gemini, not with the profile %s", name))
 	}
 	return p, "", nil
 }

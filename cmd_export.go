@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
@@ -65,8 +67,11 @@ func exportAction(c *cli.Context) error {
 		Ref: c.Args().First(), Harness: c.String("harness"), Out: c.String("out"),
 		Overwrite: c.Bool("overwrite"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"), Env: newProcEnv(),
 	}
-	if !persona.IsHarness(opts.Harness) {
-		return unknownHarness(opts.Harness, persona.Harnesses)
+	if !slices.Contains(native.Formats, opts.Harness) {
+		if persona.IsKnownHarness(opts.Harness) {
+			return usageError(fmt.Errorf("workforce writes no agent file of %s", opts.Harness), "--harness takes one of "+strings.Join(native.Formats, ", "))
+		}
+		return unknownHarness(opts.Harness, native.Formats)
 	}
 	return runExport(c.Context, newStreams(c), opts)
 }

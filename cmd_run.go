@@ -92,7 +92,7 @@ Example:
    workforce run test-writer --review
    workforce run editor "fix the failing test in ./pkg/parser" --json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode or codex"},
+			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode, codex or gemini"},
 			&cli.StringFlag{Name: "root", Usage: "the project root to copy (default: the nearest directory with .git, else the working directory); it must contain the working directory"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input value, NAME=VALUE (repeatable)"},
 			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},

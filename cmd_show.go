@@ -48,7 +48,7 @@ Example:
    workforce show 'code-*@minimum'
    workforce show code-reviewer@best-value --harness codex`,
 		Flags: []cli.Flag{jsonFlag(),
-			&cli.StringFlag{Name: "harness", Usage: "also show what this harness gets from the persona, field by field, and what it refuses: claude, opencode or codex"},
+			&cli.StringFlag{Name: "harness", Usage: "also show what this harness gets from the persona, field by field, and what it refuses: claude, opencode, codex or gemini"},
 		},
 		Action: showAction,
 	}

@@ -183,7 +183,7 @@ func buildStandin(t testing.TB) string {
 //	standin DIR [NAME...]
 //
 // which links the compiled stand-in into DIR under each NAME (default:
-// claude, codex, opencode), so that workforce starts it as that harness,
+// claude, codex, opencode, gemini), so that workforce starts it as that harness,
 // directly, with no shell in between.
 func standinCmd(bin string) func(*testscript.TestScript, bool, []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
@@ -193,7 +193,7 @@ func standinCmd(bin string) func(*testscript.TestScript, bool, []string) {
 		dir := ts.MkAbs(args[0])
 		names := args[1:]
 		if len(names) == 0 {
-			names = []string{"claude", "codex", "opencode"}
+			names = []string{"claude", "codex", "opencode", "gemini"}
 		}
 		ts.Check(os.MkdirAll(dir, 0o755))
 		for _, n := range names {

@@ -43,6 +43,15 @@
 //     each file's text is trimmed of surrounding white space and blank files
 //     are skipped (checked against Claude Code 2.1 by make e2e); a file
 //     reached both as global and as project file loads once.
+//   - gemini: GEMINI.md and the names of its context.fileName in every
+//     directory from the root (its memoryBoundaryMarkers, .git by default;
+//     without one, the start directory alone) down to the start directory,
+//     each file once (the first link to one file, in walk order), loaded in
+//     the order of their paths, not the walk's; @path imports inlined
+//     (gemini.go); trimmed, blank files skipped; then the global files
+//     first, every name in <gemini home>/.gemini. Its settings (the names,
+//     the markers) are read for the start directory (gemini.go), unless
+//     Options.Names says them (Options.ForDir).
 //   - agents: the root is CODELIA_AGENTS_ROOT when set, else the nearest
 //     ancestor with a marker (CODELIA_AGENTS_MARKERS, comma-separated,
 //     replaces the default .codelia, .git, .jj); maxFiles (16) and maxBytes
@@ -59,6 +68,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -113,6 +123,16 @@ type Options struct {
 	Home string
 	// CodexHome is $CODEX_HOME; empty means Home/.codex.
 	CodexHome string
+	// GeminiHome is gemini's home ($GEMINI_CLI_HOME); empty means Home.
+	GeminiHome string
+	// Names replace the profile's candidate names when not nil (for
+	// gemini: context.fileName's, then GEMINI.md).
+	Names []string
+	// Getenv is the environment, for a profile whose harness's own
+	// settings change its names and root markers (Profile.Settings):
+	// Chain reads them for the start directory unless Names is set. Nil
+	// reads none.
+	Getenv func(string) string
 	// Markers replace the profile's root markers when not nil.
 	Markers []string
 	// Root, when set, is the project root (CODELIA_AGENTS_ROOT).
@@ -129,18 +149,42 @@ type Options struct {
 }
 
 // FromEnv returns the options the real harness would see for profile p:
-// HOME, CODEX_HOME, and for the agents profile CODELIA_AGENTS_ROOT and
-// CODELIA_AGENTS_MARKERS.
+// HOME, CODEX_HOME, for gemini GEMINI_CLI_HOME and its settings (read by
+// Chain for the start directory: Options.Getenv), and for the agents
+// profile CODELIA_AGENTS_ROOT and CODELIA_AGENTS_MARKERS.
 func FromEnv(p Profile, getenv func(string) string) Options {
 	o := Options{Home: getenv("HOME"), CodexHome: getenv("CODEX_HOME")}
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
+	}
+	if p.Settings == geminiHarness {
+		o.GeminiHome = GeminiHome(getenv)
+		if o.GeminiHome == "" {
+			o.GeminiHome = o.Home
+		}
+		o.Getenv = getenv
 	}
 	if p.Name == "agents" {
 		o.Root = getenv("CODELIA_AGENTS_ROOT")
 		if m := getenv("CODELIA_AGENTS_MARKERS"); m != "" {
 			o.Markers = SplitList(m)
 		}
+	}
+	return o
+}
+
+// ForDir returns o with the names and root markers that the harness's own
+// settings give in dir filled in (Profile.Settings: gemini's
+// context.fileName and memoryBoundaryMarkers), so that discovery in
+// another directory (a sandbox copy of dir) uses the same ones.
+func (o Options) ForDir(p Profile, dir string) Options {
+	if o.Names != nil || p.Settings != geminiHarness || o.Getenv == nil {
+		return o
+	}
+	c := LoadGeminiConfig(o.Getenv, dir)
+	o.Names = c.FileNames
+	if o.Markers == nil && c.Markers != nil {
+		o.Markers = c.Markers
 	}
 	return o
 }
@@ -233,8 +277,19 @@ func Chain(p Profile, dir string, o Options) (*Result, error) {
 	if o.Markers != nil {
 		d.p.Markers = o.Markers
 	}
+	if o.Names == nil && p.Settings == geminiHarness && o.Getenv != nil {
+		c := LoadGeminiConfig(o.Getenv, start)
+		o.Names = c.FileNames
+		if o.Markers == nil && c.Markers != nil {
+			d.p.Markers = c.Markers
+		}
+		d.o = o
+	}
+	if o.Names != nil {
+		d.p.Names = append([]string(nil), o.Names...)
+	}
 	if len(o.Fallbacks) > 0 {
-		d.p.Names = append(append([]string(nil), p.Names...), o.Fallbacks...)
+		d.p.Names = append(append([]string(nil), d.p.Names...), o.Fallbacks...)
 	}
 	if err := d.findRoot(); err != nil {
 		return nil, err
@@ -330,6 +385,9 @@ func (d *discovery) read(f *File, limit int) (n int, ok bool) {
 	f.Bytes = size
 	f.Truncated = limit >= 0 && int64(len(data)) < size
 	f.Text = strings.ToValidUTF8(string(data), "\uFFFD")
+	if d.p.Imports {
+		f.Text = geminiImports(d.fs, f.Text, filepath.Dir(f.Path), d.p.Markers)
+	}
 	if d.p.Trim {
 		f.Text = strings.TrimSpace(f.Text)
 	}
@@ -396,6 +454,9 @@ func (d *discovery) project() {
 				break
 			}
 		}
+		if p.SortPaths {
+			found = d.sortPaths(found)
+		}
 		d.takeWhole(found)
 	case FirstNameWins, FirstMatch:
 		for _, name := range p.Names {
@@ -414,6 +475,25 @@ func (d *discovery) project() {
 			}
 		}
 	}
+}
+
+// sortPaths returns found, in walk order, each file once (the first link
+// to it), sorted by path: gemini's order.
+func (d *discovery) sortPaths(found []File) []File {
+	var out []File
+	seen := map[string]bool{}
+	for _, f := range found {
+		id := f.Path
+		if c, err := d.fs.EvalSymlinks(f.Path); err == nil {
+			id = c
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }
 
 // walk returns the directories in the profile's walk order.
@@ -468,16 +548,14 @@ func (d *discovery) takeWhole(found []File) {
 }
 
 func (d *discovery) globals() {
+	if d.p.GlobalDir != nil {
+		d.allGlobals()
+		return
+	}
 	var g File
 	found := false
 	for _, gl := range d.p.Globals {
-		base := d.o.Home
-		if gl.Base == "codex-home" {
-			base = d.o.CodexHome
-			if base == "" && d.o.Home != "" {
-				base = filepath.Join(d.o.Home, ".codex")
-			}
-		}
+		base := d.base(gl)
 		if base == "" {
 			continue
 		}
@@ -511,6 +589,57 @@ func (d *discovery) globals() {
 	} else {
 		d.res.Files = append([]File{g}, d.res.Files...)
 	}
+}
+
+// base is the directory a global file's Base names.
+func (d *discovery) base(gl Global) string {
+	switch gl.Base {
+	case "codex-home":
+		if d.o.CodexHome == "" && d.o.Home != "" {
+			return filepath.Join(d.o.Home, ".codex")
+		}
+		return d.o.CodexHome
+	case "gemini-home":
+		if d.o.GeminiHome == "" {
+			return d.o.Home
+		}
+		return d.o.GeminiHome
+	}
+	return d.o.Home
+}
+
+// allGlobals loads every candidate name of the profile's GlobalDir that
+// is a readable, not blank, regular file, in the order of the names,
+// before the project files; a project file that is one of them loads
+// once, as global.
+func (d *discovery) allGlobals() {
+	base := d.base(*d.p.GlobalDir)
+	if base == "" {
+		return
+	}
+	dir := filepath.Join(base, filepath.FromSlash(d.p.GlobalDir.Rel))
+	var globals []File
+	seen := map[string]bool{}
+	for _, name := range d.p.Names {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		fi, err := d.fs.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		f := File{Path: path, Dir: dir, Name: name, Scope: ScopeGlobal, Bytes: fi.Size()}
+		if _, ok := d.read(&f, -1); !ok || d.skip(f.Text) || seen[f.Canonical] {
+			continue
+		}
+		seen[f.Canonical] = true
+		globals = append(globals, f)
+	}
+	project := d.res.Files[:0:0]
+	for _, f := range d.res.Files {
+		if !seen[f.Canonical] {
+			project = append(project, f)
+		}
+	}
+	d.res.Files = append(globals, project...)
 }
 
 func render(p Profile, r *Result) string {
@@ -555,6 +684,10 @@ func render(p Profile, r *Result) string {
 	case RenderAgents:
 		for _, f := range r.Files {
 			blocks = append(blocks, "# AGENTS.md: "+f.Path+"\n\n"+f.Text)
+		}
+	case RenderGemini:
+		for _, f := range r.Files {
+			blocks = append(blocks, "--- Context from: "+f.Path+" ---\n"+f.Text+"\n--- End of Context from: "+f.Path+" ---")
 		}
 	}
 	return strings.Join(blocks, p.Join)

@@ -2,6 +2,7 @@ package discover
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,10 +66,15 @@ const (
 	RenderClaude
 	// RenderAgents: "# AGENTS.md: PATH\n\nCONTENT" blocks.
 	RenderAgents
+	// RenderGemini: "--- Context from: PATH ---\nCONTENT\n--- End of
+	// Context from: PATH ---" blocks, global files first (gemini sends
+	// those in its system instruction, the project's in its first user
+	// message).
+	RenderGemini
 )
 
 // Global is a global instruction file: Base names the directory it lives
-// in ("home", "codex-home"), Rel its path there.
+// in ("home", "codex-home", "gemini-home"), Rel its path there.
 type Global struct {
 	Base string
 	Rel  string
@@ -111,7 +117,20 @@ type Profile struct {
 	// Globals are candidate global files; the first that exists (and, with
 	// SkipBlank, is not blank) loads.
 	Globals []Global
-	Render  Render
+	// GlobalDir, when set, replaces Globals: the global files are each
+	// candidate name in that directory, all that exist, in the order of
+	// Names (gemini: <gemini-home>/.gemini).
+	GlobalDir *Global
+	// SortPaths loads the project files in the order of their paths
+	// (gemini sorts them), each file once (the first reached of the
+	// links to one file, in walk order), instead of in walk order.
+	SortPaths bool
+	// Imports inlines the @path imports of each file (gemini).
+	Imports bool
+	// Settings names the harness whose own settings change the names and
+	// root markers (FromEnv, Chain): "gemini", or empty.
+	Settings string
+	Render   Render
 	// Measured are the harness versions the profile was checked against
 	// with the real harness (make e2e); a profile without any is not a
 	// version family (opencode-nearest, agents) and ForVersion never picks
@@ -175,6 +194,18 @@ var Profiles = map[string]Profile{
 		Render: RenderClaude, Join: "\n\n",
 		Measured: []string{"2.1.197"},
 	},
+	"gemini": {
+		Name: "gemini", Harness: "gemini",
+		// context.fileName adds names before it (Settings).
+		Names:  []string{"GEMINI.md"},
+		Select: AllInDir, Walk: RootToDir, Root: MarkerRoot,
+		Markers: []string{".git"},
+		Trim:    true, SkipBlank: true, SortPaths: true, Imports: true,
+		GlobalDir: &Global{"gemini-home", ".gemini"},
+		Settings:  "gemini",
+		Render:    RenderGemini, Join: "\n\n",
+		Measured: []string{"0.61.0"},
+	},
 	"agents": {
 		Name:   "agents",
 		Names:  []string{"AGENTS.md"},
@@ -185,8 +216,8 @@ var Profiles = map[string]Profile{
 	},
 }
 
-// ForHarness returns the default profile of a harness: claude, opencode or
-// codex.
+// ForHarness returns the default profile of a harness: claude, opencode,
+// codex or gemini.
 func ForHarness(harness string) (Profile, bool) {
 	p, ok := Profiles[harness]
 	return p, ok && p.Harness == harness
@@ -281,4 +312,22 @@ func Names() []string {
 // repository's own instructions.
 func (p Profile) HiddenNames() []string {
 	return append(append([]string(nil), p.Names...), p.Otherwise...)
+}
+
+// HiddenNamesIn returns the instruction file names the profile considers
+// in a directory started from dir with the options o: HiddenNames, with
+// the names the harness's own settings add (gemini's context.fileName)
+// or o.Names.
+func (p Profile) HiddenNamesIn(o Options, dir string) []string {
+	names := p.HiddenNames()
+	extra := o.Names
+	if extra == nil && p.Settings == geminiHarness && o.Getenv != nil {
+		extra = LoadGeminiConfig(o.Getenv, dir).FileNames
+	}
+	for _, n := range extra {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }

@@ -75,7 +75,7 @@ func setup() (int, error) {
 		cacheDir = filepath.Join(base, "workforce-e2e", hex.EncodeToString(sum[:8]))
 	}
 	binDir = filepath.Join(cacheDir, "node_modules", ".bin")
-	if _, err := os.Stat(filepath.Join(binDir, "opencode")); err != nil {
+	if !installed(binDir, versions) {
 		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 			return 1, err
 		}
@@ -114,6 +114,21 @@ var harnessPackages = map[string]string{
 	"claude":   "@anthropic-ai/claude-code",
 	"codex":    "@openai/codex",
 	"opencode": "opencode-ai",
+	"gemini":   "@google/gemini-cli",
+}
+
+// installed reports whether bin holds the binary of every harness whose
+// package versions pins.
+func installed(bin string, versions map[string]string) bool {
+	for h, pkg := range harnessPackages {
+		if _, pinned := versions[pkg]; !pinned {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(bin, h)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // harnessBinaries maps "HARNESS@VERSION" to an installed binary.
@@ -256,6 +271,7 @@ stream_max_retries = 0
 		"AGENT_WORKFORCE_HOME=" + filepath.Join(home, ".agentworkforce", "workforce"),
 		"TERM=dumb",
 	}
+	e.vars = append(e.vars, geminiVars(t, home, srv.URL)...)
 	return e
 }
 
@@ -264,6 +280,7 @@ var harnessArgs = map[string][]string{
 	"codex":    {"exec", "--skip-git-repo-check", "hello"},
 	"opencode": {"run", "hello"},
 	"claude":   {"-p", "hello"},
+	"gemini":   geminiHello,
 }
 
 // markers start each loaded file's block in the text the harness sends.
@@ -271,6 +288,7 @@ var markers = map[string]string{
 	"codex":    "# AGENTS.md instructions for ",
 	"opencode": "Instructions from: ",
 	"claude":   "Contents of ",
+	"gemini":   geminiMarker,
 }
 
 func (e *env) run(t *testing.T, dir string, argv ...string) {
@@ -294,6 +312,9 @@ func (e *env) run(t *testing.T, dir string, argv ...string) {
 // sent returns the first recorded string holding the harness's
 // instruction blocks, or "" when none does.
 func (e *env) sent(harness string) string {
+	if harness == "gemini" {
+		return e.geminiSent() // two places: gemini_test.go
+	}
 	for _, s := range e.rec.strings() {
 		if strings.Contains(s, markers[harness]) {
 			return s
@@ -492,6 +513,9 @@ func TestProfiles(t *testing.T) {
 				o := discover.Options{Home: e.home, CodexHome: filepath.Join(e.home, ".codex"), Fallbacks: []string{"TEAM.md"}}
 				if h != "codex" {
 					o.Fallbacks = nil
+				}
+				if h == "gemini" {
+					o = geminiOptions(f.profile, e.vars) // its settings: gemini_test.go
 				}
 				want, err := discover.Chain(f.profile, dir, o)
 				if err != nil {

@@ -12,7 +12,11 @@
 // it first sends HEAD /api/hello. opencode: POST /v1/chat/completions,
 // streaming; the first request is the title request, without tools ("You
 // are a title generator..."), then the conversation requests with tools.
-// codex: POST /v1/responses, streaming, no other request.
+// codex: POST /v1/responses, streaming, no other request. gemini (0.61.0):
+// POST /v1beta/models/MODEL:streamGenerateContent?alt=sse for the
+// conversation (tools as functionDeclarations), and, without -m, side
+// requests to :generateContent with a responseJsonSchema (its model
+// router); see gemini_test.go.
 //
 // Tools. claude offers Agent Bash Edit ListAgents Read ReportFindings
 // ScheduleWakeup Skill ToolSearch Workflow DeferredToolPlaceholder Write;
@@ -160,6 +164,15 @@ func (s *scripted) toolNames(i int) []string {
 	json.Unmarshal(reqs[i], &body)
 	var names []string
 	for _, t := range body.Tools {
+		if fds, ok := t["functionDeclarations"].([]any); ok {
+			// The Gemini API: one tool object holding the functions.
+			for _, fd := range fds {
+				if m, ok := fd.(map[string]any); ok {
+					names = append(names, toolName(m))
+				}
+			}
+			continue
+		}
 		names = append(names, toolName(t))
 	}
 	return names
@@ -197,8 +210,9 @@ func (s *scripted) mainRequests() []int {
 }
 
 // ServeHTTP answers by URL path: /messages (Anthropic, claude),
-// /chat/completions (opencode), /responses (codex). Anything else, such
-// as count_tokens or a model list, gets a harmless JSON answer.
+// /chat/completions (opencode), /responses (codex), :streamGenerateContent
+// and :generateContent (the Gemini API, gemini). Anything else, such as
+// count_tokens or a model list, gets a harmless JSON answer.
 func (s *scripted) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	var in struct {
@@ -209,9 +223,11 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	json.Unmarshal(body, &in)
 	path := req.URL.Path
 	conversation := strings.HasSuffix(path, "/messages") || strings.HasSuffix(path, "/chat/completions") ||
-		strings.HasSuffix(path, "/responses")
+		strings.HasSuffix(path, "/responses") || strings.HasSuffix(path, ":streamGenerateContent")
 	n, st := s.record(req.Method+" "+path, body, conversation && len(in.Tools) > 0)
 	switch {
+	case strings.Contains(path, ":"):
+		writeGemini(w, path, body, st, n) // gemini_test.go
 	case strings.HasSuffix(path, "/messages/count_tokens"):
 		writeJSON(w, map[string]any{"input_tokens": 1})
 	case strings.HasSuffix(path, "/messages"):
@@ -282,8 +298,8 @@ func (s *scripted) answer(main bool) step {
 
 // cwdPattern finds the working directory each harness tells the model:
 // claude's "Primary working directory: D", opencode's "Working directory:
-// D", codex's "<cwd>D</cwd>".
-var cwdPattern = regexp.MustCompile(`(?:Primary working directory|Working directory): (\S+)|<cwd>([^<]+)</cwd>`)
+// D", codex's "<cwd>D</cwd>", gemini's first "Workspace Directories:" entry.
+var cwdPattern = regexp.MustCompile(`(?:Primary working directory|Working directory): (\S+)|<cwd>([^<]+)</cwd>|\*\*Workspace Directories:\*\*\n\s+- (\S+)`)
 
 // cwdIn returns the working directory a request tells the model, or "".
 func cwdIn(body []byte) string {
@@ -293,7 +309,7 @@ func cwdIn(body []byte) string {
 	}
 	for _, str := range appendStrings(nil, v) {
 		if m := cwdPattern.FindStringSubmatch(str); m != nil {
-			return m[1] + m[2]
+			return m[1] + m[2] + m[3]
 		}
 	}
 	return ""
@@ -540,7 +556,7 @@ stream_max_retries = 0
   "model": "mock/m", "autoupdate": false, "share": "disabled",
   "permission": {"edit": "allow", "bash": "allow"}
 }`, srv.URL)), 0o644)
-	return &scriptedEnv{home: home, s: s, vars: []string{
+	return &scriptedEnv{home: home, s: s, vars: append([]string{
 		"HOME=" + home,
 		"PATH=" + binDir + ":" + os.Getenv("PATH"),
 		"CODEX_HOME=" + codexHome,
@@ -552,7 +568,7 @@ stream_max_retries = 0
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
 		"TERM=dumb",
-	}}
+	}, geminiVars(t, home, srv.URL)...)}
 }
 
 // run runs a harness in dir and returns its combined output.

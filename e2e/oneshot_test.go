@@ -27,7 +27,7 @@ const oneShotTask = "write the file out.txt"
 // oneShotModes are the permission modes a persona that may write runs in:
 // as root claude refuses bypassPermissions, and codex's own sandbox
 // cannot start in the test container, so it runs bypassing it.
-var oneShotModes = map[string]string{"claude": "acceptEdits", "opencode": "acceptEdits", "codex": "bypassPermissions"}
+var oneShotModes = map[string]string{"claude": "acceptEdits", "opencode": "acceptEdits", "codex": "bypassPermissions", "gemini": "acceptEdits"}
 
 // claudeSessionID is the id fixed before claude's first run.
 const claudeSessionID = "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11"

@@ -30,11 +30,12 @@ var runArgs = map[string][]string{
 	"claude":   {"-p", "write out.txt", "--permission-mode", "acceptEdits", "--allowedTools", "Read,Write"},
 	"opencode": {"run", "write out.txt"},
 	"codex":    {"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "write out.txt"},
+	"gemini":   {"-p", "write out.txt", "--approval-mode", "auto_edit"},
 }
 
 // runModels are the persona models: ones each harness's scripted
 // environment serves (codex needs a model it knows to offer apply_patch).
-var runModels = map[string]string{"claude": "claude-e2e", "opencode": "mock/m", "codex": "gpt-5.5"}
+var runModels = map[string]string{"claude": "claude-e2e", "opencode": "mock/m", "codex": "gpt-5.5", "gemini": geminiModel}
 
 // writeStep makes the harness write out.txt in its working directory with
 // its own tool.
@@ -44,6 +45,8 @@ func writeStep(harness string) step {
 		return step{Tool: "Write", Args: map[string]any{"file_path": "{{cwd}}/out.txt", "content": written}}
 	case "opencode":
 		return step{Tool: "write", Args: map[string]any{"filePath": "{{cwd}}/out.txt", "content": written}}
+	case "gemini":
+		return step{Tool: "write_file", Args: map[string]any{"file_path": "{{cwd}}/out.txt", "content": written}}
 	default:
 		return step{Tool: "apply_patch", Args: map[string]any{"input": "*** Begin Patch\n*** Add File: out.txt\n+" + written + "*** End Patch\n"}}
 	}
@@ -56,6 +59,8 @@ func readStep(harness, rel string) step {
 		return step{Tool: "Read", Args: map[string]any{"file_path": "{{cwd}}/" + rel}}
 	case "opencode":
 		return step{Tool: "read", Args: map[string]any{"filePath": "{{cwd}}/" + rel}}
+	case "gemini":
+		return step{Tool: "read_file", Args: map[string]any{"file_path": "{{cwd}}/" + rel}}
 	default:
 		return step{Tool: "exec_command", Args: map[string]any{"cmd": "cat " + rel}}
 	}
@@ -218,7 +223,11 @@ func stringsOf(body []byte) []string {
 func realContext(t *testing.T, harness, dir string, home string) string {
 	t.Helper()
 	p, _ := discover.ForHarness(harness)
-	real, err := discover.Chain(p, dir, discover.Options{Home: home, CodexHome: filepath.Join(home, ".codex")})
+	o := discover.Options{Home: home, CodexHome: filepath.Join(home, ".codex")}
+	if harness == "gemini" {
+		o = geminiOptions(p, []string{"HOME=" + home}) // its settings' names
+	}
+	real, err := discover.Chain(p, dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +247,7 @@ func realContext(t *testing.T, harness, dir string, home string) string {
 // mode), and the real tree changes by out.txt alone, through sync-back.
 func TestRun(t *testing.T) {
 	for _, tree := range trees {
-		for _, h := range []string{"codex", "opencode", "claude"} {
+		for _, h := range []string{"codex", "opencode", "claude", "gemini"} {
 			for _, mode := range []string{"overwrite", "extend"} {
 				t.Run(tree.name+"/"+h+"/"+mode, func(t *testing.T) {
 					root := makeTree(t, tree.archive)

@@ -17,7 +17,7 @@ import (
 // skillCandidates are the directories a harness might read skills from:
 // those of harness.SkillTable, and others that some tool uses (.skills is
 // where agentworkforce 4.0.2 puts opencode's skills).
-var skillCandidates = []string{".claude/skills", ".agents/skills", ".codex/skills", ".opencode/skill", ".opencode/skills", ".skills", "skills", ".github/skills"}
+var skillCandidates = []string{".claude/skills", ".agents/skills", ".codex/skills", ".opencode/skill", ".opencode/skills", ".skills", "skills", ".github/skills", ".gemini/skills"}
 
 // probeName is the skill put in the i-th candidate directory; its
 // description carries a marker found nowhere else.
@@ -56,7 +56,7 @@ func TestSkillDirs(t *testing.T) {
 				wantRead bool
 			}{
 				{"root", true, "", true},
-				{"sub-directory", true, "sub", true},
+				{"sub-directory", true, "sub", !d.WorkdirOnly},
 				{"sub-directory without git", false, "sub", d.WalkWithoutGit},
 			} {
 				t.Run(d.Harness+"@"+v+"/"+c.name, func(t *testing.T) {
@@ -95,8 +95,8 @@ func TestSkillDirs(t *testing.T) {
 func TestRunSkills(t *testing.T) {
 	// Where the repository's clashing skill is, for each harness: one of
 	// the directories it reads, not the one skills land in.
-	clash := map[string]string{"claude": ".claude/skills", "codex": ".codex/skills", "opencode": ".claude/skills"}
-	for _, h := range []string{"claude", "opencode", "codex"} {
+	clash := map[string]string{"claude": ".claude/skills", "codex": ".codex/skills", "opencode": ".claude/skills", "gemini": ".gemini/skills"}
+	for _, h := range []string{"claude", "opencode", "codex", "gemini"} {
 		for _, sub := range []string{"", "sub"} {
 			t.Run(h+"/"+map[string]string{"": "root", "sub": "sub-directory"}[sub], func(t *testing.T) {
 				root, _ := filepath.EvalSymlinks(t.TempDir())
@@ -106,8 +106,12 @@ func TestRunSkills(t *testing.T) {
 					t.Fatalf("git init: %v: %s", err, out)
 				}
 				os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n"), 0o644)
-				writeSkill(t, filepath.Join(repo, clash[h], "review"), "review", "The repository's review, replaced, repo-review-marker.")
-				writeSkill(t, filepath.Join(repo, clash[h], "other"), "other", "The repository's own skill, repo-other-marker.")
+				base := repo
+				if h == "gemini" {
+					base = filepath.Join(repo, sub) // it reads its working directory's alone
+				}
+				writeSkill(t, filepath.Join(base, clash[h], "review"), "review", "The repository's review, replaced, repo-review-marker.")
+				writeSkill(t, filepath.Join(base, clash[h], "other"), "other", "The repository's own skill, repo-other-marker.")
 
 				e := newEnv(t)
 				pdir := filepath.Join(e.home, ".agentworkforce", "workforce", "personas")
@@ -149,7 +153,7 @@ func TestRunSkills(t *testing.T) {
 // skill put where the harness does not look (.skills, as agentworkforce
 // 4.0.2 does for opencode) does not reach the model, so the check bites.
 func TestRunSkillsCanFail(t *testing.T) {
-	for _, h := range []string{"claude", "opencode", "codex"} {
+	for _, h := range []string{"claude", "opencode", "codex", "gemini"} {
 		t.Run(h, func(t *testing.T) {
 			root, _ := filepath.EvalSymlinks(t.TempDir())
 			if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {

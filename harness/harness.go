@@ -1,6 +1,6 @@
 // Package harness builds the command line, environment and configuration
-// files that start a persona's harness (claude, opencode, codex), starts it,
-// and reports how it ended (Exit).
+// files that start a persona's harness (claude, opencode, codex, gemini),
+// starts it, and reports how it ended (Exit).
 //
 // Each harness is configured through its own mechanisms, so that the user's
 // own configuration keeps working and nothing is written into the sandbox:
@@ -18,7 +18,11 @@
 //     config file outside the sandbox, named by OPENCODE_CONFIG, which
 //     opencode merges with the user's global configuration; when the user
 //     already set OPENCODE_CONFIG, that file's JSON is the base the session
-//     file adds to. Then `opencode --agent ID`.
+//     file adds to. Then `opencode --agent ID`;
+//   - gemini: -m, --approval-mode, a --policy TOML file of rules in the
+//     session's config directory, and the settings.json and GEMINI.md of
+//     its per-session home (Invocation.StateFiles), which gemini reads
+//     from its home only (gemini.go).
 //
 // A persona means the same on every harness: every value of the fields
 // that change what the agent may do or how it runs (permissions in Claude
@@ -27,7 +31,7 @@
 // the harness's own mechanism or refused, and Plan fails with an
 // *UnmappedError naming the refused values unless Options.AllowUnmapped.
 // The mapping of each harness lives in its own file (claude.go,
-// opencode.go, codex.go) as data measured on the harness version it names,
+// opencode.go, codex.go, gemini.go) as data measured on the harness version it names,
 // Mapping records it field by field, and MappingDoc renders the table of
 // docs/harnesses.md from the same code.
 //
@@ -58,6 +62,7 @@ var Packages = map[string]string{
 	persona.HarnessClaude:   "@anthropic-ai/claude-code",
 	persona.HarnessOpencode: "opencode-ai",
 	persona.HarnessCodex:    "@openai/codex",
+	persona.HarnessGemini:   "@google/gemini-cli",
 }
 
 // Options are the inputs of Plan besides the resolved persona.
@@ -98,6 +103,10 @@ type Options struct {
 	// State are the variables of the run's per-session state (State,
 	// package session): set last, over the persona's env.
 	State []string
+	// ProjectDir is the user's real working directory, for what a
+	// harness keys by path in the user's own configuration (gemini's
+	// trusted folders); empty when unknown.
+	ProjectDir string
 	// Confined says the harness will run inside workforce's write
 	// sandbox (package confine): its own sandbox is turned off, since
 	// it cannot start inside Landlock, and the persona's meaning is kept
@@ -118,6 +127,11 @@ type Invocation struct {
 	SetEnv []string `json:"env"`
 	// Files are configuration files to write before starting, by path.
 	Files map[string]string `json:"files,omitempty"`
+	// StateFiles are files of the per-session state to write after it
+	// is seeded (Options.State), by path relative to the state
+	// directory: gemini's settings.json and GEMINI.md, which it reads from
+	// its home only.
+	StateFiles map[string]string `json:"stateFiles,omitempty"`
 	// Notes tell what was not applied and why.
 	Notes []string `json:"notes,omitempty"`
 	// Mapping is what the harness gets for each persona value, field by
@@ -165,7 +179,7 @@ func (inv *Invocation) Env() []string { return inv.env }
 // o.AllowUnmapped is not set, it returns the invocation, without them, and
 // an *UnmappedError naming them.
 func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
-	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}}
+	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}, StateFiles: map[string]string{}}
 	if p, err := LookPath(r.Harness, o.Env); err == nil {
 		inv.Path = p
 	}
@@ -190,6 +204,8 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		err = planCodex(inv, r, o, inv.Mapping, lookup)
 	case persona.HarnessOpencode:
 		err = planOpencode(inv, r, o, inv.Mapping, lookup)
+	case persona.HarnessGemini:
+		err = planGemini(inv, r, o, inv.Mapping, lookup)
 	default:
 		return nil, fmt.Errorf("unknown harness %q; want one of %s", r.Harness, strings.Join(persona.Harnesses, ", "))
 	}
@@ -215,6 +231,9 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 		}
 		for path, content := range inv.Files {
 			inv.Files[path] = o.SealText(content)
+		}
+		for path, content := range inv.StateFiles {
+			inv.StateFiles[path] = o.SealText(content)
 		}
 		for i, kv := range inv.SetEnv {
 			inv.SetEnv[i] = o.SealText(kv)

@@ -275,7 +275,7 @@ func TestNotFound(t *testing.T) {
 func TestCheck(t *testing.T) {
 	env := standIn(t, "codex", `echo "codex-cli 1.2.3"`)
 	got := Check(context.Background(), env)
-	if len(got) != 3 {
+	if len(got) != len(persona.Harnesses) {
 		t.Fatalf("Check() = %v", got)
 	}
 	for _, s := range got {

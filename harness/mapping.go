@@ -25,6 +25,9 @@ const (
 	FieldDeny      = "permissions.deny"
 	FieldMCP       = "mcpServers"
 	FieldTimeout   = "harnessSettings.timeoutSeconds"
+	// FieldSystemPrompt is listed only where a harness refuses it: gemini
+	// without a per-session home.
+	FieldSystemPrompt = "systemPrompt"
 	// Codex's own settings, which only codex reads.
 	FieldSandboxMode    = "harnessSettings.sandboxMode"
 	FieldApprovalPolicy = "harnessSettings.approvalPolicy"
@@ -43,7 +46,7 @@ const (
 
 // fieldOrder is the order the fields of a Mapping are listed in.
 var fieldOrder = []string{
-	FieldModel, FieldReasoning, FieldTimeout, FieldMode, FieldAllow, FieldDeny, FieldMCP,
+	FieldModel, FieldSystemPrompt, FieldReasoning, FieldTimeout, FieldMode, FieldAllow, FieldDeny, FieldMCP,
 	FieldSandboxMode, FieldApprovalPolicy, FieldWebSearch, FieldNetworkAccess, FieldBypass, FieldAgentsMd,
 	FieldWriteSandbox,
 }
@@ -64,6 +67,7 @@ var Measured = map[string]string{
 	persona.HarnessClaude:   claudeMeasured,
 	persona.HarnessOpencode: opencodeMeasured,
 	persona.HarnessCodex:    codexMeasured,
+	persona.HarnessGemini:   geminiMeasured,
 }
 
 // Mapping is what one harness gets for each persona value that changes
@@ -174,6 +178,10 @@ func Map(r *persona.Resolved, o Options) (*Mapping, error) {
 	o.AllowUnmapped = true
 	if o.ConfigDir == "" {
 		o.ConfigDir = "/config"
+	}
+	if o.State == nil && r.Harness == persona.HarnessGemini {
+		// As a run with a sandbox has: a per-session gemini home.
+		o.State = []string{"GEMINI_CLI_HOME=/state/" + geminiHomeRel}
 	}
 	inv, err := Plan(r, o)
 	if err != nil {
@@ -363,7 +371,8 @@ func MappingDoc() string {
 
 A persona means the same on every harness. For every persona value that changes what the agent may do or how it
 runs, each harness either applies it through its own mechanism (claude: flags; opencode: the agent it runs, in the
-session config file named by ` + "`OPENCODE_CONFIG`" + `; codex: flags and ` + "`-c`" + ` overrides), or ` + "`workforce run`" + ` refuses to
+session config file named by ` + "`OPENCODE_CONFIG`" + `; codex: flags and ` + "`-c`" + ` overrides; gemini: flags, a ` + "`--policy`" + ` file of
+rules, and the ` + "`settings.json`" + ` and ` + "`GEMINI.md`" + ` of its per-session home, ` + "`GEMINI_CLI_HOME`" + `), or ` + "`workforce run`" + ` refuses to
 start and names the field, the value and the harness. ` + "`--allow-unmapped`" + ` starts it anyway, without the refused values,
 with one warning each. ` + "`workforce run --dry-run`" + ` and ` + "`workforce show PERSONA@TIER --harness H`" + ` print the mapping of one
 persona.
@@ -372,11 +381,14 @@ Permission rules are written in Claude Code's syntax. A deny maps to the narrowe
 covers it; when that control covers more (opencode's one ` + "`edit`" + ` permission, codex's read-only sandbox), the table
 says so. An allow maps only to a control that grants no more than the rule. opencode evaluates its permission rules
 last match first, so workforce writes, in order: what ` + "`permissions.mode`" + ` implies, the allow rules, the deny rules (a deny
-wins over an allow, as in Claude Code), then what ` + "`plan`" + ` forbids. A path in a rule is relative to the working directory
+wins over an allow, as in Claude Code), then what ` + "`plan`" + ` forbids. gemini's policy rules go by priority: what the mode
+denies (300), the allow rules (600), the deny rules (999, the top of the user tier, which your own gemini policies share). A path in a rule is relative to the working directory
 (` + "`./x`, `x`" + `) or to the project root (` + "`/x`" + `).
 
 This table is generated from the harness package (` + "`go generate ./harness`" + `), and a test fails when they differ. Each row
-maps an example persona holding the value alone (the MCP rows: with a server named ` + "`docs`" + `, stdio).
+maps an example persona holding the value alone (the MCP rows: with a server named ` + "`docs`" + `, stdio). gemini reads its
+settings from its home only, so what goes there (the system prompt, the effort, MCP servers) needs the per-session
+home every run with a sandbox has, as in the table; ` + "`--install-in-repo`" + ` refuses those values.
 
 `)
 	header := func() {
@@ -403,7 +415,7 @@ maps an example persona holding the value alone (the MCP rows: with a server nam
 ` + "`workforce run`" + ` confines the harness on Linux (docs/sandbox.md): it may write its tree, the session's tmp and its
 per-session state, nothing else. codex's and claude's own sandboxes (bubblewrap) cannot start inside it, so they are
 turned off and workforce's keeps the persona's meaning: what the table above says changes in these rows (the others
-map the same). ` + "`--sandbox=off`" + ` runs the harness as the table above says.
+map the same); gemini's own sandbox, a container, is turned off too. ` + "`--sandbox=off`" + ` runs the harness as the table above says.
 
 `)
 	header()
@@ -414,9 +426,9 @@ map the same). ` + "`--sandbox=off`" + ` runs the harness as the table above say
 How each was measured: ` + "`make e2e`" + ` (` + "`e2e/mapping_test.go`" + `) runs each harness at the version above against a scripted
 model that records every request, and checks the tools the model is offered, the effort and the model in the request
 (` + "`output_config.effort`" + ` for claude, or ` + "`thinking.budget_tokens`" + ` for its models that take no effort, ` + "`reasoning_effort`" + ` for
-opencode, ` + "`reasoning.effort`" + ` for codex) and codex's sandbox against
-the persona; the comments of ` + "`harness/claude.go`" + `, ` + "`harness/opencode.go`" + ` and ` + "`harness/codex.go`" + ` record what each harness was seen
-to do.
+opencode, ` + "`reasoning.effort`" + ` for codex, ` + "`generationConfig.thinkingConfig`" + ` for gemini) and codex's sandbox against
+the persona; the comments of ` + "`harness/claude.go`" + `, ` + "`harness/opencode.go`" + `, ` + "`harness/codex.go`" + ` and ` + "`harness/gemini.go`" + ` record
+what each harness was seen to do (gemini's tests: ` + "`e2e/gemini_test.go`" + `).
 `)
 	return b.String()
 }
@@ -429,9 +441,13 @@ func docRow(e docExample, confined bool) []string {
 		r := e.r
 		r.ID, r.Harness = "reviewer", h
 		if r.Model == "" {
-			r.Model = "gpt-5-mini"
-			if h == persona.HarnessClaude {
+			switch h {
+			case persona.HarnessClaude:
 				r.Model = "claude-opus-4-5"
+			case persona.HarnessGemini:
+				r.Model = "gemini-2.5-pro"
+			default:
+				r.Model = "gpt-5-mini"
 			}
 		}
 		o := e.o

@@ -288,7 +288,7 @@ func TestMapping(t *testing.T) {
 			codex: expect{effect: "--dangerously-bypass-approvals-and-sandbox"}},
 	}
 	for _, tt := range tests {
-		for _, h := range persona.Harnesses {
+		for _, h := range []string{persona.HarnessClaude, persona.HarnessOpencode, persona.HarnessCodex} {
 			want := map[string]expect{"claude": tt.claude, "opencode": tt.opencode, "codex": tt.codex}[h]
 			t.Run(tt.name+"/"+h, func(t *testing.T) {
 				r := tt.r

@@ -87,6 +87,7 @@ var oneShotHeads = map[string]struct{ start, resume []string }{
 	// The sandbox is workforce's copy, which may not be a git repository.
 	persona.HarnessCodex:    {start: []string{"exec", "--json", "--skip-git-repo-check"}, resume: []string{"exec", "resume", "--json", "--skip-git-repo-check"}},
 	persona.HarnessOpencode: {start: []string{"run", "--format", "json"}, resume: []string{"run", "--format", "json"}},
+	persona.HarnessGemini:   {start: []string{"-p"}, resume: []string{"-p"}},
 }
 
 // codexOneShotApproval is codex's approval policy in a one-shot run:
@@ -100,7 +101,7 @@ const maxTaskArg = 64 << 10
 
 // ErrNoSessionID reports a session id fixed before the run on a harness
 // that cannot take one.
-var ErrNoSessionID = errors.New("only claude takes a session id fixed before the run (--session-id)")
+var ErrNoSessionID = errors.New("only claude and gemini take a session id fixed before the run (--session-id)")
 
 // RefusedFlagError reports an extra argument the one-shot mode refuses.
 type RefusedFlagError struct {
@@ -119,7 +120,7 @@ func (e *RefusedFlagError) Error() string {
 // the task. Errors are Plan's, *RefusedFlagError for an extra argument
 // the mode refuses, and ErrNoSessionID.
 func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error) {
-	if s.SessionID != "" && (r.Harness != persona.HarnessClaude || s.Resume != "") {
+	if s.SessionID != "" && (!FixesSessionID(r.Harness) || s.Resume != "") {
 		return nil, ErrNoSessionID
 	}
 	extra := append([]string(nil), o.Extra...)
@@ -202,6 +203,24 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 			inv.Stdin = task
 		}
 		inv.Notes = append(inv.Notes, "codex exec cannot ask: approval_policy "+codexOneShotApproval+" (a request for more than the sandbox allows is refused)")
+	case persona.HarnessGemini:
+		// -p TASK, or -p "" and the task on stdin, which gemini reads to
+		// its end when it is not a terminal.
+		if argTask(task) {
+			args = append(args, task)
+		} else {
+			args = append(args, "")
+			inv.Stdin = task
+		}
+		args = append(args, "-o", "stream-json")
+		args = append(args, base...)
+		if s.SessionID != "" {
+			args = append(args, "--session-id", s.SessionID)
+		}
+		if s.Resume != "" {
+			args = append(args, "--resume", s.Resume)
+		}
+		args = append(args, extra...)
 	case persona.HarnessOpencode:
 		args = append(args, base...)
 		if s.Resume != "" {

@@ -37,13 +37,13 @@ func TestPlanOneShot(t *testing.T) {
 			name:    "claude resume takes no fixed session id",
 			r:       persona.Resolved{ID: "ed", Harness: "claude", Model: "sonnet"},
 			s:       OneShot{Task: "t", Resume: "abc", SessionID: "x"},
-			wantErr: "only claude takes a session id",
+			wantErr: "only claude and gemini take a session id",
 		},
 		{
 			name:    "codex takes no fixed session id",
 			r:       persona.Resolved{ID: "ed", Harness: "codex", Model: "gpt-5"},
 			s:       OneShot{Task: "t", SessionID: "x"},
-			wantErr: "only claude takes a session id",
+			wantErr: "only claude and gemini take a session id",
 		},
 		{
 			name:     "codex exec: approval never, the system prompt before the task",

@@ -138,6 +138,8 @@ func NewOutputReader(harness string) (OutputReader, error) {
 		return &codexReader{}, nil
 	case persona.HarnessOpencode:
 		return &opencodeReader{}, nil
+	case persona.HarnessGemini:
+		return &geminiReader{}, nil
 	}
 	return nil, fmt.Errorf("unknown harness %q", harness)
 }

@@ -30,6 +30,9 @@ type SkillDirs struct {
 	// reading Read up to the file system's root; otherwise it reads them
 	// in its working directory alone.
 	WalkWithoutGit bool
+	// WorkdirOnly says that the harness reads Read in its working
+	// directory alone, with or without git (gemini).
+	WorkdirOnly bool
 	// Measured are the versions the table was measured on; From is the
 	// lowest version the family applies to (empty: every version below
 	// the next family's).
@@ -61,6 +64,10 @@ var SkillTable = []SkillDirs{
 	// directory it finds (TestRunSkills caught it syncing back).
 	{Harness: persona.HarnessOpencode, Read: []string{".agents/skills", ".claude/skills", ".opencode/skill", ".opencode/skills"},
 		Write: ".agents/skills", WalkWithoutGit: true, Measured: []string{"1.18.33"}},
+	// gemini reads a skill of .agents/skills over one of the same name in
+	// .gemini/skills.
+	{Harness: persona.HarnessGemini, Read: []string{".gemini/skills", ".agents/skills"}, Write: ".agents/skills",
+		WorkdirOnly: true, Measured: []string{"0.61.0"}},
 }
 
 // SkillDirsFor returns the skill directories of the version family that

@@ -38,6 +38,9 @@ import (
 //     XDG_STATE_HOME, XDG_CACHE_HOME), each with an opencode directory that
 //     must exist before it starts; the login is auth.json and mcp-auth.json
 //     in $XDG_DATA_HOME/opencode.
+//   - gemini (0.61.0, state_gemini.go): GEMINI_CLI_HOME moves ~/.gemini (and
+//     the ~/.agents/skills and ~/.env it reads below its home); the login is
+//     .gemini/oauth_creds.json.
 //
 // What is copied is an allowlist, per harness: the files that configure
 // it, never its history. The directories mix both, and the history is
@@ -165,6 +168,12 @@ var credentialFields = map[string]struct{ refresh, identity []JSONPath }{
 	},
 	"opencode/data/opencode/mcp-auth.json": {refresh: []JSONPath{
 		{"*", "tokens", "accessToken"}, {"*", "tokens", "refreshToken"}, {"*", "tokens", "expiresAt"},
+	}},
+	// gemini's Google login (google-auth-library's credentials); the
+	// account is in google_accounts.json, which is copied, not written
+	// back.
+	"gemini/.gemini/oauth_creds.json": {refresh: []JSONPath{
+		{"access_token"}, {"refresh_token"}, {"expiry_date"}, {"id_token"},
 	}},
 }
 
@@ -361,6 +370,8 @@ func State(h string, env []string) (*StateLayout, error) {
 		for _, name := range []string{"auth.json", "mcp-auth.json"} {
 			l.Seeds = append(l.Seeds, credentialSeed(under(data, "opencode", name), filepath.Join("opencode", "data", "opencode", name)))
 		}
+	case persona.HarnessGemini:
+		geminiState(l, get)
 	default:
 		return nil, fmt.Errorf("unknown harness %q; want one of %s", h, strings.Join(persona.Harnesses, ", "))
 	}

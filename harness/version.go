@@ -76,6 +76,14 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 	// what it finds.
 	cmd.Dir = os.TempDir()
 	cmd.Env = ProcessEnv(env, cmd.Dir)
+	if harness == persona.HarnessGemini {
+		// gemini --version writes into its home (gemini.go): not the
+		// user's.
+		if home, err := os.MkdirTemp("", "workforce-gemini-version-"); err == nil {
+			defer os.RemoveAll(home)
+			cmd.Env = append(cmd.Env, "GEMINI_CLI_HOME="+home)
+		}
+	}
 	b, err := cmd.Output()
 	st.Version, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
 	if err != nil || st.Version == "" || !ok || vc.File == "" {

@@ -8,6 +8,10 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
+// Formats are the harnesses whose agent files workforce reads and
+// writes. Gemini CLI's subagents (.gemini/agents) are not among them yet.
+var Formats = []string{persona.HarnessClaude, persona.HarnessOpencode, persona.HarnessCodex}
+
 // File is an agent file to write.
 type File struct {
 	// Name is the file's name: <agent>.md or <agent>.toml.
@@ -122,7 +126,7 @@ func Export(description string, r *persona.Resolved, h, name string) (*File, err
 		}
 		f.Data, err = FormatCodex(a)
 	default:
-		return nil, fmt.Errorf("%s has no agent file format workforce writes; want one of %s", h, strings.Join(persona.Harnesses, ", "))
+		return nil, fmt.Errorf("%s has no agent file format workforce writes; want one of %s", h, strings.Join(Formats, ", "))
 	}
 	if err != nil {
 		return nil, err

@@ -54,6 +54,9 @@ func (s Source) Read() (*Agent, error) {
 	case persona.HarnessCodex:
 		return ParseCodex(s.Path, data)
 	}
+	if persona.IsKnownHarness(s.Harness) {
+		return nil, fmt.Errorf("%s: workforce reads no agent file of %s; it reads those of %s", s.Path, s.Harness, strings.Join(Formats, ", "))
+	}
 	return nil, fmt.Errorf("%s: unknown harness %q", s.Path, s.Harness)
 }
 

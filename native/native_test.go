@@ -90,7 +90,7 @@ func TestBuiltinsRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, h := range persona.Harnesses {
+			for _, h := range Formats {
 				t.Run(id+"@"+tier+"/"+h, func(t *testing.T) {
 					n++
 					f, err := Export(p.Spec.Description, r, h, id)

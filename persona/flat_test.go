@@ -243,7 +243,7 @@ func TestRunnable(t *testing.T) {
 		}
 	}
 	var ue *UnsupportedHarnessError
-	if err := Runnable("grok"); !errors.As(err, &ue) || err.Error() != "workforce cannot run harness grok yet; it runs claude, opencode, codex" {
+	if err := Runnable("grok"); !errors.As(err, &ue) || err.Error() != "workforce cannot run harness grok yet; it runs claude, opencode, codex, gemini" {
 		t.Errorf("Runnable(grok) = %v", err)
 	}
 	if err := Runnable("vim"); err == nil || errors.As(err, &ue) {

@@ -68,7 +68,7 @@ func TestParse(t *testing.T) {
   "memory": {"enabled": true, "scopes": ["global"], "ttlDays": 1.5, "dedupMs": 0, "aiMemory": {"dbPath": "h.db"}},
   "relay": true, "inputs": {"A": {"picker": {"provider": "slack", "resource": "users"}}}}`},
 		{name: "top-level harness", data: "{\"id\": \"x\",\n \"harness\": \"vim\"}",
-			wantErr: []string{"p.json:2:13: harness: must be one of claude, opencode, codex, grok"}},
+			wantErr: []string{"p.json:2:13: harness: must be one of claude, opencode, codex, gemini, grok"}},
 		{name: "unknown member of a cloud object", data: "{\"id\": \"x\",\n \"relay\": {\"chanels\": []}}",
 			wantErr: []string{"p.json:2:12: relay: unknown field 'chanels'"}},
 		{name: "a service account needs a name", data: `{"id": "x", "integrations": {"slack": {"source": {"kind": "workspace_service_account"}}}}`,

@@ -26,6 +26,8 @@ const (
 	HarnessClaude   = "claude"
 	HarnessOpencode = "opencode"
 	HarnessCodex    = "codex"
+	// HarnessGemini is Gemini CLI (@google/gemini-cli).
+	HarnessGemini = "gemini"
 	// HarnessGrok is the harness agentworkforce 4.0.2 added. A persona may
 	// name it, and it loads, lists and shows, but workforce cannot run it
 	// yet: see Runnable.
@@ -37,11 +39,11 @@ const (
 const ModelInherit = "inherit"
 
 // Harnesses lists the harnesses a persona can run on.
-var Harnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex}
+var Harnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex, HarnessGemini}
 
 // KnownHarnesses lists every harness a persona file may name: Harnesses,
 // then those workforce parses but cannot run yet.
-var KnownHarnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex, HarnessGrok}
+var KnownHarnesses = []string{HarnessClaude, HarnessOpencode, HarnessCodex, HarnessGemini, HarnessGrok}
 
 // Mode says how a sidecar combines with the repository's own instruction
 // files.
@@ -78,12 +80,23 @@ func (c Channel) FileName() string {
 }
 
 // ChannelFor returns the sidecar channel the harness reads: claude reads
-// CLAUDE.md, opencode and codex read AGENTS.md.
+// CLAUDE.md, opencode and codex read AGENTS.md; gemini takes the AGENTS.md
+// channel too, materialized as GEMINI.md (FileNameFor).
 func ChannelFor(harness string) Channel {
 	if harness == HarnessClaude {
 		return ChannelClaude
 	}
 	return ChannelAgents
+}
+
+// FileNameFor is the instruction file the channel materializes as for
+// harness h: the channel's, but GEMINI.md for gemini, the one name Gemini
+// CLI always reads.
+func (c Channel) FileNameFor(h string) string {
+	if h == HarnessGemini && c == ChannelAgents {
+		return "GEMINI.md"
+	}
+	return c.FileName()
 }
 
 // Sidecars holds the six sidecar fields, at the top level of a spec or in a

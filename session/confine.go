@@ -126,7 +126,7 @@ func CheckAllow(path string) error {
 // of the harnesses' own configuration, which holds what runs code
 // (hooks, notify, MCP servers, plugins) and logins: never writable by a
 // confined harness, which gets a per-session copy (state.go).
-var harnessConfigs = []string{".codex", ".claude", ".claude.json", ".config/opencode", ".local/share/opencode", ".local/state/opencode"}
+var harnessConfigs = []string{".codex", ".claude", ".claude.json", ".config/opencode", ".local/share/opencode", ".local/state/opencode", ".gemini"}
 
 // CheckAllowIn is CheckAllow for a run of the workforce home dir: the
 // path must also be neither in nor above the workforce home (sessions,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,7 +190,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	case o.InRepo:
 		p.Workdir = o.Cwd
 		if sc.IsSet() {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileName()))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("--install-in-repo: the persona's %s is skipped; nothing is written into the repository", sc.Channel.FileNameFor(r.Harness)))
 		}
 	case sc.IsSet():
 		prof, version, err := o.Profile(r.Harness)
@@ -197,12 +198,14 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			return nil, err
 		}
 		p.Profile, p.HarnessVersion = prof.Name, version
-		name := sc.Channel.FileName()
+		name := sc.Channel.FileNameFor(r.Harness)
+		// The harness's own settings may name more instruction files
+		// (gemini's context.fileName): those of the real directory.
+		do := discover.FromEnv(prof, envLookup(o.Env)).ForDir(prof, o.Cwd)
 		if sc.Mode == persona.ModeExtend {
 			// Only what is folded is hidden; nested files stay for the
 			// harness to load on demand.
-			getenv := envLookup(o.Env)
-			ext, err := planExtend(prof, p.mount, tree, name, text, discover.FromEnv(prof, getenv))
+			ext, err := planExtend(prof, p.mount, tree, name, text, do)
 			if err != nil {
 				return nil, err
 			}
@@ -215,7 +218,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		} else {
 			// Overwrite: the harness sees none of the repository's
 			// instruction files of its convention.
-			p.mount.Hide = prof.HiddenNames()
+			p.mount.Hide = prof.HiddenNamesIn(do, o.Cwd)
 		}
 		p.Materialized = &Materialized{Path: filepath.Join(p.Workdir, name), Mode: string(sc.Mode), Text: text}
 	}
@@ -241,7 +244,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		return nil, err
 	}
 	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: env,
-		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel, Confined: p.Confine.Confined}
+		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel, Confined: p.Confine.Confined, ProjectDir: o.Cwd}
 	if o.InRepo {
 		hopts.Root = o.Root
 	}
@@ -277,7 +280,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 			if one.Resume, err = resumeID(p.session, r, hopts, p.Workdir); err != nil {
 				return nil, err
 			}
-		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && r.Harness == persona.HarnessClaude && !choosesConversation(o.Extra):
+		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && harness.FixesSessionID(r.Harness) && !choosesConversation(r.Harness, o.Extra):
 			// Fixed before the start: a run that prints no result (a
 			// signal, a time limit) can still be resumed.
 			one.SessionID = newUUID()
@@ -285,7 +288,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		p.harnessSession = cmp.Or(one.SessionID, one.Resume)
 		inv, err = harness.PlanOneShot(r, hopts, one)
 	} else {
-		if !o.InRepo && r.Harness == persona.HarnessClaude && !choosesConversation(o.Extra) {
+		if !o.InRepo && harness.FixesSessionID(r.Harness) && !choosesConversation(r.Harness, o.Extra) {
 			hopts.SessionID = newUUID()
 			p.harnessSession = hopts.SessionID
 		}
@@ -311,7 +314,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		p.Warnings = append(p.Warnings, inv.Mapping.Warnings()...)
 	}
 	p.inv = inv
-	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), inv.Files, append(p.Notes, inv.Notes...)
+	p.Argv, p.ConfigFiles, p.Notes = inv.Argv(), p.configFiles(inv), append(p.Notes, inv.Notes...)
 	// The harness starts with PWD naming its directory (harness.Start).
 	p.Env = append(append([]string{}, inv.SetEnv...), "PWD="+p.Workdir)
 	if !o.InRepo && !setsEnv(inv.SetEnv, "TMPDIR") {
@@ -472,7 +475,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
 		state: p.state,
 	}
-	if p.Harness != persona.HarnessClaude {
+	if !harness.FixesSessionID(p.Harness) {
 		ro.FindHarnessSession = func(since time.Time) (string, error) {
 			return harness.FindSession(p.inv, p.Workdir, since)
 		}
@@ -498,15 +501,33 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 // (without --fork-session), measured on 2.1.330.
 var claudeConversationFlags = []string{"-c", "--continue", "-r", "--resume", "--session-id", "--fork-session"}
 
-// choosesConversation reports whether the harness arguments extra choose
-// the conversation: workforce then fixes no id, and the record learns none
-// before the run.
-func choosesConversation(extra []string) bool {
+// choosesConversation reports whether the arguments extra of harness h
+// choose the conversation: workforce then fixes no id, and the record
+// learns none before the run.
+func choosesConversation(h string, extra []string) bool {
+	flags := claudeConversationFlags
+	if h != persona.HarnessClaude {
+		flags = harness.ConversationFlags(h)
+	}
 	for _, a := range extra {
 		flag, _, _ := strings.Cut(a, "=")
-		if slices.Contains(claudeConversationFlags, flag) {
+		if slices.Contains(flags, flag) {
 			return true
 		}
 	}
 	return false
+}
+
+// configFiles are the harness's configuration files as the plan shows
+// them: the invocation's, and those it writes into the per-session state
+// (gemini's settings.json), by absolute path.
+func (p *Plan) configFiles(inv *harness.Invocation) map[string]string {
+	if len(inv.StateFiles) == 0 || p.state == nil {
+		return inv.Files
+	}
+	out := maps.Clone(inv.Files)
+	for rel, content := range inv.StateFiles {
+		out[filepath.Join(p.state.Dir, rel)] = content
+	}
+	return out
 }

@@ -120,8 +120,8 @@ func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string
 	if id := s.Record.HarnessSessionID; id != "" {
 		return id, nil
 	}
-	if r.Harness == persona.HarnessClaude {
-		why := "its record keeps no claude session id"
+	if harness.FixesSessionID(r.Harness) {
+		why := "its record keeps no " + r.Harness + " session id"
 		if s.Record.Format < 3 {
 			why += fmt.Sprintf(" (workforce fixes it when the run starts since record format 3; this record is of format %d)", s.Record.Format)
 		}
@@ -197,6 +197,9 @@ func resume(s *Session, o Options) (*Result, error) {
 	}
 	if o.state != nil {
 		if err := o.state.refresh(warn); err != nil {
+			return nil, err
+		}
+		if err := o.state.writeFiles(o.Invocation.StateFiles); err != nil {
 			return nil, err
 		}
 	}

@@ -291,6 +291,9 @@ func Run(o Options) (*Result, error) {
 	}
 	if err == nil && o.state != nil {
 		err = o.state.seed(warn)
+		if err == nil {
+			err = o.state.writeFiles(o.Invocation.StateFiles)
+		}
 	}
 	if err != nil {
 		if box != nil {

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -36,6 +38,8 @@ import (
 //	state/opencode/config/   XDG_CONFIG_HOME (opencode/, git/, gh/, go/env)
 //	state/opencode/data/     XDG_DATA_HOME (opencode/auth.json, ...)
 //	state/opencode/state/    XDG_STATE_HOME
+//	state/gemini/            GEMINI_CLI_HOME (its .gemini/, .agents/skills,
+//	                         .env)
 //	state/cache/             XDG_CACHE_HOME, and the package caches of the
 //	                         agent's commands (cacheVars)
 //
@@ -230,7 +234,7 @@ func planState(dir, h string, env, keep []string) (*harnessState, error) {
 			}
 		}
 	}
-	for _, rel := range []string{"claude", "codex", "opencode", "cache"} {
+	for _, rel := range []string{"claude", "codex", "opencode", "gemini", "cache"} {
 		if writable[rel] {
 			st.Writable = append(st.Writable, filepath.Join(st.Dir, rel))
 		}
@@ -363,6 +367,23 @@ func (st *harnessState) seed(warn func(string)) error {
 		}
 		if err := c.copy(s.From, filepath.Join(st.Dir, s.To)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// writeFiles writes the files the harness's invocation keeps in its state
+// (harness.Invocation.StateFiles: gemini's settings.json and GEMINI.md),
+// by path relative to the state directory, after seeding: over the
+// seeded copies, following no link below the state directory (on
+// resume, the agent could have left one there).
+func (st *harnessState) writeFiles(files map[string]string) error {
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		if !filepath.IsLocal(rel) {
+			return fmt.Errorf("the harness's state file %s is not inside its state", rel)
+		}
+		if err := writeStateFile(st.Dir, rel, []byte(files[rel])); err != nil {
+			return fmt.Errorf("cannot write the harness's %s into its state: %w", rel, err)
 		}
 	}
 	return nil

@@ -237,6 +237,9 @@ func (p *Plan) place() error {
 			p.top = o.Root
 		}
 	}
+	if p.dirs.WorkdirOnly {
+		p.top = o.Cwd
+	}
 	dest, err := resolveIn(o.Root, filepath.Join(p.top, filepath.FromSlash(p.dirs.Write)))
 	if err != nil {
 		return fmt.Errorf("cannot install skills for %s: %w", p.Harness, err)

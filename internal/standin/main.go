@@ -1,4 +1,4 @@
-// Command standin stands in for a harness (claude, opencode, codex) in the
+// Command standin stands in for a harness (claude, opencode, codex, gemini) in the
 // command-line tests. It is a compiled program, started by workforce
 // without a shell in between, so it sees the environment exactly as
 // workforce built it: a shell would reset PWD at start-up and hide a stale
@@ -79,8 +79,9 @@
 // A failing action is reported on stderr and the rest still run. The exit
 // status is 0 unless an exit action says otherwise.
 //
-// Started in a one-shot mode (claude with -p among its arguments, codex
-// with exec as its first argument, opencode with run), it also records
+// Started in a one-shot mode (claude or gemini with -p among its
+// arguments, codex with exec as its first argument, opencode with run),
+// it also records
 //
 //	stdin     its standard input, read to the end before the actions
 //
@@ -123,6 +124,7 @@ var versions = map[string]string{
 	"claude":   "2.1.330 (Claude Code)",
 	"codex":    "codex-cli 0.169.0",
 	"opencode": "1.18.33",
+	"gemini":   "0.61.0",
 }
 
 func main() {
@@ -198,6 +200,12 @@ func oneShotMode(name string, args []string) bool {
 		return len(args) > 0 && args[0] == "exec"
 	case "opencode":
 		return len(args) > 0 && args[0] == "run"
+	case "gemini":
+		for _, a := range args {
+			if a == "-p" || a == "--prompt" || strings.HasPrefix(a, "--prompt=") {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -258,7 +266,7 @@ func record(log, name, cwd, dir string) {
 		put("config", data)
 	}
 	switch name {
-	case "claude", "codex", "opencode":
+	case "claude", "codex", "opencode", "gemini":
 		what := os.Getenv("STANDIN_CONTEXT")
 		if what == "" || what == "text" {
 			put("context", workforce(dir, "context", "--harness", name, "--no-globals"))

@@ -20,10 +20,12 @@ import (
 var skillDirs = map[string]struct {
 	read []string
 	walk bool // without a .git
+	only bool // in the working directory alone
 }{
-	"claude":   {[]string{".claude/skills"}, true},
-	"codex":    {[]string{".agents/skills", ".codex/skills"}, false},
-	"opencode": {[]string{".agents/skills", ".claude/skills", ".opencode/skill", ".opencode/skills"}, true},
+	"claude":   {[]string{".claude/skills"}, true, false},
+	"codex":    {[]string{".agents/skills", ".codex/skills"}, false, false},
+	"opencode": {[]string{".agents/skills", ".claude/skills", ".opencode/skill", ".opencode/skills"}, true, false},
+	"gemini":   {[]string{".gemini/skills", ".agents/skills"}, false, true},
 }
 
 // listSkills implements the action
@@ -55,7 +57,7 @@ func listSkills(dir, out string) error {
 			}
 		}
 		_, err := os.Lstat(filepath.Join(d, ".git"))
-		if err == nil || d == filepath.Dir(d) || !h.walk && !hasGitAbove(d) {
+		if h.only || err == nil || d == filepath.Dir(d) || !h.walk && !hasGitAbove(d) {
 			break
 		}
 	}
