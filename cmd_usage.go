@@ -34,12 +34,13 @@ docs/history.md), grouped by persona (the default), harness, model or project
 (the project root). A one-shot run's usage is the one its result carries (a
 resumed run's own, not the conversation's so far); an interactive run's was
 read from the harness's own record of the conversation (Claude Code's
-projects/*.jsonl, codex's rollout files, opencode's database) when it ended,
+projects/*.jsonl, codex's rollout files, opencode's database, gemini's
+tmp/*/chats/*.jsonl) when it ended,
 before its session was removed, found by the harness's session id, or else
 by the sandbox directory it ran in. A run that kept its state in your home
 (--install-in-repo) is matched to your own records when usage runs.
 
-A cost the harness did not record (codex records none) is unknown, never 0:
+A cost the harness did not record (codex and gemini record none) is unknown, never 0:
 the table shows "unknown", or "+?" after the sum of the known costs, and a
 "~" before a cost the harness estimated for a model it has no price for;
 UNKNOWN counts the runs whose usage is unknown. --json prints one object

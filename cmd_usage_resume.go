@@ -8,7 +8,8 @@ package main
 // thread's total), `claude -p --resume` the cost (claude restores its cost
 // state, and total_cost_usd goes on from the earlier runs'; its tokens are
 // the run's own). opencode run prints each step's tokens and cost, which
-// the run sums: its own. The result of a resumed run, and so its history
+// the run sums: its own; so does `gemini -p --resume` (its stats count the
+// process's requests; it prints no cost). The result of a resumed run, and so its history
 // record, carries the run's own usage: the cumulative figures less those
 // the run before printed, so that the runs of a conversation sum to what
 // the model consumed in all.

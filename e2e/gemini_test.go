@@ -127,8 +127,11 @@ func writeGemini(w http.ResponseWriter, path string, body []byte, st step, n int
 }
 
 // geminiResponse is one GenerateContentResponse: a text part or a
-// functionCall part, one input and one output token.
+// functionCall part, with the step's usage (usageOf) as the Gemini API
+// reports it: promptTokenCount counts the cached tokens
+// (cachedContentTokenCount) among the input; no cache writes.
 func geminiResponse(st step, n int) map[string]any {
+	u := usageOf(st)
 	part := map[string]any{"text": st.Text}
 	if st.Tool != "" {
 		args := st.Args
@@ -140,9 +143,10 @@ func geminiResponse(st step, n int) map[string]any {
 	return map[string]any{
 		"candidates": []any{map[string]any{
 			"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
-		"usageMetadata": map[string]any{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-		"modelVersion":  geminiModel,
-		"responseId":    fmt.Sprintf("e2e-%d", n),
+		"usageMetadata": map[string]any{"promptTokenCount": u.Input, "candidatesTokenCount": u.Output,
+			"cachedContentTokenCount": u.CacheRead, "totalTokenCount": u.Input + u.Output},
+		"modelVersion": geminiModel,
+		"responseId":   fmt.Sprintf("e2e-%d", n),
 	}
 }
 

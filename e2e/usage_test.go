@@ -70,7 +70,7 @@ func reportedTokens(s *scripted, h string) sessions.Tokens {
 func stateStores(t *testing.T, state string) []sessions.Store {
 	t.Helper()
 	moved := map[string]string{}
-	for _, h := range []string{"claude", "codex", "opencode"} {
+	for _, h := range []string{"claude", "codex", "opencode", "gemini"} {
 		l, err := harness.State(h, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -88,9 +88,10 @@ func stateStores(t *testing.T, state string) []sessions.Store {
 // tokens but the conversation's cost so far (its cost-state goes on from
 // the first run's); opencode run prints the run's own (its cost is 0 for
 // the e2e model, so whether that is cumulative is not seen; its figures
-// are sums of its steps' own). Checked on the raw output kept in the
-// results directory; workforce's result carries the run's own
-// (cmd_usage_resume.go), which TestUsage checks too.
+// are sums of its steps' own); gemini -p --resume prints the run's own
+// tokens (its stats are the process's) and no cost. Checked on the raw
+// output kept in the results directory; workforce's result carries the
+// run's own (cmd_usage_resume.go), which TestUsage checks too.
 var (
 	cumulativeTokens = map[string]bool{"codex": true}
 	cumulativeCost   = map[string]bool{"claude": true}
@@ -118,7 +119,7 @@ type usageWant struct {
 // one conversation, the one workforce reported, run in the sandbox, by the
 // persona's model, with exactly the tokens the model reported, the same
 // usage the harness printed for its two runs, and the harness's cost
-// (claude's and opencode's; codex records none); workforce's two results
+// (claude's and opencode's; codex and gemini record none); workforce's two results
 // carry each run's own usage, and workforce usage sums them to the
 // conversation's.
 //
@@ -126,7 +127,7 @@ type usageWant struct {
 // history/sessions/testdata/<harness>/, with a want.json of what they must
 // read as.
 func TestUsage(t *testing.T) {
-	for _, h := range []string{"claude", "codex", "opencode"} {
+	for _, h := range []string{"claude", "codex", "opencode", "gemini"} {
 		t.Run(h, func(t *testing.T) {
 			start := time.Now().Add(-time.Second)
 			dir, s, e := oneShotProject(t, h, "editor", writerPermissions[h], usageSteps(h)...)
@@ -336,6 +337,10 @@ func recordUsage(t *testing.T, h string, stores []sessions.Store, want usageWant
 				keep = strings.HasPrefix(rel, "sessions"+string(filepath.Separator)) && strings.HasSuffix(rel, ".jsonl")
 			case "opencode":
 				keep = rel == "opencode.db" || rel == "opencode.db-wal"
+			case "gemini":
+				keep = strings.HasPrefix(rel, "tmp"+string(filepath.Separator)) &&
+					(strings.HasSuffix(rel, ".jsonl") && strings.Contains(rel, string(filepath.Separator)+"chats"+string(filepath.Separator)) ||
+						filepath.Base(rel) == ".project_root")
 			}
 			if keep {
 				data, err := os.ReadFile(path)
@@ -357,14 +362,21 @@ func recordUsage(t *testing.T, h string, stores []sessions.Store, want usageWant
 // the harness's records in the session's state before the session was
 // removed, and kept in its history record: exactly the tokens the scripted
 // model reported; claude's
-// cost is there (estimated: the e2e model has no price), codex's is unknown
-// (absent, counted), opencode's its recorded 0.
+// cost is there (estimated: the e2e model has no price), codex's and
+// gemini's are unknown (absent, counted), opencode's its recorded 0.
 func TestUsageCommand(t *testing.T) {
-	for _, h := range []string{"claude", "codex", "opencode"} {
+	for _, h := range []string{"claude", "codex", "opencode", "gemini"} {
 		t.Run(h, func(t *testing.T) {
 			steps := usageSteps(h)[:2]
 			dir, s, e := oneShotProject(t, h, "editor", writerPermissions[h], steps...)
-			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--"}, runArgs[h]...)...)
+			args := runArgs[h]
+			if h == "gemini" {
+				// The persona's mode is its --approval-mode already: gemini
+				// 0.61.0 takes a second one as "auto_edit,auto_edit" and
+				// refuses it.
+				args = []string{"-p", "write out.txt"}
+			}
+			out := e.run(t, dir, append([]string{workforce, "run", "editor", "--"}, args...)...)
 			home := filepath.Join(e.home, ".agentworkforce", "workforce")
 			hist, err := os.ReadFile(filepath.Join(home, "history.jsonl"))
 			if err != nil || !bytes.Contains(hist, []byte(`"mode":"interactive"`)) || !bytes.Contains(hist, []byte(`"usageFrom":"sessionRecords"`)) {
@@ -411,7 +423,7 @@ func TestUsageCommand(t *testing.T) {
 				if g.CostUSD == nil || *g.CostUSD <= 0 || !g.CostEstimated || g.CostUnknown != 0 {
 					t.Errorf("cost %v, estimated %v, %d unknown; want claude's, estimated", fmtCost(g.CostUSD), g.CostEstimated, g.CostUnknown)
 				}
-			case "codex":
+			case "codex", "gemini":
 				if g.CostUSD != nil || g.CostUnknown != 1 {
 					t.Errorf("cost %v, %d unknown; want unknown, 1", fmtCost(g.CostUSD), g.CostUnknown)
 				}

@@ -36,6 +36,7 @@ var writerPermissions = map[string]string{
 	"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write"]}`,
 	"opencode": `{"mode": "acceptEdits"}`,
 	"codex":    `{"mode": "bypassPermissions"}`,
+	"gemini":   `{"mode": "acceptEdits"}`,
 }
 
 // oneShotProject makes a project (a git repository with a README) and a

@@ -6,7 +6,7 @@
 // the harness's session id or by the sandbox directory they ran in.
 //
 // Where each harness keeps them, as measured on claude 2.1.330, codex
-// 0.169.0 and opencode 1.18.33 against the scripted model of the e2e
+// 0.169.0, opencode 1.18.33 and gemini 0.61.0 against the scripted model of the e2e
 // tests (e2e/usage_test.go, which also makes the fixtures in testdata/):
 //
 //   - claude: <config>/projects/<dir>/<session id>.jsonl ($CLAUDE_CONFIG_DIR,
@@ -51,6 +51,28 @@
 //     own CLI was measured too: `opencode export ID` prints a session's
 //     tokens and cost but takes 2.7 s a session, `opencode session list`
 //     has no usage, `opencode stats` only the sum of all.
+//   - gemini: <gemini home>/.gemini/tmp/<project>/chats/session-<time>-<id
+//     prefix>.jsonl ($GEMINI_CLI_HOME, else ~), <project> a short name of
+//     the directory gemini ran in (its base name), whose .project_root
+//     holds the directory's path. The first line is the metadata
+//     (sessionId, projectHash, startTime, lastUpdated); then messages (id,
+//     timestamp, type user or gemini), each model message with model and
+//     tokens (input: the prompt's, the cached ones among them; cached;
+//     output: the answer's; thoughts and tool apart), a message written
+//     again under the same id when its tool calls come; and updates
+//     ({"$set": {...}}: lastUpdated, sessionId, or the whole list of
+//     messages) and rewinds ({"$rewindTo": id}). A resumed run rewrites
+//     the list into the conversation's file and appends to it (measured:
+//     a resume in another minute also started a file of its own, holding
+//     the first message only). So the files of a session id are one
+//     conversation, each model message counted once by its id, with the
+//     tokens of its last version (a message a rewind took out was
+//     consumed all the same, and counts). The output is the answer's
+//     tokens without the thoughts, as gemini's one-shot stats count it. A
+//     subagent's conversation is in chats/<parent session id>/<id>.jsonl
+//     and counts in its parent's (not measured: the scripted model starts
+//     no subagent). gemini records no cost; its one-shot stats after
+//     --resume are the run's own. Only session-*.jsonl files are read.
 //
 // Token counts are those of report.Usage: Input counts every input
 // token, those read from and written to the cache included; CacheRead
@@ -80,6 +102,7 @@ const (
 	Claude   = "claude"
 	Codex    = "codex"
 	Opencode = "opencode"
+	Gemini   = "gemini"
 )
 
 // maxTokens bounds a token count read: a larger one is damage (and
@@ -118,7 +141,7 @@ func (t *Tokens) Add(u Tokens) {
 type Record struct {
 	Harness string `json:"harness"`
 	// SessionID is the harness's id of the conversation (claude's
-	// session id, codex's thread id, opencode's session id).
+	// session id, codex's thread id, opencode's and gemini's session id).
 	SessionID string `json:"sessionId"`
 	// Dir is the working directory the conversation ran in; "" when the
 	// records do not say.
@@ -143,17 +166,17 @@ type Record struct {
 
 // Store is where a harness keeps its conversations: claude's
 // configuration directory, codex's home, opencode's data directory (the
-// opencode directory below XDG_DATA_HOME).
+// opencode directory below XDG_DATA_HOME), gemini's .gemini directory.
 type Store struct {
 	Harness string
 	Dir     string
 }
 
-// Stores returns the stores of the three harnesses as an environment
-// locates them (getenv reads a variable; "" is unset): CLAUDE_CONFIG_DIR
-// else ~/.claude, CODEX_HOME else ~/.codex, $XDG_DATA_HOME/opencode else
-// ~/.local/share/opencode. A relative directory, or a store under an
-// unknown home, is left out.
+// Stores returns the stores of the harnesses as an environment locates
+// them (getenv reads a variable; "" is unset): CLAUDE_CONFIG_DIR else
+// ~/.claude, CODEX_HOME else ~/.codex, $XDG_DATA_HOME/opencode else
+// ~/.local/share/opencode, $GEMINI_CLI_HOME/.gemini else ~/.gemini. A
+// relative directory, or a store under an unknown home, is left out.
 func Stores(getenv func(string) string) []Store {
 	home := getenv("HOME")
 	dir := func(v string, homeRel ...string) string {
@@ -174,6 +197,9 @@ func Stores(getenv func(string) string) []Store {
 	}
 	if d := dir("XDG_DATA_HOME", ".local", "share"); d != "" {
 		out = append(out, Store{Opencode, filepath.Join(d, "opencode")})
+	}
+	if d := dir("GEMINI_CLI_HOME"); d != "" {
+		out = append(out, Store{Gemini, filepath.Join(d, ".gemini")})
 	}
 	return out
 }
@@ -222,6 +248,8 @@ func Read(stores []Store, o Options) Result {
 			recs = readCodex(s.Dir, modified, &res)
 		case Opencode:
 			recs = readOpencode(s.Dir, modified, &res)
+		case Gemini:
+			recs = readGemini(s.Dir, modified, &res)
 		default:
 			res.Errors = append(res.Errors, errors.New("unknown harness "+s.Harness))
 		}

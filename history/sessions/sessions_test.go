@@ -110,7 +110,7 @@ func check(t *testing.T, r Record, w want) {
 // claude's (written twice for its message of two blocks, once for each
 // run's cost-state), none for codex, opencode's recorded 0.
 func TestReadFixtures(t *testing.T) {
-	for _, h := range []string{Claude, Codex, Opencode} {
+	for _, h := range []string{Claude, Codex, Opencode, Gemini} {
 		t.Run(h, func(t *testing.T) {
 			s, w := fixture(t, h)
 			res := Read([]Store{s}, Options{})
@@ -132,7 +132,7 @@ func TestReadFixtures(t *testing.T) {
 // and does not open files modified before it; Dir keeps those that ran
 // in it or below.
 func TestReadOptions(t *testing.T) {
-	for _, h := range []string{Claude, Codex, Opencode} {
+	for _, h := range []string{Claude, Codex, Opencode, Gemini} {
 		s, w := fixture(t, h)
 		all := Read([]Store{s}, Options{})
 		if len(all.Records) != 1 {
@@ -186,7 +186,7 @@ func TestReadOptions(t *testing.T) {
 // as before; a store that does not exist holds nothing; one that cannot
 // be read is an error, the other stores still read.
 func TestReadDamage(t *testing.T) {
-	for _, h := range []string{Claude, Codex} {
+	for _, h := range []string{Claude, Codex, Gemini} {
 		for _, c := range []struct {
 			name    string
 			damage  func(data []byte) []byte
@@ -202,7 +202,8 @@ func TestReadDamage(t *testing.T) {
 			}, 1},
 			{"negative tokens", func(d []byte) []byte {
 				return append(d, `{"type":"assistant","message":{"id":"neg","usage":{"input_tokens":-5}}}`+"\n"+
-					`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-5}}}}`+"\n"...)
+					`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-5}}}}`+"\n"+
+					`{"id":"neg","type":"gemini","tokens":{"input":-5}}`+"\n"...)
 			}, 1},
 			{"NUL bytes and CRLF", func(d []byte) []byte {
 				return append(bytes.ReplaceAll(d, []byte("\n"), []byte("\r\n")), "\x00\x00\n"...)
@@ -226,7 +227,7 @@ func TestReadDamage(t *testing.T) {
 	}
 	t.Run("absent stores", func(t *testing.T) {
 		dir := t.TempDir()
-		res := Read([]Store{{Claude, filepath.Join(dir, "no")}, {Codex, filepath.Join(dir, "no")}, {Opencode, filepath.Join(dir, "no")}}, Options{})
+		res := Read([]Store{{Claude, filepath.Join(dir, "no")}, {Codex, filepath.Join(dir, "no")}, {Opencode, filepath.Join(dir, "no")}, {Gemini, filepath.Join(dir, "no")}}, Options{})
 		if len(res.Records)+len(res.Errors)+res.Skipped != 0 {
 			t.Errorf("Read of absent stores = %+v, want nothing", res)
 		}
@@ -355,11 +356,13 @@ func TestStores(t *testing.T) {
 		env  map[string]string
 		want []Store
 	}{
-		{map[string]string{"HOME": "/h"}, []Store{{Claude, "/h/.claude"}, {Codex, "/h/.codex"}, {Opencode, "/h/.local/share/opencode"}}},
-		{map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c/", "CODEX_HOME": "/x", "XDG_DATA_HOME": "/d"},
-			[]Store{{Claude, "/c"}, {Codex, "/x"}, {Opencode, "/d/opencode"}}},
-		{map[string]string{"HOME": "/h", "CODEX_HOME": "relative"}, []Store{{Claude, "/h/.claude"}, {Codex, "/h/.codex"}, {Opencode, "/h/.local/share/opencode"}}},
+		{map[string]string{"HOME": "/h"}, []Store{{Claude, "/h/.claude"}, {Codex, "/h/.codex"}, {Opencode, "/h/.local/share/opencode"}, {Gemini, "/h/.gemini"}}},
+		{map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c/", "CODEX_HOME": "/x", "XDG_DATA_HOME": "/d", "GEMINI_CLI_HOME": "/g/"},
+			[]Store{{Claude, "/c"}, {Codex, "/x"}, {Opencode, "/d/opencode"}, {Gemini, "/g/.gemini"}}},
+		{map[string]string{"HOME": "/h", "CODEX_HOME": "relative", "GEMINI_CLI_HOME": "g"},
+			[]Store{{Claude, "/h/.claude"}, {Codex, "/h/.codex"}, {Opencode, "/h/.local/share/opencode"}, {Gemini, "/h/.gemini"}}},
 		{map[string]string{"CODEX_HOME": "/x"}, []Store{{Codex, "/x"}}},
+		{map[string]string{"GEMINI_CLI_HOME": "/g"}, []Store{{Gemini, "/g/.gemini"}}},
 		{map[string]string{"HOME": "rel"}, nil},
 	} {
 		got := Stores(func(k string) string { return c.env[k] })
