@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,8 @@ func (m *pickModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	answer := m.answer
 	m.mu.Unlock()
 	switch {
+	case strings.Contains(req.URL.Path, ":"):
+		writeGemini(w, req.URL.Path, body, step{Text: answer}, n) // gemini_test.go
 	case strings.HasSuffix(req.URL.Path, "/messages/count_tokens"):
 		writeJSON(w, map[string]any{"input_tokens": 1})
 	case strings.HasSuffix(req.URL.Path, "/messages"):
@@ -57,12 +60,18 @@ func (m *pickModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // messages returns the Messages requests recorded since the first from,
 // decoded.
 func (m *pickModel) messages(t *testing.T, from int) []map[string]any {
+	return m.requests(t, from, "/messages")
+}
+
+// requests returns the requests to paths ending in suffix recorded since
+// the first from, decoded.
+func (m *pickModel) requests(t *testing.T, from int, suffix string) []map[string]any {
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []map[string]any
 	for i := from; i < len(m.bodies); i++ {
-		if !strings.HasSuffix(m.paths[i], "/messages") {
+		if !strings.HasSuffix(m.paths[i], suffix) {
 			continue
 		}
 		var v map[string]any
@@ -208,6 +217,95 @@ func TestPick(t *testing.T) {
 		run := reqs[len(reqs)-1]
 		if run["model"] != runModels["claude"] || !strings.Contains(strings.Join(appendStrings(nil, run["messages"]), "\n"), task) {
 			t.Errorf("the run's request (model %v) lacks the task", run["model"])
+		}
+	})
+}
+
+// TestPickGemini runs `workforce pick` through the real gemini-cli, chosen
+// by "pick": {"harness": "gemini", "model": ...} in config.json, against a
+// loopback Gemini API model that answers with the JSON line: one
+// conversation request, with the model named, pick's system prompt, the
+// task and the candidates, and no tool offered; the answer is read as
+// claude's is (a match prints the id; low confidence is no match).
+func TestPickGemini(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	gitInit(t, dir)
+	model := &pickModel{}
+	srv := httptest.NewServer(model)
+	t.Cleanup(srv.Close)
+	e := newScriptedEnv(t, newScripted())
+	home := filepath.Join(e.home, ".agentworkforce", "workforce")
+	pdir := filepath.Join(home, "personas")
+	os.MkdirAll(pdir, 0o755)
+	os.WriteFile(filepath.Join(pdir, "sql-reviewer.json"), []byte(`{"id": "sql-reviewer", "intent": "review",
+ "description": "Reviews SQL migrations for locks and rollback safety.",
+ "tiers": {"best": {"harness": "gemini", "model": "`+geminiModel+`"}}}`), 0o644)
+	os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"pick": {"harness": "gemini", "model": "gemini-2.5-flash"}}`), 0o644)
+	var vars []string
+	for _, v := range workforceEnv(e, dir, filepath.Dir(dir)) {
+		if strings.HasPrefix(v, "GOOGLE_GEMINI_BASE_URL=") {
+			v = "GOOGLE_GEMINI_BASE_URL=" + srv.URL
+		}
+		vars = append(vars, v)
+	}
+	const task = "check the new migration in db/ for table locks"
+
+	t.Run("match", func(t *testing.T) {
+		model.answer = `{"persona": "sql-reviewer", "confidence": "high", "reason": "The task reviews a migration."}`
+		from := model.count()
+		stdout, stderr, code := runPick(t, vars, dir, task)
+		if code != 0 || stdout != "sql-reviewer\n" {
+			t.Fatalf("exit %d, stdout %q; want 0, sql-reviewer\nstderr:\n%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "picked sql-reviewer (high): The task reviews a migration.") {
+			t.Errorf("stderr %q lacks the confidence and reason", stderr)
+		}
+		model.mu.Lock()
+		t.Logf("requests: %v", model.paths[from:])
+		model.mu.Unlock()
+		reqs := model.requests(t, from, ":streamGenerateContent")
+		if len(reqs) != 1 {
+			t.Fatalf("%d conversation requests, want 1", len(reqs))
+		}
+		req := reqs[0]
+		var offered []string
+		tools, _ := req["tools"].([]any)
+		for _, tl := range tools {
+			fds, _ := tl.(map[string]any)["functionDeclarations"].([]any)
+			for _, fd := range fds {
+				offered = append(offered, toolName(fd.(map[string]any)))
+			}
+		}
+		if len(offered) != 0 {
+			t.Errorf("the model is offered tools %v, want none", offered)
+		}
+		sys := strings.Join(appendStrings(nil, req["systemInstruction"]), "\n")
+		if !strings.Contains(sys, "You pick the single best persona") {
+			t.Errorf("the system instruction lacks pick's:\n%s", sys)
+		}
+		msgs := strings.Join(appendStrings(nil, req["contents"]), "\n")
+		for _, want := range []string{"Task:\n" + task, "- sql-reviewer (review): Reviews SQL migrations for locks and rollback safety.", "- code-reviewer (review): "} {
+			if !strings.Contains(msgs, want) {
+				t.Errorf("the request lacks %q:\n%s", want, msgs)
+			}
+		}
+		model.mu.Lock()
+		path := model.paths[from+slices.IndexFunc(model.paths[from:], func(p string) bool { return strings.HasSuffix(p, ":streamGenerateContent") })]
+		model.mu.Unlock()
+		if !strings.Contains(path, "/models/gemini-2.5-flash:") {
+			t.Errorf("request %s, want the model of config.json, gemini-2.5-flash", path)
+		}
+		sessions, _ := os.ReadDir(filepath.Join(home, "sessions"))
+		if len(sessions) != 0 {
+			t.Errorf("pick left sessions %v", sessions)
+		}
+	})
+
+	t.Run("json/low", func(t *testing.T) {
+		model.answer = `{"persona": "sql-reviewer", "confidence": "low", "reason": "Maybe."}`
+		stdout, _, code := runPick(t, vars, dir, task, "--json")
+		if code != 2 || stdout != `{"persona":null,"confidence":"low","reason":"only low confidence in sql-reviewer: Maybe."}`+"\n" {
+			t.Errorf("exit %d, stdout %q; want 2 and no persona", code, stdout)
 		}
 	})
 }
