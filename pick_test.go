@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -209,10 +210,17 @@ func TestPickResolvedMaps(t *testing.T) {
 		persona.HarnessClaude:   {"--permission-mode dontAsk", "--disallowedTools Bash,Edit,Write,WebFetch,WebSearch,Read,Glob,Grep,LS,Task,TodoWrite,Skill"},
 		persona.HarnessCodex:    {"--sandbox read-only", "--disable shell_tool", `web_search="disabled"`},
 		persona.HarnessOpencode: {},
+		persona.HarnessGemini:   {"--approval-mode default", "--policy "},
 	}
 	for _, h := range persona.Harnesses {
 		t.Run(h, func(t *testing.T) {
-			inv, err := harness.PlanOneShot(pickResolved(h, "m"), harness.Options{ConfigDir: t.TempDir(), Root: t.TempDir()}, harness.OneShot{Task: "Task:\nx"})
+			o := harness.Options{ConfigDir: t.TempDir(), Root: t.TempDir()}
+			if h == persona.HarnessGemini {
+				// A run's per-session gemini home, where the system
+				// prompt goes.
+				o.State = []string{"GEMINI_CLI_HOME=" + t.TempDir()}
+			}
+			inv, err := harness.PlanOneShot(pickResolved(h, "m"), o, harness.OneShot{Task: "Task:\nx"})
 			var ue *harness.UnmappedError
 			if errors.As(err, &ue) || err != nil {
 				t.Fatalf("PlanOneShot: %v", err)
@@ -221,6 +229,28 @@ func TestPickResolvedMaps(t *testing.T) {
 			for _, w := range want[h] {
 				if !strings.Contains(argv, w) {
 					t.Errorf("argv %q lacks %q", argv, w)
+				}
+			}
+			if h == persona.HarnessGemini {
+				var policy string
+				for p, c := range inv.Files {
+					if strings.HasSuffix(p, ".toml") {
+						policy += c
+					}
+				}
+				for _, tool := range []string{"run_shell_command", "replace", "write_file", "web_fetch", "google_web_search", "read_file", "glob", "grep_search", "list_directory", "invoke_agent", "write_todos", "activate_skill"} {
+					if !strings.Contains(policy, "toolName = \""+tool+"\"\ndecision = \"deny\"") {
+						t.Errorf("gemini's policy does not deny %s:\n%s", tool, policy)
+					}
+				}
+				// And pick's own policy, every tool denied.
+				dir := t.TempDir()
+				args, err := pickArgs(h, dir)
+				if err != nil || len(args) != 2 || args[0] != "--policy" {
+					t.Fatalf("pickArgs = %q, %v; want --policy FILE", args, err)
+				}
+				if b, err := os.ReadFile(args[1]); err != nil || !strings.Contains(string(b), "toolName = \"*\"\ndecision = \"deny\"") {
+					t.Errorf("%s: %q, %v; want a rule denying every tool", args[1], b, err)
 				}
 			}
 			if h == persona.HarnessOpencode {
