@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/history/sessions"
 	"github.com/seed-3bc194a6/workforce/report"
 )
 
@@ -80,27 +81,29 @@ func jsonLines[T any](t *testing.T, out string) []T {
 }
 
 // TestBatch runs a batch of three one-shot tasks through the local pool,
-// all at once, on the real harnesses claude, codex and opencode, each task
+// all at once, on the real harnesses claude, codex, opencode and gemini, each task
 // in a project of its own (a git repository). Each harness talks to a
 // scripted model of its own, which makes it write out.txt: a batch's
 // tasks share one environment, and a scripted model serves one
 // conversation at a time. Every task's result (--json, with its task id)
-// says succeeded with out.txt created; out.txt is in each project, synced
+// says succeeded with out.txt created and the usage its scripted model
+// reported; out.txt is in each project, synced
 // back; the batch's state has every task done and succeeded; running the
 // file again skips them all, and no harness runs.
 func TestBatch(t *testing.T) {
-	harnesses := []string{"claude", "codex", "opencode"}
+	harnesses := []string{"claude", "codex", "opencode", "gemini"}
 	models := map[string]*scripted{}
 	envs := map[string]*scriptedEnv{}
 	for _, h := range harnesses {
 		models[h] = newScripted(writeStep(h), step{Text: "finished"})
 		envs[h] = newScriptedEnv(t, models[h])
 	}
-	// The environment of the claude one, with codex's and opencode's
-	// configurations naming their own scripted models.
+	// The environment of the claude one, with codex's, opencode's and
+	// gemini's configurations naming their own scripted models.
 	home := envs["claude"].home
 	vars := setVar(envs["claude"].vars, "CODEX_HOME="+varOf(envs["codex"].vars, "CODEX_HOME"))
 	vars = setVar(vars, "OPENCODE_CONFIG="+varOf(envs["opencode"].vars, "OPENCODE_CONFIG"))
+	vars = setVar(vars, "GOOGLE_GEMINI_BASE_URL="+varOf(envs["gemini"].vars, "GOOGLE_GEMINI_BASE_URL"))
 	vars = append(vars, "AGENT_WORKFORCE_HOME="+filepath.Join(home, ".agentworkforce", "workforce"))
 
 	root, _ := filepath.EvalSymlinks(t.TempDir())
@@ -119,7 +122,7 @@ func TestBatch(t *testing.T) {
 	}
 	vars = append(vars, "PWD="+root)
 
-	out, code := runBatch(t, vars, root, "batch", "tasks.jsonl", "--jobs", "3", "--json")
+	out, code := runBatch(t, vars, root, "batch", "tasks.jsonl", "--jobs", "4", "--json")
 	if code != 0 {
 		t.Errorf("exit %d, want 0", code)
 	}
@@ -148,6 +151,7 @@ func TestBatch(t *testing.T) {
 		if len(models[h].mainRequests()) == 0 {
 			t.Errorf("task %s: the scripted model of %s got no request", id, h)
 		}
+		checkResultUsage(t, id, []report.Result{r}, reportedTokens(models[h], h))
 	}
 
 	status, code := runBatch(t, vars, root, "batch", "status", "tasks.jsonl", "--json")
@@ -181,5 +185,24 @@ func TestBatch(t *testing.T) {
 		if n := len(models[h].mainRequests()); n != before[h] {
 			t.Errorf("again: %s was asked %d more times", h, n-before[h])
 		}
+	}
+}
+
+// checkResultUsage checks that the usage of results sums to what the
+// scripted model reported (want, counted as package sessions counts).
+func checkResultUsage(t *testing.T, what string, results []report.Result, want sessions.Tokens) {
+	t.Helper()
+	var got sessions.Tokens
+	for _, r := range results {
+		u := r.Usage
+		if u == nil || u.InputTokens == nil || u.OutputTokens == nil || u.CachedTokens == nil {
+			t.Errorf("%s: usage %+v, want tokens", what, u)
+			return
+		}
+		got.Add(sessions.Tokens{Input: *u.InputTokens, Output: *u.OutputTokens, CacheRead: *u.CachedTokens})
+	}
+	want.CacheWrite = 0
+	if got != want {
+		t.Errorf("%s: usage %+v, the scripted model reported %+v", what, got, want)
 	}
 }

@@ -49,7 +49,7 @@ func TestQueue(t *testing.T) {
 	defer ns.Shutdown()
 	url := ns.ClientURL()
 
-	for _, h := range []string{"claude", "codex", "opencode"} {
+	for _, h := range []string{"claude", "codex", "opencode", "gemini"} {
 		t.Run(h, func(t *testing.T) {
 			// Two tasks, one after the other (--jobs 1): the scripted
 			// model answers each with a write, then a final text.
@@ -102,6 +102,7 @@ func TestQueue(t *testing.T) {
 				t.Errorf("batch --queue: %v", err)
 			}
 			seen := map[string]bool{}
+			var results []report.Result
 			sc := bufio.NewScanner(strings.NewReader(stdout.String()))
 			sc.Buffer(nil, 16<<20)
 			for sc.Scan() {
@@ -113,6 +114,7 @@ func TestQueue(t *testing.T) {
 					t.Errorf("task %s reported twice", r.TaskID)
 				}
 				seen[r.TaskID] = true
+				results = append(results, r)
 				if r.Status != report.StatusSucceeded || r.Harness != h || r.Worker != "e2e-"+h {
 					t.Errorf("%s: status %s, harness %s, worker %q; want succeeded, %s, e2e-%s", r.TaskID, r.Status, r.Harness, r.Worker, h, h)
 					continue
@@ -141,6 +143,7 @@ func TestQueue(t *testing.T) {
 			if !seen["one"] || !seen["two"] || len(seen) != 2 {
 				t.Errorf("results for %v, want one and two", seen)
 			}
+			checkResultUsage(t, "the two tasks", results, reportedTokens(s, h))
 		})
 	}
 }
