@@ -249,9 +249,16 @@ func planGemini(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 	var rules []geminiRule
 	if mode := r.Permissions.Mode; mode != "" {
 		am, ok := geminiModes[mode]
+		userMode := geminiUserApproval(append(slices.Clone(o.Extra), o.oneShotExtra...))
 		switch {
 		case !ok:
 			m.refuse(FieldMode, mode, "gemini has no counterpart of this permission mode")
+		case userMode != "":
+			// gemini takes one approval mode: a second --approval-mode
+			// joins the two ("auto_edit,auto_edit", refused), and --yolo
+			// beside it is an error. The arguments after -- are the user's
+			// choice for this run; the persona's policy rules stay.
+			m.apply(FieldMode, mode, "not passed: the harness arguments choose the approval mode ("+userMode+")")
 		case mode == "dontAsk":
 			inv.Args = append(inv.Args, "--approval-mode", am)
 			for _, t := range geminiAsking {
@@ -551,6 +558,23 @@ func setSetting(m map[string]any, v any, keys ...string) {
 		m = next
 	}
 	m[keys[len(keys)-1]] = v
+}
+
+// geminiUserApproval returns the flag of the arguments extra (the
+// user's, after --) that chooses gemini's approval mode: --approval-mode
+// (also as --approval-mode=MODE), --yolo or -y; "" when none does.
+func geminiUserApproval(extra []string) string {
+	for _, a := range extra {
+		if a == "--" {
+			break
+		}
+		flag, _, _ := strings.Cut(a, "=")
+		switch flag {
+		case "--approval-mode", "--yolo", "-y":
+			return flag
+		}
+	}
+	return ""
 }
 
 // geminiSessionFlags are gemini's flags that choose the conversation.

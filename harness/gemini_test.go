@@ -221,6 +221,47 @@ func TestGeminiTrust(t *testing.T) {
 	}
 }
 
+// TestGeminiUserApprovalMode: an approval mode in the harness arguments
+// (after --) replaces the persona's: gemini takes one (a second
+// --approval-mode is joined to the first and refused, measured on
+// 0.61.0), and the persona's policy rules stay.
+func TestGeminiUserApprovalMode(t *testing.T) {
+	r := &persona.Resolved{ID: "ed", Harness: persona.HarnessGemini, Model: "m",
+		Permissions: persona.Permissions{Mode: "acceptEdits", Deny: []string{"Bash"}}}
+	for _, tt := range []struct {
+		name  string
+		extra []string
+		want  int // how many approval flags the command line holds
+	}{
+		{"none", nil, 1},
+		{"--approval-mode", []string{"--approval-mode", "yolo"}, 1},
+		{"--approval-mode=", []string{"--approval-mode=plan"}, 1},
+		{"--yolo", []string{"--yolo"}, 1},
+		{"-y", []string{"-y"}, 1},
+		{"other flags", []string{"--debug"}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			inv, err := PlanOneShot(r, Options{ConfigDir: t.TempDir(), Env: []string{"PATH=/nonexistent"}, Extra: tt.extra, State: geminiStateVars}, OneShot{Task: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, a := range inv.Args {
+				flag, _, _ := strings.Cut(a, "=")
+				if flag == "--approval-mode" || flag == "--yolo" || flag == "-y" {
+					n++
+				}
+			}
+			if n != tt.want {
+				t.Errorf("args %q hold %d approval flags, want %d", inv.Args, n, tt.want)
+			}
+			if !slices.Contains(inv.Args, "--policy") {
+				t.Errorf("args %q: the persona's policy is gone", inv.Args)
+			}
+		})
+	}
+}
+
 // TestGeminiOneShotArgs: gemini -p TASK -o stream-json, the task on stdin
 // when it reads as a flag, the session id fixed, resume.
 func TestGeminiOneShotArgs(t *testing.T) {

@@ -116,6 +116,10 @@ type Options struct {
 
 	// oneShot is set by PlanOneShot: interactive-only flags are left out.
 	oneShot bool
+	// oneShotExtra are the Extra of a one-shot run, which PlanOneShot
+	// places itself: what they choose, the plan of a harness may leave
+	// to them (gemini's approval mode).
+	oneShotExtra []string
 }
 
 // Invocation is how to start a harness.

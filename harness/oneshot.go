@@ -124,7 +124,7 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 		return nil, ErrNoSessionID
 	}
 	extra := append([]string(nil), o.Extra...)
-	o.Extra, o.SessionID, o.oneShot = nil, "", true
+	o.Extra, o.SessionID, o.oneShot, o.oneShotExtra = nil, "", true, extra
 	inv, err := Plan(r, o)
 	if inv == nil {
 		return nil, err
