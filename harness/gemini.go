@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -61,8 +62,12 @@ import (
 //     (discover.LoadGeminiConfig): trusted, it sets
 //     GEMINI_CLI_TRUST_WORKSPACE=true, which also applies the project's
 //     .gemini/settings.json; otherwise --skip-trust, which runs without
-//     them (the project's GEMINI.md files, .env and skills load either
-//     way).
+//     them (the project's GEMINI.md files and skills load either way).
+//     --skip-trust trusts the workspace for gemini's .env loading, which
+//     then loads a project .env whole (an untrusted folder gets only its
+//     API key variables): an untrusted run sets advanced.ignoreLocalEnv,
+//     and a .gemini/.env of the project, which gemini loads whatever
+//     that setting says, refuses the run.
 //   - Its own sandbox: --sandbox means a docker or podman container, and
 //     security.toolSandboxing runs each tool under bubblewrap; neither
 //     can start inside workforce's write sandbox, so a confined run
@@ -382,8 +387,27 @@ func planGemini(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 		// As in the user's directory: its .gemini/settings.json applies.
 		inv.SetEnv = append(inv.SetEnv, "GEMINI_CLI_TRUST_WORKSPACE=true")
 	} else {
+		if envs := geminiProjectEnvs(o.ProjectDir, o.Subdir); len(envs) > 0 {
+			// gemini loads <dir>/.gemini/.env in a workspace --skip-trust
+			// trusts, whatever advanced.ignoreLocalEnv says (measured).
+			return fmt.Errorf("gemini would load %s though you do not trust this project in your gemini settings (its variables could send your login and the code elsewhere): trust the project in gemini (trustedFolders.json) or remove the file", strings.Join(envs, ", "))
+		}
 		inv.Args = append(inv.Args, "--skip-trust")
-		inv.Notes = append(inv.Notes, "gemini: you do not trust this project in your gemini settings: it runs with --skip-trust, without the project's .gemini/settings.json")
+		note := "gemini: you do not trust this project in your gemini settings: it runs with --skip-trust, without the project's .gemini/settings.json"
+		if home != "" {
+			// --skip-trust trusts the workspace for gemini's .env loading
+			// (measured: a project .env's GEMINI_SYSTEM_MD applied), which
+			// an untrusted project must not choose (its
+			// GOOGLE_GEMINI_BASE_URL would receive your key and the code).
+			if v, _ := settingAt(settings, "advanced", "ignoreLocalEnv").(bool); !v {
+				setSetting(settings, true, "advanced", "ignoreLocalEnv")
+				changed = true
+			}
+			note += " and its .env files (settings advanced.ignoreLocalEnv)"
+		} else {
+			note += "; its .env files load (no per-session gemini home to turn them off in)"
+		}
+		inv.Notes = append(inv.Notes, note)
 	}
 
 	if o.SessionID != "" {
@@ -480,6 +504,28 @@ func geminiRules(e ruleEntry, decision string, priority int) ([]geminiRule, stri
 		return nil, "", "gemini's commandPrefix matches the start of a command; a * inside the pattern has no counterpart"
 	}
 	return []geminiRule{x}, x.describe(), ""
+}
+
+// geminiProjectEnvs returns the .gemini/.env files of the project that
+// gemini, started in its directory dir (sub below the project's root),
+// would load: one in dir or a directory above it up to the root.
+func geminiProjectEnvs(dir, sub string) []string {
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	levels := 0
+	if sub != "" && sub != "." {
+		levels = len(strings.Split(filepath.ToSlash(filepath.Clean(sub)), "/"))
+	}
+	for i := 0; i <= levels; i++ {
+		p := filepath.Join(dir, ".gemini", ".env")
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, quote.Name(p))
+		}
+		dir = filepath.Dir(dir)
+	}
+	return out
 }
 
 // geminiPoliciesDir is the policies directory gemini reads when no

@@ -217,6 +217,43 @@ func TestGeminiTrust(t *testing.T) {
 			if env != tt.trusted || skip == tt.trusted {
 				t.Errorf("trust env %v, --skip-trust %v; want trusted %v", env, skip, tt.trusted)
 			}
+			// --skip-trust makes gemini load the project's .env fully
+			// (measured): the session's settings turn it off.
+			settings := inv.StateFiles[filepath.Join("gemini", ".gemini", "settings.json")]
+			if ignore := strings.Contains(settings, `"ignoreLocalEnv": true`); ignore == tt.trusted {
+				t.Errorf("advanced.ignoreLocalEnv set %v, trusted %v; want it exactly when untrusted:\n%s", ignore, tt.trusted, settings)
+			}
+		})
+	}
+}
+
+// TestGeminiUntrustedGeminiEnv: a .gemini/.env in the working directory
+// of an untrusted project, or above it in the project, which gemini
+// loads under --skip-trust whatever its settings say, is refused by
+// name; trusted, it loads as in the user's directory.
+func TestGeminiUntrustedGeminiEnv(t *testing.T) {
+	home := t.TempDir()
+	project := t.TempDir()
+	sub := filepath.Join(project, "a", "b")
+	os.MkdirAll(filepath.Join(project, ".gemini"), 0o755)
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(project, ".gemini", ".env"), []byte("GOOGLE_GEMINI_BASE_URL=http://elsewhere\n"), 0o644)
+	for _, tt := range []struct {
+		name, dir, subdir string
+		env               []string
+		refused           bool
+	}{
+		{"the project's root", project, "", nil, true},
+		{"below the root", sub, filepath.Join("a", "b"), nil, true},
+		{"trusted", project, "", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, false},
+		{"above the project only", sub, "", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &persona.Resolved{ID: "rev", Harness: persona.HarnessGemini, Model: "m"}
+			_, err := Plan(r, Options{ConfigDir: "/cfg", Env: append([]string{"HOME=" + home}, tt.env...), ProjectDir: tt.dir, Subdir: tt.subdir, State: geminiStateVars})
+			if tt.refused != (err != nil) || err != nil && !strings.Contains(err.Error(), filepath.Join(project, ".gemini", ".env")) {
+				t.Errorf("error %v; want refused %v, naming the file", err, tt.refused)
+			}
 		})
 	}
 }
