@@ -96,7 +96,8 @@ func geminiUntrustedProject(t *testing.T, envFile string) {
 }
 
 // TestGeminiHTTPErrorWorkforce: a model that answers 400 ends the run
-// failed, its message in the result; gemini's error report goes into the
+// failed, the API's error summarised in the result's message (its
+// control characters escaped); gemini's error report goes into the
 // session's tmp, not the temporary directory of the user.
 func TestGeminiHTTPErrorWorkforce(t *testing.T) {
 	dir, _, e := geminiRunProject(t, `{"mode": "acceptEdits"}`, "")
@@ -115,7 +116,9 @@ func TestGeminiHTTPErrorWorkforce(t *testing.T) {
 	if strings.Contains(stderr, "\x1b") || strings.Contains(res.Message, "\x1b") {
 		t.Errorf("an escape of the model's error printed raw: stderr %q, message %q", stderr, res.Message)
 	}
-	t.Logf("message %q\nstderr:\n%s", res.Message, stderr)
+	if want := `API error 400 INVALID_ARGUMENT: workforce e2e: a bad \033[31mrequest`; res.Message != want {
+		t.Errorf("message %q, want %q", res.Message, want)
+	}
 	entries, _ := os.ReadDir(userTmp)
 	for _, d := range entries {
 		t.Errorf("the run wrote %s into the user's temporary directory", d.Name())

@@ -357,8 +357,8 @@ func TestGeminiOutput(t *testing.T) {
 		{file: "gemini-resume.jsonl", final: "resumed", events: []string{"started 8c4f5a1e-2b6d-4e7f-9a0b-1c2d3e4f5a6b", "message resumed", "usage 1 1 0"}},
 		{file: "gemini-denied.jsonl", final: "could not write", denials: []Denial{{Tool: "write_file", Detail: "/sandbox/out.txt"}},
 			events: []string{"started 7ae89858-2ad5-4b0f-b52f-e4abd5a06982", "tool_use write_file /sandbox/out.txt denied", "message could not write", "usage 2 2 0"}},
-		{file: "gemini-http400.jsonl", errText: "workforce e2e: a bad request",
-			events: []string{"started dd42c0f1-8e3e-4d73-8704-3439f13b485c", "usage 0 0 0", `error [API Error: {"error":{"code":400,"message":"workforce e2e: a bad request","status":"INVALID_ARGUMENT"}}]`}},
+		{file: "gemini-http400.jsonl", errText: "API error 400 INVALID_ARGUMENT: workforce e2e: a bad request",
+			events: []string{"started dd42c0f1-8e3e-4d73-8704-3439f13b485c", "usage 0 0 0", "error API error 400 INVALID_ARGUMENT: workforce e2e: a bad request"}},
 		{file: "gemini-auth41.jsonl", noRes: true},
 		{file: "gemini-untrusted55.jsonl", noRes: true},
 	} {
@@ -478,4 +478,35 @@ func TestGeminiStateLayout(t *testing.T) {
 	if err := cred.CheckRefresh([]byte(was), []byte(`{"access_token":"a2","refresh_token":"r1","scope":"other","token_type":"Bearer","id_token":"i2","expiry_date":2}`)); err == nil {
 		t.Errorf("a changed scope written back")
 	}
+}
+
+// TestGeminiAPIError: gemini's error message for an HTTP error carries
+// the API's error JSON ("[API Error: {...}]"); the outcome says it in a
+// line: the status code, the status name and the message. Anything
+// else stays as gemini wrote it.
+func TestGeminiAPIError(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`[API Error: {"error":{"code":400,"message":"a bad request","status":"INVALID_ARGUMENT"}}]`,
+			"API error 400 INVALID_ARGUMENT: a bad request"},
+		{`[API Error: {"error":{"code":429,"message":"quota\nexceeded \u001b[31m"}}]`, `API error 429: quota\nexceeded \033[31m`},
+		{`[API Error: {"error":{"message":"no code"}}]`, "API error: no code"},
+		{`[API Error: not json]`, `[API Error: not json]`},
+		{`[API Error: {"error":{}}]`, `[API Error: {"error":{}}]`},
+		{`[API Error: {"error":{"code":400}}] trailing`, `[API Error: {"error":{"code":400}}] trailing`},
+		{"Invalid auth method selected.", "Invalid auth method selected."},
+	} {
+		if got := geminiAPIError(tt.in); got != tt.want {
+			t.Errorf("geminiAPIError(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzGeminiAPIError(f *testing.F) {
+	f.Add(`[API Error: {"error":{"code":400,"message":"a bad request","status":"INVALID_ARGUMENT"}}]`)
+	f.Add(`[API Error: {}]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := geminiAPIError(s); !strings.HasPrefix(s, "[API Error: ") && got != s {
+			t.Errorf("geminiAPIError(%q) = %q: changed a message that is no API error", s, got)
+		}
+	})
 }

@@ -2,7 +2,10 @@ package harness
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 )
 
 // geminiEvent is a line of gemini -p TASK -o stream-json. Measured on
@@ -17,7 +20,8 @@ import (
 // (the approval mode, a deny rule) fails with error.type
 // tool_not_registered, one a policy rule refuses on its arguments with
 // policy_violation; gemini exits 0 either way. An HTTP error from the
-// model ends with a result of status error and exits with the HTTP
+// model ends with a result of status error ("[API Error: " and the API's
+// error JSON: geminiAPIError says it in a line) and exits with the HTTP
 // status modulo 256 (400: 144). No cost, no turn count.
 type geminiEvent struct {
 	Type       string          `json:"type"`
@@ -136,7 +140,7 @@ func (c *geminiReader) take(e *geminiEvent) {
 		if e.Status == "error" {
 			msg := "error"
 			if e.Error != nil && e.Error.Message != "" {
-				msg = e.Error.Message
+				msg = geminiAPIError(e.Error.Message)
 			}
 			o.Error, o.ErrorText = true, msg
 			c.add(Event{Type: EventError, Text: msg})
@@ -154,4 +158,40 @@ func (c *geminiReader) Finish() (*Outcome, error) {
 		return &c.o, ErrNoResult
 	}
 	return &c.o, nil
+}
+
+// geminiAPIError returns gemini's message for an HTTP error of the model
+// ("[API Error: " and the API's error JSON "]") as a line: "API error"
+// with the status code and name, then the API's message (escaped by
+// internal/quote: a line, no control characters); any other message as
+// it is.
+func geminiAPIError(msg string) string {
+	body, ok := strings.CutPrefix(msg, "[API Error: ")
+	if !ok {
+		return msg
+	}
+	body, ok = strings.CutSuffix(body, "]")
+	if !ok {
+		return msg
+	}
+	var e struct {
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Status  string `json:"status"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &e) != nil || e.Error.Message == "" {
+		return msg
+	}
+	s := "API error"
+	if e.Error.Code != 0 {
+		s += " " + strconv.Itoa(e.Error.Code)
+	}
+	if e.Error.Status != "" {
+		s += " " + e.Error.Status
+	}
+	// The API's message, decoded from JSON, may hold any character:
+	// escaped, on one line.
+	return s + ": " + quote.Text(e.Error.Message)
 }
