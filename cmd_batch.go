@@ -406,6 +406,10 @@ func resultOf(ts batch.TaskState, pt preparedTask) report.Result {
 }
 
 // printBatchTable prints the table of a batch's tasks.
+//
+// A status and a session id come from the run's result, which on a queue
+// a worker wrote (anyone who may publish results): they are quoted as any
+// name that is not the program's own.
 func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskState) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tPHASE\tSTATUS\tDURATION\tSESSION\tNOTE")
@@ -417,8 +421,8 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 		}
 		status, dur, session, note := "-", "-", "-", ""
 		if ts.Status != "" {
-			status = string(ts.Status)
-			counts[status]++
+			status = quote.Name(string(ts.Status))
+			counts[string(ts.Status)]++
 		} else {
 			counts[string(ts.Phase)]++
 		}
@@ -426,7 +430,7 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 			dur = (time.Duration(ts.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
 		}
 		if r := ts.Result; r != nil {
-			session = r.SessionID
+			session = quote.Name(r.SessionID)
 			if f := r.Files; f != nil && len(f.Conflicts) > 0 {
 				paths := make([]string, len(f.Conflicts))
 				for i, c := range f.Conflicts {
@@ -551,7 +555,7 @@ func (o *batchOutput) skipped(ts batch.TaskState) {
 		o.printResult(ts)
 		return
 	}
-	fmt.Fprintf(o.ios.Out, "task %s: skipped, done before: %s\n", ts.ID, ts.Status)
+	fmt.Fprintf(o.ios.Out, "task %s: skipped, done before: %s\n", ts.ID, quote.Name(string(ts.Status)))
 }
 
 func (o *batchOutput) printResult(ts batch.TaskState) {
@@ -628,9 +632,9 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		o.printResult(ts)
 		return
 	}
-	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, ts.Status, (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, quote.Name(string(ts.Status)), (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
 	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
-		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), r.SessionID)
+		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
 	}
 	if ts.Result == nil && ts.Error != "" {
 		line += ": " + oneLine(quote.Text(ts.Error), 100)
