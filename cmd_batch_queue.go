@@ -347,8 +347,20 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	if !opts.JSON || detach {
 		summary()
 	}
-	if detach {
+	if detach && opts.JSON {
+		// --json: stdout holds JSON lines only; the batch's id is one.
+		line, err := marshalLine(struct {
+			BatchID   string `json:"batchId"`
+			Following int    `json:"following"`
+		}{id, len(follow)})
+		if err != nil {
+			return err
+		}
+		ios.Out.Write(line)
+	} else if detach {
 		fmt.Fprintf(ios.Out, "%s\n", id)
+	}
+	if detach {
 		fmt.Fprintf(ios.Err, "workforce: the workers run them; see how they stand with: %s\nworkforce: or follow them to their end with: %s\n", status, again)
 		return nil
 	}
