@@ -41,7 +41,7 @@ func TestGeminiConversation(t *testing.T) {
 	m3 := `{"id":"g3","timestamp":"2026-01-02T03:05:02Z","type":"gemini","content":"resumed","tokens":{"input":400,"output":3,"cached":120},"model":"gemini-2.5-flash"}`
 	sub := `{"id":"a1","timestamp":"2026-01-02T03:04:30Z","type":"gemini","content":"sub","tokens":{"input":10,"output":1,"cached":0},"model":"gemini-2.5-flash"}`
 	s := writeGeminiStore(t, map[string][]string{
-		"proj/.project_root": {"/work/proj"},
+		"proj/.project_root": {"/home/u/proj"},
 		"proj/chats/session-2026-01-02T03-04-s1.jsonl": {
 			meta("2026-01-02T03:04:00Z"),
 			`{"$set":{"messages":[` + first + `]}}`,
@@ -69,8 +69,8 @@ func TestGeminiConversation(t *testing.T) {
 	}
 	r := res.Records[0]
 	want := Tokens{Input: 100 + 200 + 400 + 10, Output: 5 + 7 + 3 + 1, CacheRead: 30 + 60 + 120}
-	if r.SessionID != "s1" || r.Tokens != want || r.Dir != "/work/proj" || r.CostUSD != nil {
-		t.Errorf("record %+v; want s1 in /work/proj, tokens %+v, no cost", r, want)
+	if r.SessionID != "s1" || r.Tokens != want || r.Dir != "/home/u/proj" || r.CostUSD != nil {
+		t.Errorf("record %+v; want s1 in /home/u/proj, tokens %+v, no cost", r, want)
 	}
 	if !slices.Equal(r.Models, []string{"gemini-2.5-pro", "gemini-2.5-flash"}) {
 		t.Errorf("models %q", r.Models)
