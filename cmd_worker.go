@@ -49,6 +49,7 @@ Example:
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores)"},
 			&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Action: ackWaitFlag, Usage: "how long the server waits for a sign of life of a task before it gives it to another worker; set when the consumer is made (by the first worker)"},
 			&cli.StringFlag{Name: "name", Usage: "the worker's name in the results and on the server (default: the host's name and the process id)"},
+			&cli.DurationFlag{Name: "git-timeout", Value: defaultGitTimeout, Action: notNegative("git-timeout"), Usage: "how long a task's checkout, and each push of its work, may take before it fails, so that a git server that stalls holds no task slot for good (0: no limit)"},
 		),
 		Action: workerAction,
 	}
@@ -70,7 +71,7 @@ func workerAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return runWorker(c.Context, newStreams(c), newProcEnv(), qo, workerOptions{Name: name, Jobs: c.Int("jobs"), AckWait: c.Duration("ack-wait")})
+	return runWorker(c.Context, newStreams(c), newProcEnv(), qo, workerOptions{Name: name, Jobs: c.Int("jobs"), AckWait: c.Duration("ack-wait"), GitTimeout: c.Duration("git-timeout")})
 }
 
 // ackWaitFlag checks --ack-wait: a second at least, since the worker's
@@ -90,6 +91,8 @@ type workerOptions struct {
 	Name    string
 	Jobs    int
 	AckWait time.Duration
+	// GitTimeout limits a task's checkout and each push of its work.
+	GitTimeout time.Duration
 }
 
 func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Options, opts workerOptions) error {
@@ -112,7 +115,7 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 	}
 	dir := filepath.Join(home, "worker")
 	var logMu sync.Mutex
-	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Dir: dir, Git: workerGit(filepath.Join(dir, "repos")),
+	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Dir: dir, Git: workerGit(filepath.Join(dir, "repos"), opts.GitTimeout),
 		AckWait: opts.AckWait,
 		Log: func(format string, args ...any) {
 			logMu.Lock()

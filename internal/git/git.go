@@ -284,6 +284,7 @@ func (r Repo) Stream(ctx context.Context, w io.Writer, stdin []byte, args ...str
 		r.Dir, r.workTree = empty, empty
 	}
 	limit := r.Limit
+	parent := ctx
 	if limit == 0 && r.Trust == Untrusted {
 		limit = UntrustedLimit
 	}
@@ -304,7 +305,9 @@ func (r Repo) Stream(ctx context.Context, w io.Writer, stdin []byte, args ...str
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	if err := cmd.Run(); err != nil {
-		if limit > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Its own limit, not the caller's: a caller's deadline is the
+		// caller's to name.
+		if limit > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
 			err = fmt.Errorf("%w: killed after %v, the time limit of git in a repository whose files workforce does not trust (%v)", ErrTimeLimit, limit, err)
 		}
 		return &Error{Command: args[0], Stderr: strings.TrimSpace(stderr.String()), Err: err}
