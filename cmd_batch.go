@@ -200,14 +200,31 @@ func loadBatch(env procEnv, file string, onQueue bool) (abs string, tasks []prep
 	return abs, tasks, nil
 }
 
-func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
-	abs, tasks, err := loadBatch(opts.Env, opts.File, false)
+// openedBatch is a batch file checked and its state locked: what the
+// local pool and the queue's submitter both start from.
+type openedBatch struct {
+	abs, id string
+	st      *batch.State
+	tasks   []preparedTask
+	// ids, plain and byID are the tasks' ids, entries and prepared tasks;
+	// states their states as the batch's directory has them.
+	ids    []string
+	plain  []batch.Task
+	byID   map[string]preparedTask
+	states map[string]batch.TaskState
+}
+
+// openBatch checks the batch file of opts (onQueue: for a queue, as
+// loadBatch says), opens the state of its batch (opts.ID, else the id of
+// the file's path) and locks it: the caller unlocks it (b.st.Unlock).
+func openBatch(opts batchOptions, onQueue bool) (*openedBatch, error) {
+	abs, tasks, err := loadBatch(opts.Env, opts.File, onQueue)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	home, err := opts.Env.home()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	id := opts.ID
 	if id == "" {
@@ -215,27 +232,37 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 	}
 	st, err := batch.Open(home, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := st.Lock(); err != nil {
-		return withCode(exitFailure, fmt.Errorf("batch %s: %w", id, err), "wait for it to end, or give another --id")
+		return nil, withCode(exitFailure, fmt.Errorf("batch %s: %w", id, err), "wait for it to end, or give another --id")
 	}
-	defer st.Unlock()
+	b := &openedBatch{abs: abs, id: id, st: st, tasks: tasks, ids: make([]string, len(tasks)),
+		plain: make([]batch.Task, len(tasks)), byID: map[string]preparedTask{}}
+	for i, t := range tasks {
+		b.ids[i], b.plain[i], b.byID[t.ID] = t.ID, t.Task, t
+	}
+	if b.states, err = st.ReadTasks(b.ids); err != nil {
+		st.Unlock()
+		return nil, err
+	}
+	return b, nil
+}
+
+func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
+	b, err := openBatch(opts, false)
+	if err != nil {
+		return err
+	}
+	defer b.st.Unlock()
+	abs, id, st, tasks, ids, plain, byID, states := b.abs, b.id, b.st, b.tasks, b.ids, b.plain, b.byID, b.states
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("cannot find the workforce binary to run the tasks: %w", err)
 	}
-	ids := make([]string, len(tasks))
-	plain := make([]batch.Task, len(tasks))
-	byID := map[string]preparedTask{}
 	var harnesses []string
-	for i, t := range tasks {
-		ids[i], plain[i], byID[t.ID] = t.ID, t.Task, t
+	for _, t := range tasks {
 		harnesses = append(harnesses, t.Harness)
-	}
-	states, err := st.ReadTasks(ids)
-	if err != nil {
-		return err
 	}
 	if err := st.WriteInfo(batch.Info{ID: id, File: abs, Tasks: ids, Updated: time.Now().UTC()}); err != nil {
 		return err

@@ -165,36 +165,12 @@ type followed struct {
 // published again), resolves each task's ref to a commit, publishes, and
 // follows the results (or, detached, exits).
 func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo queue.Options, detach bool) error {
-	abs, tasks, err := loadBatch(opts.Env, opts.File, true)
+	b, err := openBatch(opts, true)
 	if err != nil {
 		return err
 	}
-	home, err := opts.Env.home()
-	if err != nil {
-		return err
-	}
-	id := opts.ID
-	if id == "" {
-		id = batch.IDFor(abs)
-	}
-	st, err := batch.Open(home, id)
-	if err != nil {
-		return err
-	}
-	if err := st.Lock(); err != nil {
-		return withCode(exitFailure, fmt.Errorf("batch %s: %w", id, err), "wait for it to end, or give another --id")
-	}
-	defer st.Unlock()
-	ids := make([]string, len(tasks))
-	plain := make([]batch.Task, len(tasks))
-	byID := map[string]preparedTask{}
-	for i, t := range tasks {
-		ids[i], plain[i], byID[t.ID] = t.ID, t.Task, t
-	}
-	states, err := st.ReadTasks(ids)
-	if err != nil {
-		return err
-	}
+	defer b.st.Unlock()
+	abs, id, st, tasks, ids, plain, byID, states := b.abs, b.id, b.st, b.tasks, b.ids, b.plain, b.byID, b.states
 	out := newBatchOutput(ios, opts.JSON, len(tasks))
 	out.prepared = byID
 
