@@ -72,7 +72,7 @@ Example:
 			&cli.BoolFlag{Name: "save-default", Usage: "store --save-in-directory as the default, \"create\": {\"saveIn\": ...} in <home>/config.json"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace a persona of the same id in the target"},
 			&cli.StringFlag{Name: "tier", Usage: "the persona-author tier to run (default: its defaultTier)"},
-			&cli.StringFlag{Name: "harness", Usage: "run the persona author on this harness instead of the tier's: claude, opencode or codex"},
+			&cli.StringFlag{Name: "harness", Usage: "run the persona author on this harness instead of the tier's: claude, opencode, codex or gemini"},
 		},
 		Action: createAction,
 	}
