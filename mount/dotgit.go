@@ -15,8 +15,9 @@ import (
 // crosses, in either direction, whatever the file system of either side:
 //
 //   - the copy leaves it out of the sandbox (and a warm sandbox's refresh
-//     removes it): it is in no manifest, so nothing removes or replaces
-//     it in the real tree either;
+//     removes it): it is in no manifest (one an older workforce wrote is
+//     read without it), so nothing removes or replaces it in the real
+//     tree either;
 //   - sync-back (run, sessions apply, sessions sync) never writes it, and
 //     reports each file, link or special file the agent left below it in
 //     Report.NotSynced; it stays in the session's sandbox;

@@ -190,3 +190,44 @@ func TestLiveNeverCrossesDotGitAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestOldManifestDotGitAliases: a manifest an older workforce wrote may
+// list a file below a name taken for .git (copied from a case-sensitive
+// repository); read back, it lists none, so that the agent's deletion or
+// change of it never reaches the real tree.
+func TestOldManifestDotGitAliases(t *testing.T) {
+	s, root := syncTree(t, t.TempDir(), map[string]string{"a.txt": "a", ".GIT/hooks/pre-commit": "real", "GIT~1/x": "real"})
+	// As the copy made it before: in the sandbox, and in the manifest.
+	for _, rel := range []string{".GIT/hooks/pre-commit", "GIT~1/x"} {
+		real := filepath.Join(root, filepath.FromSlash(rel))
+		fi, err := os.Stat(real)
+		must(t, err)
+		write(t, filepath.Join(s.Tree, filepath.FromSlash(rel)), "real")
+		s.manifest[rel] = entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	}
+	s.edited = true // saved from the map
+	must(t, s.Save())
+	back, err := Open(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel := range back.realFiles() {
+		if dotGitAlias(rel) {
+			t.Errorf("the manifest read back lists %s", rel)
+		}
+	}
+	must(t, os.Remove(filepath.Join(back.Tree, ".GIT/hooks/pre-commit")))
+	write(t, filepath.Join(back.Tree, "GIT~1/x"), "by the agent")
+	r, err := back.Sync(context.Background(), SyncOptions{Deletes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Changes() != 0 || !slices.Equal(r.NotSynced, []string{"GIT~1/x"}) {
+		t.Errorf("report = %+v, want GIT~1/x not synced, no change", r)
+	}
+	for _, rel := range []string{".GIT/hooks/pre-commit", "GIT~1/x"} {
+		if got, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel))); string(got) != "real" {
+			t.Errorf("the real %s = %q, want it as it was", rel, got)
+		}
+	}
+}
