@@ -203,7 +203,7 @@ func TestOldManifestDotGitAliases(t *testing.T) {
 		fi, err := os.Stat(real)
 		must(t, err)
 		write(t, filepath.Join(s.Tree, filepath.FromSlash(rel)), "real")
-		s.manifest[rel] = entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+		s.realFiles()[rel] = entry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	}
 	s.edited = true // saved from the map
 	must(t, s.Save())
