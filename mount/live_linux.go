@@ -48,7 +48,8 @@ import (
 //     user's), does not cross: the final sync-back applies or reports
 //     it by its rules, never as a conflict the user did not make.
 //   - Instruction files, hidden, ignored and read-only files, materialized
-//     files and directories, .git and what is not a regular file never
+//     files and directories, .git, the names a file system takes for .git
+//     (.GIT, GIT~1: dotgit.go) and what is not a regular file never
 //     cross, as in Sync.
 //
 // Watching is fsnotify's (inotify) on every directory of both trees that
@@ -160,7 +161,7 @@ func (s *Sandbox) Live(o LiveOptions) (*Live, error) {
 func (l *Live) crosses(rel string) bool {
 	s := l.s
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
-	return rel != "" && !s.inGit(rel) && !s.materialize[rel] && !s.materialized(rel) &&
+	return rel != "" && !s.inGit(rel) && !dotGitAlias(rel) && !s.materialize[rel] && !s.materialized(rel) &&
 		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
 		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
 }
@@ -169,7 +170,7 @@ func (l *Live) crosses(rel string) bool {
 // crosses.
 func (l *Live) crossesDir(rel string) bool {
 	s := l.s
-	return !s.inGit(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
+	return !s.inGit(rel) && !dotGitAlias(rel) && !s.materialized(rel) && !s.rules.Ignored(rel, true) && !s.skippedPath(rel)
 }
 
 // materialized reports whether rel is, or is below, a path the sandbox

@@ -371,7 +371,7 @@ func PlanFor(o Options) (*Plan, error) {
 		switch {
 		case rel == ".":
 			return nil
-		case d.Name() == ".git" || gitDirs.isGitDir(rel):
+		case pathutil.IsDotGit(d.Name()) || gitDirs.isGitDir(rel):
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -565,6 +565,9 @@ func (v *createVisitor) entry(rel, dir, name string, st warmStat) bool {
 	}
 	if known.isGitDir(rel) {
 		return false // a git directory: copied, but for its objects
+	}
+	if dotGitAlias(name) {
+		return true // a name taken for .git: never copied (dotgit.go)
 	}
 	if v.r.ignoredLeaf(rel, isDir) || (!isDir && v.r.hidden(rel)) {
 		v.mu.Lock()

@@ -249,6 +249,12 @@ func readManifest(dir string, r *bufio.Reader) (*Sandbox, error) {
 		if !safeRel(m.Path) || m.Path == "." {
 			return nil, fmt.Errorf("file %q is not inside the project", m.Path)
 		}
+		if dotGitAlias(m.Path) {
+			// Listed by an older workforce: below a name taken for
+			// .git, it never crosses (dotgit.go), not even as a
+			// deletion.
+			continue
+		}
 		_, dup := s.manifest[m.Path]
 		if _, link := s.realLinks[m.Path]; dup || link {
 			return nil, fmt.Errorf("file %q is listed twice", m.Path)

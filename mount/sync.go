@@ -59,7 +59,9 @@ type Report struct {
 	// NotSynced are files the agent changed that never cross: read-only,
 	// ignored or hidden files, and what is not a regular file: symlinks,
 	// FIFOs, sockets and devices, made by the agent or put in the place
-	// of a regular file (the real file stays as it is).
+	// of a regular file (the real file stays as it is); and whatever the
+	// agent left below a name a file system takes for .git (.GIT,
+	// .git., GIT~1: dotgit.go).
 	NotSynced []string `json:"notSynced"`
 	// Failed are the paths sync-back could not read or write; the other
 	// files were synced, and Sync returns a *SyncError (but for a dry
@@ -192,6 +194,12 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		n := 0
 		for i := range batch {
 			e := &batch[i]
+			if dotGitAlias(e.rel) { // taken for .git: never synced, reported (dotgit.go)
+				if e.st.mode&unix.S_IFMT != unix.S_IFDIR {
+					spc = append(spc, e.rel)
+				}
+				continue
+			}
 			if s.inGit(e.rel) {
 				continue // what the agent put in the place of a git directory
 			}

@@ -1,6 +1,8 @@
 // Package pathutil is the one containment check of workforce: whether a
 // path is a directory or inside it, by whole path segments, so that
-// /a/app2 is not taken for a part of /a/app.
+// /a/app2 is not taken for a part of /a/app; and the one test of a path
+// component for git's own directory (IsDotGit: .GIT, .git., GIT~1 and
+// the other names a file system may take for .git).
 //
 // It compares strings and touches no file system: callers pass clean
 // absolute paths, and canonical ones (filepath.EvalSymlinks) wherever a
