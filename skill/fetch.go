@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/npm"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -123,7 +124,7 @@ func findSkill(dir, name string) (string, error) {
 			}
 			return nil
 		}
-		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git") {
+		if d.IsDir() && (d.Name() == "node_modules" || pathutil.IsDotGit(d.Name())) {
 			return filepath.SkipDir
 		}
 		if d.Name() == "SKILL.md" && d.Type().IsRegular() {

@@ -110,7 +110,7 @@ func ReadDir(dir, within, name string) (*Content, error) {
 		rel = filepath.ToSlash(rel)
 		switch {
 		case d.IsDir():
-			if d.Name() == ".git" {
+			if pathutil.IsDotGit(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -148,6 +148,11 @@ func TestReadDir(t *testing.T) {
 	write(t, filepath.Join(dir, "scripts/check.sh"), "#!/bin/sh\n")
 	must(t, os.Chmod(filepath.Join(dir, "scripts/check.sh"), 0o755))
 	write(t, filepath.Join(dir, ".git/HEAD"), "x")
+	// Names a file system takes for .git are left out as .git is: a
+	// skill installed into a sandbox on a case-insensitive tree must not
+	// bring hooks.
+	write(t, filepath.Join(dir, ".GIT/hooks/pre-commit"), "x")
+	write(t, filepath.Join(dir, "GIT~1/config"), "x")
 	c, err := ReadDir(dir, root, "review")
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +162,7 @@ func TestReadDir(t *testing.T) {
 		got = append(got, f.Path+map[bool]string{true: "*", false: ""}[f.Exec])
 	}
 	if strings.Join(got, " ") != "SKILL.md scripts/check.sh*" {
-		t.Errorf("files = %q, want SKILL.md scripts/check.sh* (.git left out, the executable bit kept)", got)
+		t.Errorf("files = %q, want SKILL.md scripts/check.sh* (.git, .GIT and GIT~1 left out, the executable bit kept)", got)
 	}
 	if _, err := ReadDir(dir, root, "other"); err == nil || !strings.Contains(err.Error(), `differs from the skill's directory name "other"`) {
 		t.Errorf("ReadDir with another name = %v", err)
