@@ -238,9 +238,10 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 			out.skipped(*prev)
 		}
 	}
+	published := 0 // of toPublish: fewer when a signal stops the publishing
 	summary := func() {
 		fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks published to %s, %d published before, %d done before\n",
-			id, len(toPublish), queue.Redact(qo.URL), len(follow)-len(toPublish)+reported, len(tasks)-len(follow)-reported)
+			id, published, queue.Redact(qo.URL), len(follow)-published+reported, len(tasks)-len(follow)-reported)
 	}
 	if len(toPublish) == 0 && len(follow) == 0 {
 		if !opts.JSON {
@@ -274,6 +275,17 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	if err := connect(); err != nil {
 		return err
 	}
+	// From here on a signal stops the submitter as while it follows
+	// (followBatch): one that comes while it publishes ends the
+	// publishing after the task under way, and the table and how to
+	// follow again are printed whenever it came. (It was caught only
+	// once the following began: one that came just after the last task
+	// was published killed the submitter without a word.)
+	var sigs *stopSignals
+	if !detach {
+		sigs = catchSignals()
+		defer sigs.stop()
+	}
 	if err := st.WriteInfo(batch.Info{ID: id, File: abs, Tasks: ids, Updated: time.Now().UTC()}); err != nil {
 		return err
 	}
@@ -298,6 +310,9 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	}
 	submission := newSubmission()
 	for _, t := range toPublish {
+		if sigs.caught() != nil {
+			break // the rest is published by the next run
+		}
 		ref := t.Ref
 		if ref == "" {
 			ref = "HEAD"
@@ -317,6 +332,7 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 			return err
 		}
 		follow = append(follow, followed{key: key, entry: t})
+		published++
 	}
 	again := "workforce batch " + shellJoin(append(resumeArgs(opts), queueArgs(qo)...))
 	status := "workforce batch status " + shellJoin(append([]string{id}, queueArgs(qo)...))
@@ -340,14 +356,15 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 		fmt.Fprintf(ios.Err, "workforce: the workers run them; see how they stand with: %s\nworkforce: or follow them to their end with: %s\n", status, again)
 		return nil
 	}
-	return followBatch(ctx, ios, conn, st, out, opts.JSON, ids, follow, again)
+	return followBatch(ctx, ios, conn, st, out, opts.JSON, ids, follow, again, sigs)
 }
 
 // followBatch waits for the results of the tasks follow, records each in
 // the batch's state and prints it, until every one has come or a signal
-// stops the following (the tasks run on).
+// of sigs (caught already, or coming while it follows) stops the
+// following (the tasks run on).
 func followBatch(ctx context.Context, ios *iostreams, conn *queue.Conn, st *batch.State, out *batchOutput, asJSON bool,
-	ids []string, follow []followed, again string) error {
+	ids []string, follow []followed, again string, sigs *stopSignals) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	waiting := map[string]followed{}
@@ -356,18 +373,13 @@ func followBatch(ctx context.Context, ios *iostreams, conn *queue.Conn, st *batc
 	}
 	var mu sync.Mutex
 	var writeErr error
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	var stoppedBy os.Signal
 	go func() {
-		select {
-		case sig := <-sigs:
+		if sig := sigs.wait(ctx.Done()); sig != nil {
 			mu.Lock()
 			stoppedBy = sig
 			mu.Unlock()
 			cancel()
-		case <-ctx.Done():
 		}
 	}()
 	// Sweep now and then: a task every worker died on is reported
@@ -586,4 +598,55 @@ func queueStates(ctx context.Context, conn *queue.Conn, id string) ([]string, ma
 	}
 	slices.Sort(ids)
 	return ids, states, nil
+}
+
+// stopSignals are the signals that stop a submitter (Ctrl-C, SIGTERM,
+// SIGHUP), caught from before it publishes to its end: one that comes at
+// any moment after the first task is recorded leaves the tasks to the
+// workers, and the submitter says how to follow them again.
+type stopSignals struct {
+	ch  chan os.Signal
+	got os.Signal
+}
+
+// catchSignals catches the signals that stop a submitter until stop.
+func catchSignals() *stopSignals {
+	s := &stopSignals{ch: make(chan os.Signal, 4)}
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return s
+}
+
+func (s *stopSignals) stop() { signal.Stop(s.ch) }
+
+// caught is the first signal that came, nil when none has yet (or s is
+// nil: none is caught); it does not wait.
+func (s *stopSignals) caught() os.Signal {
+	if s == nil {
+		return nil
+	}
+	if s.got == nil {
+		select {
+		case s.got = <-s.ch:
+		default:
+		}
+	}
+	return s.got
+}
+
+// wait is the first signal that came, once one comes or done is closed
+// (then nil).
+func (s *stopSignals) wait(done <-chan struct{}) os.Signal {
+	if s == nil {
+		<-done
+		return nil
+	}
+	if s.caught() != nil {
+		return s.got
+	}
+	select {
+	case s.got = <-s.ch:
+		return s.got
+	case <-done:
+		return nil
+	}
 }
