@@ -41,6 +41,52 @@ func queueFlags(fromEnv bool) []cli.Flag {
 	}
 }
 
+// queueEnvPrefixes start the names of the variables that set a queue's
+// connection, whatever reads them: workforce's own (WORKFORCE_QUEUE, and
+// any WORKFORCE_QUEUE_* a flag may take one day) and the NATS tools'
+// (NATS_URL, NATS_CREDS, NATS_NKEY, NATS_USER, NATS_PASSWORD, ...).
+var queueEnvPrefixes = []string{"WORKFORCE_QUEUE", "NATS_"}
+
+// queueSettingFlags are the flags whose values reach the queue's server
+// or set up a worker: queueFlags and the worker's own. Their variables
+// (EnvVars) are stripped from a task's environment (taskEnv), so that a
+// flag added here with a variable is stripped too.
+func queueSettingFlags() []cli.Flag {
+	return append(queueFlags(true), workerCommand().Flags...)
+}
+
+// queueEnvVar reports whether the variable name sets a queue's
+// connection or a worker: a name of queueEnvPrefixes, or a variable a
+// flag of queueSettingFlags reads.
+func queueEnvVar(name string) bool {
+	for _, p := range queueEnvPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, f := range queueSettingFlags() {
+		if df, ok := f.(cli.DocGenerationFlag); ok && slices.Contains(df.GetEnvVars(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// taskEnv is env without the variables of a queue (queueEnvVar): the
+// environment a task's run gets, on a worker and in the local pool. The
+// agent of a task must not hold the login of the worker that runs it:
+// with it, it could report a forged result for every later task.
+func taskEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !queueEnvVar(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // queueOptions are the connection options of the command line; name
 // names the connection on the server.
 func queueOptions(c *cli.Context, name string) (queue.Options, error) {

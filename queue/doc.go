@@ -58,6 +58,11 @@
 // this package to the transport and the worker's loop, and testable
 // without a remote.
 //
+// A task's run gets the environment Worker.Env says: the command layer
+// gives the worker's without the queue's settings ($WORKFORCE_QUEUE, the
+// NATS tools' NATS_*, the variables of the queue's flags), so that an
+// agent does not find the worker's login there.
+//
 // Nothing of the submitter's environment travels: a message holds the
 // batch file's entry, the commit, the ids and the result's subject. The
 // workers run the harnesses with their own credentials, and check every

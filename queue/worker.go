@@ -63,6 +63,10 @@ type Worker struct {
 	Jobs int
 	// Exe is the workforce binary the tasks run as.
 	Exe string
+	// Env is the environment of the tasks' runs; nil: the worker's own.
+	// The command layer leaves out the queue's settings: a task's agent
+	// must not hold the worker's login to the queue.
+	Env []string
 	// Dir is the worker's directory (<home>/worker): a directory a task
 	// under tasks/, removed after the task.
 	Dir string
@@ -416,6 +420,7 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 	defer closeFiles(stderr, events)
 	cmd := batch.Command(w.Exe, t.Entry, clone)
 	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes")
+	cmd.Env = w.Env
 	var o batch.Outcome
 	ran := false
 	w.pool.Run([]batch.Task{t.Entry}, func(bt batch.Task, started func(*os.Process)) batch.Outcome {
