@@ -113,28 +113,7 @@ func TestWorkerTaskEnv(t *testing.T) {
 	if err := os.WriteFile(tasks, []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sub := exec.Command(workforceBin(t), "batch", tasks, "--queue", "nats://submitter:submitter-pw@"+host, "--id", "envq", "--json")
-	sub.Dir, sub.Env = f.root, f.env(t, filepath.Join(f.root, "home-submitter"))
-	var stdout, stderr syncBuffer
-	sub.Stdout, sub.Stderr = &stdout, &stderr
-	if err := sub.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- sub.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("batch --queue: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		sub.Process.Kill()
-		t.Fatalf("the batch did not end\n%s", stderr.String())
-	}
-	var r report.Result
-	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &r); err != nil {
-		t.Fatalf("%v: %s", err, stdout.String())
-	}
+	r := f.submit(t, tasks, "nats://submitter:submitter-pw@"+host, "envq")
 	if r.Status != report.StatusSucceeded || r.Published == nil || r.Published.Branch == "" {
 		t.Fatalf("the task: %s, published %+v: %s %v", r.Status, r.Published, r.Message, r.Warnings)
 	}
@@ -153,4 +132,84 @@ func TestWorkerTaskEnv(t *testing.T) {
 			t.Errorf("the task's environment holds the worker's NKey seed or its path: %s", l)
 		}
 	}
+}
+
+// TestWorkerIgnoresProjectPersonas: a task's repository holds a project
+// persona of the task's persona id, with another model and other
+// instructions; the worker runs its own persona (its model, its
+// CLAUDE.md), and the result says the project's personas were ignored.
+func TestWorkerIgnoresProjectPersonas(t *testing.T) {
+	f := newQueueFixture(t)
+	work := filepath.Join(f.root, "seed")
+	gittest.Run(t, work, "checkout", "-q", "-b", "project", "main")
+	layer := filepath.Join(work, ".agentworkforce", "workforce", "personas")
+	if err := os.MkdirAll(layer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	project := `{"id": "editor", "intent": "test", "description": "The repository's.",
+ "agentsMdContent": "PROJECT PERSONA\n", "claudeMdContent": "PROJECT PERSONA\n",
+ "tiers": {"best": {"harness": "claude", "model": "project-model"}}}`
+	for name, text := range map[string]string{
+		filepath.Join(layer, "editor.json"): project,
+		filepath.Join(work, "do"):           "run persona.txt cat CLAUDE.md\n",
+	} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gittest.Run(t, work, "add", "-A")
+	gittest.Run(t, work, "commit", "-q", "-m", "a project persona")
+	gittest.Run(t, work, "push", "-q", f.remote, "project")
+	f.startWorker(t, "wp", "1")
+
+	tasks := filepath.Join(f.root, "project.jsonl")
+	line := `{"id": "p", "persona": "editor", "task": "show the persona", "repo": "` + f.remote + `", "ref": "project"}` + "\n"
+	if err := os.WriteFile(tasks, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := f.submit(t, tasks, f.url, "projq")
+	if r.Status != report.StatusSucceeded || r.Published == nil || r.Published.Commit == "" {
+		t.Fatalf("the task: %s, published %+v: %s %v", r.Status, r.Published, r.Message, r.Warnings)
+	}
+	if r.Model != "m" {
+		t.Errorf("the run's model is %q, want the worker's persona's m (project-model is the repository's)", r.Model)
+	}
+	claudeMd := gittest.Run(t, f.remote, "show", r.Published.Commit+":persona.txt")
+	if strings.Contains(claudeMd, "PROJECT PERSONA") || !strings.Contains(claudeMd, "Persona text.") {
+		t.Errorf("the agent's CLAUDE.md is not the worker's persona's:\n%s", claudeMd)
+	}
+	want := "the project's personas in .agentworkforce/workforce/personas (editor.json) are ignored"
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("warnings %q; want one saying %q", r.Warnings, want)
+	}
+}
+
+// submit runs `workforce batch FILE --queue URL --id ID --json` with a
+// home of its own to its end, and returns the result of the file's one
+// task.
+func (f *queueFixture) submit(t *testing.T, file, url, id string) report.Result {
+	t.Helper()
+	sub := exec.Command(workforceBin(t), "batch", file, "--queue", url, "--id", id, "--json")
+	sub.Dir, sub.Env = f.root, f.env(t, filepath.Join(f.root, "home-submitter"))
+	var stdout, stderr syncBuffer
+	sub.Stdout, sub.Stderr = &stdout, &stderr
+	if err := sub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sub.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Logf("batch --queue: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		sub.Process.Kill()
+		t.Fatalf("the batch did not end\n%s", stderr.String())
+	}
+	var r report.Result
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &r); err != nil {
+		t.Fatalf("%v: %s\n%s", err, stdout.String(), stderr.String())
+	}
+	return r
 }

@@ -49,7 +49,8 @@
 //
 // A worker runs a task as the local pool does (batch.Command, RunTask: a
 // child `workforce run PERSONA - --events`, here with --sync-committed
-// --sync-deletes) in a clone of the task's repository at the commit the
+// --sync-deletes, and --no-project-personas: the persona is the worker's,
+// never one of the clone's project layer) in a clone of the task's repository at the commit the
 // submitter resolved (Git.Checkout), then pushes the agent's work as the
 // branch workforce/<session-id> (Git.Publish) and puts the branch, the
 // commit it started from, the branch's commit and the patch in the result

@@ -419,7 +419,9 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 	events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
 	defer closeFiles(stderr, events)
 	cmd := batch.Command(w.Exe, t.Entry, clone)
-	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes")
+	// The clone's project layer is whoever published the task's: the
+	// persona is the worker's (its user's layers and the catalog).
+	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes", "--no-project-personas")
 	cmd.Env = w.Env
 	var o batch.Outcome
 	ran := false
