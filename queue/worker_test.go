@@ -157,7 +157,7 @@ func runsOf(t *testing.T, e *env) []string {
 // TestWorkersReportEachTaskOnce runs eight tasks on two workers: each is
 // run once and reported once, with the branch of its session, the
 // worker's name and the flags that bring all the agent's work into the
-// clone.
+// clone and leave the clone's project personas out.
 func TestWorkersReportEachTaskOnce(t *testing.T) {
 	e := newEnv(t)
 	c := connect(t, e.url)
@@ -205,8 +205,8 @@ func TestWorkersReportEachTaskOnce(t *testing.T) {
 		t.Errorf("%d runs, want %d:\n%s", len(runs), len(keys), strings.Join(runs, "\n"))
 	}
 	for _, r := range runs {
-		if !strings.HasSuffix(r, "run p - --events --sync-committed --sync-deletes") {
-			t.Errorf("run %q, want run p - --events --sync-committed --sync-deletes", r)
+		if !strings.HasSuffix(r, "run p - --events --sync-committed --sync-deletes --no-project-personas") {
+			t.Errorf("run %q, want run p - --events --sync-committed --sync-deletes --no-project-personas", r)
 		}
 	}
 	for _, k := range keys {
