@@ -296,6 +296,13 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	p, r, err := cat.Lookup(opts.Ref)
 	if err != nil {
 		printDiagnostics(ios.Err, cat)
+		if opts.NoProjectPersonas {
+			if wd, werr := opts.Env.dir(); werr == nil {
+				if w := ignoredProjectPersonas(lo, wd); w != "" {
+					warnf(ios.Err, "%s", w)
+				}
+			}
+		}
 		return lookupError(err)
 	}
 	printPersonaWarnings(ios.Err, cat, p)
