@@ -316,6 +316,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 		events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
 		defer closeAll(stderr, events)
 		cmd := batch.Command(exe, t, p.Dir)
+		cmd.Env = taskEnv(opts.Env.Environ)
 		withoutHistory(cmd, opts.NoHistory)
 		out.running(t.ID)
 		return batch.RunTask(cmd, t.ID, writerOrNil(events), writerOrNil(stderr), func(e report.Event) { out.event(e) }, started)

@@ -41,6 +41,52 @@ func queueFlags(fromEnv bool) []cli.Flag {
 	}
 }
 
+// queueEnvPrefixes start the names of the variables that set a queue's
+// connection, whatever reads them: workforce's own (WORKFORCE_QUEUE, and
+// any WORKFORCE_QUEUE_* a flag may take one day) and the NATS tools'
+// (NATS_URL, NATS_CREDS, NATS_NKEY, NATS_USER, NATS_PASSWORD, ...).
+var queueEnvPrefixes = []string{"WORKFORCE_QUEUE", "NATS_"}
+
+// queueSettingFlags are the flags whose values reach the queue's server
+// or set up a worker: queueFlags and the worker's own. Their variables
+// (EnvVars) are stripped from a task's environment (taskEnv), so that a
+// flag added here with a variable is stripped too.
+func queueSettingFlags() []cli.Flag {
+	return append(queueFlags(true), workerCommand().Flags...)
+}
+
+// queueEnvVar reports whether the variable name sets a queue's
+// connection or a worker: a name of queueEnvPrefixes, or a variable a
+// flag of queueSettingFlags reads.
+func queueEnvVar(name string) bool {
+	for _, p := range queueEnvPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, f := range queueSettingFlags() {
+		if df, ok := f.(cli.DocGenerationFlag); ok && slices.Contains(df.GetEnvVars(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// taskEnv is env without the variables of a queue (queueEnvVar): the
+// environment a task's run gets, on a worker and in the local pool. The
+// agent of a task must not hold the login of the worker that runs it:
+// with it, it could report a forged result for every later task.
+func taskEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !queueEnvVar(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // queueOptions are the connection options of the command line; name
 // names the connection on the server.
 func queueOptions(c *cli.Context, name string) (queue.Options, error) {
@@ -238,9 +284,10 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 			out.skipped(*prev)
 		}
 	}
+	published := 0 // of toPublish: fewer when a signal stops the publishing
 	summary := func() {
 		fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks published to %s, %d published before, %d done before\n",
-			id, len(toPublish), queue.Redact(qo.URL), len(follow)-len(toPublish)+reported, len(tasks)-len(follow)-reported)
+			id, published, queue.Redact(qo.URL), len(follow)-published+reported, len(tasks)-len(follow)-reported)
 	}
 	if len(toPublish) == 0 && len(follow) == 0 {
 		if !opts.JSON {
@@ -274,6 +321,17 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	if err := connect(); err != nil {
 		return err
 	}
+	// From here on a signal stops the submitter as while it follows
+	// (followBatch): one that comes while it publishes ends the
+	// publishing after the task under way, and the table and how to
+	// follow again are printed whenever it came. (It was caught only
+	// once the following began: one that came just after the last task
+	// was published killed the submitter without a word.)
+	var sigs *stopSignals
+	if !detach {
+		sigs = catchSignals()
+		defer sigs.stop()
+	}
 	if err := st.WriteInfo(batch.Info{ID: id, File: abs, Tasks: ids, Updated: time.Now().UTC()}); err != nil {
 		return err
 	}
@@ -298,6 +356,9 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 	}
 	submission := newSubmission()
 	for _, t := range toPublish {
+		if sigs.caught() != nil {
+			break // the rest is published by the next run
+		}
 		ref := t.Ref
 		if ref == "" {
 			ref = "HEAD"
@@ -317,6 +378,7 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 			return err
 		}
 		follow = append(follow, followed{key: key, entry: t})
+		published++
 	}
 	again := "workforce batch " + shellJoin(append(resumeArgs(opts), queueArgs(qo)...))
 	status := "workforce batch status " + shellJoin(append([]string{id}, queueArgs(qo)...))
@@ -340,14 +402,15 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 		fmt.Fprintf(ios.Err, "workforce: the workers run them; see how they stand with: %s\nworkforce: or follow them to their end with: %s\n", status, again)
 		return nil
 	}
-	return followBatch(ctx, ios, conn, st, out, opts.JSON, ids, follow, again)
+	return followBatch(ctx, ios, conn, st, out, opts.JSON, ids, follow, again, sigs)
 }
 
 // followBatch waits for the results of the tasks follow, records each in
 // the batch's state and prints it, until every one has come or a signal
-// stops the following (the tasks run on).
+// of sigs (caught already, or coming while it follows) stops the
+// following (the tasks run on).
 func followBatch(ctx context.Context, ios *iostreams, conn *queue.Conn, st *batch.State, out *batchOutput, asJSON bool,
-	ids []string, follow []followed, again string) error {
+	ids []string, follow []followed, again string, sigs *stopSignals) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	waiting := map[string]followed{}
@@ -356,18 +419,13 @@ func followBatch(ctx context.Context, ios *iostreams, conn *queue.Conn, st *batc
 	}
 	var mu sync.Mutex
 	var writeErr error
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	var stoppedBy os.Signal
 	go func() {
-		select {
-		case sig := <-sigs:
+		if sig := sigs.wait(ctx.Done()); sig != nil {
 			mu.Lock()
 			stoppedBy = sig
 			mu.Unlock()
 			cancel()
-		case <-ctx.Done():
 		}
 	}()
 	// Sweep now and then: a task every worker died on is reported
@@ -586,4 +644,55 @@ func queueStates(ctx context.Context, conn *queue.Conn, id string) ([]string, ma
 	}
 	slices.Sort(ids)
 	return ids, states, nil
+}
+
+// stopSignals are the signals that stop a submitter (Ctrl-C, SIGTERM,
+// SIGHUP), caught from before it publishes to its end: one that comes at
+// any moment after the first task is recorded leaves the tasks to the
+// workers, and the submitter says how to follow them again.
+type stopSignals struct {
+	ch  chan os.Signal
+	got os.Signal
+}
+
+// catchSignals catches the signals that stop a submitter until stop.
+func catchSignals() *stopSignals {
+	s := &stopSignals{ch: make(chan os.Signal, 4)}
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return s
+}
+
+func (s *stopSignals) stop() { signal.Stop(s.ch) }
+
+// caught is the first signal that came, nil when none has yet (or s is
+// nil: none is caught); it does not wait.
+func (s *stopSignals) caught() os.Signal {
+	if s == nil {
+		return nil
+	}
+	if s.got == nil {
+		select {
+		case s.got = <-s.ch:
+		default:
+		}
+	}
+	return s.got
+}
+
+// wait is the first signal that came, once one comes or done is closed
+// (then nil).
+func (s *stopSignals) wait(done <-chan struct{}) os.Signal {
+	if s == nil {
+		<-done
+		return nil
+	}
+	if s.caught() != nil {
+		return s.got
+	}
+	select {
+	case s.got = <-s.ch:
+		return s.got
+	case <-done:
+		return nil
+	}
 }

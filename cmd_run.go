@@ -16,6 +16,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -110,7 +111,7 @@ Example:
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
-			sandboxFlag, sandboxAllowFlag, noHistoryFlag,
+			sandboxFlag, sandboxAllowFlag, noHistoryFlag, noProjectPersonasFlag,
 		},
 		Action: runAction,
 	}
@@ -148,6 +149,9 @@ type runOptions struct {
 	Sandbox      *confine.Mode
 	SandboxAllow []string
 	Env          procEnv
+	// NoProjectPersonas looks the persona up in the user's layers and the
+	// built-in catalog only (--no-project-personas: a worker's run).
+	NoProjectPersonas bool
 	// NoHistory leaves the run out of the history; history is where the
 	// run reports what it did for its record (cmd_history.go).
 	NoHistory bool
@@ -198,6 +202,7 @@ func runAction(c *cli.Context) error {
 		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
 		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"), NoHistory: c.Bool("no-history"),
+		NoProjectPersonas: c.Bool(noProjectPersonasFlag.Name),
 	}
 	var err error
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
@@ -272,14 +277,32 @@ func readTask(in io.Reader, args []string, taskFile string) (string, error) {
 	return task, nil
 }
 
+// noProjectPersonasFlag is run's hidden --no-project-personas, which a
+// worker passes to the run of each task: the task's repository is
+// whoever published the task's, and its personas are not the worker's.
+var noProjectPersonasFlag = &cli.BoolFlag{Name: "no-project-personas", Hidden: true,
+	Usage: "look the persona up in the user's persona directories and the built-in catalog only, never in the project's " + homedir.ProjectDir + " (a worker's run in a task's clone); a warning says when the project has personas"}
+
 func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
-	cat, err := loadCatalog(opts.Env)
+	lo, err := loadOptions(opts.Env)
+	if err != nil {
+		return err
+	}
+	lo.NoProject = opts.NoProjectPersonas
+	cat, err := persona.Load(lo)
 	if err != nil {
 		return err
 	}
 	p, r, err := cat.Lookup(opts.Ref)
 	if err != nil {
 		printDiagnostics(ios.Err, cat)
+		if opts.NoProjectPersonas {
+			if wd, werr := opts.Env.dir(); werr == nil {
+				if w := ignoredProjectPersonas(lo, wd); w != "" {
+					warnf(ios.Err, "%s", w)
+				}
+			}
+		}
 		return lookupError(err)
 	}
 	printPersonaWarnings(ios.Err, cat, p)
@@ -355,6 +378,11 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if opts.NoProjectPersonas {
+		if w := ignoredProjectPersonas(lo, wd); w != "" {
+			plan.Warnings = append(plan.Warnings, w)
+		}
 	}
 	for _, w := range plan.Warnings {
 		warnf(ios.Err, "%s", w)
@@ -839,4 +867,33 @@ func deref[T any](p *T) T {
 		v = *p
 	}
 	return v
+}
+
+// ignoredProjectPersonas is the warning of a run that left out the
+// project's personas (--no-project-personas) when the project has some,
+// naming a few; "" when it has none.
+func ignoredProjectPersonas(lo persona.Options, wd string) string {
+	dir, files, err := persona.ProjectPersonas(lo)
+	if dir == "" {
+		return ""
+	}
+	if rel, rerr := filepath.Rel(wd, dir); rerr == nil && filepath.IsLocal(rel) {
+		dir = rel
+	}
+	if err != nil {
+		return fmt.Sprintf("the project's personas in %s are ignored (this run takes the user's and the built-in ones only); the directory cannot be read: %v", quote.Name(dir), err)
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	const most = 5
+	names := make([]string, 0, most+1)
+	for i, f := range files {
+		if i == most {
+			names = append(names, fmt.Sprintf("and %d more", len(files)-most))
+			break
+		}
+		names = append(names, quote.Name(f))
+	}
+	return fmt.Sprintf("the project's personas in %s (%s) are ignored: this run takes the user's and the built-in ones only", quote.Name(dir), strings.Join(names, ", "))
 }

@@ -115,7 +115,7 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 	}
 	dir := filepath.Join(home, "worker")
 	var logMu sync.Mutex
-	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Dir: dir, Git: workerGit(filepath.Join(dir, "repos"), opts.GitTimeout),
+	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: workerGit(filepath.Join(dir, "repos"), opts.GitTimeout),
 		AckWait: opts.AckWait,
 		Log: func(format string, args ...any) {
 			logMu.Lock()

@@ -23,9 +23,14 @@ import (
 )
 
 // startNATS starts an embedded nats-server with JetStream, its store in
-// dir, on a free port of the loopback, and returns it.
-func startNATS(dir string) (*server.Server, error) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+// dir, on a free port of the loopback, and returns it; each of with
+// changes its options first (users, for one).
+func startNATS(dir string, with ...func(*server.Options)) (*server.Server, error) {
+	opts := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true}
+	for _, w := range with {
+		w(opts)
+	}
+	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +60,8 @@ func natsCmd(ts *testscript.TestScript, neg bool, args []string) {
 
 // queueFixture is a queue and what its workers need: an embedded server,
 // a bare repository as the shared remote (branch main, whose do file the
-// stand-in runs, and branch slow, whose do file waits for a file), the
+// stand-in runs, branch slow, whose do file waits for a file, and branch
+// env, whose do file writes the harness's environment to env.txt), the
 // stand-in harness and a persona.
 type queueFixture struct {
 	url    string
@@ -69,13 +75,13 @@ const editorPersona = `{"id": "editor", "intent": "test", "description": "Edits.
  "agentsMdContent": "Persona text.\n", "claudeMdContent": "Persona text.\n",
  "tiers": {"best": {"harness": "claude", "model": "m"}}}`
 
-func newQueueFixture(t testing.TB) *queueFixture {
+func newQueueFixture(t testing.TB, with ...func(*server.Options)) *queueFixture {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
 	root := t.TempDir()
-	ns, err := startNATS(filepath.Join(root, "nats"))
+	ns, err := startNATS(filepath.Join(root, "nats"), with...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +118,10 @@ func newQueueFixture(t testing.TB) *queueFixture {
 	gittest.Run(t, work, "checkout", "-q", "-b", "bench", "main")
 	write("do", "sleep $BENCH_SECONDS\nshell /dev/null echo x > \"t$(date +%s%N).txt\"\n")
 	gittest.Run(t, work, "commit", "-q", "-am", "bench")
-	gittest.Run(t, work, "push", "-q", f.remote, "main", "slow", "bench")
+	gittest.Run(t, work, "checkout", "-q", "-b", "env", "main")
+	write("do", "run env.txt env\n")
+	gittest.Run(t, work, "commit", "-q", "-am", "env")
+	gittest.Run(t, work, "push", "-q", f.remote, "main", "slow", "bench", "env")
 	return f
 }
 
@@ -190,8 +199,15 @@ type workerProc struct {
 // the variables env.
 func (f *queueFixture) startWorker(t testing.TB, name string, jobs string, env ...string) *workerProc {
 	t.Helper()
+	return f.startWorkerArgs(t, name, []string{"--queue", f.url, "--jobs", jobs}, env...)
+}
+
+// startWorkerArgs starts `workforce worker` NAME with the arguments args
+// (and --ack-wait 2s), a home of its own and the variables env.
+func (f *queueFixture) startWorkerArgs(t testing.TB, name string, args []string, env ...string) *workerProc {
+	t.Helper()
 	home := filepath.Join(f.root, "home-"+name)
-	cmd := exec.Command(workforceBin(t), "worker", "--queue", f.url, "--jobs", jobs, "--ack-wait", "2s", "--name", name)
+	cmd := exec.Command(workforceBin(t), append(append([]string{"worker"}, args...), "--ack-wait", "2s", "--name", name)...)
 	cmd.Dir = f.root
 	cmd.Env = append(f.env(t, home), env...)
 	w := &workerProc{name: name, cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}

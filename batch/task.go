@@ -56,6 +56,9 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 // personaRef is PERSONA or PERSONA@TIER.
 var personaRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(@[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
 
+// plainName is an input's name an error may print as it is.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
 // SafeName reports whether s may name a task or a batch: letters, digits,
 // '.', '_' and '-', starting with a letter or digit, at most 100 bytes.
 func SafeName(s string) bool { return safeName.MatchString(s) }
@@ -161,11 +164,17 @@ func Parse(name string, data []byte) ([]Task, error) {
 // Validate checks one entry: its id, persona, task and timeout, and that
 // it names either a directory or a repository.
 func (t Task) Validate() error {
+	nulIn := t.nulField()
 	switch {
 	case t.ID == "":
 		return errors.New("id is missing")
 	case !SafeName(t.ID):
 		return fmt.Errorf("id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 bytes", t.ID)
+	case nulIn != "":
+		// Each ends as an argument of a program (the task too: the
+		// harness gets it as one), where a NUL cannot go: refused here,
+		// not when the run starts, after a worker's checkout.
+		return fmt.Errorf("task %s: %s holds a NUL byte", t.ID, nulIn)
 	case t.Persona == "":
 		return fmt.Errorf("task %s: persona is missing", t.ID)
 	case !personaRef.MatchString(t.Persona):
@@ -176,8 +185,6 @@ func (t Task) Validate() error {
 		return fmt.Errorf("task %s: dir and repo conflict: give one", t.ID)
 	case t.Ref != "" && t.Repo == "":
 		return fmt.Errorf("task %s: ref goes with repo", t.ID)
-	case strings.ContainsRune(t.Dir, 0):
-		return fmt.Errorf("task %s: dir %q holds a NUL byte", t.ID, t.Dir)
 	}
 	for k := range t.Inputs {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
@@ -191,6 +198,35 @@ func (t Task) Validate() error {
 		}
 	}
 	return nil
+}
+
+// nulField names the first field of t that holds a NUL byte ("inputs.K"
+// for the value of input K, "an input's name" for a name); "" when none
+// does.
+func (t Task) nulField() string {
+	nul := func(s string) bool { return strings.IndexByte(s, 0) >= 0 }
+	for _, f := range []struct{ name, v string }{{"id", t.ID}, {"persona", t.Persona}, {"task", t.Task}, {"dir", t.Dir},
+		{"repo", t.Repo}, {"ref", t.Ref}, {"harness", t.Harness}, {"timeout", t.Timeout}} {
+		if nul(f.v) {
+			return f.name
+		}
+	}
+	keys := make([]string, 0, len(t.Inputs))
+	for k := range t.Inputs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch {
+		case nul(k):
+			return "an input's name"
+		case nul(t.Inputs[k]) && plainName.MatchString(k):
+			return "inputs." + k
+		case nul(t.Inputs[k]):
+			return fmt.Sprintf("inputs.%q", k)
+		}
+	}
+	return ""
 }
 
 // parseJSONL reads one JSON object a line.

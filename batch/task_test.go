@@ -33,6 +33,19 @@ func TestParse(t *testing.T) {
 		{name: "yaml input a list", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  inputs:\n    K: [1]\n", wantLine: 5, wantErr: "inputs.K: want a string"},
 		{name: "yaml entry line", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n\n- id: b\n  persona: p\n", wantLine: 5, wantErr: "task b: task is missing"},
 		{name: "empty", file: "b.jsonl", data: "\n", wantErr: "no tasks"},
+		// A NUL byte cannot go in a program's argument: refused with the
+		// file, never at the run's start.
+		{name: "NUL in an input value", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t"}` + "\n" + `{"id":"b","persona":"p","task":"t","inputs":{"K":"v\u0000w"}}`, wantLine: 2, wantErr: "task b: inputs.K holds a NUL byte"},
+		{name: "NUL in an odd input's value", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","inputs":{"K\u001b":"\u0000"}}`, wantLine: 1, wantErr: `task a: inputs."K\x1b" holds a NUL byte`},
+		{name: "NUL in an input name", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","inputs":{"K\u0000":"v"}}`, wantLine: 1, wantErr: "task a: an input's name holds a NUL byte"},
+		{name: "NUL in the task", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"fix\u0000it"}`, wantLine: 1, wantErr: "task a: task holds a NUL byte"},
+		{name: "NUL in the persona", file: "b.jsonl", data: `{"id":"a","persona":"p\u0000","task":"t"}`, wantLine: 1, wantErr: "task a: persona holds a NUL byte"},
+		{name: "NUL in the dir", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","dir":"d\u0000"}`, wantLine: 1, wantErr: "task a: dir holds a NUL byte"},
+		{name: "NUL in the harness", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","harness":"claude\u0000"}`, wantLine: 1, wantErr: "task a: harness holds a NUL byte"},
+		{name: "NUL in the repo", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","repo":"https://example.com/r\u0000.git"}`, wantLine: 1, wantErr: "task a: repo holds a NUL byte"},
+		{name: "NUL in the ref", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","repo":"r","ref":"main\u0000"}`, wantLine: 1, wantErr: "task a: ref holds a NUL byte"},
+		{name: "NUL in the timeout", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","timeout":"5m\u0000"}`, wantLine: 1, wantErr: "task a: timeout holds a NUL byte"},
+		{name: "yaml NUL in an input value", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  inputs:\n    K: \"v\\0\"\n", wantLine: 1, wantErr: "task a: inputs.K holds a NUL byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

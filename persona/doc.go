@@ -37,7 +37,9 @@
 // cannot run it yet. Unknown fields stay errors, at their name's line and
 // column.
 //
-// Layers, highest first: the project layer, the persona directories of
+// Layers, highest first: the project layer (left out with
+// Options.NoProject, as a worker's run in a task's clone does;
+// ProjectPersonas still names its files), the persona directories of
 // <home>/config.json, the built-in catalog (see Layers). A file in a higher
 // layer overrides the persona of the same id below it, or the one named by
 // extends, which is looked up in the file's own layer first and then below,

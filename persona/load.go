@@ -61,6 +61,11 @@ type Options struct {
 	// RootMarkers name the files or directories that mark a project root;
 	// empty means home.RootMarkers ([".git"]).
 	RootMarkers []string
+	// NoProject leaves the project layer out: the personas come from the
+	// user's layers and the built-in catalog only (a worker's run in the
+	// clone of a task's repository, whose project layer is whoever
+	// published the task's, not the worker's).
+	NoProject bool
 }
 
 // Layers returns the layers of opts, highest first: the project layer when
@@ -82,7 +87,7 @@ func Layers(opts Options) ([]Layer, error) {
 	}
 	var layers []Layer
 	seen := map[string]bool{}
-	if p := home.ProjectLayer(dir, opts.markers()); p != "" {
+	if p := home.ProjectLayer(dir, opts.markers()); p != "" && !opts.NoProject {
 		layers = append(layers, Layer{Name: LayerProject, Dir: p})
 		seen[p] = true
 	}
@@ -100,6 +105,30 @@ func Layers(opts Options) ([]Layer, error) {
 	}
 	layers = append(layers, Layer{Name: LayerBuiltin, files: opts.Builtin})
 	return layers, nil
+}
+
+// ProjectPersonas returns the project layer of opts's working directory,
+// whether or not opts.NoProject leaves it out, and the names of the
+// persona files in it, sorted; "" and nil when there is none.
+func ProjectPersonas(opts Options) (dir string, files []string, err error) {
+	_, wd, err := opts.paths()
+	if err != nil {
+		return "", nil, err
+	}
+	dir = home.ProjectLayer(wd, opts.markers())
+	if dir == "" {
+		return "", nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return dir, nil, err
+	}
+	for _, e := range entries {
+		if isPersonaFile(e) {
+			files = append(files, e.Name())
+		}
+	}
+	return dir, files, nil
 }
 
 func (o Options) paths() (hd, dir string, err error) {

@@ -49,7 +49,8 @@
 //
 // A worker runs a task as the local pool does (batch.Command, RunTask: a
 // child `workforce run PERSONA - --events`, here with --sync-committed
-// --sync-deletes) in a clone of the task's repository at the commit the
+// --sync-deletes, and --no-project-personas: the persona is the worker's,
+// never one of the clone's project layer) in a clone of the task's repository at the commit the
 // submitter resolved (Git.Checkout), then pushes the agent's work as the
 // branch workforce/<session-id> (Git.Publish) and puts the branch, the
 // commit it started from, the branch's commit and the patch in the result
@@ -57,6 +58,11 @@
 // functions (package gitwork, wired in by the command layer), which keeps
 // this package to the transport and the worker's loop, and testable
 // without a remote.
+//
+// A task's run gets the environment Worker.Env says: the command layer
+// gives the worker's without the queue's settings ($WORKFORCE_QUEUE, the
+// NATS tools' NATS_*, the variables of the queue's flags), so that an
+// agent does not find the worker's login there.
 //
 // Nothing of the submitter's environment travels: a message holds the
 // batch file's entry, the commit, the ids and the result's subject. The

@@ -63,6 +63,10 @@ type Worker struct {
 	Jobs int
 	// Exe is the workforce binary the tasks run as.
 	Exe string
+	// Env is the environment of the tasks' runs; nil: the worker's own.
+	// The command layer leaves out the queue's settings: a task's agent
+	// must not hold the worker's login to the queue.
+	Env []string
 	// Dir is the worker's directory (<home>/worker): a directory a task
 	// under tasks/, removed after the task.
 	Dir string
@@ -229,6 +233,16 @@ var objectName = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 // checked as a batch file's entry is, and more, since anyone who can
 // publish on the server can send one.
 func check(t Task) error {
+	if err := checkKey(t); err != nil {
+		return err
+	}
+	return checkEntry(t)
+}
+
+// checkKey checks what a result of t would be reported as: its ids and
+// its result's subject. A message that fails it is dropped, reporting
+// nothing.
+func checkKey(t Task) error {
 	switch {
 	case !batch.SafeName(t.Batch), !batch.SafeName(t.Submission):
 		return errors.New("its batch or submission id is not a safe name")
@@ -236,6 +250,15 @@ func check(t Task) error {
 		return errors.New("its entry is not the task its subject names")
 	case t.ResultSubject != t.Key.ResultSubject():
 		return errors.New("its result subject is not its own")
+	}
+	return nil
+}
+
+// checkEntry checks the rest of t: its entry, repository and commit. A
+// task that fails it is reported failed, saying why (refuse), so that its
+// submitter does not wait for it.
+func checkEntry(t Task) error {
+	switch {
 	case t.Entry.Repo == "" || t.Entry.Dir != "":
 		return errors.New("it names no repository, or a directory")
 	case !objectName.MatchString(t.Commit):
@@ -267,8 +290,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	if err := json.Unmarshal(m.Data(), &t); err == nil {
 		if k, kerr := KeyOf(m.Subject()); kerr != nil || k != t.Key {
 			err = errors.New("its subject is not its key's")
-		} else {
-			err = check(t)
+		} else if err = checkKey(t); err == nil {
+			if err := checkEntry(t); err != nil {
+				w.refuse(ctx, m, t, delivery, err)
+				return
+			}
 		}
 		if err != nil {
 			w.logf("dropped a task on %s: %v", quote.Name(m.Subject()), err)
@@ -337,6 +363,21 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	}
 	w.count(string(r.Status))
 	w.ack(ctx, m)
+}
+
+// refuse reports the task t of m failed, saying why it is not a task the
+// worker runs (err), and takes it off the queue.
+func (w *Worker) refuse(ctx context.Context, m jetstream.Msg, t Task, delivery int, err error) {
+	name := t.Batch + "/" + quote.Name(t.Task)
+	w.logf("task %s: refused: %v", name, err)
+	now := time.Now().UTC()
+	r := Result{Key: t.Key, Digest: t.Digest, Worker: w.Name, Delivery: delivery, Status: report.StatusFailed, Started: now, Finished: now,
+		Error: fmt.Sprintf("refused by worker %s: %v", w.Name, err)}
+	if err := w.report(ctx, r); err != nil && !errors.Is(err, ErrReported) {
+		w.logf("task %s: refused, but the result could not be reported: %v", name, err)
+	}
+	m.TermWithReason("not a valid workforce task")
+	w.count("refused")
 }
 
 // ack acks m and waits for the server to confirm it.
@@ -415,7 +456,10 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 	events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
 	defer closeFiles(stderr, events)
 	cmd := batch.Command(w.Exe, t.Entry, clone)
-	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes")
+	// The clone's project layer is whoever published the task's: the
+	// persona is the worker's (its user's layers and the catalog).
+	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes", "--no-project-personas")
+	cmd.Env = w.Env
 	var o batch.Outcome
 	ran := false
 	w.pool.Run([]batch.Task{t.Entry}, func(bt batch.Task, started func(*os.Process)) batch.Outcome {

@@ -157,7 +157,7 @@ func runsOf(t *testing.T, e *env) []string {
 // TestWorkersReportEachTaskOnce runs eight tasks on two workers: each is
 // run once and reported once, with the branch of its session, the
 // worker's name and the flags that bring all the agent's work into the
-// clone.
+// clone and leave the clone's project personas out.
 func TestWorkersReportEachTaskOnce(t *testing.T) {
 	e := newEnv(t)
 	c := connect(t, e.url)
@@ -205,8 +205,8 @@ func TestWorkersReportEachTaskOnce(t *testing.T) {
 		t.Errorf("%d runs, want %d:\n%s", len(runs), len(keys), strings.Join(runs, "\n"))
 	}
 	for _, r := range runs {
-		if !strings.HasSuffix(r, "run p - --events --sync-committed --sync-deletes") {
-			t.Errorf("run %q, want run p - --events --sync-committed --sync-deletes", r)
+		if !strings.HasSuffix(r, "run p - --events --sync-committed --sync-deletes --no-project-personas") {
+			t.Errorf("run %q, want run p - --events --sync-committed --sync-deletes --no-project-personas", r)
 		}
 	}
 	for _, k := range keys {
@@ -387,6 +387,38 @@ func TestWorkerDropsBadTasks(t *testing.T) {
 	}
 }
 
+// TestWorkerRefusesBadEntries: a task whose key is its own but whose
+// entry is not one a batch file may hold (here a NUL byte in an input's
+// value, which no argument of the run can carry) is never run, and is
+// reported failed, saying why, so that its submitter does not wait.
+func TestWorkerRefusesBadEntries(t *testing.T) {
+	e := newEnv(t)
+	c := connect(t, e.url)
+	k := Key{Batch: "b", Submission: "s1", Task: "t1"}
+	entry := batch.Task{ID: "t1", Persona: "p", Task: "x", Repo: "https://example.com/r.git", Inputs: map[string]string{"K": "v\x00w"}}
+	if err := c.Publish(context.Background(), NewTask(k, entry, commit)); err != nil {
+		t.Fatal(err)
+	}
+	g := &fakeGit{}
+	w, stop := e.worker(t, "w1", 1, g.git())
+	rs := waitResults(t, c, "b", 1, 10*time.Second)
+	stop()
+	r := rs[0]
+	if r.Key != k || r.Status != report.StatusFailed || r.Worker != "w1" ||
+		r.Error != "refused by worker w1: task t1: inputs.K holds a NUL byte" {
+		t.Errorf("result %+v, want failed, refused by w1 naming the input", r)
+	}
+	if runs := runsOf(t, e); len(runs) != 0 || g.checkouts != 0 {
+		t.Errorf("the task ran (%v) or was checked out (%d)", runs, g.checkouts)
+	}
+	if q, _ := c.Queued(context.Background(), k); q {
+		t.Error("the refused task is still queued")
+	}
+	if got := w.Counts(); len(got) != 1 || got["refused"] != 1 {
+		t.Errorf("counts %v, want 1 refused", got)
+	}
+}
+
 func TestCheck(t *testing.T) {
 	good := NewTask(Key{Batch: "b", Submission: "s", Task: "t"}, batch.Task{ID: "t", Persona: "p", Task: "x", Repo: "r"}, commit)
 	if err := check(good); err != nil {
@@ -410,6 +442,10 @@ func TestCheck(t *testing.T) {
 		"bad persona":     func(t *Task) { t.Entry.Persona = "-p" },
 		"upper commit":    func(t *Task) { t.Commit = strings.Repeat("A", 40) },
 		"unsafe submiss":  func(t *Task) { t.Submission = "" },
+		"NUL in input":    func(t *Task) { t.Entry.Inputs = map[string]string{"K": "v\x00"} },
+		"NUL in task":     func(t *Task) { t.Entry.Task = "x\x00y" },
+		"NUL in harness":  func(t *Task) { t.Entry.Harness = "claude\x00" },
+		"NUL in timeout":  func(t *Task) { t.Entry.Timeout = "1m\x00" },
 	} {
 		bad := good
 		f(&bad)
