@@ -274,6 +274,15 @@ func readTask(in io.Reader, args []string, taskFile string) (string, error) {
 	if strings.TrimSpace(task) == "" {
 		return "", usagef("the task is empty")
 	}
+	// The task ends as an argument of the harness, which cannot carry a
+	// NUL: refused here, before a sandbox is made, not at exec.
+	if i := strings.IndexByte(task, 0); i >= 0 {
+		from := "the task"
+		if taskFile != "" {
+			from = "--task-file " + quote.Name(taskFile)
+		}
+		return "", usagef("%s holds a NUL byte (at byte %d): a task is text, and no harness's command line can carry one", from, i)
+	}
 	return task, nil
 }
 
