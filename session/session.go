@@ -342,7 +342,11 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	exit, timedOut, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	exit, timedOut := ran.exit, ran.timedOut
+	if len(ran.ended) > 0 {
+		warn(endedWarning(ran.ended))
+	}
 	var left []int // processes the harness left, seen as it exits
 	if warm != "" {
 		left = leftovers()
