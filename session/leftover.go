@@ -34,6 +34,9 @@ const leftoverGrace = 2 * time.Second
 // harness's start; 0: any): after the harness exited, the processes it
 // left behind, which this process adopted.
 func harnessChildren(since uint64) []int {
+	if childless() {
+		return nil
+	}
 	var pids []int
 	for _, p := range proctree.Children(os.Getpid()) {
 		if p.Start >= since {
