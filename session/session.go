@@ -99,8 +99,13 @@
 // the current file, leaving the session resumable; a second SIGINT calls
 // Options.Abort, which ends the process at once, leaving it resumable
 // too. Sync alone stops at the first signal and aborts at the second.
-// The package ends no process and chooses no exit status: it reports
-// outcomes (Result), and the command line turns them into its status.
+// Processes the harness leaves running: a one-shot run ends them as its
+// harness exits, before anything reads the sandbox, and warns; an
+// interactive run leaves them (leftover.go).
+//
+// The package ends no process but those and chooses no exit status: it
+// reports outcomes (Result), and the command line turns them into its
+// status.
 package session
 
 import (
