@@ -56,8 +56,10 @@
 //	                       once (a double fork); the grandchild writes its
 //	                       process id to PIDFILE, holds no descriptor of
 //	                       the harness's and lives 120 s. MODE stubborn:
-//	                       it ignores SIGTERM; stopparent: it ignores
-//	                       SIGTERM too and sends SIGSTOP to the harness's
+//	                       it ignores SIGTERM; mark: on SIGTERM it writes
+//	                       left.txt in its working directory (the
+//	                       harness's), then exits; stopparent: it ignores
+//	                       SIGTERM and sends SIGSTOP to the harness's
 //	                       parent (workforce run) every 10 ms while that
 //	                       lives. The action returns once PIDFILE is
 //	                       written.
@@ -568,8 +570,17 @@ func daemonRole(role string) int {
 		return 0
 	}
 	mode := os.Getenv("STANDIN_DAEMON_MODE")
-	if mode == "stubborn" || mode == "stopparent" {
+	switch mode {
+	case "stubborn", "stopparent":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+	case "mark":
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM)
+		go func() {
+			<-ch
+			os.WriteFile("left.txt", []byte("written by a leftover as it was ended\n"), 0o644)
+			os.Exit(0)
+		}()
 	}
 	pidfile := os.Getenv("STANDIN_DAEMON_PIDFILE")
 	tmp := pidfile + ".tmp"
