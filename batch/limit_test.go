@@ -71,7 +71,7 @@ func TestPoolLimit(t *testing.T) {
 				return o
 			}
 			var got Outcome
-			p := &Pool{Jobs: 1, LimitGrace: 300 * time.Millisecond, KillGrace: 300 * time.Millisecond}
+			p := &Pool{Jobs: 1, LimitGrace: 300 * time.Millisecond, KillGrace: time.Second}
 			p.Run([]Task{{ID: "a", Timeout: tt.timeout}}, run, func(_ Task, o Outcome) { got = o })
 			for _, b := range below {
 				if pr, ok := proctree.Look(b.PID); ok && pr.Alive() && pr.Start == b.Start {
