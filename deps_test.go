@@ -43,6 +43,7 @@ var depRules = map[string]depRule{
 	"W/internal/npm":         {deny: []string{anyOfOurs}},
 	"W/internal/pathutil":    {deny: []string{anyOfOurs}},
 	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
+	"W/internal/proctree":    {deny: []string{anyOfOurs}},
 	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine"}},
 	// SKILL.md parsing, below both persona (which checks local skills at
 	// load time) and skill (which imports mount and harness).
@@ -57,12 +58,12 @@ var depRules = map[string]depRule{
 
 	// The batch pool: a task runs as a child workforce process, so batch
 	// needs the result and event types only (package doc).
-	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report"}},
+	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
 	// batch's runner; git comes in as functions (gitwork's, from the command
 	// layer; queue itself uses gitwork.Redact), and a task runs as a child
 	// workforce, as in batch.
-	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote"}},
+	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree"}},
 
 	// What a queue task does with git: the system git through
 	// internal/git, and names printed through internal/quote.

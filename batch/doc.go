@@ -27,8 +27,18 @@
 // task's files (RunTask), not to pipes that would die with the pool, so
 // the run reaches its end and syncs its work back.
 //
+// Time limits: a run enforces its task's timeout itself, but a run
+// stopped with SIGSTOP (by its own agent) never sees its timer fire; the
+// pool holds a task with a timeout to it from outside as well (limit.go:
+// past it, a run found stopped, or still there LimitGrace later, is
+// continued and sent SIGTERM, to its process group; found stopped again,
+// or still there KillGrace after that, it is killed with every process
+// below it), and the task ends timed_out with a word of what the pool
+// did. A task without a timeout has no such limit.
+//
 // The package may import report (the result and event types) and the
 // standard library, plus renameio (atomic state files), x/sys/unix (the
-// batch's lock) and yaml (the YAML batch files): nothing of the session
-// or harness packages, which the child process owns.
+// batch's lock), yaml (the YAML batch files) and internal/proctree (the
+// processes below a run): nothing of the session or harness packages,
+// which the child process owns.
 package batch

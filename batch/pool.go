@@ -4,12 +4,18 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Pool runs tasks a few at a time.
 type Pool struct {
 	// Jobs is how many tasks run at once (at least 1).
 	Jobs int
+	// LimitGrace and KillGrace, when positive, replace the package's
+	// (limit.go) for this pool: how long past its task's timeout a run
+	// may be there before the pool stops it, and how long after that
+	// before it kills it.
+	LimitGrace, KillGrace time.Duration
 
 	mu       sync.Mutex
 	procs    map[*os.Process]bool
@@ -17,14 +23,17 @@ type Pool struct {
 }
 
 // RunFunc runs one task to its end (RunTask): started must be called
-// with its process once it runs, so that Signal reaches it.
+// with its process once it runs, so that Signal reaches it and the pool
+// holds it to the task's time limit (limit.go).
 type RunFunc func(t Task, started func(*os.Process)) Outcome
 
 // Run runs tasks in their order, Jobs at a time, each with run, and calls
 // done as each ends, from one goroutine, in the order they end. It returns
 // when every task it started has ended and done was called for it; after
 // Signal it starts no more, and the tasks it did not start are left out
-// (stopped true).
+// (stopped true). A task with a timeout is held to it by the pool too,
+// however its run fares (limit.go): past it, a run found stopped, or still
+// there after a grace, is stopped, then killed, and ends timed_out.
 //
 // done runs apart from the tasks: a slot whose task ended starts the next
 // one at once, without waiting for done (the caller writes the task's
@@ -59,8 +68,12 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 					continue // stopped while it waited: not started
 				}
 				var proc *os.Process
+				var lim *limit
 				o := run(t, func(pr *os.Process) {
 					proc = pr
+					if d := t.TimeoutDuration(); d > 0 {
+						lim = p.watchLimit(pr, d)
+					}
 					p.mu.Lock()
 					p.procs[pr] = true
 					sig := p.stopping
@@ -69,6 +82,9 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 						pr.Signal(sig)
 					}
 				})
+				if lim != nil {
+					o = lim.finish(o, p.Stopping())
+				}
 				if proc != nil {
 					p.mu.Lock()
 					delete(p.procs, proc)

@@ -54,7 +54,12 @@
 // submitter resolved (Git.Checkout), then pushes the agent's work as the
 // branch workforce/<session-id> (Git.Publish) and puts the branch, the
 // commit it started from, the branch's commit and the patch in the result
-// (report.Result's published, patch and worker). Git comes in as
+// (report.Result's published, patch and worker). Through the local pool
+// (batch.Pool) it holds a task with a timeout to it even when the agent
+// stopped its run (SIGSTOP), so that such a task frees its slot and stops
+// its heartbeats, reported timed_out; and the run ends the processes its
+// agent left before its work is synced back, so that none outlives the
+// task to read the next one's checkout. Git comes in as
 // functions (package gitwork, wired in by the command layer), which keeps
 // this package to the transport and the worker's loop, and testable
 // without a remote.

@@ -454,13 +454,16 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 			defer os.RemoveAll(p.Sandbox)
 		}
 		sigs := watchSignals(phaseHarness, o.Abort)
-		exit, timedOut, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil)
+		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil)
 		sigs.stop()
+		if len(ran.ended) > 0 && o.Warn != nil {
+			o.Warn(endedWarning(ran.ended))
+		}
 		if err != nil {
 			return nil, err
 		}
-		res := &Result{Harness: exit, TimedOut: timedOut, Signal: sigs.lastSignal()}
-		if timedOut {
+		res := &Result{Harness: ran.exit, TimedOut: ran.timedOut, Signal: sigs.lastSignal()}
+		if ran.timedOut {
 			if o.Warn != nil {
 				o.Warn(fmt.Sprintf("the harness was stopped after %s (its time limit)", o.Timeout))
 			}

@@ -220,7 +220,10 @@ func resume(s *Session, o Options) (*Result, error) {
 		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
 		_ = s.save()
 	}
-	exit, timedOut, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	if len(ran.ended) > 0 {
+		warn(endedWarning(ran.ended))
+	}
 	if err != nil {
 		// Nothing ran, or nothing workforce can tell: the session stays
 		// as it was, to resume or sync later.
@@ -228,7 +231,7 @@ func resume(s *Session, o Options) (*Result, error) {
 		_ = s.save()
 		return nil, err
 	}
-	return s.afterHarness(sigs, box, o, ended{exit: exit, timedOut: timedOut}, warn, progress)
+	return s.afterHarness(sigs, box, o, ended{exit: ran.exit, timedOut: ran.timedOut}, warn, progress)
 }
 
 // newUUID returns a random (version 4) UUID: a conversation id fixed

@@ -99,8 +99,13 @@
 // the current file, leaving the session resumable; a second SIGINT calls
 // Options.Abort, which ends the process at once, leaving it resumable
 // too. Sync alone stops at the first signal and aborts at the second.
-// The package ends no process and chooses no exit status: it reports
-// outcomes (Result), and the command line turns them into its status.
+// Processes the harness leaves running: a one-shot run ends them as its
+// harness exits, before anything reads the sandbox, and warns; an
+// interactive run leaves them (leftover.go).
+//
+// The package ends no process but those and chooses no exit status: it
+// reports outcomes (Result), and the command line turns them into its
+// status.
 package session
 
 import (
@@ -342,7 +347,11 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	exit, timedOut, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	exit, timedOut := ran.exit, ran.timedOut
+	if len(ran.ended) > 0 {
+		warn(endedWarning(ran.ended))
+	}
 	var left []int // processes the harness left, seen as it exits
 	if warm != "" {
 		left = leftovers()

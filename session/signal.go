@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/proctree"
 )
 
 // This file is the one signal handler of workforce: a run (Run, Plan.Run,
@@ -166,20 +167,40 @@ func (s *signals) stop() {
 	<-s.done
 }
 
+// harnessRun is how a harness that runHarness started ended.
+type harnessRun struct {
+	exit harness.Exit
+	// timedOut says the time limit stopped it.
+	timedOut bool
+	// ended are the processes it left running that were ended as it
+	// exited (a one-shot run's: endLeftovers).
+	ended []proctree.Proc
+}
+
 // runHarness starts inv in dir, stopped at timeout when it is positive,
 // passes it the signals of phaseHarness while it runs, calls started with
 // its process id once it started, and waits for it; it reports whether
-// the timeout stopped it.
-func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int)) (exit harness.Exit, timedOut bool, err error) {
+// the timeout stopped it. A one-shot harness (inv.OneShot: nobody is
+// there) has the processes it leaves running ended as it exits, before
+// anything reads the sandbox: this process adopts them while it runs
+// (adoptOrphans), and ends them (endLeftovers) once it exited.
+func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int)) (r harnessRun, err error) {
 	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	if inv.OneShot {
+		adoptOrphans()
+	}
 	p, err := harness.Start(ctx, inv, dir, stdin, stdout, stderr)
 	if err != nil {
-		return exit, false, err
+		return r, err
+	}
+	var since uint64
+	if hp, ok := proctree.Look(p.Pid()); ok {
+		since = hp.Start
 	}
 	if started != nil {
 		started(p.Pid())
@@ -191,9 +212,13 @@ func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.D
 	}
 	s.queued = nil
 	s.mu.Unlock()
-	exit, err = p.Wait()
+	r.exit, err = p.Wait()
 	s.mu.Lock()
 	s.proc = nil
 	s.mu.Unlock()
-	return exit, errors.Is(ctx.Err(), context.DeadlineExceeded), err
+	r.timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if inv.OneShot {
+		r.ended = endLeftovers(since)
+	}
+	return r, err
 }

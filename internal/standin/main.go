@@ -50,6 +50,20 @@
 //	spawn CMD ARGS...      start CMD in dir in a session of its own and
 //	                       leave it running (a process the harness leaves
 //	                       behind)
+//	daemon PIDFILE [MODE]  leave a process behind as a daemon does: a child
+//	                       in a session of its own (setsid) starts the
+//	                       stand-in again as a grandchild and exits at
+//	                       once (a double fork); the grandchild writes its
+//	                       process id to PIDFILE, holds no descriptor of
+//	                       the harness's and lives 120 s. MODE stubborn:
+//	                       it ignores SIGTERM; mark: on SIGTERM it writes
+//	                       left.txt in its working directory (the
+//	                       harness's), then exits; stopparent: it ignores
+//	                       SIGTERM and sends SIGSTOP to the harness's
+//	                       parent (workforce run) every 10 ms while that
+//	                       lives. The action returns once PIDFILE is
+//	                       written.
+//	stopparent             send SIGSTOP to its parent (workforce run) once
 //	trap                   record SIGTERM and SIGHUP in $LOG/signals, one
 //	                       name a line, instead of dying of them
 //	awaitsignals N         wait (at most 20 s) until N signals were trapped
@@ -128,6 +142,10 @@ var versions = map[string]string{
 }
 
 func main() {
+	switch os.Getenv(roleEnv) {
+	case "daemon-parent", "daemon":
+		os.Exit(daemonRole(os.Getenv(roleEnv)))
+	}
 	name := filepath.Base(os.Args[0])
 	if name == "npm" || name == "npx" {
 		os.Exit(packageManager(name, os.Args[1:])) // npm.go
@@ -392,6 +410,10 @@ func act(dir, line string) (int, bool) {
 		if err = cmd.Start(); err == nil {
 			err = cmd.Process.Release()
 		}
+	case "daemon":
+		err = daemon(path, text)
+	case "stopparent":
+		err = syscall.Kill(os.Getppid(), syscall.SIGSTOP)
 	case "trap":
 		ch := make(chan os.Signal, 4)
 		signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
@@ -502,4 +524,79 @@ func fill(path string, n int64) error {
 		err = cerr
 	}
 	return err
+}
+
+// roleEnv, when set, makes the stand-in a part of a daemon (the daemon
+// action) instead of a harness.
+const roleEnv = "STANDIN_ROLE"
+
+// daemon leaves a process behind as a daemon does (the daemon action):
+// it starts the stand-in in a session of its own as the daemon's parent,
+// which starts the daemon and exits at once, and waits until the daemon
+// wrote its process id to pidfile.
+func daemon(pidfile, mode string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), roleEnv+"=daemon-parent", "STANDIN_DAEMON_PIDFILE="+pidfile,
+		"STANDIN_DAEMON_MODE="+mode, "STANDIN_DAEMON_TARGET="+strconv.Itoa(os.Getppid()))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(pidfile); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s did not appear within 30 s", pidfile)
+}
+
+// daemonRole is the stand-in as the daemon's parent (it starts the
+// daemon and exits) or as the daemon.
+func daemonRole(role string) int {
+	if role == "daemon-parent" {
+		exe, err := os.Executable()
+		if err != nil {
+			fail("%v", err)
+		}
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), roleEnv+"=daemon")
+		if err := cmd.Start(); err != nil {
+			fail("%v", err)
+		}
+		return 0
+	}
+	mode := os.Getenv("STANDIN_DAEMON_MODE")
+	switch mode {
+	case "stubborn", "stopparent":
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+	case "mark":
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM)
+		go func() {
+			<-ch
+			os.WriteFile("left.txt", []byte("written by a leftover as it was ended\n"), 0o644)
+			os.Exit(0)
+		}()
+	}
+	pidfile := os.Getenv("STANDIN_DAEMON_PIDFILE")
+	tmp := pidfile + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		fail("%v", err)
+	}
+	if err := os.Rename(tmp, pidfile); err != nil {
+		fail("%v", err)
+	}
+	target, _ := strconv.Atoi(os.Getenv("STANDIN_DAEMON_TARGET"))
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if mode == "stopparent" && target > 1 {
+			if err := syscall.Kill(target, syscall.SIGSTOP); errors.Is(err, syscall.ESRCH) {
+				return 0
+			}
+		}
+	}
+	return 0
 }
