@@ -238,3 +238,16 @@ func TestSyncKeepsPolicyAndConfig(t *testing.T) {
 		t.Errorf(".agentignore = %q after the sync, want it as the user left it", data)
 	}
 }
+
+// TestPathRulesDocumented: docs/run.md lists every pattern of the tables.
+func TestPathRulesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/run.md")
+	must(t, err)
+	for _, rules := range [][]PathRule{PolicyFiles, HeldConfig} {
+		for _, r := range rules {
+			if !strings.Contains(string(doc), "`"+r.Pattern+"`") {
+				t.Errorf("docs/run.md does not list %q", r.Pattern)
+			}
+		}
+	}
+}
