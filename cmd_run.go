@@ -363,6 +363,9 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	if errors.As(err, &gitDir) {
 		return usageError(err, "cd "+shellJoin([]string{gitDir.Root})+" first")
 	}
+	if errors.As(err, new(*session.ConfigRootError)) {
+		return usageError(err)
+	}
 	if err != nil {
 		return err
 	}

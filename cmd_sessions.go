@@ -1027,6 +1027,9 @@ func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.
 // resumeError adds to an error of sessions resume the hint of what else
 // to do with the session.
 func resumeError(s *session.Session, err error) error {
+	if errors.As(err, new(*session.ConfigRootError)) {
+		return usageError(err)
+	}
 	var nr *session.NotResumableError
 	if errors.As(err, &nr) {
 		return withCode(exitFailure, err, fmt.Sprintf("workforce sessions show %s shows the session; workforce run starts a new conversation", s.ID()))

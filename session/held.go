@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,4 +55,63 @@ func (s *Session) Pending() (*mount.Report, error) {
 		return nil, err
 	}
 	return box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true, SyncConfig: true})
+}
+
+// gitConfigs are git's own configuration files and directory under the
+// user's home: hooks path, aliases, fsmonitor and pager run code in any
+// later git command.
+var gitConfigs = []string{".config/git", ".gitconfig"}
+
+// codeConfigs returns the paths, under the user's home h, whose content
+// runs code in the user's later sessions: the harnesses' own
+// configuration (harnessConfigs) and git's (gitConfigs).
+func codeConfigs(h string) []string {
+	var out []string
+	for _, c := range append(append([]string(nil), harnessConfigs...), gitConfigs...) {
+		out = append(out, filepath.Join(h, c))
+	}
+	return out
+}
+
+// ConfigRootError is the error of a run in a sandbox whose project root
+// is at or inside a harness's or git's own configuration in the user's
+// home (codeConfigs): what the agent's work brings back there runs code
+// in the user's later sessions, as --sandbox-allow of it would
+// (CheckAllowIn).
+type ConfigRootError struct {
+	// Root is the project root; Config the configuration it is in.
+	Root, Config string
+}
+
+func (e *ConfigRootError) Error() string {
+	return fmt.Sprintf("the project root %s is in %s, a harness's or git's own configuration, which runs code in your later sessions: no run syncs work back there", e.Root, e.Config)
+}
+
+// checkRoot returns a *ConfigRootError when the project root root
+// (canonical) is at or inside a harness's or git's own configuration, or
+// where a link of it leads. A root above one (a home directory kept as a
+// repository) is no error: the configuration in it is held
+// (mount.HeldConfig).
+func checkRoot(root string) error {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(h); err == nil {
+		h = real
+	}
+	for _, c := range codeConfigs(h) {
+		// The configuration where it is, and where a link leads (a
+		// ~/.claude kept in a dotfiles repository).
+		at := []string{c}
+		if real, err := filepath.EvalSymlinks(c); err == nil && real != c {
+			at = append(at, real)
+		}
+		for _, d := range at {
+			if root == d || strings.HasPrefix(root, d+string(filepath.Separator)) {
+				return &ConfigRootError{Root: root, Config: c}
+			}
+		}
+	}
+	return nil
 }

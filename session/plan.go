@@ -185,6 +185,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if !o.InRepo && mount.InGitDir(o.Root, workRel) {
 		return nil, &InGitDirError{Cwd: o.Cwd, Root: o.Root}
 	}
+	if !o.InRepo {
+		if err := checkRoot(o.Root); err != nil {
+			return nil, err
+		}
+	}
 	p.Workdir = filepath.Join(tree, workRel)
 	switch {
 	case o.InRepo:
