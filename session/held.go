@@ -18,9 +18,10 @@ import (
 // SyncOptions.SyncConfig: run --sync-config, sessions sync --sync-config,
 // and sessions apply, which is the user's review). Either keeps the
 // session, with the agent's versions in its sandbox, and a warning names
-// each file; held configuration leaves the session in phase Review, for
-// sessions apply. Neither changes how the run ended: its status and exit
-// status are what they would be otherwise. Diff, Changed and a review's
+// each file. The session's phase stays Synced: the rest of the work is
+// applied, and a resumed run syncs back as a run does (phase Review would
+// hold all of its work). Neither changes how the run ended: its status
+// and exit status are what they would be otherwise. Diff, Changed and a review's
 // listing (Pending) show held configuration as the change sessions apply
 // would bring; policy files are never a change to apply.
 

@@ -688,7 +688,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Sandbox, o SyncOptions) (
 	if !rep.Interrupted {
 		// Each file written back is on disk already (mount syncs them).
 		s.Record.Phase, s.Record.Error = Synced, ""
-		if len(left) > 0 || len(rep.Held) > 0 {
+		if len(left) > 0 {
 			s.Record.Phase = Review // the rest still waits
 		}
 	}
