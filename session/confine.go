@@ -150,8 +150,8 @@ func CheckAllowIn(dir, path string) error {
 	if h, err := os.UserHomeDir(); err == nil {
 		if h, err := filepath.EvalSymlinks(h); err == nil {
 			for _, c := range codeConfigs(h) {
-				if overlaps(real, c) {
-					return fmt.Errorf("%s is in or above %s, a harness's or git's own configuration, which runs code in your later sessions", path, c)
+				if overlaps(real, c.path) {
+					return fmt.Errorf("%s is in or above %s, %s, which runs code in your later sessions", path, c.path, c.what)
 				}
 			}
 		}

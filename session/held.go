@@ -63,13 +63,22 @@ func (s *Session) Pending() (*mount.Report, error) {
 // later git command.
 var gitConfigs = []string{".config/git", ".gitconfig"}
 
+// codeConfig is a path whose content runs code in the user's later
+// sessions, and what it is, for a message.
+type codeConfig struct {
+	path, what string
+}
+
 // codeConfigs returns the paths, under the user's home h, whose content
 // runs code in the user's later sessions: the harnesses' own
 // configuration (harnessConfigs) and git's (gitConfigs).
-func codeConfigs(h string) []string {
-	var out []string
-	for _, c := range append(append([]string(nil), harnessConfigs...), gitConfigs...) {
-		out = append(out, filepath.Join(h, c))
+func codeConfigs(h string) []codeConfig {
+	var out []codeConfig
+	for _, c := range harnessConfigs {
+		out = append(out, codeConfig{filepath.Join(h, c), "a harness's own configuration"})
+	}
+	for _, c := range gitConfigs {
+		out = append(out, codeConfig{filepath.Join(h, c), "git's own configuration"})
 	}
 	return out
 }
@@ -82,10 +91,11 @@ func codeConfigs(h string) []string {
 type ConfigRootError struct {
 	// Root is the project root; Config the configuration it is in.
 	Root, Config string
+	what         string
 }
 
 func (e *ConfigRootError) Error() string {
-	return fmt.Sprintf("the project root %s is in %s, a harness's or git's own configuration, which runs code in your later sessions: no run syncs work back there", e.Root, e.Config)
+	return fmt.Sprintf("the project root %s is in %s, %s, which runs code in your later sessions: no run syncs work back there", e.Root, e.Config, e.what)
 }
 
 // checkRoot returns a *ConfigRootError when the project root root
@@ -104,13 +114,13 @@ func checkRoot(root string) error {
 	for _, c := range codeConfigs(h) {
 		// The configuration where it is, and where a link leads (a
 		// ~/.claude kept in a dotfiles repository).
-		at := []string{c}
-		if real, err := filepath.EvalSymlinks(c); err == nil && real != c {
+		at := []string{c.path}
+		if real, err := filepath.EvalSymlinks(c.path); err == nil && real != c.path {
 			at = append(at, real)
 		}
 		for _, d := range at {
 			if root == d || strings.HasPrefix(root, d+string(filepath.Separator)) {
-				return &ConfigRootError{Root: root, Config: c}
+				return &ConfigRootError{Root: root, Config: c.path, what: c.what}
 			}
 		}
 	}
