@@ -40,7 +40,12 @@ there, and after it exits syncs new and changed files back. Files changed in
 the repository meanwhile are conflicts: the repository's version stays, the
 agent's is kept under the session directory. Deletions are applied only with
 --sync-deletes, and so is a file, directory or symlink the agent replaced by
-another of them (the session is kept for what takes its place). Commits the
+another of them (the session is kept for what takes its place). The agent's
+changes to policy files (.agentignore, .agentreadonly, .<persona>.agentignore,
+.agentworkforce/) never sync back, and those to executable configuration
+(.claude/, .mcp.json, opencode.json, .vscode/tasks.json, .envrc, git hook
+managers: docs/run.md) are held in the session for workforce sessions apply
+unless --sync-config; a warning names each, and the session is kept. Commits the
 agent makes come back as the branch
 workforce/<session-id> of the repository, and what it committed is left to
 that branch unless --sync-committed. --review (or "review": true in
@@ -108,6 +113,7 @@ Example:
 			&cli.BoolFlag{Name: "refresh-skills", Usage: "fetch the persona's remote skills (npm, skills.sh, prpm) again instead of taking them from the cache, <home>/cache/skills"},
 			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back: show it, then apply, discard or keep it (default: \"review\" in <home>/config.json)"},
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<session-id> either way)"},
+			syncConfigFlag,
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
@@ -131,7 +137,10 @@ type runOptions struct {
 	Inputs  map[string]string
 
 	SyncDeletes, Keep, Reuse, Live, SyncCommitted bool
-	DryRun, JSON                                  bool
+	// SyncConfig lets executable configuration sync back with the rest
+	// (--sync-config) instead of being held in the session.
+	SyncConfig   bool
+	DryRun, JSON bool
 	// Events prints a one-shot run's events as JSON lines (cmd_events.go).
 	Events                                      bool
 	InstallInRepo, RefreshSkills, AllowUnmapped bool
@@ -167,6 +176,7 @@ var runRules = []flagRule{
 	{flag: "live", conflicts: []string{"install-in-repo"}, err: "--install-in-repo and --live conflict: there is no sandbox to sync"},
 	{flag: "live", conflicts: []string{"review"}, err: "--live and --review conflict: live sync brings the agent's work at once, review holds it"},
 	{flag: "install-in-repo", conflicts: []string{"review", "sync-committed"}, err: "--install-in-repo conflicts with --review and --sync-committed: nothing is synced without a sandbox"},
+	{flag: "install-in-repo", conflicts: []string{"sync-config"}, err: "--install-in-repo and --sync-config conflict: nothing is synced without a sandbox"},
 }
 
 func runAction(c *cli.Context) error {
@@ -199,7 +209,7 @@ func runAction(c *cli.Context) error {
 		Ref: args[0], Extra: extra, Harness: c.String("harness"), Root: c.String("root"), Profile: c.String("profile"),
 		Inputs:      map[string]string{},
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
-		SyncCommitted: c.Bool("sync-committed"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
+		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
 		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"), NoHistory: c.Bool("no-history"),
 		NoProjectPersonas: c.Bool(noProjectPersonasFlag.Name),
@@ -327,7 +337,7 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 			name string
 			on   bool
 		}{{"keep", opts.Keep}, {"reuse", opts.Reuse}, {"sync-deletes", opts.SyncDeletes}, {"review", opts.Review != nil && *opts.Review},
-			{"sync-committed", opts.SyncCommitted}, {"live", opts.Live}} {
+			{"sync-committed", opts.SyncCommitted}, {"live", opts.Live}, {"sync-config", opts.SyncConfig}} {
 			if f.on {
 				return usageError(fmt.Errorf("--%s needs a sandbox, and persona %s sets mount.enabled false", f.name, p.ID))
 			}
@@ -385,6 +395,9 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	if errors.As(err, &gitDir) {
 		return usageError(err, "cd "+shellJoin([]string{gitDir.Root})+" first")
 	}
+	if errors.As(err, new(*session.ConfigRootError)) {
+		return usageError(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -427,6 +440,11 @@ var (
 	sandboxFlag      = &cli.StringFlag{Name: "sandbox", Usage: "confine the harness's writes to its sandbox: on (the default, where Linux has Landlock; a warning where it cannot), strict (refuse to run unconfined) or off (default: $" + session.SandboxEnv + ", else \"sandbox\" in <home>/config.json)"}
 	sandboxAllowFlag = &cli.StringSliceFlag{Name: "sandbox-allow", Usage: "a file or directory the confined harness may write too, such as a package cache (repeatable; also \"sandbox\": {\"allow\": PATHS} in <home>/config.json)"}
 )
+
+// syncConfigFlag is --sync-config of run, sessions resume and sessions
+// sync: executable configuration (mount.HeldConfig) syncs back with the
+// rest instead of being held in the session for sessions apply.
+var syncConfigFlag = &cli.BoolFlag{Name: "sync-config", Usage: "also sync back the executable configuration the agent changed (.claude/, .mcp.json, opencode.json, .vscode/tasks.json, .envrc, git hook managers...: docs/run.md), held in the session for workforce sessions apply otherwise"}
 
 // sandboxMode returns the sandbox mode --sandbox asks for, nil when it is
 // not given.
@@ -481,7 +499,7 @@ func runPlanned(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 		Stdin: ios.In, Stdout: ios.Out, Stderr: stderr,
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse,
 		Warn:          func(msg string) { warnf(stderr, "%s", msg) },
-		SyncCommitted: opts.SyncCommitted, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
+		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
 		Live: opts.Live, Timeout: plan.Timeout(opts.Timeout, ios.InTTY), Abort: exitOnSignal,
 		Ended: opts.history.usageReader(plan),
 	}
@@ -579,6 +597,7 @@ func reviewHeld(ctx context.Context, ios *iostreams, opts runOptions, res *sessi
 	switch answer {
 	case "apply":
 		o, done := syncOptions(ios, opts.SyncDeletes, opts.Keep, false, opts.SyncCommitted, nil)
+		o.SyncConfig = true // applied after the user saw it, as sessions apply
 		rep, kept, err := s.Sync(ctx, o)
 		err = printSync(ios, s, rep, kept, err)
 		done()
@@ -646,7 +665,7 @@ func runOneShot(ctx context.Context, ios *iostreams, opts runOptions, plan *sess
 			warnings = append(warnings, msg)
 			warnf(stderr, "%s", msg)
 		},
-		SyncCommitted: opts.SyncCommitted, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
+		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: !plan.InRepo && session.HoldsForReview(home, opts.Review),
 		Live: opts.Live, Timeout: plan.Timeout(opts.Timeout, false), Abort: exitOnSignal,
 	}
 	var events *eventPrinter
@@ -767,7 +786,8 @@ func oneShotResult(plan *session.Plan, res *session.Result, err error, took time
 	if rep := res.Report; rep != nil && !res.Held {
 		sr := toSyncReport(*rep)
 		r.Files = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts,
-			Unapplied: sr.Unapplied, NotSynced: sr.NotSynced, Failed: sr.Failed, Blocked: sr.Blocked, OnBranch: sr.OnBranch}
+			Unapplied: sr.Unapplied, NotSynced: sr.NotSynced, Failed: sr.Failed, Blocked: sr.Blocked, OnBranch: sr.OnBranch,
+			Refused: sr.Refused, Held: sr.Held}
 	}
 	if l := res.Live; l != nil && (len(l.Conflicts) > 0 || len(l.Failed) > 0) {
 		// Live sync's conflicts and failures, beside sync-back's.
@@ -782,8 +802,9 @@ func oneShotResult(plan *session.Plan, res *session.Result, err error, took time
 		}
 	}
 	if res.Held && res.Session != nil {
-		// What sessions apply would bring, deletions included.
-		if rep, err := res.Session.Changes(true); err == nil {
+		// What sessions apply would bring, deletions and executable
+		// configuration included.
+		if rep, err := res.Session.Pending(); err == nil {
 			sr := toSyncReport(*rep)
 			r.Held = &report.Files{Created: sr.Created, Updated: sr.Updated, Deleted: sr.Deleted, Conflicts: sr.Conflicts}
 		} else {
@@ -846,7 +867,7 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	}
 	if res == nil {
 		if f := r.Files; f != nil {
-			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts})
+			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts, Refused: f.Refused, Held: f.Held})
 		}
 		if b := r.Branch; b != nil {
 			fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(b.Commits), quote.Name(b.Name))

@@ -99,7 +99,9 @@ Syncs of one session wait for each other; a session whose run is still
 going is refused, and so is one whose harness outlived its workforce
 process and still runs (it may still write): wait for it to exit or stop
 it, or sync what it has written so far with --force (the session is then
-kept while the harness runs). The session is removed once synced without
+kept while the harness runs). Executable configuration the agent changed
+(docs/run.md) is held again, for sessions apply, unless --sync-config;
+policy files never sync back. The session is removed once synced without
 conflicts, unless --keep; what a kept session synced is yours from then on
 (a later edit or deletion is no conflict).
 
@@ -112,7 +114,7 @@ Example:
 					&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 					&cli.BoolFlag{Name: "keep", Usage: "keep the session after the sync"},
 					&cli.BoolFlag{Name: "force", Usage: "sync even while the session's harness, left by a workforce process that died, still runs"},
-					syncCommittedFlag(),
+					syncCommittedFlag(), syncConfigFlag,
 				},
 				Action: sessionsSyncAction,
 			},
@@ -148,8 +150,11 @@ PATH and GLOB arguments (doublestar globs, quoted) apply only the files they
 name, relative to your working directory; the rest stays in the session for
 a later apply or discard. What was applied is yours from then on: a later
 edit or deletion of it is no conflict, and a later apply brings it again
-only if the agent changed it again. The session is removed once all its
-work is applied without conflicts, unless --keep.
+only if the agent changed it again. Executable configuration a run held for
+review (.claude/, .mcp.json, opencode.json, .vscode/tasks.json, .envrc...:
+docs/run.md) is applied too; policy files (.agentignore, .agentreadonly,
+.agentworkforce/...) never are. The session is removed once all its work is
+applied without conflicts, unless --keep.
 
 Exit status: 0, or 3 when there were conflicts.
 
@@ -532,12 +537,15 @@ type sessionsSyncOptions struct {
 	ID                                      string
 	Paths                                   []string
 	SyncDeletes, Keep, Force, SyncCommitted bool
-	Env                                     procEnv
+	// SyncConfig syncs executable configuration too: sessions sync
+	// --sync-config, and sessions apply always (it is the user's review).
+	SyncConfig bool
+	Env        procEnv
 }
 
 func sessionsSyncFlags(c *cli.Context, id string) sessionsSyncOptions {
 	return sessionsSyncOptions{ID: id, SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Force: c.Bool("force"),
-		SyncCommitted: c.Bool("sync-committed"), Env: newProcEnv()}
+		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), Env: newProcEnv()}
 }
 
 func sessionsSyncAction(c *cli.Context) error {
@@ -564,6 +572,7 @@ func syncSession(ctx context.Context, ios *iostreams, s *session.Session, sel *s
 		only = sel.Match
 	}
 	o, done := syncOptions(ios, opts.SyncDeletes, opts.Keep, opts.Force, opts.SyncCommitted, only)
+	o.SyncConfig = opts.SyncConfig
 	defer done()
 	rep, kept, err := s.Sync(ctx, o)
 	return printSync(ios, s, rep, kept, err)
@@ -575,6 +584,7 @@ func sessionsApplyAction(c *cli.Context) error {
 	}
 	opts := sessionsSyncFlags(c, c.Args().First())
 	opts.Paths = c.Args().Tail()
+	opts.SyncConfig = true
 	return runSessionsApply(c.Context, newStreams(c), opts)
 }
 
@@ -831,6 +841,7 @@ Example:
 			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
 			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back (default: \"review\" in <home>/config.json; a session held for review is held again)"},
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
+			syncConfigFlag,
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
 			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
 			sandboxFlag, sandboxAllowFlag, noHistoryFlag,
@@ -847,7 +858,7 @@ type sessionsResumeOptions struct {
 	Extra    []string
 	Inputs   map[string]string
 
-	JSON, Events, SyncDeletes, SyncCommitted, AllowUnmapped, NoHistory bool
+	JSON, Events, SyncDeletes, SyncCommitted, SyncConfig, AllowUnmapped, NoHistory bool
 	// Review and Timeout are as in runOptions.
 	Review  *bool
 	Timeout *time.Duration
@@ -869,7 +880,7 @@ func sessionsResumeAction(c *cli.Context) error {
 	opts := sessionsResumeOptions{
 		ID: args[0], Extra: extra, Inputs: map[string]string{},
 		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
-		SyncCommitted: c.Bool("sync-committed"), AllowUnmapped: c.Bool("allow-unmapped"),
+		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), AllowUnmapped: c.Bool("allow-unmapped"),
 		NoHistory: c.Bool(noHistoryFlag.Name), Review: optionalBool(c, "review"), Env: newProcEnv(), SandboxAllow: c.StringSlice("sandbox-allow"),
 	}
 	var err error
@@ -953,7 +964,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 			warnings = append(warnings, msg)
 			warnf(ios.Err, "%s", msg)
 		},
-		SyncCommitted: opts.SyncCommitted, Review: session.HoldsForReview(home, opts.Review),
+		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: session.HoldsForReview(home, opts.Review),
 		Timeout: plan.Timeout(opts.Timeout, false), Abort: exitOnSignal,
 	}
 	var events *eventPrinter
@@ -1016,6 +1027,9 @@ func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.
 // resumeError adds to an error of sessions resume the hint of what else
 // to do with the session.
 func resumeError(s *session.Session, err error) error {
+	if errors.As(err, new(*session.ConfigRootError)) {
+		return usageError(err)
+	}
 	var nr *session.NotResumableError
 	if errors.As(err, &nr) {
 		return withCode(exitFailure, err, fmt.Sprintf("workforce sessions show %s shows the session; workforce run starts a new conversation", s.ID()))

@@ -224,7 +224,7 @@ func toSyncReport(r mount.Report) report.SyncReport {
 		Failed: each(r.Failed, func(f mount.Failure) report.Failure {
 			return report.Failure{Path: f.Path, Error: f.Error}
 		}),
-		Blocked: r.Blocked, OnBranch: r.OnBranch, Interrupted: r.Interrupted,
+		Blocked: r.Blocked, OnBranch: r.OnBranch, Refused: r.Refused, Held: r.Held, Interrupted: r.Interrupted,
 	}
 }
 

@@ -211,6 +211,8 @@ func printReport(w, stderr io.Writer, r report.SyncReport) {
 	printEach(w, "not applied, in the place of a deletion kept", r.Blocked)
 	printEach(w, "not synced", r.NotSynced)
 	printEach(w, "on the branch", r.OnBranch)
+	printEach(w, "refused, a policy file", r.Refused)
+	printEach(w, "held for review", r.Held)
 	for _, cf := range r.Conflicts {
 		if cf.Reason != "" {
 			fmt.Fprintf(w, "conflict: %s %s; yours: %s", quote.Name(cf.Path), quote.Text(cf.Reason), quote.Name(cf.Real))

@@ -50,7 +50,10 @@ import (
 //   - Instruction files, hidden, ignored and read-only files, materialized
 //     files and directories, .git, the names a file system takes for .git
 //     (.GIT, GIT~1: dotgit.go) and what is not a regular file never
-//     cross, as in Sync.
+//     cross, as in Sync. Neither do policy files and executable
+//     configuration (held.go), in either direction: the final sync-back
+//     refuses or holds the agent's changes to them (or, with
+//     SyncOptions.SyncConfig, syncs the configuration).
 //
 // Watching is fsnotify's (inotify) on every directory of both trees that
 // can hold a file that crosses, new ones as they appear. When the kernel
@@ -163,7 +166,8 @@ func (l *Live) crosses(rel string) bool {
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
 	return rel != "" && !s.inGit(rel) && !dotGitAlias(rel) && !s.materialize[rel] && !s.materialized(rel) &&
 		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
-		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel)
+		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel) &&
+		!IsPolicyFile(rel) && !IsHeldConfig(rel)
 }
 
 // crossesDir reports whether the directory rel can hold a file that

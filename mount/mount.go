@@ -62,7 +62,12 @@
 // applies only on request, what takes its place waits for it
 // (Report.Blocked), and it conflicts only where the user changed the path.
 // Symlinks, FIFOs, sockets and devices the agent creates or puts in a
-// file's place are reported, not synced. Sync-back follows no symbolic
+// file's place are reported, not synced. Policy files (.agentignore,
+// .agentreadonly, .<persona>.agentignore, .agentworkforce/) never cross
+// (Report.Refused), and executable configuration (.claude/, .mcp.json,
+// opencode.json, .vscode/tasks.json, .envrc, git hook managers...) crosses
+// only with SyncOptions.SyncConfig, else it is held (Report.Held): the
+// tables and their reasons are in held.go. Sync-back follows no symbolic
 // link below either root, and a type change on the real side is a
 // conflict; a path it cannot read or write is reported in Report.Failed
 // and the rest still syncs (Sync then returns a *SyncError); each file is

@@ -30,6 +30,9 @@ type SyncOptions struct {
 	// (package session finds them): they reach the real repository on the
 	// agent's branch, and sync-back leaves them out of the working tree.
 	OnBranch map[string]bool
+	// SyncConfig lets executable configuration (HeldConfig) cross with
+	// the rest, instead of holding it (Report.Held).
+	SyncConfig bool
 }
 
 // Conflict is a file changed both by the agent and in the real tree since
@@ -79,6 +82,15 @@ type Report struct {
 	// deleted), left to its branch instead of the working tree
 	// (SyncOptions.OnBranch).
 	OnBranch []string `json:"onBranch,omitempty"`
+	// Refused are the policy files (PolicyFiles) the agent created,
+	// changed or deleted: never synced back; the agent's versions stay
+	// in the sandbox. Left out of the JSON when empty.
+	Refused []string `json:"refused,omitempty"`
+	// Held are the executable configuration files (HeldConfig) the
+	// agent created, changed or deleted, held for review without
+	// SyncOptions.SyncConfig: the real tree stays as it is there, the
+	// agent's versions in the sandbox. Left out of the JSON when empty.
+	Held []string `json:"held,omitempty"`
 	// Interrupted is set when Sync stopped early because ctx was done.
 	Interrupted bool `json:"interrupted,omitempty"`
 }
@@ -344,6 +356,10 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 				held.add(rel)
 				continue
 			}
+			if kept := keptBack(rel, o, r); kept {
+				held.add(rel)
+				continue
+			}
 			if !o.Deletes {
 				r.Unapplied = append(r.Unapplied, rel)
 				held.add(rel)
@@ -418,12 +434,12 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			}
 			continue
 		}
-		conflicts, notSynced := len(r.Conflicts), len(r.NotSynced)
+		conflicts, notSynced, kept := len(r.Conflicts), len(r.NotSynced), len(r.Refused)+len(r.Held)
 		if err := s.syncFile(rel, r, o, box, real); err != nil {
 			fail(rel, err)
 			continue
 		}
-		if !o.DryRun && len(r.Conflicts) == conflicts && len(r.NotSynced) == notSynced {
+		if !o.DryRun && len(r.Conflicts) == conflicts && len(r.NotSynced) == notSynced && len(r.Refused)+len(r.Held) == kept {
 			// Written, or found written: the real file is the agent's.
 			s.applied = append(s.applied, rel)
 		}
@@ -436,6 +452,8 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 	sort.Strings(r.Deleted)
 	sort.Strings(r.Unapplied)
 	sort.Strings(r.OnBranch)
+	sort.Strings(r.Refused)
+	sort.Strings(r.Held)
 	if len(r.Failed) > 0 && !o.DryRun {
 		return r, &SyncError{Failed: r.Failed}
 	}
@@ -611,6 +629,10 @@ func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 	case errors.Is(err, fs.ErrNotExist), parentChanged:
 	default:
 		return err
+	}
+	if (IsPolicyFile(rel) || !o.SyncConfig && IsHeldConfig(rel)) && !sameFile(dfd, name, rst, in, &bst) {
+		keptBack(rel, o, r)
+		return nil
 	}
 
 	if rst != nil && rst.Mode&unix.S_IFMT == unix.S_IFREG && rst.Size == bst.Size {

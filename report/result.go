@@ -151,6 +151,18 @@ type Files struct {
 	Failed    []Failure `json:"failed,omitempty"`
 	Blocked   []string  `json:"blocked,omitempty"`
 	OnBranch  []string  `json:"onBranch,omitempty"`
+	// Refused are the policy files the agent created, changed or
+	// deleted (.agentignore, .agentreadonly, .<persona>.agentignore,
+	// anything under .agentworkforce/): never synced back, the agent's
+	// versions kept in the session. Held is the executable
+	// configuration (hooks, MCP servers, plugins, tasks: docs/run.md)
+	// the agent changed, kept in the session for review until sessions
+	// apply brings it (or the run's --sync-config lets it cross). Both
+	// absent when empty. Files.Held is part of a sync-back that ran;
+	// Result.Held, of run --review, is the whole work held instead of
+	// one.
+	Refused []string `json:"refused,omitempty"`
+	Held    []string `json:"held,omitempty"`
 }
 
 // Branch is the branch the agent's commits were brought to: its name,

@@ -47,6 +47,11 @@ type SyncReport struct {
 	Failed    []Failure  `json:"failed,omitempty"`
 	Blocked   []string   `json:"blocked,omitempty"`
 	OnBranch  []string   `json:"onBranch,omitempty"`
+	// Refused are the policy files the agent changed, never synced
+	// back; Held the executable configuration held for review (see
+	// Files).
+	Refused []string `json:"refused,omitempty"`
+	Held    []string `json:"held,omitempty"`
 	// Interrupted says a signal stopped the sync-back early.
 	Interrupted bool `json:"interrupted,omitempty"`
 }

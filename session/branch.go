@@ -49,12 +49,12 @@ func (s *Session) exportBranch(box *mount.Sandbox, warn func(string)) (onBranch 
 // hold holds the agent's work in box for review: its commits become its
 // branch, nothing is synced back, and the session is recorded in phase
 // Review. held is false, and nothing recorded, when there is nothing to
-// review: no commit and no change a sync-back would bring.
+// review: no commit and no change sessions apply would bring.
 func (s *Session) hold(box *mount.Sandbox, warn func(string)) (held bool, err error) {
 	if _, err := s.exportBranch(box, warn); err != nil {
 		warn(fmt.Sprintf("%v; the commits stay in the sandbox, and what they changed shows as changes", err))
 	}
-	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true})
+	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true, SyncConfig: true})
 	if err != nil {
 		return false, err
 	}

@@ -131,7 +131,7 @@ var harnessConfigs = []string{".codex", ".claude", ".claude.json", ".config/open
 // CheckAllowIn is CheckAllow for a run of the workforce home dir: the
 // path must also be neither in nor above the workforce home (sessions,
 // results, caches: what workforce trusts), nor in nor above a harness's
-// configuration in the user's home (harnessConfigs). Symlinks are
+// or git's configuration in the user's home (codeConfigs). Symlinks are
 // resolved first.
 func CheckAllowIn(dir, path string) error {
 	if err := CheckAllow(path); err != nil {
@@ -149,9 +149,9 @@ func CheckAllowIn(dir, path string) error {
 	}
 	if h, err := os.UserHomeDir(); err == nil {
 		if h, err := filepath.EvalSymlinks(h); err == nil {
-			for _, c := range harnessConfigs {
-				if overlaps(real, filepath.Join(h, c)) {
-					return fmt.Errorf("%s is in or above %s, a harness's own configuration, which runs code in your later sessions", path, filepath.Join(h, c))
+			for _, c := range codeConfigs(h) {
+				if overlaps(real, c.path) {
+					return fmt.Errorf("%s is in or above %s, %s, which runs code in your later sessions", path, c.path, c.what)
 				}
 			}
 		}

@@ -36,10 +36,10 @@ const (
 	Deleted = "deleted"
 )
 
-// Changed returns the files the agent changed that a sync-back would
-// bring (deletions included), sorted by path; what never syncs back
-// (hidden, ignored, read-only files, links) is left out, and so are files
-// already applied.
+// Changed returns the files the agent changed that sessions apply would
+// bring (deletions and held configuration included), sorted by path; what
+// never syncs back (hidden, ignored, read-only files, links, policy
+// files) is left out, and so are files already applied.
 func (s *Session) Changed() ([]Change, error) {
 	box, err := mount.Open(s.Dir)
 	if err != nil {
@@ -49,7 +49,7 @@ func (s *Session) Changed() ([]Change, error) {
 }
 
 func changesOf(box *mount.Sandbox) ([]Change, error) {
-	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true})
+	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true, SyncConfig: true})
 	if err != nil {
 		return nil, err
 	}

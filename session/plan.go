@@ -185,6 +185,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if !o.InRepo && mount.InGitDir(o.Root, workRel) {
 		return nil, &InGitDirError{Cwd: o.Cwd, Root: o.Root}
 	}
+	if !o.InRepo {
+		if err := checkRoot(o.Root); err != nil {
+			return nil, err
+		}
+	}
 	p.Workdir = filepath.Join(tree, workRel)
 	switch {
 	case o.InRepo:
@@ -419,10 +424,11 @@ type RunOptions struct {
 	// sync-back's.
 	Events func(harness.Event)
 
-	// SyncCommitted, Review, Live, Timeout and Abort are as in Options.
-	SyncCommitted, Review, Live bool
-	Timeout                     time.Duration
-	Abort                       func(os.Signal)
+	// SyncCommitted, SyncConfig, Review, Live, Timeout and Abort are as
+	// in Options.
+	SyncCommitted, SyncConfig, Review, Live bool
+	Timeout                                 time.Duration
+	Abort                                   func(os.Signal)
 	// HarnessSession, when set, returns the harness's conversation id as
 	// its output says, once it exited (Options.HarnessSession).
 	HarnessSession func() string
@@ -474,7 +480,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
-		SyncCommitted: o.SyncCommitted, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
+		SyncCommitted: o.SyncCommitted, SyncConfig: o.SyncConfig, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
 		state: p.state,
 	}

@@ -36,7 +36,8 @@
 //
 // A session that stays after a sync (part of the work applied, Keep,
 // conflicts, files waiting for a deletion: mount.Report.Blocked, an
-// interruption) records what the sync applied as the base of the next
+// interruption, policy files refused and configuration held: held.go)
+// records what the sync applied as the base of the next
 // one (mount.Sandbox.SaveApplied): the user's later edits and deletions
 // of those files are the user's, never conflicts, and they sync again
 // only when the agent changes them again.
@@ -153,6 +154,9 @@ type Options struct {
 	// SyncCommitted syncs back what the agent committed and left as
 	// committed too, besides bringing it as its branch.
 	SyncCommitted bool
+	// SyncConfig syncs back executable configuration (mount.HeldConfig)
+	// with the rest, instead of holding it in the session.
+	SyncConfig bool
 	// Review holds the agent's work for the user's review instead of
 	// syncing it back (run --review): the session is kept in phase
 	// Review, and Result.Held is set.
@@ -425,7 +429,7 @@ func (s *Session) afterHarness(sigs *signals, box *mount.Sandbox, o Options, e e
 	ctx, cancel := sigs.enter(context.Background(), phaseSync)
 	defer cancel()
 	rep, keep, err := s.sync(ctx, box, SyncOptions{
-		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != ""},
+		SyncOptions:   mount.SyncOptions{Deletes: o.SyncDeletes, Progress: func(rel string) { progress("sync", rel) }, Remember: warm != "", SyncConfig: o.SyncConfig},
 		SyncCommitted: o.SyncCommitted, Warn: warn,
 	})
 	res := &Result{Session: s, Harness: exit, Report: rep, Live: liveReport, TimedOut: timedOut, HungUp: sigs.hup.Load(), Signal: sigs.lastSignal()}
@@ -648,7 +652,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Sandbox, o SyncOptions) (
 	}
 	var left map[string]bool // changes o.Only leaves out
 	if o.Only != nil {
-		all, err := box.Sync(ctx, mount.SyncOptions{Deletes: true, DryRun: true})
+		all, err := box.Sync(ctx, mount.SyncOptions{Deletes: true, DryRun: true, SyncConfig: mo.SyncConfig})
 		if err != nil {
 			return nil, true, err
 		}
@@ -689,6 +693,7 @@ func (s *Session) sync(ctx context.Context, box *mount.Sandbox, o SyncOptions) (
 		_ = s.save()
 		return rep, true, err
 	}
+	s.warnKept(rep, warn)
 	if !rep.Interrupted {
 		// Each file written back is on disk already (mount syncs them).
 		s.Record.Phase, s.Record.Error = Synced, ""
@@ -966,9 +971,10 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, k
 
 // isKept reports whether a sync-back's report leaves work in the session:
 // conflicts, an interruption, files that wait for a deletion not applied
-// (mount.Report.Blocked).
+// (mount.Report.Blocked), policy files refused and configuration held
+// (held.go).
 func isKept(rep *mount.Report) bool {
-	return len(rep.Conflicts) > 0 || rep.Interrupted || len(rep.Blocked) > 0
+	return len(rep.Conflicts) > 0 || rep.Interrupted || len(rep.Blocked) > 0 || len(rep.Refused) > 0 || len(rep.Held) > 0
 }
 
 // keepApplied saves, for a session that is kept, what its sync applied as

@@ -43,6 +43,7 @@
 //	                       writes: sh's own children)
 //	write PATH TEXT...     write TEXT and a newline to PATH
 //	rm PATH                remove PATH
+//	mkdir PATH             make the directory PATH and those above it
 //	run OUT CMD ARGS...    run CMD in dir (no shell), its stdout to OUT
 //	setenv NAME VALUE...   set NAME to VALUE (the rest of the line) in its
 //	                       environment, for the commands it runs after
@@ -362,6 +363,8 @@ func act(dir, line string) (int, bool) {
 		err = appendLine(path, fmt.Sprintf("%sexit %d", out, code))
 	case "rm":
 		err = os.Remove(path)
+	case "mkdir":
+		err = os.MkdirAll(path, 0o755)
 	case "run":
 		argv := strings.Fields(text)
 		if len(argv) == 0 {
