@@ -67,6 +67,23 @@
 // included, and /dev/pts/* of the user's other terminals are writable
 // (written to, not typed into): a known limit.
 //
+// The launcher is the fourth: it runs unconfined until it applies the
+// policy, so nothing the agent may have chosen reaches it. A persona's
+// env can come from a file an agent wrote (the project's persona layer, a
+// task's repository), and in a dynamically linked workforce a loader
+// variable there (LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH, GCONV_PATH ...)
+// would run the agent's code in the launcher before Landlock. So the
+// launcher starts with an empty environment, and the harness's travels in
+// its message, to be the harness's at execve(2), when the policy and the
+// seccomp filter are in place: code a loader variable loads runs
+// confined. (package persona also refuses loader variables in a persona's
+// env, for the processes that run unconfined.) Descriptors are the fifth:
+// Landlock checks a file when it is opened, so a descriptor open for
+// writing that workforce inherited from its caller (a shell's 7>file, a
+// CI runner's) would let the harness write that file. The launcher
+// marks every descriptor above 2 close-on-exec but the ones its caller
+// passed on purpose (exec.Cmd.ExtraFiles).
+//
 // A hard link in the sandbox to a real file would make the real file
 // writable: Landlock checks the path a file is opened by, and the link's
 // path is inside the boundary while its inode is the real file's (the tests
@@ -96,15 +113,20 @@
 // Landlock confines the calling process and what it executes, so
 // workforce confines a child: Start turns a command into workforce
 // executing itself (/proc/self/exe, the very binary running, even when
-// the file was replaced since) with the hidden first argument LauncherArg.
-// main calls Main before anything else; Main reads the policy from the
-// environment variable PolicyEnv (removed before the harness starts),
-// applies it (which also sets no_new_privs), installs the seccomp filter
-// on every thread, and executes the harness in the same process: the
-// harness keeps the launcher's process id, so the caller's signals, its
-// parent-death signal and its accounting apply to the harness itself. A failure before that is written to a pipe the launcher
-// inherits, closed on exec, so that Start returns it as an error instead
-// of a harness exit status.
+// the file was replaced since) with the hidden first argument LauncherArg,
+// an empty environment and two pipes. main calls Main before anything
+// else; Main reads its message from the first pipe (version 2: the
+// policy, the harness's environment byte for byte, the descriptors the
+// harness keeps; a pipe has no size limit, where one environment string
+// is capped at 128 KiB), marks the other descriptors close-on-exec,
+// applies the policy (which also sets no_new_privs), installs the
+// seccomp filter on every thread, and executes the harness in the same
+// process, in the message's environment: the harness keeps the
+// launcher's process id, so
+// the caller's signals, its parent-death signal and its accounting apply
+// to the harness itself. A failure before that is written to the second
+// pipe, closed on exec, so that Start returns it as an error instead of
+// a harness exit status.
 //
 // # Other systems
 //
@@ -116,6 +138,7 @@
 package confine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,10 +153,6 @@ import (
 // LauncherArg, as the first argument of workforce, makes it the launcher
 // (Main): Start passes it, nobody else does.
 const LauncherArg = "__confine"
-
-// PolicyEnv is the environment variable in which Start hands the launcher
-// its policy (JSON); the launcher removes it before the harness starts.
-const PolicyEnv = "WORKFORCE_CONFINE_POLICY"
 
 // IsLauncher reports whether args, a process's arguments (os.Args), start
 // the launcher.
@@ -384,41 +403,54 @@ func within(path, dir string) bool {
 }
 
 // messageVersion is the version of the launcher's message: a launcher of
-// another version refuses the message rather than misread it.
-const messageVersion = 1
+// another version refuses the message rather than misread it. Version 2
+// carries the program's environment and the descriptors it keeps, and
+// comes on a descriptor instead of an environment variable.
+const messageVersion = 2
 
-// message is what Start hands the launcher in PolicyEnv.
+// message is what Start writes to the launcher.
 type message struct {
 	V      int    `json:"v"`
 	Policy Policy `json:"policy"`
+	// ABI is the Landlock ABI Start found (ABI, lowered by ABIEnv): the
+	// launcher applies no more than it. 0 means the kernel's.
+	ABI int `json:"abi,omitempty"`
 	// StatusFD is the descriptor on which the launcher reports a failure
 	// (closed on exec); 0 for none: it reports on stderr.
 	StatusFD int `json:"status_fd,omitempty"`
+	// Files is how many descriptors from 3 on the program keeps (the
+	// caller's ExtraFiles); every other one above 2 is closed on exec.
+	Files int `json:"files,omitempty"`
+	// Env is the program's environment, byte for byte (an environment
+	// need not be UTF-8, which a JSON string must be).
+	Env [][]byte `json:"env"`
 }
 
-// encodeMessage returns m as the value of PolicyEnv.
-func encodeMessage(m message) (string, error) {
-	b, err := json.Marshal(m)
-	return string(b), err
+// encodeMessage returns m as the launcher reads it.
+func encodeMessage(m message) ([]byte, error) {
+	return json.Marshal(m)
 }
 
-// decodeMessage decodes the value of PolicyEnv: one JSON object of this
+// decodeMessage decodes the launcher's message: one JSON object of this
 // version, with no member it does not know.
-func decodeMessage(s string) (message, error) {
+func decodeMessage(b []byte) (message, error) {
 	var m message
-	dec := json.NewDecoder(strings.NewReader(s))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return message{}, fmt.Errorf("invalid %s: %w", PolicyEnv, err)
+		return message{}, fmt.Errorf("invalid launcher message: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return message{}, fmt.Errorf("invalid %s: data after the policy", PolicyEnv)
+		return message{}, errors.New("invalid launcher message: data after the message")
 	}
 	if m.V != messageVersion {
-		return message{}, fmt.Errorf("invalid %s: version %d, this launcher reads version %d (was workforce replaced during the run?)", PolicyEnv, m.V, messageVersion)
+		return message{}, fmt.Errorf("invalid launcher message: version %d, this launcher reads version %d (was workforce replaced during the run?)", m.V, messageVersion)
 	}
 	if m.StatusFD < 0 || m.StatusFD > 1<<20 || (m.StatusFD > 0 && m.StatusFD < 3) {
-		return message{}, fmt.Errorf("invalid %s: status descriptor %d", PolicyEnv, m.StatusFD)
+		return message{}, fmt.Errorf("invalid launcher message: status descriptor %d", m.StatusFD)
+	}
+	if m.Files < 0 || m.Files > 1<<20 || m.ABI < 0 {
+		return message{}, fmt.Errorf("invalid launcher message: %d descriptors to keep, ABI %d", m.Files, m.ABI)
 	}
 	return m, nil
 }
