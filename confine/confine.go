@@ -96,11 +96,20 @@
 //   - Metadata: chmod(2), chown(2), utime(2) and extended attributes are
 //     not restricted; the agent can change the mode or times of the user's
 //     files (not their content). The tests record it.
-//   - Other processes: the agent can signal the user's processes and talk
-//     to the user's daemons over sockets (an ssh-agent, a container
-//     runtime, the session bus), any of which may write on its behalf. IPC
-//     scopes (ABI 6) and pathname sockets (ABI 9) could narrow this; they
-//     are left alone, as is the network (TCP port rules are no boundary).
+//   - Other processes: from ABI 6 (Linux 6.12) on, the launcher applies
+//     the signal scope: the harness can signal itself and the processes
+//     it started, not workforce (a SIGSTOP to its own workforce run
+//     defeated the time limit) nor any other process (EPERM); on an older
+//     kernel it can signal every process of the user. ptrace(2) of a
+//     process outside the domain is denied on every ABI. The agent can
+//     still talk to the user's daemons over sockets (an ssh-agent, a
+//     container runtime, the session bus), any of which may write on its
+//     behalf: pathname sockets are restricted from ABI 9 only, and the
+//     abstract Unix socket scope (ABI 6) is left off: it would close only
+//     the abstract addresses of services that listen on a pathname socket
+//     too (X11, a D-Bus bus), and would break, unmeasured, a harness tool
+//     that talks to the user's desktop through them. The network is left
+//     alone too (TCP port rules are no boundary).
 //   - Reads: everything readable stays readable, secrets included.
 //   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
 //     truncate(2) is not restricted, and below ABI 2 links and renames
@@ -119,10 +128,10 @@
 // policy, the harness's environment byte for byte, the descriptors the
 // harness keeps; a pipe has no size limit, where one environment string
 // is capped at 128 KiB), marks the other descriptors close-on-exec,
-// applies the policy (which also sets no_new_privs), installs the
-// seccomp filter on every thread, and executes the harness in the same
-// process, in the message's environment: the harness keeps the
-// launcher's process id, so
+// applies the policy with the signal scope where the kernel has it
+// (which also sets no_new_privs), installs the seccomp filter on every
+// thread, and executes the harness in the same process, in the
+// message's environment: the harness keeps the launcher's process id, so
 // the caller's signals, its parent-death signal and its accounting apply
 // to the harness itself. A failure before that is written to the second
 // pipe, closed on exec, so that Start returns it as an error instead of

@@ -183,6 +183,10 @@ func TestBoundary(t *testing.T) {
 		{"ioctl on another device", []string{"ioctl", "/dev/urandom"}, "EACCES", 5},
 		// Landlock does not restrict metadata.
 		{"chmod outside (not restricted)", []string{"chmod", O("existing")}, "OK", 0},
+		// Signals: its own children, not the processes outside its
+		// domain (ABI 6), the test process here, workforce in a run.
+		{"signal its own child", []string{"kill-child"}, "OK", 0},
+		{"signal the parent", []string{"kill-parent"}, "EPERM", SignalScopeABI},
 		// The launcher's message and status descriptors stay its own,
 		// and so do the pipes this process holds: the probe inherits
 		// no descriptor above 2 (the caller passes none).

@@ -238,6 +238,36 @@ func TestInheritedDescriptors(t *testing.T) {
 	}
 }
 
+// TestSignalScope checks that on a kernel with the signal scope the
+// program cannot signal its parent (workforce) and can its own child, and
+// that where the ABI is lower (the test hook plays one) the launcher
+// still confines, without the scope.
+func TestSignalScope(t *testing.T) {
+	needLandlock(t)
+	if kernelABI() < SignalScopeABI {
+		t.Skipf("the kernel's Landlock ABI is %d, the signal scope needs %d", kernelABI(), SignalScopeABI)
+	}
+	dir := t.TempDir()
+	p := Policy{Dirs: []string{dir}, Devices: TerminalDevices}
+	for _, tc := range []struct {
+		abi    string
+		parent string
+	}{
+		{"", "EPERM"},
+		{strconv.Itoa(SignalScopeABI - 1), "OK"},
+	} {
+		t.Run("ABI "+tc.abi, func(t *testing.T) {
+			if tc.abi != "" {
+				t.Setenv(ABIEnv, tc.abi)
+			}
+			got := probe(t, p, []string{"kill-parent"}, []string{"kill-child"}, []string{"write", filepath.Join(dir, "..", "outside")})
+			if want := []string{tc.parent, "OK", "EACCES"}; strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("signal the parent, signal a child, write outside: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // TestMarkCloseOnExec checks the fallback of closeOnExecFrom for kernels
 // without close_range(CLOSE_RANGE_CLOEXEC).
 func TestMarkCloseOnExec(t *testing.T) {

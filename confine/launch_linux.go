@@ -41,6 +41,22 @@ const (
 	deviceRights = fileRights | landlock.AccessFSSet(ll.AccessFSIoctlDev)
 )
 
+// SignalScopeABI is the first Landlock ABI with the signal scope
+// (LANDLOCK_SCOPE_SIGNAL, Linux 6.12): from it on, the harness can signal
+// only the processes of its own domain (itself and what it started), not
+// workforce nor any other process of the user.
+const SignalScopeABI = 6
+
+// scopes returns the IPC scopes applied on ABI abi: the signal scope
+// where the kernel has it. The abstract Unix socket scope is left alone
+// (see the package documentation).
+func scopes(abi int) landlock.ScopedSet {
+	if abi >= SignalScopeABI {
+		return landlock.ScopedSet(ll.ScopeSignal)
+	}
+	return 0
+}
+
 // presets are go-landlock's configurations per ABI, V1 first.
 var presets = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
 	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
@@ -55,7 +71,8 @@ func handledRights(abi int) landlock.AccessFSSet {
 
 // apply confines the calling process, and what it executes, to p on
 // Landlock ABI abi (at most the kernel's): it returns nil only when the
-// kernel enforces the write rights of that ABI, at least MinABI.
+// kernel enforces the write rights of that ABI, at least MinABI, and its
+// signal scope from SignalScopeABI on.
 func apply(p Policy, abi int) error {
 	if err := p.Check(); err != nil {
 		return err
@@ -104,12 +121,13 @@ func apply(p Policy, abi int) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := landlock.NewConfig(handled)
+	cfg, err := landlock.NewConfig(handled, scopes(abi))
 	if err != nil {
 		return err
 	}
-	// Not best effort: the kernel enforces all of handled, or this fails.
-	if err := cfg.RestrictPaths(rules...); err != nil {
+	// Not best effort: the kernel enforces all of handled and the
+	// scopes, or this fails.
+	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("cannot apply the Landlock policy: %w", err)
 	}
 	return nil
@@ -284,7 +302,7 @@ func markCloseOnExec(first int) error {
 // Main is the launcher: main calls it first when IsLauncher(os.Args),
 // with the arguments after LauncherArg: FD PATH ARGV0 [ARG...]. It reads
 // its message (the policy and the program's environment) from descriptor
-// FD, applies the policy,
+// FD, applies the policy with the signal scope where the kernel has it,
 // marks every descriptor but the standard streams and the ones the
 // message keeps close-on-exec, installs the seccomp filter that keeps the
 // program from pushing input into a terminal (TIOCSTI), and executes PATH
