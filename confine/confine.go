@@ -14,7 +14,10 @@
 //     the harness (CODEX_HOME, CLAUDE_CONFIG_DIR, opencode's XDG
 //     directories). Writing there means creating, writing, truncating,
 //     removing, renaming and linking files and directories, and making
-//     symlinks, fifos and sockets.
+//     symlinks, fifos and sockets; never device nodes (mknod(2) of a
+//     character or block device fails with EACCES everywhere): as root,
+//     a node made in the tree would open the disk under the file system
+//     with the tree's rights.
 //   - Files, single existing files writable (write and truncate) in a
 //     directory that is not: where a harness keeps a file next to
 //     others it must not touch. A file can be written in place only:
@@ -110,6 +113,14 @@
 //     too (X11, a D-Bus bus), and would break, unmeasured, a harness tool
 //     that talks to the user's desktop through them. The network is left
 //     alone too (TCP port rules are no boundary).
+//   - Root: Landlock restricts writes by path, mount(2), ptrace(2) and
+//     signals, not root's other capabilities. A harness confined while
+//     workforce runs as root can still change the owner, mode and
+//     extended attributes of any file, read any disk device, configure
+//     the network, load BPF programs and kernel modules, set the host
+//     name and reboot the machine (TestRoot measures each). Decide says
+//     so once a run (Decision.Root, RootWarning) unless RootWarningEnv is
+//     "off".
 //   - Reads: everything readable stays readable, secrets included.
 //   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
 //     truncate(2) is not restricted, and below ABI 2 links and renames
@@ -280,6 +291,32 @@ type Decision struct {
 	// Warning, for On on a system that cannot confine, says why the
 	// harness runs unconfined: the caller says it once.
 	Warning error
+	// Root, when the harness is confined while workforce runs as root
+	// (effective user id 0), says what the boundary does not keep root
+	// from (RootWarning): the caller says it once. Empty when
+	// RootWarningEnv is "off".
+	Root string
+}
+
+// RootWarningEnv is the environment variable that, set to "off", keeps
+// Decide from warning of a confined run as root (Decision.Root): for a
+// container where root is the only user, once its user has read the
+// warning, and for test suites that run as root.
+const RootWarningEnv = "WORKFORCE_ROOT_WARNING"
+
+// RootWarning says what a harness confined on Landlock ABI abi can still
+// do when it runs as root, measured (TestRoot): Landlock restricts the
+// writes of files by path, ptrace(2), mount(2) and, from SignalScopeABI
+// on, signals; root's other capabilities stay whole.
+func RootWarning(abi int) string {
+	var signal string
+	if abi < SignalScopeABI {
+		signal = " signal any process (this kernel has no Landlock signal scope),"
+	}
+	return "workforce runs as root: the write sandbox keeps the harness from writing files outside it, not from what root may do besides:" +
+		" change the owner, mode and extended attributes of any file (a setuid bit, file capabilities), read any file and disk device," +
+		signal + " configure the network, load kernel modules and BPF programs, set the host name, reboot the machine;" +
+		" run workforce as a user to keep the agent in its sandbox (" + RootWarningEnv + "=off silences this)"
 }
 
 // Decide tells what mode m means here: Off never confines; On confines
@@ -293,7 +330,11 @@ func Decide(m Mode) (Decision, error) {
 		err := Available()
 		switch {
 		case err == nil:
-			return Decision{Confine: true}, nil
+			d := Decision{Confine: true}
+			if os.Geteuid() == 0 && os.Getenv(RootWarningEnv) != "off" {
+				d.Root = RootWarning(ABI())
+			}
+			return d, nil
 		case m == Strict:
 			return Decision{}, fmt.Errorf("sandbox mode strict: cannot confine the harness: %w", err)
 		default:

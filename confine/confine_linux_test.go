@@ -139,7 +139,12 @@ func TestBoundary(t *testing.T) {
 		{"mkdir inside", []string{"mkdir", I("dir")}, "OK", 0},
 		{"symlink inside", []string{"symlink", "anywhere", I("sym")}, "OK", 0},
 		{"mkfifo inside", []string{"mkfifo", I("fifo")}, "OK", 0},
-
+		{"bind a Unix socket inside", []string{"socket", I("sock")}, "OK", 0},
+		// No device node, even inside (as root, one would open the
+		// disk under the file system): Landlock's EACCES, before the
+		// capability check's EPERM.
+		{"mknod a char device inside", []string{"mknod", "c", I("null")}, "EACCES", 0},
+		{"mknod a block device inside", []string{"mknod", "b", I("loop0")}, "EACCES", 0},
 		{"unlink inside", []string{"unlink", I("unlink")}, "OK", 0},
 		{"rename across directories inside", []string{"rename", I("renamed"), I("sub/renamed")}, "OK", 0},
 		{"link across directories inside", []string{"link", I("linked"), I("sub/linked")}, "OK", 0},

@@ -34,9 +34,14 @@ const writeRights = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSRemov
 	ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
 	ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
 
-// fileRights are what a single writable file gets; deviceRights what a
-// device gets.
+// dirRights are what a writable directory gets: every write right but
+// ioctl(2) on devices and making device nodes. Making them stays handled,
+// so it is denied everywhere: a device node the harness made in its tree
+// would open the device it names (for root, the disk under the file
+// system) with the tree's write rights. fileRights are what a single
+// writable file gets; deviceRights what a device gets.
 const (
+	dirRights    = writeRights &^ landlock.AccessFSSet(ll.AccessFSIoctlDev|ll.AccessFSMakeChar|ll.AccessFSMakeBlock)
 	fileRights   = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTruncate)
 	deviceRights = fileRights | landlock.AccessFSSet(ll.AccessFSIoctlDev)
 )
@@ -100,7 +105,7 @@ func apply(p Policy, abi int) error {
 		if !fi.IsDir() {
 			return 0, errors.New("not a directory")
 		}
-		return writeRights &^ landlock.AccessFSSet(ll.AccessFSIoctlDev), nil
+		return dirRights, nil
 	})
 	if err == nil {
 		err = add("writable file", p.Files, func(fi os.FileInfo) (landlock.AccessFSSet, error) {
