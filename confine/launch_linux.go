@@ -367,6 +367,9 @@ func Main(args []string) int {
 	if m.ABI > 0 {
 		abi = min(abi, m.ABI)
 	}
+	// apply checks the policy again (Policy.Check), without the home
+	// directory test: the launcher has no HOME. Start ran the whole check
+	// with workforce's.
 	if err := apply(m.Policy, abi); err != nil {
 		return fail(ExitCannotRun, err)
 	}
