@@ -110,11 +110,14 @@ func TestPreload(t *testing.T) {
 	control := filepath.Join(out, "control")
 	cmd := probeCommand(t, []string{"pid"})
 	cmd.Env = append(cmd.Env, "LD_PRELOAD="+so, "PRELOAD_OUTSIDE="+control)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	b, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("probe with LD_PRELOAD: %v\n%s", err, b)
 	}
 	if _, err := os.Stat(control); err != nil {
-		t.Fatalf("unconfined, the shared object's constructor did not run: %v", err)
+		// A temporary directory mounted noexec, say: the loader says
+		// why on stderr.
+		t.Skipf("the loader did not run the shared object in this binary, unconfined (%v): %s", err, b)
 	}
 
 	outside, inside := filepath.Join(out, "marker"), filepath.Join(in, "marker")
@@ -131,7 +134,7 @@ func TestPreload(t *testing.T) {
 	if b, err := os.ReadFile(outside); err == nil {
 		t.Errorf("the shared object wrote %s outside the policy (process %s): the launcher loaded it unconfined", outside, strings.TrimSpace(string(b)))
 	}
-	b, err := os.ReadFile(inside)
+	b, err = os.ReadFile(inside)
 	if want := strconv.Itoa(cmd.Process.Pid) + "\n"; string(b) != want {
 		t.Errorf("the shared object wrote %q (%v) inside, want %q: loaded once, by the harness", b, err, want)
 	}
