@@ -312,6 +312,11 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	if err != nil {
 		return err
 	}
+	if id, _ := persona.SplitRef(opts.Ref); !persona.IsPattern(id) {
+		if err := refuseLoaderEnv(cat, id); err != nil {
+			return err
+		}
+	}
 	p, r, err := cat.Lookup(opts.Ref)
 	if err != nil {
 		printDiagnostics(ios.Err, cat)
@@ -323,6 +328,9 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 			}
 		}
 		return lookupError(err)
+	}
+	if err := refuseLoaderEnv(cat, p.ID); err != nil {
+		return err
 	}
 	printPersonaWarnings(ios.Err, cat, p)
 	if opts.Harness != "" {
@@ -406,6 +414,9 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 			plan.Warnings = append(plan.Warnings, w)
 		}
 	}
+	if w := projectShadowWarning(p); w != "" {
+		plan.Warnings = append(plan.Warnings, w)
+	}
 	for _, w := range plan.Warnings {
 		warnf(ios.Err, "%s", w)
 	}
@@ -433,6 +444,43 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		return recordRun(ctx, ios, opts, p, plan, home, runOneShot)
 	}
 	return recordRun(ctx, ios, opts, p, plan, home, runPlanned)
+}
+
+// refuseLoaderEnv refuses a run of persona id when a file that is, or
+// was meant to be, that persona sets a loader variable in its env
+// (persona.LoaderVariable): the persona below it must not run in its
+// place as if nothing happened. A usage error naming each file and
+// variable.
+func refuseLoaderEnv(cat *persona.Catalog, id string) error {
+	ds := cat.EnvRefusals(id)
+	if len(ds) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(ds))
+	for i, d := range ds {
+		msgs[i] = d.Error()
+	}
+	return usageError(fmt.Errorf("persona %s is refused: %s", id, strings.Join(msgs, "; ")),
+		"a persona's env may not change what code the harness's programs load; remove the variable from the file")
+}
+
+// projectShadowWarning says so when persona p comes from the project
+// layer and lies over a persona of its id in the user's layers or the
+// catalog: a file of the repository, which an agent may have written,
+// then decides the run instead of the user's. "" otherwise.
+func projectShadowWarning(p *persona.Persona) string {
+	if p.Layer != persona.LayerProject {
+		return ""
+	}
+	how, lower := "laid over", p.Overrides
+	if lower == nil {
+		how, lower = "hiding", p.Shadows
+	}
+	if lower == nil {
+		return ""
+	}
+	return fmt.Sprintf("persona %s comes from the project (%s), %s the one of the same id in the %s layer (%s): the repository's file decides this run; check it if you did not write it",
+		p.ID, p.Path, how, lower.Layer, lower.File)
 }
 
 // The write sandbox's flags, of run and sessions resume.

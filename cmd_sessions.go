@@ -1004,6 +1004,9 @@ func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.
 		warned = append(warned, fmt.Sprintf(format, args...))
 		warnf(ios.Err, format, args...)
 	}
+	if err := refuseLoaderEnv(cat, rec.Persona); err != nil {
+		return nil, nil, nil, err
+	}
 	p, ok := cat.Get(rec.Persona)
 	if ok {
 		r, err = p.Resolve(rec.Tier)
@@ -1017,6 +1020,9 @@ func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.
 		return &persona.Resolved{ID: rec.Persona, Tier: rec.Tier, Harness: rec.Harness, Model: persona.ModelInherit}, nil, warned, nil
 	}
 	printPersonaWarnings(ios.Err, cat, p)
+	if w := projectShadowWarning(p); w != "" {
+		warn("%s", w)
+	}
 	if r.Harness != rec.Harness {
 		warn("persona %s@%s now runs on %s; session %s ran on %s, and resumes there", rec.Persona, rec.Tier, r.Harness, rec.ID, rec.Harness)
 		r.Harness = rec.Harness

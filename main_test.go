@@ -93,8 +93,11 @@ func TestScript(t *testing.T) {
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "landlock" { // this kernel can confine a harness
+			switch cond {
+			case "landlock": // this kernel can confine a harness
 				return confine.Available() == nil, nil
+			case "root": // the tests run as root (effective user id 0)
+				return os.Geteuid() == 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

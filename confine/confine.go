@@ -14,7 +14,10 @@
 //     the harness (CODEX_HOME, CLAUDE_CONFIG_DIR, opencode's XDG
 //     directories). Writing there means creating, writing, truncating,
 //     removing, renaming and linking files and directories, and making
-//     symlinks, fifos and sockets.
+//     symlinks, fifos and sockets; never device nodes (mknod(2) of a
+//     character or block device fails with EACCES everywhere): as root,
+//     a node made in the tree would open the disk under the file system
+//     with the tree's rights.
 //   - Files, single existing files writable (write and truncate) in a
 //     directory that is not: where a harness keeps a file next to
 //     others it must not touch. A file can be written in place only:
@@ -67,6 +70,23 @@
 // included, and /dev/pts/* of the user's other terminals are writable
 // (written to, not typed into): a known limit.
 //
+// The launcher is the fourth: it runs unconfined until it applies the
+// policy, so nothing the agent may have chosen reaches it. A persona's
+// env can come from a file an agent wrote (the project's persona layer, a
+// task's repository), and in a dynamically linked workforce a loader
+// variable there (LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH, GCONV_PATH ...)
+// would run the agent's code in the launcher before Landlock. So the
+// launcher starts with an empty environment, and the harness's travels in
+// its message, to be the harness's at execve(2), when the policy and the
+// seccomp filter are in place: code a loader variable loads runs
+// confined. (package persona also refuses loader variables in a persona's
+// env, for the processes that run unconfined.) Descriptors are the fifth:
+// Landlock checks a file when it is opened, so a descriptor open for
+// writing that workforce inherited from its caller (a shell's 7>file, a
+// CI runner's) would let the harness write that file. The launcher
+// marks every descriptor above 2 close-on-exec but the ones its caller
+// passed on purpose (exec.Cmd.ExtraFiles).
+//
 // A hard link in the sandbox to a real file would make the real file
 // writable: Landlock checks the path a file is opened by, and the link's
 // path is inside the boundary while its inode is the real file's (the tests
@@ -79,11 +99,28 @@
 //   - Metadata: chmod(2), chown(2), utime(2) and extended attributes are
 //     not restricted; the agent can change the mode or times of the user's
 //     files (not their content). The tests record it.
-//   - Other processes: the agent can signal the user's processes and talk
-//     to the user's daemons over sockets (an ssh-agent, a container
-//     runtime, the session bus), any of which may write on its behalf. IPC
-//     scopes (ABI 6) and pathname sockets (ABI 9) could narrow this; they
-//     are left alone, as is the network (TCP port rules are no boundary).
+//   - Other processes: from ABI 6 (Linux 6.12) on, the launcher applies
+//     the signal scope: the harness can signal itself and the processes
+//     it started, not workforce (a SIGSTOP to its own workforce run
+//     defeated the time limit) nor any other process (EPERM); on an older
+//     kernel it can signal every process of the user. ptrace(2) of a
+//     process outside the domain is denied on every ABI. The agent can
+//     still talk to the user's daemons over sockets (an ssh-agent, a
+//     container runtime, the session bus), any of which may write on its
+//     behalf: pathname sockets are restricted from ABI 9 only, and the
+//     abstract Unix socket scope (ABI 6) is left off: it would close only
+//     the abstract addresses of services that listen on a pathname socket
+//     too (X11, a D-Bus bus), and would break, unmeasured, a harness tool
+//     that talks to the user's desktop through them. The network is left
+//     alone too (TCP port rules are no boundary).
+//   - Root: Landlock restricts writes by path, mount(2), ptrace(2) and
+//     signals, not root's other capabilities. A harness confined while
+//     workforce runs as root can still change the owner, mode and
+//     extended attributes of any file, read any disk device, configure
+//     the network, load BPF programs and kernel modules, set the host
+//     name and reboot the machine (TestRoot measures each). Decide says
+//     so once a run (Decision.Root, RootWarning) unless RootWarningEnv is
+//     "off".
 //   - Reads: everything readable stays readable, secrets included.
 //   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
 //     truncate(2) is not restricted, and below ABI 2 links and renames
@@ -96,15 +133,20 @@
 // Landlock confines the calling process and what it executes, so
 // workforce confines a child: Start turns a command into workforce
 // executing itself (/proc/self/exe, the very binary running, even when
-// the file was replaced since) with the hidden first argument LauncherArg.
-// main calls Main before anything else; Main reads the policy from the
-// environment variable PolicyEnv (removed before the harness starts),
-// applies it (which also sets no_new_privs), installs the seccomp filter
-// on every thread, and executes the harness in the same process: the
-// harness keeps the launcher's process id, so the caller's signals, its
-// parent-death signal and its accounting apply to the harness itself. A failure before that is written to a pipe the launcher
-// inherits, closed on exec, so that Start returns it as an error instead
-// of a harness exit status.
+// the file was replaced since) with the hidden first argument LauncherArg,
+// an empty environment and two pipes. main calls Main before anything
+// else; Main reads its message from the first pipe (version 2: the
+// policy, the harness's environment byte for byte, the descriptors the
+// harness keeps; a pipe has no size limit, where one environment string
+// is capped at 128 KiB), marks the other descriptors close-on-exec,
+// applies the policy with the signal scope where the kernel has it
+// (which also sets no_new_privs), installs the seccomp filter on every
+// thread, and executes the harness in the same process, in the
+// message's environment: the harness keeps the launcher's process id, so
+// the caller's signals, its parent-death signal and its accounting apply
+// to the harness itself. A failure before that is written to the second
+// pipe, closed on exec, so that Start returns it as an error instead of
+// a harness exit status.
 //
 // # Other systems
 //
@@ -116,6 +158,7 @@
 package confine
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,10 +173,6 @@ import (
 // LauncherArg, as the first argument of workforce, makes it the launcher
 // (Main): Start passes it, nobody else does.
 const LauncherArg = "__confine"
-
-// PolicyEnv is the environment variable in which Start hands the launcher
-// its policy (JSON); the launcher removes it before the harness starts.
-const PolicyEnv = "WORKFORCE_CONFINE_POLICY"
 
 // IsLauncher reports whether args, a process's arguments (os.Args), start
 // the launcher.
@@ -252,6 +291,32 @@ type Decision struct {
 	// Warning, for On on a system that cannot confine, says why the
 	// harness runs unconfined: the caller says it once.
 	Warning error
+	// Root, when the harness is confined while workforce runs as root
+	// (effective user id 0), says what the boundary does not keep root
+	// from (RootWarning): the caller says it once. Empty when
+	// RootWarningEnv is "off".
+	Root string
+}
+
+// RootWarningEnv is the environment variable that, set to "off", keeps
+// Decide from warning of a confined run as root (Decision.Root): for a
+// container where root is the only user, once its user has read the
+// warning, and for test suites that run as root.
+const RootWarningEnv = "WORKFORCE_ROOT_WARNING"
+
+// RootWarning says what a harness confined on Landlock ABI abi can still
+// do when it runs as root, measured (TestRoot): Landlock restricts the
+// writes of files by path, ptrace(2), mount(2) and, from SignalScopeABI
+// on, signals; root's other capabilities stay whole.
+func RootWarning(abi int) string {
+	var signal string
+	if abi < SignalScopeABI {
+		signal = " signal any process (this kernel has no Landlock signal scope),"
+	}
+	return "workforce runs as root: the write sandbox keeps the harness from writing files outside it, not from what root may do besides:" +
+		" change the owner, mode and extended attributes of any file (a setuid bit, file capabilities), read any file and disk device," +
+		signal + " configure the network, load kernel modules and BPF programs, set the host name, reboot the machine;" +
+		" run workforce as a user to keep the agent in its sandbox (" + RootWarningEnv + "=off silences this)"
 }
 
 // Decide tells what mode m means here: Off never confines; On confines
@@ -265,7 +330,11 @@ func Decide(m Mode) (Decision, error) {
 		err := Available()
 		switch {
 		case err == nil:
-			return Decision{Confine: true}, nil
+			d := Decision{Confine: true}
+			if os.Geteuid() == 0 && os.Getenv(RootWarningEnv) != "off" {
+				d.Root = RootWarning(ABI())
+			}
+			return d, nil
 		case m == Strict:
 			return Decision{}, fmt.Errorf("sandbox mode strict: cannot confine the harness: %w", err)
 		default:
@@ -384,41 +453,54 @@ func within(path, dir string) bool {
 }
 
 // messageVersion is the version of the launcher's message: a launcher of
-// another version refuses the message rather than misread it.
-const messageVersion = 1
+// another version refuses the message rather than misread it. Version 2
+// carries the program's environment and the descriptors it keeps, and
+// comes on a descriptor instead of an environment variable.
+const messageVersion = 2
 
-// message is what Start hands the launcher in PolicyEnv.
+// message is what Start writes to the launcher.
 type message struct {
 	V      int    `json:"v"`
 	Policy Policy `json:"policy"`
+	// ABI is the Landlock ABI Start found (ABI, lowered by ABIEnv): the
+	// launcher applies no more than it. 0 means the kernel's.
+	ABI int `json:"abi,omitempty"`
 	// StatusFD is the descriptor on which the launcher reports a failure
 	// (closed on exec); 0 for none: it reports on stderr.
 	StatusFD int `json:"status_fd,omitempty"`
+	// Files is how many descriptors from 3 on the program keeps (the
+	// caller's ExtraFiles); every other one above 2 is closed on exec.
+	Files int `json:"files,omitempty"`
+	// Env is the program's environment, byte for byte (an environment
+	// need not be UTF-8, which a JSON string must be).
+	Env [][]byte `json:"env"`
 }
 
-// encodeMessage returns m as the value of PolicyEnv.
-func encodeMessage(m message) (string, error) {
-	b, err := json.Marshal(m)
-	return string(b), err
+// encodeMessage returns m as the launcher reads it.
+func encodeMessage(m message) ([]byte, error) {
+	return json.Marshal(m)
 }
 
-// decodeMessage decodes the value of PolicyEnv: one JSON object of this
+// decodeMessage decodes the launcher's message: one JSON object of this
 // version, with no member it does not know.
-func decodeMessage(s string) (message, error) {
+func decodeMessage(b []byte) (message, error) {
 	var m message
-	dec := json.NewDecoder(strings.NewReader(s))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return message{}, fmt.Errorf("invalid %s: %w", PolicyEnv, err)
+		return message{}, fmt.Errorf("invalid launcher message: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return message{}, fmt.Errorf("invalid %s: data after the policy", PolicyEnv)
+		return message{}, errors.New("invalid launcher message: data after the message")
 	}
 	if m.V != messageVersion {
-		return message{}, fmt.Errorf("invalid %s: version %d, this launcher reads version %d (was workforce replaced during the run?)", PolicyEnv, m.V, messageVersion)
+		return message{}, fmt.Errorf("invalid launcher message: version %d, this launcher reads version %d (was workforce replaced during the run?)", m.V, messageVersion)
 	}
 	if m.StatusFD < 0 || m.StatusFD > 1<<20 || (m.StatusFD > 0 && m.StatusFD < 3) {
-		return message{}, fmt.Errorf("invalid %s: status descriptor %d", PolicyEnv, m.StatusFD)
+		return message{}, fmt.Errorf("invalid launcher message: status descriptor %d", m.StatusFD)
+	}
+	if m.Files < 0 || m.Files > 1<<20 || m.ABI < 0 {
+		return message{}, fmt.Errorf("invalid launcher message: %d descriptors to keep, ABI %d", m.Files, m.ABI)
 	}
 	return m, nil
 }

@@ -20,8 +20,18 @@ import (
 
 // TestMain makes the test binary the launcher (as main does for
 // workforce) and the probe, the program the tests confine.
+//
+// A launcher whose program's argv[0] starts with launcherEnvArg0 first
+// writes the environment it was started with to the file that follows:
+// what the launcher itself sees, before it executes the program.
 func TestMain(m *testing.M) {
 	if IsLauncher(os.Args) {
+		if len(os.Args) > 4 && strings.HasPrefix(os.Args[4], launcherEnvArg0) {
+			data := strings.Join(os.Environ(), "\n")
+			if err := os.WriteFile(strings.TrimPrefix(os.Args[4], launcherEnvArg0), []byte(data), 0o644); err != nil {
+				os.Exit(3)
+			}
+		}
 		os.Exit(Main(os.Args[2:]))
 	}
 	if os.Getenv(probeEnv) != "" {
@@ -29,6 +39,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// launcherEnvArg0, the prefix of a program's argv[0], makes the test
+// launcher record its own environment (TestMain).
+const launcherEnvArg0 = "launcher-env="
 
 // needLandlock skips a test of the real boundary on a kernel that cannot
 // enforce it.
@@ -125,6 +139,12 @@ func TestBoundary(t *testing.T) {
 		{"mkdir inside", []string{"mkdir", I("dir")}, "OK", 0},
 		{"symlink inside", []string{"symlink", "anywhere", I("sym")}, "OK", 0},
 		{"mkfifo inside", []string{"mkfifo", I("fifo")}, "OK", 0},
+		{"bind a Unix socket inside", []string{"socket", I("sock")}, "OK", 0},
+		// No device node, even inside (as root, one would open the
+		// disk under the file system): Landlock's EACCES, before the
+		// capability check's EPERM.
+		{"mknod a char device inside", []string{"mknod", "c", I("null")}, "EACCES", 0},
+		{"mknod a block device inside", []string{"mknod", "b", I("loop0")}, "EACCES", 0},
 		{"unlink inside", []string{"unlink", I("unlink")}, "OK", 0},
 		{"rename across directories inside", []string{"rename", I("renamed"), I("sub/renamed")}, "OK", 0},
 		{"link across directories inside", []string{"link", I("linked"), I("sub/linked")}, "OK", 0},
@@ -168,11 +188,14 @@ func TestBoundary(t *testing.T) {
 		{"ioctl on another device", []string{"ioctl", "/dev/urandom"}, "EACCES", 5},
 		// Landlock does not restrict metadata.
 		{"chmod outside (not restricted)", []string{"chmod", O("existing")}, "OK", 0},
-		// The launcher's policy and status descriptor stay its own.
-		{"policy variable", []string{"env", PolicyEnv}, "unset", 0},
-		// The pipes this process inherited, which the probe inherits
-		// too, and not the launcher's status pipe.
-		{"status descriptor", []string{"pipes"}, strings.Join(pipes(), " "), 0},
+		// Signals: its own children, not the processes outside its
+		// domain (ABI 6), the test process here, workforce in a run.
+		{"signal its own child", []string{"kill-child"}, "OK", 0},
+		{"signal the parent", []string{"kill-parent"}, "EPERM", SignalScopeABI},
+		// The launcher's message and status descriptors stay its own,
+		// and so do the pipes this process holds: the probe inherits
+		// no descriptor above 2 (the caller passes none).
+		{"status descriptor", []string{"pipes"}, "", 0},
 	}
 	tests = slices.DeleteFunc(tests, func(tc boundaryCase) bool { return tc.abi > ABI() })
 	ops := make([][]string, len(tests))
@@ -311,8 +334,9 @@ func TestStartRefuses(t *testing.T) {
 	}
 }
 
-// TestLauncher runs the launcher as main does, without Start: it refuses
-// to run without its policy or below MinABI, with a clear error.
+// TestLauncher runs the launcher as main does, without Start: its
+// message on descriptor 3, from a file. It refuses to run without its
+// message or below MinABI, with a clear error.
 func TestLauncher(t *testing.T) {
 	needLandlock(t)
 	exe, err := os.Executable()
@@ -321,29 +345,57 @@ func TestLauncher(t *testing.T) {
 	}
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
-	good, _ := encodeMessage(message{V: messageVersion, Policy: Policy{Dirs: []string{dir}}})
+	msg := func(m message) string {
+		b, err := encodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	p := Policy{Dirs: []string{dir}}
+	good := msg(message{V: messageVersion, Policy: p, Env: [][]byte{[]byte("PATH=/usr/bin:/bin")}})
+	sh := []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}
 	tests := []struct {
 		name   string
+		msg    string // on descriptor 3; none when empty
 		env    []string
 		args   []string
 		status int
 		stderr string
 	}{
-		{"confined", []string{PolicyEnv + "=" + good}, []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}, 0, ""},
-		{"looked up on PATH", []string{PolicyEnv + "=" + good}, []string{"sh", "sh", "-c", "echo ran > " + marker}, 0, ""},
-		{"no policy", nil, []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}, ExitCannotRun, "no policy in " + PolicyEnv},
-		{"not JSON", []string{PolicyEnv + "={"}, []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}, ExitCannotRun, "invalid " + PolicyEnv},
-		{"another version", []string{PolicyEnv + `={"v":2,"policy":{}}`}, []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}, ExitCannotRun, "version 2"},
-		{"unknown member", []string{PolicyEnv + `={"v":1,"policy":{"net":[]}}`}, []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}, ExitCannotRun, `unknown field "net"`},
-		{"ABI below the minimum", []string{PolicyEnv + "=" + good, ABIEnv + "=2"}, []string{"/bin/sh", "sh", "-c", "echo ran > " + marker}, ExitCannotRun, "ABI 2"},
-		{"no program", []string{PolicyEnv + "=" + good}, nil, ExitCannotRun, "usage"},
-		{"program missing", []string{PolicyEnv + "=" + good}, []string{filepath.Join(dir, "missing"), "missing"}, ExitNotFound, "cannot execute"},
+		{"confined", good, nil, append([]string{"3"}, sh...), 0, ""},
+		{"looked up on the program's PATH", good, nil, []string{"3", "sh", "sh", "-c", "echo ran > " + marker}, 0, ""},
+		{"not on the program's PATH", msg(message{V: messageVersion, Policy: p}), []string{"PATH=/usr/bin:/bin"}, []string{"3", "sh", "sh", "-c", "echo ran > " + marker}, ExitNotFound, "executable file not found"},
+		{"no message", good, nil, append([]string{"9"}, sh...), ExitCannotRun, "message descriptor 9: bad file descriptor"},
+		{"not a descriptor", good, nil, append([]string{"three"}, sh...), ExitCannotRun, `message descriptor "three"`},
+		{"a standard stream", good, nil, append([]string{"0"}, sh...), ExitCannotRun, `message descriptor "0"`},
+		{"not JSON", "{", nil, append([]string{"3"}, sh...), ExitCannotRun, "invalid launcher message"},
+		{"another version", `{"v":1,"policy":{}}`, nil, append([]string{"3"}, sh...), ExitCannotRun, "version 1"},
+		{"unknown member", `{"v":2,"policy":{"net":[]}}`, nil, append([]string{"3"}, sh...), ExitCannotRun, `unknown field "net"`},
+		{"keeps its own descriptor", msg(message{V: messageVersion, Policy: p, Files: 1}), nil, append([]string{"3"}, sh...), ExitCannotRun, "1 descriptors to keep from 3"},
+		{"ABI below the minimum", good, []string{ABIEnv + "=2"}, append([]string{"3"}, sh...), ExitCannotRun, "ABI 2"},
+		{"the message's ABI below the minimum", msg(message{V: messageVersion, Policy: p, ABI: 2}), nil, append([]string{"3"}, sh...), ExitCannotRun, "ABI 2"},
+		{"no program", good, nil, []string{"3"}, ExitCannotRun, "usage"},
+		{"program missing", good, nil, []string{"3", filepath.Join(dir, "missing"), "missing"}, ExitNotFound, "cannot execute"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(marker)
 			cmd := exec.Command(exe, append([]string{LauncherArg}, tc.args...)...)
-			cmd.Env = append(without(without(os.Environ(), PolicyEnv), ABIEnv), tc.env...)
+			cmd.Env = tc.env
+			if cmd.Env == nil {
+				cmd.Env = []string{}
+			}
+			if tc.msg != "" {
+				f := filepath.Join(t.TempDir(), "message")
+				writeFile(t, f, tc.msg)
+				m, err := os.Open(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer m.Close()
+				cmd.ExtraFiles = []*os.File{m}
+			}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			err := cmd.Run()

@@ -116,25 +116,28 @@ func errText(err error) string {
 // panic.
 func FuzzDecodeMessage(f *testing.F) {
 	for _, s := range []string{
-		`{"v":1,"policy":{"dirs":["/tmp/t"],"files":["/home/u/.claude.json"],"devices":["/dev/null","/dev/pts"]},"status_fd":3}`,
-		`{"v":1,"policy":{}}`,
-		`{"v":1,"policy":{"dirs":["/"]}}`,
+		`{"v":2,"policy":{"dirs":["/tmp/t"],"files":["/home/u/.claude.json"],"devices":["/dev/null","/dev/pts"]},"status_fd":4,"files":1,"abi":7,"env":["UEFUSD0vYmlu","/w=="]}`,
 		`{"v":2,"policy":{}}`,
-		`{"v":1,"policy":{},"status_fd":2}`,
-		`{"v":1,"policy":{"net":[443]}}`,
-		`{"v":1,"policy":{}} {}`,
-		`{"v":1,"policy":{"dirs":null}}`,
-		`{"v":1,"policy":{"dirs":["a\u0000b"]}}`,
+		`{"v":2,"policy":{"dirs":["/"]}}`,
+		`{"v":1,"policy":{}}`,
+		`{"v":2,"policy":{},"status_fd":2}`,
+		`{"v":2,"policy":{},"files":-1}`,
+		`{"v":2,"policy":{},"abi":-1}`,
+		`{"v":2,"policy":{},"env":["not base64"]}`,
+		`{"v":2,"policy":{"net":[443]}}`,
+		`{"v":2,"policy":{}} {}`,
+		`{"v":2,"policy":{"dirs":null},"env":null}`,
+		`{"v":2,"policy":{"dirs":["a\u0000b"]}}`,
 		``, `null`, `[]`, `{`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := decodeMessage(s)
+		m, err := decodeMessage([]byte(s))
 		if err != nil {
 			return
 		}
-		if m.V != messageVersion || m.StatusFD < 0 || m.StatusFD > 0 && m.StatusFD < 3 {
+		if m.V != messageVersion || m.StatusFD < 0 || m.StatusFD > 0 && m.StatusFD < 3 || m.Files < 0 || m.ABI < 0 {
 			t.Fatalf("decodeMessage(%q) accepted %+v", s, m)
 		}
 		_ = m.Policy.Check()
@@ -157,6 +160,14 @@ func norm(m message) message {
 	for _, l := range []*[]string{&m.Policy.Dirs, &m.Policy.Files, &m.Policy.Devices} {
 		if len(*l) == 0 {
 			*l = nil
+		}
+	}
+	if len(m.Env) == 0 {
+		m.Env = nil
+	}
+	for i, kv := range m.Env {
+		if len(kv) == 0 {
+			m.Env[i] = nil
 		}
 	}
 	return m

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -32,12 +34,33 @@ const writeRights = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSRemov
 	ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
 	ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
 
-// fileRights are what a single writable file gets; deviceRights what a
-// device gets.
+// dirRights are what a writable directory gets: every write right but
+// ioctl(2) on devices and making device nodes. Making them stays handled,
+// so it is denied everywhere: a device node the harness made in its tree
+// would open the device it names (for root, the disk under the file
+// system) with the tree's write rights. fileRights are what a single
+// writable file gets; deviceRights what a device gets.
 const (
+	dirRights    = writeRights &^ landlock.AccessFSSet(ll.AccessFSIoctlDev|ll.AccessFSMakeChar|ll.AccessFSMakeBlock)
 	fileRights   = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTruncate)
 	deviceRights = fileRights | landlock.AccessFSSet(ll.AccessFSIoctlDev)
 )
+
+// SignalScopeABI is the first Landlock ABI with the signal scope
+// (LANDLOCK_SCOPE_SIGNAL, Linux 6.12): from it on, the harness can signal
+// only the processes of its own domain (itself and what it started), not
+// workforce nor any other process of the user.
+const SignalScopeABI = 6
+
+// scopes returns the IPC scopes applied on ABI abi: the signal scope
+// where the kernel has it. The abstract Unix socket scope is left alone
+// (see the package documentation).
+func scopes(abi int) landlock.ScopedSet {
+	if abi >= SignalScopeABI {
+		return landlock.ScopedSet(ll.ScopeSignal)
+	}
+	return 0
+}
 
 // presets are go-landlock's configurations per ABI, V1 first.
 var presets = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
@@ -51,14 +74,14 @@ func handledRights(abi int) landlock.AccessFSSet {
 	return writeRights & presets[min(abi, len(presets))-1].HandledAccessFS
 }
 
-// apply confines the calling process, and what it executes, to p: it
-// returns nil only when the kernel enforces the write rights of the
-// kernel's ABI, at least MinABI.
-func apply(p Policy) error {
+// apply confines the calling process, and what it executes, to p on
+// Landlock ABI abi (at most the kernel's): it returns nil only when the
+// kernel enforces the write rights of that ABI, at least MinABI, and its
+// signal scope from SignalScopeABI on.
+func apply(p Policy, abi int) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	abi := ABI()
 	if abi < MinABI {
 		return &UnavailableError{ABI: abi, GOOS: "linux"}
 	}
@@ -82,7 +105,7 @@ func apply(p Policy) error {
 		if !fi.IsDir() {
 			return 0, errors.New("not a directory")
 		}
-		return writeRights &^ landlock.AccessFSSet(ll.AccessFSIoctlDev), nil
+		return dirRights, nil
 	})
 	if err == nil {
 		err = add("writable file", p.Files, func(fi os.FileInfo) (landlock.AccessFSSet, error) {
@@ -103,16 +126,21 @@ func apply(p Policy) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := landlock.NewConfig(handled)
+	cfg, err := landlock.NewConfig(handled, scopes(abi))
 	if err != nil {
 		return err
 	}
-	// Not best effort: the kernel enforces all of handled, or this fails.
-	if err := cfg.RestrictPaths(rules...); err != nil {
+	// Not best effort: the kernel enforces all of handled and the
+	// scopes, or this fails.
+	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("cannot apply the Landlock policy: %w", err)
 	}
 	return nil
 }
+
+// maxMessage bounds the launcher's message: the policy and the harness's
+// environment, which the kernel caps far below this at execve(2).
+const maxMessage = 64 << 20
 
 // Start starts cmd, not started yet, confined by p: the process started
 // is workforce's launcher, which applies p and then executes cmd's program
@@ -121,10 +149,21 @@ func apply(p Policy) error {
 // program runs confined, or with an error when the system cannot confine
 // (*UnavailableError), p is refused (Policy.Check, or a path missing) or
 // the launcher failed (*LaunchError): then the program never ran, and
-// cmd's process has been waited for. Start changes cmd: its Path and Args
-// become the launcher's (the program's follow LauncherArg), a descriptor
-// is added to its ExtraFiles and PolicyEnv to its environment; the
-// program sees neither. cmd.Process.Pid is the program's process id.
+// cmd's process has been waited for.
+//
+// The launcher itself starts with an empty environment: cmd's environment
+// (cmd.Environ, as cmd.Start would have passed it) travels in the message
+// Start writes to it on a pipe, with the policy, and is the program's
+// only once Landlock and the seccomp filter are in place; a loader
+// variable in it (LD_PRELOAD) reaches the confined program, never the
+// launcher. The program keeps descriptors 0 to 2 and cmd.ExtraFiles;
+// every other descriptor the launcher inherited (workforce's own, from
+// its caller) is closed when the program starts.
+//
+// Start changes cmd: its Path, Args and Env become the launcher's (the
+// program's path and arguments follow LauncherArg and the message's
+// descriptor), and two descriptors are added to its ExtraFiles; the
+// program sees none of them. cmd.Process.Pid is the program's process id.
 func Start(cmd *exec.Cmd, p Policy) error {
 	if cmd.Process != nil {
 		return errors.New("confine: command already started")
@@ -138,34 +177,53 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
+	for _, kv := range cmd.Env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			// As cmd.Start would refuse it.
+			return errors.New("exec: environment variable contains NUL")
+		}
+	}
+	env := cmd.Environ()
+	m := message{V: messageVersion, Policy: p, ABI: ABI(), Files: len(cmd.ExtraFiles), StatusFD: 4 + len(cmd.ExtraFiles),
+		Env: make([][]byte, len(env))}
+	for i, kv := range env {
+		m.Env[i] = []byte(kv)
+	}
+	value, err := encodeMessage(m)
+	if err != nil {
+		return err
+	}
+	// Two pipes: the message to the launcher, and its report back.
+	mr, mw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer mw.Close()
 	r, w, err := os.Pipe()
 	if err != nil {
+		mr.Close()
 		return err
 	}
 	defer r.Close()
-	value, err := encodeMessage(message{V: messageVersion, Policy: p, StatusFD: 3 + len(cmd.ExtraFiles)})
-	if err != nil {
-		w.Close()
-		return err
-	}
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	args := cmd.Args
 	if len(args) == 0 {
 		args = []string{cmd.Path}
 	}
 	path := cmd.Path
-	cmd.Env = append(without(env, PolicyEnv), PolicyEnv+"="+value)
-	cmd.Args = append([]string{os.Args[0], LauncherArg, path}, args...)
+	cmd.Env = []string{}
+	cmd.Args = append([]string{os.Args[0], LauncherArg, strconv.Itoa(3 + m.Files), path}, args...)
 	cmd.Path = launcherPath()
-	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, mr, w)
 	err = cmd.Start()
+	mr.Close()
 	w.Close()
 	if err != nil {
 		return err
 	}
+	// The launcher reads all of it before anything else; a launcher that
+	// died early is reported by its status or its exit.
+	_, _ = mw.Write(value)
+	mw.Close()
 	// The launcher closes its end when it executes the program (or
 	// exits): what it wrote before is its error.
 	report, _ := io.ReadAll(io.LimitReader(r, 64<<10))
@@ -189,27 +247,79 @@ func launcherPath() string {
 	return os.Args[0]
 }
 
-// without returns env without the variable key.
-func without(env []string, key string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); k != key {
-			out = append(out, kv)
+// readMessage reads and decodes the launcher's message from descriptor
+// fd, to its end, and closes fd.
+func readMessage(fd int) (message, error) {
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+		return message{}, fmt.Errorf("%s: message descriptor %d: %w (the launcher is started by workforce itself)", LauncherArg, fd, err)
+	}
+	f := os.NewFile(uintptr(fd), "message")
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMessage+1))
+	switch {
+	case err != nil:
+		return message{}, fmt.Errorf("%s: cannot read the message on descriptor %d: %w", LauncherArg, fd, err)
+	case len(data) > maxMessage:
+		return message{}, fmt.Errorf("%s: the message on descriptor %d is over %d bytes", LauncherArg, fd, maxMessage)
+	}
+	m, err := decodeMessage(data)
+	if err == nil && 3+m.Files > fd {
+		err = fmt.Errorf("invalid launcher message: %d descriptors to keep from 3, the message's is %d", m.Files, fd)
+	}
+	return m, err
+}
+
+// closeOnExecFrom marks every descriptor from first on close-on-exec, so
+// that the program the launcher executes inherits none of them: those
+// workforce inherited from its caller (a descriptor open for writing on
+// a file outside the policy would keep its access under Landlock, which
+// checks a file when it is opened), and the launcher's own.
+func closeOnExecFrom(first int) error {
+	err := unix.CloseRange(uint(first), math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
+		// Before Linux 5.11 (a kernel with Landlock backported).
+		return markCloseOnExec(first)
+	}
+	return err
+}
+
+// markCloseOnExec is closeOnExecFrom for a kernel without
+// close_range(CLOSE_RANGE_CLOEXEC): descriptor by descriptor, as
+// /proc/self/fd lists them.
+func markCloseOnExec(first int) error {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("cannot list the open descriptors: %w", err)
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < first {
+			continue
+		}
+		// The directory's own descriptor is closed by now: EBADF.
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return fmt.Errorf("descriptor %d: %w", fd, err)
 		}
 	}
-	return out
+	return nil
 }
 
 // Main is the launcher: main calls it first when IsLauncher(os.Args),
-// with the arguments after LauncherArg: PATH ARGV0 [ARG...]. It applies
-// the policy in PolicyEnv, installs the seccomp filter that keeps the
-// program from pushing input into a terminal (TIOCSTI), and executes
-// PATH with ARGV0 and the ARGs, the environment without PolicyEnv. It returns only when that failed, with
-// the exit status, having reported why on its status descriptor (or
-// stderr).
+// with the arguments after LauncherArg: FD PATH ARGV0 [ARG...]. It reads
+// its message (the policy and the program's environment) from descriptor
+// FD, applies the policy with the signal scope where the kernel has it,
+// marks every descriptor but the standard streams and the ones the
+// message keeps close-on-exec, installs the seccomp filter that keeps the
+// program from pushing input into a terminal (TIOCSTI), and executes PATH
+// with ARGV0 and the ARGs in the message's environment. It returns only
+// when that failed, with the exit status, having reported why on its
+// status descriptor (or stderr).
+//
+// Nothing of the program's environment is the launcher's: Start runs it
+// with an empty one, so that no loader variable of the program's
+// (LD_PRELOAD, LD_LIBRARY_PATH, ...) runs code in it before Landlock
+// applies.
 func Main(args []string) int {
-	value := os.Getenv(PolicyEnv)
-	env := without(os.Environ(), PolicyEnv)
 	var status io.Writer = os.Stderr
 	fail := func(code int, err error) int {
 		if status == os.Stderr {
@@ -219,10 +329,14 @@ func Main(args []string) int {
 		}
 		return code
 	}
-	if value == "" {
-		return fail(ExitCannotRun, fmt.Errorf("%s: no policy in %s: the launcher is started by workforce itself", LauncherArg, PolicyEnv))
+	if len(args) < 3 {
+		return fail(ExitCannotRun, fmt.Errorf("usage: %s FD PATH ARGV0 [ARG...]: the launcher is started by workforce itself", LauncherArg))
 	}
-	m, err := decodeMessage(value)
+	fd, err := strconv.Atoi(args[0])
+	if err != nil || fd < 3 {
+		return fail(ExitCannotRun, fmt.Errorf("%s: message descriptor %q: want a number from 3", LauncherArg, args[0]))
+	}
+	m, err := readMessage(fd)
 	if err != nil {
 		return fail(ExitCannotRun, err)
 	}
@@ -233,16 +347,30 @@ func Main(args []string) int {
 		syscall.CloseOnExec(m.StatusFD)
 		status = os.NewFile(uintptr(m.StatusFD), "status")
 	}
-	if len(args) < 2 {
-		return fail(ExitCannotRun, fmt.Errorf("usage: %s PATH ARGV0 [ARG...]", LauncherArg))
+	env := make([]string, len(m.Env))
+	for i, kv := range m.Env {
+		env[i] = string(kv)
 	}
-	path, argv := args[0], args[1:]
+	path, argv := args[1], args[2:]
 	if !strings.Contains(path, "/") {
+		// Looked up on the program's PATH: the launcher has none of
+		// its own.
+		os.Setenv("PATH", envValue(env, "PATH"))
 		if path, err = exec.LookPath(path); err != nil {
 			return fail(ExitNotFound, err)
 		}
 	}
-	if err := apply(m.Policy); err != nil {
+	if err := closeOnExecFrom(3 + m.Files); err != nil {
+		return fail(ExitCannotRun, fmt.Errorf("cannot close the inherited descriptors: %w", err))
+	}
+	abi := ABI()
+	if m.ABI > 0 {
+		abi = min(abi, m.ABI)
+	}
+	// apply checks the policy again (Policy.Check), without the home
+	// directory test: the launcher has no HOME. Start ran the whole check
+	// with workforce's.
+	if err := apply(m.Policy, abi); err != nil {
 		return fail(ExitCannotRun, err)
 	}
 	// The filter goes on every thread (TSYNC); the thread that installs
@@ -257,4 +385,15 @@ func Main(args []string) int {
 		code = ExitNotFound
 	}
 	return fail(code, fmt.Errorf("cannot execute %s: %w", path, err))
+}
+
+// envValue returns the value of the last variable key in env, as a
+// program reads it.
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }

@@ -1,12 +1,14 @@
 package confine
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -113,6 +115,84 @@ func probeOp(op []string) string {
 			return "set"
 		}
 		return "unset"
+	case "envsum": // the SHA-256 of a variable's value, "unset"
+		v, ok := os.LookupEnv(arg(1))
+		if !ok {
+			return "unset"
+		}
+		return fmt.Sprintf("%x", sha256.Sum256([]byte(v)))
+	case "environ": // the SHA-256 of the environment, NUL-separated
+		return fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(os.Environ(), "\x00"))))
+	case "mknod": // mknod c|b PATH: /dev/null's and loop0's numbers
+		mode, dev := uint32(unix.S_IFCHR|0o600), unix.Mkdev(1, 3)
+		if arg(1) == "b" {
+			mode, dev = unix.S_IFBLK|0o600, unix.Mkdev(7, 0)
+		}
+		err = unix.Mknod(arg(2), mode, int(dev))
+	case "socket": // bind a Unix socket to a path
+		var fd int
+		if fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			err = unix.Bind(fd, &unix.SockaddrUnix{Name: arg(1)})
+			unix.Close(fd)
+		}
+	case "writefd": // write to descriptor N
+		n, _ := strconv.Atoi(arg(1))
+		_, err = unix.Write(n, []byte("through the descriptor\n"))
+	case "mount": // a tmpfs on a directory
+		if err = unix.Mount("none", arg(1), "tmpfs", 0, ""); err == nil {
+			_ = unix.Unmount(arg(1), 0)
+		}
+	case "chroot":
+		err = unix.Chroot(arg(1))
+	case "chown": // to the owner it has: allowed or not, nothing changes
+		var st unix.Stat_t
+		if err = unix.Stat(arg(1), &st); err == nil {
+			err = unix.Chown(arg(1), int(st.Uid), int(st.Gid))
+		}
+	case "setxattr": // a user attribute, removed again
+		if err = unix.Setxattr(arg(1), "user.workforce-probe", []byte("x"), 0); err == nil {
+			_ = unix.Removexattr(arg(1), "user.workforce-probe")
+		}
+	case "open-read":
+		var f *os.File
+		if f, err = os.Open(arg(1)); err == nil {
+			f.Close()
+		}
+	case "open-write": // open for writing, write nothing
+		var f *os.File
+		if f, err = os.OpenFile(arg(1), os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+	case "sethostname": // to the name it has
+		var name string
+		if name, err = os.Hostname(); err == nil {
+			err = unix.Sethostname([]byte(name))
+		}
+	case "init-module": // an empty module: refused by the capability check or as no module
+		err = unix.InitModule(nil, "")
+	case "reboot": // with a bad magic: EPERM without CAP_SYS_BOOT, EINVAL with it
+		_, _, errno := unix.Syscall6(unix.SYS_REBOOT, 0, 0, 0, 0, 0, 0)
+		if errno != 0 {
+			err = errno
+		}
+	case "ptrace-parent": // seize (without stopping) and let go
+		if err = unix.PtraceSeize(os.Getppid()); err == nil {
+			_ = unix.PtraceDetach(os.Getppid())
+		}
+	case "netadmin": // set the loopback interface's flags to what they are
+		err = netAdmin()
+	case "bpf": // load (not attach) a kprobe program that returns 0
+		err = loadKprobe()
+	case "kill-init": // the null signal to process 1
+		err = unix.Kill(1, 0)
+	case "kill-parent": // the null signal to the parent (workforce)
+		err = unix.Kill(os.Getppid(), 0)
+	case "kill-child": // start a child and end it with SIGTERM
+		child := exec.Command("/bin/sleep", "60")
+		if err = child.Start(); err == nil {
+			err = child.Process.Signal(unix.SIGTERM)
+			_ = child.Wait()
+		}
 	case "pipes": // the pipes the program holds beyond its standard streams
 		return strings.Join(pipes(), " ")
 	case "fd": // what descriptor N is
@@ -238,4 +318,48 @@ func pipes() []string {
 		}
 	}
 	return out
+}
+
+// netAdmin sets the flags of the loopback interface to the ones it has:
+// it needs CAP_NET_ADMIN, and changes nothing.
+func netAdmin() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// loadKprobe loads a kprobe program (mov r0, 0; exit), which needs
+// CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN), and closes it unattached.
+func loadKprobe() error {
+	insns := []uint64{0x00000000000000b7, 0x0000000000000095}
+	license := []byte("GPL\x00")
+	var attr struct {
+		progType, insnCnt uint32
+		insns, license    uint64
+		logLevel, logSize uint32
+		logBuf            uint64
+		kernVersion       uint32
+		_                 [84]byte
+	}
+	attr.progType = 2 // BPF_PROG_TYPE_KPROBE
+	attr.insnCnt = uint32(len(insns))
+	attr.insns = uint64(uintptr(unsafe.Pointer(&insns[0])))
+	attr.license = uint64(uintptr(unsafe.Pointer(&license[0])))
+	fd, _, errno := unix.Syscall(unix.SYS_BPF, 5 /* BPF_PROG_LOAD */, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	runtime.KeepAlive(insns)
+	runtime.KeepAlive(license)
+	if errno != 0 {
+		return errno
+	}
+	return unix.Close(int(fd))
 }

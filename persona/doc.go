@@ -104,6 +104,11 @@
 //     (tiers.best.harnessSettings.timeoutSeconds).
 //   - A persona file is UTF-8: an invalid byte is an error at its line and
 //     column, not replaced.
+//   - env may not set a loader variable (LoaderVariable, env.go: every LD_
+//     variable and glibc's other unsecure ones but TMPDIR): an error at the
+//     variable's name, in every layer, so the cascade cannot bring one in.
+//     Catalog.EnvRefusals finds them for a run, which refuses rather than
+//     fall back to the persona below.
 //   - Persona ids, tags and pack file paths are selected with doublestar
 //     globs (Select, SelectNames); a pattern that matches nothing is a
 //     *NoMatchError.

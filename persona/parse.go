@@ -59,7 +59,8 @@ type Diagnostic = diag.Diagnostic
 //
 // A file must be UTF-8: an invalid byte is an error at its line and column
 // (a JSON decoder would replace it silently). A file that says "inherit":
-// false must be a whole persona on its own (checkWhole).
+// false must be a whole persona on its own (checkWhole). Its env may not
+// set a loader variable (LoaderVariable), an error at the variable's name.
 func Parse(name string, data []byte) (*Spec, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if spec, ok := quickParse(data); ok {
@@ -188,6 +189,27 @@ func checkFile(name string, data []byte, s *Spec) diag.Errors {
 				}
 				errs = append(errs, d)
 			}
+		}
+	}
+	if len(s.Env) > 0 {
+		names := make([]string, 0, len(s.Env))
+		for k := range s.Env {
+			if LoaderVariable(k) {
+				names = append(names, k)
+			}
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			// At the variable's name.
+			if pos == nil {
+				pos = diag.Positions(data)
+			}
+			d := &diag.Diagnostic{File: name, Field: "env." + k,
+				Message: fmt.Sprintf("a persona may not set %s: it changes what code the harness's programs load, or what their C library trusts", k)}
+			if off, ok := pos[diag.KeyPos+"env."+k]; ok {
+				d.Line, d.Column = diag.Position(data, off)
+			}
+			errs = append(errs, d)
 		}
 	}
 	for i, sk := range s.Skills {

@@ -98,6 +98,18 @@ func TestParse(t *testing.T) {
 			wantErr: []string{`p.json:1:40: inherit: "inherit": false takes nothing from a lower persona of the same id, and "extends" names it; drop one`}},
 		{name: "inherit is a boolean", data: `{"id": "x", "inherit": "no"}`,
 			wantErr: []string{"p.json:1:24: inherit: must be boolean, but got string"}},
+		{name: "a loader variable in env, at its name", data: "{\"id\": \"x\",\n  \"env\": {\"TOKEN\": \"t\", \"LD_PRELOAD\": \"./evil.so\"}}",
+			wantErr: []string{"p.json:2:25: env.LD_PRELOAD: a persona may not set LD_PRELOAD: it changes what code the harness's programs load, or what their C library trusts"}},
+		{name: "every loader variable, in order", data: `{"id": "x", "env": {"GCONV_PATH": ".", "LD_AUDIT": "a.so", "LD_BIND_NOW": "1", "RES_OPTIONS": "debug"}}`,
+			wantErr: []string{
+				"p.json:1:21: env.GCONV_PATH: a persona may not set GCONV_PATH",
+				"p.json:1:40: env.LD_AUDIT: a persona may not set LD_AUDIT",
+				"p.json:1:60: env.LD_BIND_NOW: a persona may not set LD_BIND_NOW",
+				"p.json:1:80: env.RES_OPTIONS: a persona may not set RES_OPTIONS",
+			}},
+		{name: "env the loader does not read", data: `{"id": "x", "env": {"TMPDIR": "/tmp", "MALLOC_ARENA_MAX": "2", "ld_preload": "x", "OLD_PRELOAD": "x"}}`},
+		{name: "a loader variable in a whole persona", data: `{"id": "x", "inherit": false, "intent": "i", "description": "d", "harness": "claude", "model": "m", "env": {"GLIBC_TUNABLES": "glibc.malloc.check=3"}}`,
+			wantErr: []string{"p.json:1:109: env.GLIBC_TUNABLES: a persona may not set GLIBC_TUNABLES"}},
 		{name: "a fraction in an integer", data: "{\"id\": \"x\",\n  \"harnessSettings\": {\"timeoutSeconds\": 3.0}}",
 			wantErr: []string{"p.json:2:41: harnessSettings.timeoutSeconds: must be a whole number written without a fraction or an exponent, within 64 bits, not number 3.0"}},
 	}
@@ -217,6 +229,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"id": "x", "inputs": {"A": {"picker": {"provider": "p", "resource": "r"}}}, "mount": {"enabled": false}}`))
 	f.Add([]byte(`{"id": "x", "skills": [{"id": "a", "source": "npm:a"}, {"id": "b", "source": "b.md", "files": {"SKILL.md": "s"}}, {"id": "c", "source": "c", "files": {}}]}`))
 	f.Add([]byte(`{"id": "x", "skills": [{"id": "a", "source": "../a.md", "path": "/x"}, {"id": "b", "source": "https://example.com/b"}]}`))
+	f.Add([]byte(`{"id": "x", "env": {"LD_PRELOAD": "a.so", "TMPDIR": "/tmp"}}`))
+	f.Add([]byte(`{"id": "x", "env": {"LD_": "", "GCONV_PATH": "."}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast path never accepts what the schema rejects.
 		if _, ok := quickParse(data); ok {
@@ -239,6 +253,11 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			return
+		}
+		for k := range spec.Env {
+			if LoaderVariable(k) {
+				t.Fatalf("Parse accepted env %s, a loader variable", k)
+			}
 		}
 		again, err := json.Marshal(spec)
 		if err != nil {

@@ -40,7 +40,9 @@ import (
 // off never; on where the system can (Linux with Landlock ABI
 // confine.MinABI or later), else with a warning; strict, or the run is
 // refused. A run without a sandbox (--install-in-repo, mount.enabled
-// false) is never confined: a note says so, and strict refuses it.
+// false) is never confined: a note says so, and strict refuses it. A run
+// confined as root warns that Landlock leaves root's capabilities whole
+// (confine.RootWarning).
 
 // SandboxEnv is the environment variable that sets the sandbox mode of
 // runs that do not ask for one (--sandbox), above "sandbox" in
@@ -180,6 +182,11 @@ func (p *Plan) planSandbox(sb Sandbox) error {
 		return err
 	}
 	c.Confined = d.Confine
+	if d.Root != "" {
+		// Once a run: what Landlock leaves to a harness running as
+		// root.
+		p.Warnings = append(p.Warnings, d.Root)
+	}
 	if d.Warning != nil {
 		c.Why = d.Warning.Error()
 		if runtime.GOOS == "linux" {

@@ -30,6 +30,11 @@ func TestMain(m *testing.M) {
 // harness is confined, and to what; never the session directory.
 func TestPlanSandbox(t *testing.T) {
 	canConfine := confine.Available() == nil
+	// Running as root, a confined run warns of what root may do.
+	rootWarning := ""
+	if canConfine && os.Geteuid() == 0 {
+		rootWarning = "workforce runs as root: the write sandbox keeps the harness from writing files outside it"
+	}
 	tests := []struct {
 		name     string
 		mode     confine.Mode
@@ -43,6 +48,7 @@ func TestPlanSandbox(t *testing.T) {
 		err      string
 		warning  string
 		note     string
+		root     bool // warn of a run as root, as this process may be
 	}{
 		{name: "on", mode: confine.On, harness: "claude", confined: canConfine},
 		{name: "strict", mode: confine.Strict, harness: "opencode", confined: canConfine},
@@ -55,12 +61,18 @@ func TestPlanSandbox(t *testing.T) {
 		{name: "codex read-only", mode: confine.On, harness: "codex", perm: "default", confined: canConfine, readOnly: true},
 		{name: "codex workspace-write", mode: confine.On, harness: "codex", perm: "acceptEdits", confined: canConfine},
 		{name: "allowed paths", mode: confine.On, harness: "claude", allow: true, confined: canConfine},
+		{name: "as root", mode: confine.On, harness: "claude", root: true, confined: canConfine, warning: rootWarning},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.abi0 {
 				t.Setenv(confine.ABIEnv, "0")
 			}
+			quiet := "off"
+			if tt.root {
+				quiet = ""
+			}
+			t.Setenv(confine.RootWarningEnv, quiet)
 			home, root := t.TempDir(), t.TempDir()
 			extra := t.TempDir()
 			file := filepath.Join(extra, "cache.db")
