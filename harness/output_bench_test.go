@@ -18,13 +18,13 @@ func longLine(n int) []byte {
 	return []byte(messageHead + strings.Repeat("x", n-len(messageHead)-len(messageTail)) + messageTail)
 }
 
-// BenchmarkOutputWriterLongLine writes one line of 1, 16 and 64 MiB to
+// BenchmarkOutputWriterLongLine writes one line of 1, 4, 16 and 64 MiB to
 // the OutputWriter in the 32 KiB pieces the harness's pipe gives it
 // (os/exec copies with a 32 KiB buffer): the time must grow linearly
 // with the line's length; B/byte is the memory allocated per byte of
 // output.
 func BenchmarkOutputWriterLongLine(b *testing.B) {
-	for _, mib := range []int{1, 16, 64} {
+	for _, mib := range []int{1, 4, 16, 64} {
 		line := longLine(mib << 20)
 		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
 			b.SetBytes(int64(len(line)))
