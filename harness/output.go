@@ -463,20 +463,27 @@ const (
 	keptEntry = 64
 )
 
-// budget counts the bytes a reader keeps.
-type budget struct{ used int }
+// budget counts the bytes a reader keeps, up to max (0: keepBudget).
+type budget struct{ used, max int }
+
+func (b *budget) limit() int {
+	if b.max > 0 {
+		return b.max
+	}
+	return keepBudget
+}
 
 // take takes n bytes and an entry's cost, and reports whether they fit.
 // A denial is kept either way (cut short): it takes them anyway.
 func (b *budget) take(n int) bool {
 	b.used += n + keptEntry
-	return b.used <= keepBudget
+	return b.used <= b.limit()
 }
 
 // track takes n bytes and an entry's cost when they fit, and reports
 // whether they did.
 func (b *budget) track(n int) bool {
-	if b.used+n+keptEntry > keepBudget {
+	if b.used+n+keptEntry > b.limit() {
 		return false
 	}
 	b.used += n + keptEntry

@@ -212,6 +212,9 @@ func TestOutputWriterLongLines(t *testing.T) {
 // once keepBudget is spent, tool calls waiting for their result are not
 // followed past it, and gemini's message being written stops at MaxLine.
 func TestOutputKeptBounded(t *testing.T) {
+	// The readers keep 1 MiB here, not keepBudget: the same bounds, at a
+	// sixteenth of the test's cost.
+	const budget = 1 << 20
 	read := func(t *testing.T, harness string, lines func(yield func(string))) ([]Event, *Outcome) {
 		t.Helper()
 		var events []Event
@@ -219,6 +222,7 @@ func TestOutputKeptBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		w.r.(interface{ setBudget(int) }).setBudget(budget)
 		lines(func(l string) { w.Write([]byte(l + "\n")) })
 		out, _ := w.Finish()
 		return events, out
@@ -246,8 +250,8 @@ func TestOutputKeptBounded(t *testing.T) {
 	})
 
 	t.Run("denials past the budget", func(t *testing.T) {
-		long := strings.Repeat("c", 1<<20)
-		n := keepBudget/len(long) + 3
+		long := strings.Repeat("c", 64<<10)
+		n := budget/len(long) + 3
 		events, out := read(t, "codex", func(yield func(string)) {
 			for range n {
 				yield(declined(long))
@@ -267,7 +271,7 @@ func TestOutputKeptBounded(t *testing.T) {
 	})
 
 	t.Run("claude's calls waiting past the budget", func(t *testing.T) {
-		long := strings.Repeat("c", 7<<20)
+		long := strings.Repeat("c", 7*budget/16)
 		use := func(id string) string {
 			return `{"type":"assistant","session_id":"s","message":{"content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"` + long + `"}}]}}`
 		}
@@ -312,3 +316,6 @@ func TestOutputKeptBounded(t *testing.T) {
 		}
 	})
 }
+
+// setBudget makes the reader keep at most n bytes for later lines.
+func (e *events) setBudget(n int) { e.keep.max = n }

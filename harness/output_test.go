@@ -145,6 +145,9 @@ func TestParseOutput(t *testing.T) {
 			for _, e := range got.Events {
 				types[e.Type] = true
 			}
+			if got.HasUsage != types[EventUsage] {
+				t.Errorf("HasUsage %v, want %v: whether a usage event came", got.HasUsage, types[EventUsage])
+			}
 			if tt.file != "" && !types[EventUsage] {
 				t.Errorf("Events = %+v, want a usage event", got.Events)
 			}
@@ -444,4 +447,46 @@ func FuzzParseCodex(f *testing.F) {
 
 func FuzzParseOpencode(f *testing.F) {
 	fuzzOutput(f, "opencode", "opencode-write.jsonl", "opencode-resume.jsonl", "opencode-denied.jsonl")
+}
+
+// errReader gives data, then err.
+type errReader struct {
+	data []byte
+	err  error
+}
+
+func (r *errReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestReadOutput checks that ReadOutput, which reads a kept output as it
+// streams, says what ParseOutput says of it, without the events, and
+// returns an error reading it with what it read before.
+func TestReadOutput(t *testing.T) {
+	for _, tt := range []struct{ harness, file string }{
+		{"claude", "claude-write.jsonl"}, {"claude", "claude-denied.json"}, {"codex", "codex-write.jsonl"},
+		{"opencode", "opencode-denied.jsonl"}, {"gemini", "gemini-write.jsonl"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			data := fixture(t, tt.file)
+			want, werr := ParseOutput(tt.harness, data)
+			got, err := ReadOutput(tt.harness, bytes.NewReader(data))
+			if err != werr || !reflect.DeepEqual(withEvents(got, want.Events), want) || len(got.Events) != 0 {
+				t.Errorf("ReadOutput = %+v, %v\nParseOutput: %+v, %v", got, err, want, werr)
+			}
+			if !got.HasUsage {
+				t.Error("HasUsage false, want true")
+			}
+			broken := errors.New("read error")
+			got, err = ReadOutput(tt.harness, &errReader{data: data[:len(data)/2], err: broken})
+			if !errors.Is(err, broken) || got == nil {
+				t.Errorf("ReadOutput of a failing reader = %v, %v; want what it read and the error", got, err)
+			}
+		})
+	}
 }
