@@ -136,10 +136,11 @@ type Event struct {
 // denied Write's whole content) beside the final message, opencode's edit
 // parts the file before and after, codex's and gemini's tool events a
 // command's output or a written file. A final message is the model's
-// output, some hundreds of KiB at most; the longest lines are files the
-// agent read or wrote. 8 MiB holds a final message and a result line with
-// dozens of denied writes many times over; a line cut loses one tool
-// call's event, never the run's result.
+// output, some hundreds of KiB at most: 8 MiB holds it many times over,
+// and a claude result line with dozens of denied writes of that size. A
+// line cut loses one tool call's event; only a result line past 8 MiB
+// would lose the run's result (it then reports none, and the warning
+// says why).
 const MaxLine = 8 << 20
 
 // MaxDenials is the number of denials an outcome lists; it counts those
