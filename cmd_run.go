@@ -812,7 +812,7 @@ func oneShotResult(plan *session.Plan, res *session.Result, err error, took time
 		code := o.ExitCode
 		r.ExitCode = &code
 	}
-	if one.Parsed && slices.ContainsFunc(out.Events, func(e harness.Event) bool { return e.Type == harness.EventUsage }) {
+	if one.Parsed && out.HasUsage {
 		// Usage only when the harness reported some: a codex turn that
 		// failed reports none, which is not 0 tokens.
 		u := out.Usage

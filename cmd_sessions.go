@@ -394,7 +394,9 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	}
 	var result *report.Result
 	if l.ResultDir != "" {
-		if result, err = readResult(l.ResultDir); err != nil {
+		// A run under way (or killed) has written its output there, and
+		// no result yet.
+		if result, err = readResult(l.ResultDir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			warnf(ios.Err, "the result of session %s cannot be read: %v", l.ID, err)
 		}
 	}

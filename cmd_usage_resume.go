@@ -63,7 +63,7 @@ func ownUsage(h string, one *session.OneShotResult) string {
 	var unknown []string
 	if cum.tokens {
 		if tokens == nil {
-			out.Events = slices.DeleteFunc(out.Events, func(e harness.Event) bool { return e.Type == harness.EventUsage })
+			out.HasUsage = false
 			unknown = append(unknown, "usage")
 		} else if u.Input >= tokens.Input && u.Output >= tokens.Output && u.Cached >= tokens.Cached {
 			u.Input, u.Output, u.Cached = u.Input-tokens.Input, u.Output-tokens.Output, u.Cached-tokens.Cached
@@ -85,9 +85,7 @@ func ownUsage(h string, one *session.OneShotResult) string {
 
 // hasUsage reports whether the harness printed usage: a turn that failed
 // prints none, which is not 0.
-func hasUsage(o *harness.Outcome) bool {
-	return slices.ContainsFunc(o.Events, func(e harness.Event) bool { return e.Type == harness.EventUsage })
-}
+func hasUsage(o *harness.Outcome) bool { return o.HasUsage }
 
 // earlierOutcomes are the outputs of harness h that the earlier runs of a
 // session kept in its results directory dir, the latest first.
@@ -108,11 +106,13 @@ func earlierOutcomes(h, dir string) []*harness.Outcome {
 	slices.Sort(nums)
 	var out []*harness.Outcome
 	for _, n := range slices.Backward(nums) {
-		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(n), "stdout.jsonl"))
+		// Read as it streams: a file of any size in bounded memory.
+		f, err := os.Open(filepath.Join(dir, strconv.Itoa(n), "stdout.jsonl"))
 		if err != nil {
 			continue
 		}
-		o, err := harness.ParseOutput(h, b)
+		o, err := harness.ReadOutput(h, f)
+		f.Close()
 		if o == nil || (err != nil && !errors.Is(err, harness.ErrNoResult)) {
 			continue
 		}

@@ -35,6 +35,13 @@
 // Mapping records it field by field, and MappingDoc renders the table of
 // docs/harnesses.md from the same code.
 //
+// One-shot output (output.go) is read as it comes, in bounded memory: an
+// OutputWriter scans each byte once, holds a line up to MaxLine (a longer
+// one is cut, not read, and the outcome's warnings name it), passes the
+// events on without keeping them, and keeps what the outcome needs within
+// bounds (MaxDenials, the tool calls waiting for their result); the raw
+// output is the caller's to keep.
+//
 // Persona env values may reference the caller's environment as $VAR or
 // ${VAR}. Extra arguments go after the harness's own flags (for codex,
 // before the prompt).

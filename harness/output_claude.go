@@ -76,10 +76,11 @@ type claudeReader struct {
 	events
 	started bool
 	res     *claudeResult
-	// calls are the tool calls made, by id; denied those refused, and
-	// reported those a tool_use reported.
-	calls            map[string]Event
-	denied, reported map[string]bool
+	// calls are the tool calls waiting for their result, by id; denied
+	// those of them refused, and deniedSent those a tool_use reported
+	// denied. They are kept within the reader's budget.
+	calls              map[string]Event
+	denied, deniedSent map[string]bool
 }
 
 func (c *claudeReader) Line(line []byte) []Event {
@@ -115,7 +116,7 @@ func (c *claudeReader) Line(line []byte) []Event {
 		}
 	case "system":
 		if s.Subtype == "permission_denied" && s.ToolUseID != "" {
-			mark(&c.denied, s.ToolUseID)
+			c.mark(&c.denied, s.ToolUseID)
 		}
 		if s.Subtype == "init" && s.Model != "" {
 			o.Model = s.Model
@@ -126,34 +127,49 @@ func (c *claudeReader) Line(line []byte) []Event {
 			case "text":
 				c.add(Event{Type: EventMessage, Text: b.Text})
 			case "tool_use":
+				call := Event{Type: EventToolUse, Tool: b.Name, Detail: detailOf(b.Input)}
+				if prev, ok := c.calls[b.ID]; ok {
+					delete(c.calls, b.ID)
+					c.keep.free(len(b.ID) + len(prev.Tool) + len(prev.Detail))
+				}
+				if !c.keep.track(len(b.ID) + len(call.Tool) + len(call.Detail)) {
+					continue
+				}
 				if c.calls == nil {
 					c.calls = map[string]Event{}
 				}
-				c.calls[b.ID] = Event{Type: EventToolUse, Tool: b.Name, Detail: detailOf(b.Input)}
+				c.calls[b.ID] = call
 			}
 		}
 	case "user":
 		for _, b := range blocks {
 			call, ok := c.calls[b.ToolUseID]
-			if b.Type != "tool_result" || !ok || c.reported[b.ToolUseID] {
+			if b.Type != "tool_result" || !ok {
 				continue
 			}
+			delete(c.calls, b.ToolUseID)
+			c.keep.free(len(b.ToolUseID) + len(call.Tool) + len(call.Detail))
 			call.Status = "completed"
 			switch {
 			case c.denied[b.ToolUseID]:
 				call.Status = "denied"
+				delete(c.denied, b.ToolUseID)
+				c.keep.free(len(b.ToolUseID))
+				c.mark(&c.deniedSent, b.ToolUseID)
 			case b.IsError:
 				call.Status = "failed"
 			}
-			mark(&c.reported, b.ToolUseID)
 			c.add(call)
 		}
 	}
 	return c.took()
 }
 
-// mark adds id to the set *m.
-func mark(m *map[string]bool, id string) {
+// mark adds id to the set *m, within the reader's budget.
+func (c *claudeReader) mark(m *map[string]bool, id string) {
+	if (*m)[id] || !c.keep.track(len(id)) {
+		return
+	}
 	if *m == nil {
 		*m = map[string]bool{}
 	}
@@ -167,12 +183,12 @@ func (c *claudeReader) result(r *claudeResult) {
 	}
 	failed, text := claudeError(r)
 	if r.Result != "" && !failed {
-		if n := len(c.o.Events); c.o.Events[n-1].Type != EventMessage || c.o.Events[n-1].Text != r.Result {
+		if c.last.Type != EventMessage || c.last.Text != r.Result {
 			c.add(Event{Type: EventMessage, Text: r.Result})
 		}
 	}
 	for _, d := range r.Denials {
-		if d.ToolUseID == "" || !c.reported[d.ToolUseID] || !c.denied[d.ToolUseID] {
+		if d.ToolUseID == "" || !c.deniedSent[d.ToolUseID] {
 			c.add(Event{Type: EventToolUse, Tool: d.ToolName, Detail: detailOf(d.ToolInput), Status: "denied"})
 		}
 	}
@@ -186,15 +202,17 @@ func (c *claudeReader) result(r *claudeResult) {
 func (c *claudeReader) Finish() (*Outcome, error) {
 	o, res := &c.o, c.res
 	if res == nil || res.SessionID == "" {
+		c.finish()
 		return o, ErrNoResult
 	}
 	o.SessionID = res.SessionID
 	o.Final = res.Result
 	o.Usage = claudeUsage(res)
 	for _, d := range res.Denials {
-		o.Denials = append(o.Denials, Denial{Tool: d.ToolName, Detail: detailOf(d.ToolInput)})
+		c.deny(Denial{Tool: d.ToolName, Detail: detailOf(d.ToolInput)})
 	}
 	o.Error, o.ErrorText = claudeError(res)
+	c.finish()
 	return o, nil
 }
 

@@ -98,7 +98,7 @@ func (c *codexReader) take(e *codexEvent) {
 		}
 		if it.Status == "declined" {
 			ev.Status = "denied"
-			o.Denials = append(o.Denials, Denial{Tool: ev.Tool, Detail: ev.Detail})
+			c.deny(Denial{Tool: ev.Tool, Detail: ev.Detail})
 		}
 		c.add(ev)
 	case "turn.completed":
@@ -125,6 +125,7 @@ func (c *codexReader) take(e *codexEvent) {
 }
 
 func (c *codexReader) Finish() (*Outcome, error) {
+	c.finish()
 	if !c.done || c.o.SessionID == "" {
 		return &c.o, ErrNoResult
 	}

@@ -2,8 +2,10 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 )
@@ -56,12 +58,17 @@ var geminiDenied = map[string]bool{"tool_not_registered": true, "policy_violatio
 // a tool_use (status completed, failed, or denied when gemini did not
 // offer the tool or a policy refused the call), result the run's usage
 // and, when its status is error, the error. The run has a result once
-// the result line came.
+// the result line came. The assistant's message being written is kept up
+// to MaxLine bytes; the calls waiting for their result within the
+// reader's budget.
 type geminiReader struct {
 	events
 	calls map[string]Event
 	text  strings.Builder
-	done  bool
+	// textCut: the message being written was longer than MaxLine;
+	// finalCut: the final message was.
+	textCut, finalCut bool
+	done              bool
 }
 
 func (c *geminiReader) Line(line []byte) []Event {
@@ -84,14 +91,27 @@ func (c *geminiReader) flush() {
 	}
 	t := c.text.String()
 	c.text.Reset()
-	c.o.Final = t
+	c.o.Final, c.finalCut, c.textCut = t, c.textCut, false
 	c.add(Event{Type: EventMessage, Text: t})
+}
+
+// write adds a piece of the assistant's message being written, up to
+// MaxLine bytes in all.
+func (c *geminiReader) write(s string) {
+	if room := MaxLine - c.text.Len(); len(s) > room {
+		i := room
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s, c.textCut = s[:i], true
+	}
+	c.text.WriteString(s)
 }
 
 func (c *geminiReader) take(e *geminiEvent) {
 	o := &c.o
 	if e.Type == "message" && e.Role == "assistant" {
-		c.text.WriteString(e.Content)
+		c.write(e.Content)
 		return
 	}
 	if e.Type != "message" {
@@ -107,22 +127,31 @@ func (c *geminiReader) take(e *geminiEvent) {
 			o.Model = e.Model
 		}
 	case "tool_use":
+		call := Event{Type: EventToolUse, Tool: e.ToolName, Detail: detailOf(e.Parameters)}
+		if prev, ok := c.calls[e.ToolID]; ok {
+			delete(c.calls, e.ToolID)
+			c.keep.free(len(e.ToolID) + len(prev.Tool) + len(prev.Detail))
+		}
+		if !c.keep.track(len(e.ToolID) + len(call.Tool) + len(call.Detail)) {
+			return
+		}
 		if c.calls == nil {
 			c.calls = map[string]Event{}
 		}
-		c.calls[e.ToolID] = Event{Type: EventToolUse, Tool: e.ToolName, Detail: detailOf(e.Parameters)}
+		c.calls[e.ToolID] = call
 	case "tool_result":
 		call, ok := c.calls[e.ToolID]
 		if !ok {
 			return
 		}
 		delete(c.calls, e.ToolID)
+		c.keep.free(len(e.ToolID) + len(call.Tool) + len(call.Detail))
 		call.Status = "completed"
 		if e.Status == "error" {
 			call.Status = "failed"
 			if e.Error != nil && geminiDenied[e.Error.Type] {
 				call.Status = "denied"
-				o.Denials = append(o.Denials, Denial{Tool: call.Tool, Detail: call.Detail})
+				c.deny(Denial{Tool: call.Tool, Detail: call.Detail})
 			}
 		}
 		c.add(call)
@@ -152,8 +181,12 @@ func (c *geminiReader) Finish() (*Outcome, error) {
 	if c.text.Len() > 0 {
 		// Cut before its end (a signal, the time limit): the message
 		// being written is the last word, though no event said it.
-		c.o.Final = c.text.String()
+		c.o.Final, c.finalCut = c.text.String(), c.textCut
 	}
+	if c.finalCut {
+		c.o.Warnings = append(c.o.Warnings, fmt.Sprintf("the agent's final message was longer than %s and was cut", sizeName(MaxLine)))
+	}
+	c.finish()
 	if !c.done || c.o.SessionID == "" {
 		return &c.o, ErrNoResult
 	}

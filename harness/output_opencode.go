@@ -102,7 +102,7 @@ func (c *opencodeReader) take(e *opencodeEvent) {
 			for _, p := range opencodeDenied {
 				if strings.HasPrefix(st.Error, p) {
 					ev.Status = "denied"
-					o.Denials = append(o.Denials, Denial{Tool: e.Part.Tool, Detail: ev.Detail})
+					c.deny(Denial{Tool: e.Part.Tool, Detail: ev.Detail})
 					c.denied = true
 					break
 				}
@@ -136,6 +136,7 @@ func (c *opencodeReader) take(e *opencodeEvent) {
 }
 
 func (c *opencodeReader) Finish() (*Outcome, error) {
+	c.finish()
 	if !c.done || c.o.SessionID == "" {
 		return &c.o, ErrNoResult
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -21,13 +22,15 @@ const ResultsDir = "results"
 
 // OneShotResult is what a one-shot run adds to its Result.
 type OneShotResult struct {
-	// Outcome is what the harness's output says; never nil.
+	// Outcome is what the harness's output says; never nil. It keeps no
+	// events (they were passed on as they came).
 	Outcome *harness.Outcome
 	// Parsed says the output held a result (harness.ParseOutput did not
 	// return harness.ErrNoResult).
 	Parsed bool
-	// Stdout and Stderr are the harness's raw output.
-	Stdout, Stderr []byte
+	// Stderr is the end of the harness's standard error, its last
+	// StderrTail bytes; the whole of it is in Dir.
+	Stderr []byte
 	// Dir is the session's results directory (Home/results/ID), holding
 	// the raw output (stdout.jsonl, stderr.txt); the caller writes
 	// result.json there. Empty when it could not be written (a warning
@@ -35,10 +38,25 @@ type OneShotResult struct {
 	Dir string
 }
 
+// StderrTail is how much of the end of the harness's standard error a
+// OneShotResult holds.
+const StderrTail = 4 << 10
+
 // runOneShot runs a one-shot plan: the harness gets inv.Stdin, never the
 // terminal; its standard output is captured, not shown, and read line by
 // line as it comes (harness.OutputWriter); its standard error is shown and
 // captured. Everything else is as in run.
+//
+// Output. Neither is held in memory: each goes, as it comes, to its file
+// in the results directory (stdout.jsonl.part, stderr.txt.part, renamed
+// stdout.jsonl and stderr.txt once the harness has exited and the files
+// of an earlier run of the session have moved, saveOutput), whole; what
+// the outcome needs is kept as the output is read (harness.OutputWriter:
+// a line longer than harness.MaxLine is cut, and a warning says so), and
+// the last StderrTail bytes of stderr. A file that cannot be written
+// holds the harness's output back in nothing: the run goes on, and a
+// warning says what was not kept. A run that never starts leaves no
+// files.
 //
 // Events. With RunOptions.Events, the harness's events are passed on as
 // their lines arrive, then sync-back's: a sync event for each file as
@@ -58,13 +76,17 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stderr strings.Builder
+	dir := filepath.Join(p.mount.Home, ResultsDir, filepath.Base(p.Sandbox))
+	raw, rawErr := openOutput(dir)
+	errTail := &tail{max: StderrTail}
 	o.Stdin = strings.NewReader(p.inv.Stdin)
-	o.Stdout = stdout
+	o.Stdout = io.MultiWriter(raw.stdout, stdout)
 	if o.Stderr != nil {
-		o.Stderr = io.MultiWriter(o.Stderr, &stderr)
+		// The files first: a terminal that fails stops the writes
+		// after it.
+		o.Stderr = io.MultiWriter(raw.stderr, errTail, o.Stderr)
 	} else {
-		o.Stderr = &stderr
+		o.Stderr = io.MultiWriter(raw.stderr, errTail)
 	}
 	progress := o.Progress
 	o.Progress = func(event, detail string) {
@@ -85,6 +107,7 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 	}
 	res, err := p.run(o)
 	if res == nil {
+		raw.discard()
 		return nil, err
 	}
 	out, perr := stdout.Finish()
@@ -96,21 +119,33 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 			emit(harness.Event{Type: harness.EventSync, Path: f.Path, Action: harness.SyncFailed})
 		}
 	}
-	one := &OneShotResult{Stdout: stdout.Bytes(), Stderr: []byte(stderr.String())}
+	one := &OneShotResult{Stderr: errTail.bytes()}
 	if out == nil {
 		out = &harness.Outcome{}
 	}
 	one.Outcome, one.Parsed = out, perr == nil
+	if o.Warn != nil {
+		for _, w := range out.Warnings {
+			o.Warn(w)
+		}
+	}
+	if rawErr == nil {
+		rawErr = saveOutput(dir, raw)
+	}
+	switch {
+	case rawErr != nil:
+		// What could be written stays where it is.
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("cannot keep the harness's output: %v", rawErr))
+		}
+	default:
+		one.Dir = dir
+		if werr := raw.writeErr(); werr != nil && o.Warn != nil {
+			o.Warn(fmt.Sprintf("the harness's output kept in %s is incomplete: %v", dir, werr))
+		}
+	}
 	if perr != nil && !errors.Is(perr, harness.ErrNoResult) {
 		return res, perr
-	}
-	dir := filepath.Join(p.mount.Home, ResultsDir, filepath.Base(p.Sandbox))
-	if werr := saveOutput(dir, one); werr != nil {
-		if o.Warn != nil {
-			o.Warn(fmt.Sprintf("cannot keep the harness's output: %v", werr))
-		}
-	} else {
-		one.Dir = dir
 	}
 	res.OneShot = one
 	return res, err
@@ -133,22 +168,135 @@ func (p *Plan) syncAction(rel string) string {
 // outputFiles are the files of a run in its results directory.
 var outputFiles = []string{"result.json", "stdout.jsonl", "stderr.txt"}
 
-// saveOutput writes the harness's raw output into dir. Every harness's
-// one-shot output is JSONL (claude's stream-json too). The files of an
-// earlier run of the session (a resumed session's) move first into the
-// next free numbered directory in dir, 1, 2, ...: the newest run's are
-// always at the top.
-func saveOutput(dir string, one *OneShotResult) error {
+// partSuffix marks the files the raw output is written to while the
+// harness runs.
+const partSuffix = ".part"
+
+// rawOutput is where the harness's raw output goes as it comes: the
+// files stdout.jsonl.part and stderr.txt.part of the results directory.
+// Its writers never fail (the harness's output must flow on): a file
+// that cannot be written is let go and its error kept.
+type rawOutput struct {
+	dir            string
+	stdout, stderr *spill
+}
+
+// openOutput makes the results directory dir and opens the files the
+// harness's raw output goes to. It never returns nil: after an error
+// its writers drop what they get.
+func openOutput(dir string) (*rawOutput, error) {
+	r := &rawOutput{dir: dir, stdout: &spill{}, stderr: &spill{}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return r, err
 	}
+	for _, f := range []struct {
+		s    *spill
+		name string
+	}{{r.stdout, "stdout.jsonl"}, {r.stderr, "stderr.txt"}} {
+		file, err := os.OpenFile(filepath.Join(dir, f.name+partSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			r.discard()
+			return r, err
+		}
+		f.s.f = file
+	}
+	return r, nil
+}
+
+// close closes the files, and returns the first error of their writes
+// or closes.
+func (r *rawOutput) close() error {
+	return errors.Join(r.stdout.close(), r.stderr.close())
+}
+
+// writeErr returns the first error of the writes, if any: what the files
+// kept is incomplete.
+func (r *rawOutput) writeErr() error {
+	return errors.Join(r.stdout.err, r.stderr.err)
+}
+
+// discard closes the files and removes them, and the results directory
+// when that leaves it empty.
+func (r *rawOutput) discard() {
+	r.close()
+	for _, name := range []string{"stdout.jsonl", "stderr.txt"} {
+		os.Remove(filepath.Join(r.dir, name+partSuffix))
+	}
+	os.Remove(r.dir) // only when empty
+}
+
+// spill is a file that never fails a write: the first error is kept and
+// the file let go.
+type spill struct {
+	f   *os.File
+	err error
+}
+
+func (s *spill) Write(p []byte) (int, error) {
+	if s.f != nil && s.err == nil {
+		if _, err := s.f.Write(p); err != nil {
+			s.err = err
+		}
+	}
+	return len(p), nil
+}
+
+func (s *spill) close() error {
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	if s.err == nil {
+		s.err = err
+	}
+	return err
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return n, nil
+	}
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return n, nil
+}
+
+// bytes returns the last max bytes written.
+func (t *tail) bytes() []byte {
+	if len(t.buf) > t.max {
+		return t.buf[len(t.buf)-t.max:]
+	}
+	return t.buf
+}
+
+// saveOutput ends the raw output r in dir, once the harness has exited:
+// its files are closed, the files of an earlier run of the session (a
+// resumed session's) move into the next free numbered directory in dir,
+// 1, 2, ..., and the new ones take their names (stdout.jsonl: every
+// harness's one-shot output is JSONL, claude's stream-json too): the
+// newest run's are always at the top.
+func saveOutput(dir string, r *rawOutput) error {
+	r.close()
 	if err := archiveOutput(dir); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "stdout.jsonl"), one.Stdout, 0o600); err != nil {
-		return err
+	for _, name := range []string{"stdout.jsonl", "stderr.txt"} {
+		if err := os.Rename(filepath.Join(dir, name+partSuffix), filepath.Join(dir, name)); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(dir, "stderr.txt"), one.Stderr, 0o600)
+	return nil
 }
 
 // archiveOutput moves the files of an earlier run in dir, if any, into

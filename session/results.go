@@ -21,7 +21,9 @@ import (
 // than a maximum age and those beyond a maximum count, newest kept, after
 // each one-shot run and on demand (sessions prune-results), by the bounds
 // of "results" in <home>/config.json (ConfiguredResultLimits), 30 days and
-// 500 by default.
+// 500 by default. The raw output is written there as it comes, whole
+// (runOneShot): the size of its files is bounded only by the run's time
+// limit.
 //
 // The age of a result is that of its session: the time in its id, when
 // the directory's name is a session id (no system call), else the

@@ -30,6 +30,11 @@
 // Sync with SyncOptions.Only applies part of it (the rest stays, in phase
 // Review), Sync applies it all, Discard drops it.
 //
+// One-shot output. A one-shot run's stdout and stderr are never held:
+// they go whole to the results directory's files as they come, and stdout
+// is read line by line as it arrives (harness.OutputWriter, bounded
+// memory: oneshot.go).
+//
 // Resume. A kept session's harness conversation continues in its
 // sandbox (resume.go): Plan.Run of a plan made with PlanOptions.Session
 // runs the harness there and ends as Run does (afterHarness).
