@@ -493,7 +493,11 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	p := filepath.Join(o.ConfigDir, "opencode.json")
 	inv.Files[p] = string(b) + "\n"
 	inv.SetEnv = append(inv.SetEnv, "OPENCODE_CONFIG="+p)
-	content, err := opencodeContent(envLookup(o.Env)("OPENCODE_CONFIG_CONTENT"), r.ID, agents[r.ID], contentMCP)
+	user := envLookup(o.Env)("OPENCODE_CONFIG_CONTENT")
+	if v, ok := r.Env["OPENCODE_CONFIG_CONTENT"]; ok {
+		user = os.Expand(v, lookup) // the persona's own, as its env sets it
+	}
+	content, err := opencodeContent(user, r.ID, agents[r.ID], contentMCP)
 	if err != nil {
 		return err
 	}

@@ -157,3 +157,36 @@ func FuzzOpencodeProjectConflicts(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanKeepsUserOpencodeContent: the user's OPENCODE_CONFIG_CONTENT, or
+// the persona's env's, is the base of the one the harness gets, which
+// holds the persona's agent.
+func TestPlanKeepsUserOpencodeContent(t *testing.T) {
+	tests := []struct {
+		name, env, personaEnv, want string
+	}{
+		{name: "the user's", env: `{"theme": "u"}`, want: `"theme":"u"`},
+		{name: "the persona's env over the user's", env: `{"theme": "u"}`, personaEnv: `{"theme": "$THEME"}`, want: `"theme":"p"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &persona.Resolved{ID: "rev", Harness: "opencode", Model: "m"}
+			if tt.personaEnv != "" {
+				r.Env = map[string]string{"OPENCODE_CONFIG_CONTENT": tt.personaEnv}
+			}
+			inv, err := Plan(r, Options{ConfigDir: t.TempDir(), Env: []string{"OPENCODE_CONFIG_CONTENT=" + tt.env, "THEME=p"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, kv := range inv.Env() {
+				if v, ok := strings.CutPrefix(kv, "OPENCODE_CONFIG_CONTENT="); ok {
+					got = append(got, v)
+				}
+			}
+			if len(got) != 1 || !strings.Contains(got[0], tt.want) || !strings.Contains(got[0], `"agent":{"rev":{"mode":"primary"`) {
+				t.Errorf("OPENCODE_CONFIG_CONTENT = %q, want one holding %s and the agent", got, tt.want)
+			}
+		})
+	}
+}
