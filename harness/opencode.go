@@ -448,7 +448,7 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 		return err
 	}
 	if c := opencodeProjectConflicts(o.ProjectDir, o.Subdir, r.ID, mine); len(c) > 0 {
-		return fmt.Errorf("opencode would let the project's configuration change the persona's agent %q, which workforce cannot outrank:\n  %s\nremove them, or run the persona on another harness", r.ID, strings.Join(c, "\n  "))
+		return &ProjectConfigError{Harness: "opencode", Persona: r.ID, Conflicts: c}
 	}
 	contentMCP := map[string]json.RawMessage{}
 	if cfg["agent"], err = json.Marshal(agents); err != nil {

@@ -100,6 +100,25 @@ func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json
 	return string(b), nil
 }
 
+// ProjectConfigError is a run refused because the project's own
+// configuration of the harness would change the persona's meaning in a
+// way workforce's configuration cannot outrank.
+type ProjectConfigError struct {
+	Harness, Persona string
+	// Conflicts name each file and field, and why, one a line.
+	Conflicts []string
+}
+
+func (e *ProjectConfigError) Error() string {
+	return fmt.Sprintf("%s would let the project's configuration change the persona's agent %q, which workforce cannot outrank:\n  %s",
+		e.Harness, e.Persona, strings.Join(e.Conflicts, "\n  "))
+}
+
+// Hint tells how to run anyway.
+func (e *ProjectConfigError) Hint() string {
+	return "remove them from the project, or run the persona on another harness with --harness"
+}
+
 // opencodeHarmless are fields of an agent that change neither what the
 // model is told nor what it may do; a project may set them for the
 // persona's agent although the persona's agent does not.
