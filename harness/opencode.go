@@ -447,7 +447,16 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	if err := json.Unmarshal(b, &mine); err != nil {
 		return err
 	}
-	if c := opencodeProjectConflicts(o.ProjectDir, o.Subdir, r.ID, mine); len(c) > 0 {
+	// The project's files as the user's directory holds them, and as the
+	// tree the harness starts in holds them where it is already made (a
+	// resumed or reused session's, which the agent wrote).
+	c := opencodeProjectConflicts(o.ProjectDir, o.Subdir, r.ID, mine)
+	if o.Root != "" {
+		if tree := filepath.Join(o.Root, o.Subdir); tree != o.ProjectDir {
+			c = append(c, opencodeProjectConflicts(tree, o.Subdir, r.ID, mine)...)
+		}
+	}
+	if len(c) > 0 {
 		return &ProjectConfigError{Harness: "opencode", Persona: r.ID, Conflicts: c}
 	}
 	contentMCP := map[string]json.RawMessage{}

@@ -156,13 +156,13 @@ func opencodeProjectConflicts(dir, sub, id string, agent map[string]any) []strin
 		for _, f := range files {
 			out = append(out, opencodeJSONConflicts(f, id, agent)...)
 		}
-		for _, sub := range []string{"agent", "agents", "mode", "modes"} {
-			f := filepath.Join(oc, sub, id+".md")
+		for _, d := range []string{"agent", "agents", "mode", "modes"} {
+			f := filepath.Join(oc, d, id+".md")
 			out = append(out, opencodeMarkdownConflicts(f, id, agent)...)
 		}
-		for _, sub := range []string{"plugin", "plugins"} {
+		for _, d := range []string{"plugin", "plugins"} {
 			for _, ext := range []string{"*.ts", "*.js"} {
-				found, _ := filepath.Glob(filepath.Join(oc, sub, ext))
+				found, _ := filepath.Glob(filepath.Join(oc, d, ext))
 				for _, f := range found {
 					out = append(out, fmt.Sprintf("%s: a plugin runs in opencode with hooks over its configuration and the system prompt", quote.Name(f)))
 				}
