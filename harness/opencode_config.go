@@ -37,7 +37,7 @@ var OpencodeRanking = struct {
 	{Name: ".opencode", What: "each .opencode directory (the project's from the working directory up to the worktree, ~/.opencode, and the user's opencode directory and OPENCODE_CONFIG_DIR): its opencode.json and opencode.jsonc, then agent/ and agents/**/NAME.md, mode/ and modes/NAME.md, plugin/ and plugins/*.{ts,js}", Project: true},
 	{Name: "OPENCODE_CONFIG_CONTENT", What: "the JSON in OPENCODE_CONFIG_CONTENT: the user's own, with the persona's agent and MCP servers", Workforce: true},
 	{Name: "account", What: "the opencode console account's organisation configuration"},
-	{Name: "managed", What: "the managed directory /etc/opencode: opencode.json, opencode.jsonc"},
+	{Name: "managed", What: "the managed directory /etc/opencode (OPENCODE_TEST_MANAGED_CONFIG_DIR moves it): opencode.json, opencode.jsonc"},
 	{Name: "mode", What: "then each mode.NAME of the merged configuration over agent.NAME (a project's mode.NAME outranks every source), and OPENCODE_PERMISSION over the top-level permission"},
 }}
 
