@@ -22,7 +22,8 @@ import (
 //	1      it failed; the error says why
 //	2      the command line was wrong: an unknown command or flag, a value
 //	       a flag does not take, a missing or extra argument, flags that
-//	       conflict
+//	       conflict; run: the project's own harness configuration would
+//	       change the persona (harness.ProjectConfigError)
 //	3      install, import or export found files in the way, or a
 //	       sync-back (run, sessions sync, sessions apply) found conflicts:
 //	       the conflicting files were left as they were
@@ -184,12 +185,15 @@ func printError(stderr io.Writer, err error) int {
 	var hints []string
 	var ee *exitError
 	var nf *harness.NotFoundError
+	var pc *harness.ProjectConfigError
 	var ce cli.ExitCoder
 	switch {
 	case errors.As(err, &ee):
 		code, hints = ee.code, ee.hints
 	case errors.As(err, &nf):
 		code, hints = exitHarnessMissing, []string{nf.Hint()}
+	case errors.As(err, &pc):
+		code, hints = exitUsage, []string{pc.Hint()}
 	case errors.As(err, &ce):
 		code = ce.ExitCode()
 	}

@@ -81,7 +81,8 @@ func TestPlan(t *testing.T) {
 			r:        persona.Resolved{ID: "rev", Harness: "opencode", Model: "openai/gpt-5-mini", SystemPrompt: "Review.", Env: map[string]string{"TEAM": "core-$GH_TOKEN"}},
 			extra:    []string{"--print-logs"},
 			wantArgs: "--agent rev --print-logs",
-			wantEnv:  []string{"TEAM=core-secret", "OPENCODE_CONFIG=/cfg/opencode.json"},
+			wantEnv: []string{"TEAM=core-secret", "OPENCODE_CONFIG=/cfg/opencode.json",
+				`OPENCODE_CONFIG_CONTENT={"agent":{"rev":{"mode":"primary","model":"openai/gpt-5-mini","prompt":"Review."}}}`},
 			wantFile: `"rev": {
       "mode": "primary",
       "model": "openai/gpt-5-mini",

@@ -371,7 +371,8 @@ func MappingDoc() string {
 
 A persona means the same on every harness. For every persona value that changes what the agent may do or how it
 runs, each harness either applies it through its own mechanism (claude: flags; opencode: the agent it runs, in the
-session config file named by ` + "`OPENCODE_CONFIG`" + `; codex: flags and ` + "`-c`" + ` overrides; gemini: flags, a ` + "`--policy`" + ` file of
+session config file named by ` + "`OPENCODE_CONFIG`" + ` and in ` + "`OPENCODE_CONFIG_CONTENT`" + `, which opencode ranks above the project's
+configuration; codex: flags and ` + "`-c`" + ` overrides; gemini: flags, a ` + "`--policy`" + ` file of
 rules, and the ` + "`settings.json`" + ` and ` + "`GEMINI.md`" + ` of its per-session home, ` + "`GEMINI_CLI_HOME`" + `), or ` + "`workforce run`" + ` refuses to
 start and names the field, the value and the harness. ` + "`--allow-unmapped`" + ` starts it anyway, without the refused values,
 with one warning each. ` + "`workforce run --dry-run`" + ` and ` + "`workforce show PERSONA@TIER --harness H`" + ` print the mapping of one
@@ -429,6 +430,42 @@ model that records every request, and checks the tools the model is offered, the
 opencode, ` + "`reasoning.effort`" + ` for codex, ` + "`generationConfig.thinkingConfig`" + ` for gemini) and codex's sandbox against
 the persona; the comments of ` + "`harness/claude.go`" + `, ` + "`harness/opencode.go`" + `, ` + "`harness/codex.go`" + ` and ` + "`harness/gemini.go`" + ` record
 what each harness was seen to do (gemini's tests: ` + "`e2e/gemini_test.go`" + `).
+`)
+	b.WriteString(opencodeRankingDoc())
+	return b.String()
+}
+
+// opencodeRankingDoc renders OpencodeRanking for docs/harnesses.md.
+func opencodeRankingDoc() string {
+	var b strings.Builder
+	b.WriteString(`
+## opencode's configuration, and the project's
+
+opencode merges its configuration from these sources, each over the ones before it (objects key by key, so an agent
+field by field; the lists ` + "`plugin`" + ` and ` + "`instructions`" + ` joined), as read in its source and measured with opencode ` +
+		OpencodeRanking.Measured + ` (` + "`e2e/opencode_project_test.go`" + `):
+
+`)
+	for i, s := range OpencodeRanking.Sources {
+		name := "`" + s.Name + "`"
+		switch {
+		case s.Workforce:
+			name = "**" + name + " (workforce's)**"
+		case s.Project:
+			name += " (a repository writes these)"
+		}
+		line := fmt.Sprintf("%d. %s: %s", i+1, name, s.What)
+		b.WriteString(line + "\n")
+	}
+	b.WriteString(`
+A repository ranks above ` + "`OPENCODE_CONFIG`" + `, so the persona's agent (and its MCP servers) also go into ` +
+		"`OPENCODE_CONFIG_CONTENT`" + `, above every source a repository writes. What it cannot outrank refuses the run, naming
+the file and the field: a field of the persona's agent the persona does not set (` + "`disable`" + `, ` + "`temperature`" + `, ` + "`steps`" + `,
+` + "`tools`" + `, a prompt or model left to opencode), a permission both give as patterns (merged pattern by pattern in the
+project's order, where the last match wins), ` + "`mode.ID`" + `, and plugins (` + "`plugin`" + `, ` + "`.opencode/plugin/`" + `), whose hooks
+can rewrite the configuration and the system prompt. The project's top-level ` + "`permission`" + ` is evaluated before the
+agent's rules and the project's ` + "`model`" + ` applies only to a persona that leaves the model to opencode; ` + "`instructions`" + `
+add files to the system prompt after the persona's prompt, and ` + "`mcp`" + ` servers add tools the persona's rules do not name.
 `)
 	return b.String()
 }

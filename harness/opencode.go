@@ -34,6 +34,10 @@ import (
 //     digits, _ and - become _), and that name is their permission.
 //   - "ask" in `opencode run` is answered "reject"; in the TUI it asks.
 //   - An agent's reasoningEffort reaches the request as reasoning_effort.
+//   - A repository's opencode.json and .opencode/ rank above
+//     OPENCODE_CONFIG, and OPENCODE_CONFIG_CONTENT above them
+//     (OpencodeRanking, opencode_config.go): the persona's agent goes into
+//     both, and what of the project's cannot be outranked refuses the run.
 const opencodeMeasured = "1.18.33"
 
 // opencodeSpec is what a Claude Code specifier becomes in opencode.
@@ -436,6 +440,26 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 		return err
 	}
 	agents[r.ID] = b
+	// The project's configuration ranks above OPENCODE_CONFIG: the agent
+	// also goes where it ranks above the project's (OpencodeRanking), and
+	// what of the project's it cannot outrank refuses the run.
+	var mine map[string]any
+	if err := json.Unmarshal(b, &mine); err != nil {
+		return err
+	}
+	// The project's files as the user's directory holds them, and as the
+	// tree the harness starts in holds them where it is already made (a
+	// resumed or reused session's, which the agent wrote).
+	c := opencodeProjectConflicts(o.ProjectDir, o.Subdir, r.ID, mine)
+	if o.Root != "" {
+		if tree := filepath.Join(o.Root, o.Subdir); tree != o.ProjectDir {
+			c = append(c, opencodeProjectConflicts(tree, o.Subdir, r.ID, mine)...)
+		}
+	}
+	if len(c) > 0 {
+		return &ProjectConfigError{Harness: "opencode", Persona: r.ID, Conflicts: c}
+	}
+	contentMCP := map[string]json.RawMessage{}
 	if cfg["agent"], err = json.Marshal(agents); err != nil {
 		return err
 	}
@@ -464,6 +488,7 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 			if mcp[name], err = json.Marshal(v); err != nil {
 				return err
 			}
+			contentMCP[name] = mcp[name]
 			m.apply(FieldMCP, name, fmt.Sprintf("mcp.%s, type %s", name, v["type"]))
 		}
 		if cfg["mcp"], err = json.Marshal(mcp); err != nil {
@@ -477,6 +502,15 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	p := filepath.Join(o.ConfigDir, "opencode.json")
 	inv.Files[p] = string(b) + "\n"
 	inv.SetEnv = append(inv.SetEnv, "OPENCODE_CONFIG="+p)
+	user := envLookup(o.Env)("OPENCODE_CONFIG_CONTENT")
+	if v, ok := r.Env["OPENCODE_CONFIG_CONTENT"]; ok {
+		user = os.Expand(v, lookup) // the persona's own, as its env sets it
+	}
+	content, err := opencodeContent(user, r.ID, agents[r.ID], contentMCP)
+	if err != nil {
+		return err
+	}
+	inv.SetEnv = append(inv.SetEnv, "OPENCODE_CONFIG_CONTENT="+content)
 	inv.Args = []string{"--agent", r.ID}
 	return nil
 }

@@ -16,6 +16,8 @@
 //	dir       the directory it works in
 //	env       its environment, sorted
 //	config    the file $OPENCODE_CONFIG names, when set
+//	agent     as opencode, the agent --agent names as opencode would
+//	          merge it from its configuration sources (opencode.go)
 //	context   `workforce context --harness NAME --no-globals` in dir
 //	box.json  `workforce context --harness NAME --json` in dir
 //
@@ -113,6 +115,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -283,6 +286,15 @@ func record(log, name, cwd, dir string) {
 			fail("%v", err)
 		}
 		put("config", data)
+	}
+	if name == "opencode" {
+		if agent := opencodeAgent(dir, os.Args[1:]); agent != nil {
+			data, err := json.MarshalIndent(agent, "", "  ")
+			if err != nil {
+				fail("%v", err)
+			}
+			put("agent", append(data, '\n'))
+		}
 	}
 	switch name {
 	case "claude", "codex", "opencode", "gemini":
