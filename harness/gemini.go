@@ -514,15 +514,27 @@ func geminiProjectEnvs(dir, sub string) []string {
 		return nil
 	}
 	var out []string
-	levels := 0
-	if sub != "" && sub != "." {
-		levels = len(strings.Split(filepath.ToSlash(filepath.Clean(sub)), "/"))
-	}
-	for i := 0; i <= levels; i++ {
+	for _, dir := range upToRoot(dir, sub) {
 		p := filepath.Join(dir, ".gemini", ".env")
 		if _, err := os.Lstat(p); err == nil {
 			out = append(out, quote.Name(p))
 		}
+	}
+	return out
+}
+
+// upToRoot returns dir, the directory a harness starts in, and each
+// directory above it up to the project's root, sub being dir's path below
+// that root ("" or "." for the root itself): where a harness looks for the
+// project's configuration.
+func upToRoot(dir, sub string) []string {
+	levels := 0
+	if sub != "" && sub != "." {
+		levels = len(strings.Split(filepath.ToSlash(filepath.Clean(sub)), "/"))
+	}
+	out := make([]string, 0, levels+1)
+	for i := 0; i <= levels; i++ {
+		out = append(out, dir)
 		dir = filepath.Dir(dir)
 	}
 	return out

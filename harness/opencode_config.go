@@ -145,11 +145,7 @@ func opencodeProjectConflicts(dir, sub, id string, agent map[string]any) []strin
 		return nil
 	}
 	var out []string
-	levels := 0
-	if sub != "" && sub != "." {
-		levels = len(strings.Split(filepath.ToSlash(filepath.Clean(sub)), "/"))
-	}
-	for i := 0; i <= levels; i++ {
+	for _, dir := range upToRoot(dir, sub) {
 		files := []string{filepath.Join(dir, "opencode.jsonc"), filepath.Join(dir, "opencode.json")}
 		oc := filepath.Join(dir, ".opencode")
 		files = append(files, filepath.Join(oc, "opencode.json"), filepath.Join(oc, "opencode.jsonc"))
@@ -168,7 +164,6 @@ func opencodeProjectConflicts(dir, sub, id string, agent map[string]any) []strin
 				}
 			}
 		}
-		dir = filepath.Dir(dir)
 	}
 	return out
 }
