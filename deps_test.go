@@ -90,6 +90,10 @@ var depRules = map[string]depRule{
 	// The terminal picker: a TUI over the items it is given; it returns a
 	// choice and runs nothing.
 	"W/picker": {deny: []string{anyOfOurs, cliLib}},
+	// The live display of a batch: it draws rows from the tasks' starts,
+	// events (report's type) and ends it is given, and runs nothing: no
+	// session, no batch runner, no command line.
+	"W/batchview": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote"}},
 	// The harnesses' own session records: the standard library and a
 	// SQLite library only, so that any package, session's cleanup
 	// included, may read them.
