@@ -184,13 +184,7 @@ func endedRunUsage(rec history.Record) *history.RunUsage {
 	if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
 		return nil
 	}
-	res := sessions.Read(stateStores(state), sessions.Options{ModifiedSince: rec.Time.Add(-time.Minute)})
-	runs := []history.RunUsage{{Record: rec}}
-	history.MatchSessionRecords(runs, res.Records)
-	if runs[0].Usage == nil {
-		return nil
-	}
-	return &runs[0]
+	return history.EndedRunUsage(rec, stateStores(state))
 }
 
 // stateStores are the harness stores of a session's state directory, as

@@ -122,6 +122,22 @@ func ReadSessionRecords(runs []RunUsage, where SessionStores) sessions.Result {
 	return sessions.Read(stores, sessions.Options{ModifiedSince: earliest.Add(-time.Minute)})
 }
 
+// EndedRunUsage reads the usage of the run rec, which has just ended,
+// from the harnesses' records in stores (its session's state directory):
+// the conversation of its harness session id, else the one that ran in
+// its sandbox during the run (MatchSessionRecords); only files written
+// since the run started are read. nil when none is found; the records'
+// errors are not reported (the run's usage is then unknown).
+func EndedRunUsage(rec Record, stores []sessions.Store) *RunUsage {
+	res := sessions.Read(stores, sessions.Options{ModifiedSince: rec.Time.Add(-time.Minute)})
+	runs := []RunUsage{{Record: rec}}
+	MatchSessionRecords(runs, res.Records)
+	if runs[0].Usage == nil {
+		return nil
+	}
+	return &runs[0]
+}
+
 // MatchSlack is how far a conversation's start may lie outside its run's
 // time and still be matched by its directory.
 const MatchSlack = time.Minute

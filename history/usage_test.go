@@ -2,6 +2,9 @@ package history
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -211,6 +214,54 @@ func TestReadSessionRecords(t *testing.T) {
 			}
 			if len(res.Records) != 0 || len(res.Errors) != 0 {
 				t.Errorf("records %v, errors %v from empty stores", res.Records, res.Errors)
+			}
+		})
+	}
+}
+
+// TestEndedRunUsage: the usage of a run that just ended is its
+// conversation's in the stores, found by its harness session id or where
+// and when it ran; nil when none is, or the files are older than the run.
+func TestEndedRunUsage(t *testing.T) {
+	// A copy of the codex fixture of history/sessions.
+	store := []sessions.Store{{Harness: sessions.Codex, Dir: t.TempDir()}}
+	if err := os.CopyFS(store[0].Dir, os.DirFS(filepath.Join("sessions", "testdata", "codex"))); err != nil {
+		t.Fatal(err)
+	}
+	const id = "01a2108f-3e18-7ff3-8136-2feb8411c336"
+	// The conversation of the fixture started then, in this sandbox.
+	started := time.Date(2026, 11, 25, 2, 35, 52, 0, time.UTC)
+	sandbox := "/tmp/TestUsagecodex1552238022/002/.agentworkforce/workforce/sessions/editor-20261125-023552-6464f49c"
+	// The copy's files were written now, long after the run began: make
+	// them as old as the run.
+	if err := filepath.WalkDir(store[0].Dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			err = os.Chtimes(path, started.Add(time.Minute), started.Add(time.Minute))
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		rec   Record
+		input int64 // 0: none found
+	}{
+		{"by id", Record{Harness: "codex", HarnessSessionID: id, Sandbox: "/elsewhere", Time: started.Add(-time.Second)}, 7025},
+		{"by its sandbox and time", Record{Harness: "codex", Sandbox: sandbox, Time: started.Add(-time.Second), DurationMS: 60_000}, 7025},
+		{"another sandbox", Record{Harness: "codex", Sandbox: "/s/other", Time: started.Add(-time.Second), DurationMS: 60_000}, 0},
+		{"another harness", Record{Harness: "claude", HarnessSessionID: id, Time: started.Add(-time.Second)}, 0},
+		{"files older than the run", Record{Harness: "codex", HarnessSessionID: id, Time: started.Add(time.Hour)}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := EndedRunUsage(tt.rec, store)
+			switch {
+			case tt.input == 0 && got != nil:
+				t.Errorf("found %+v, want none", got.Usage)
+			case tt.input != 0 && (got == nil || *got.Usage.InputTokens != tt.input || got.From != FromSessionRecords ||
+				!slices.Equal(got.Models, []string{"gpt-5.5"})):
+				t.Errorf("found %+v, want %d input tokens of gpt-5.5 from the session records", got, tt.input)
 			}
 		})
 	}
