@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/batchview"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -551,7 +552,7 @@ func marshalLine(v any) ([]byte, error) {
 
 // batchOutput prints a batch's progress: a line per task as it ends (or
 // its result, with --json), under a live display of the running tasks and
-// the counts on a terminal (cmd_batch_live.go). Its methods may be called
+// the counts on a terminal (package batchview, cmd_batch_live.go). Its methods may be called
 // from several goroutines; none waits for the display.
 type batchOutput struct {
 	mu    sync.Mutex
@@ -567,7 +568,7 @@ type batchOutput struct {
 	// NO_COLOR): the process's unless set.
 	env procEnv
 	// live is the live display while it runs, nil when there is none.
-	live *batchLive
+	live *batchview.Display
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
@@ -612,7 +613,7 @@ func (o *batchOutput) start() {
 	if o.json || !isTerminal(o.ios.Out) || !isTerminal(o.ios.Err) || !liveTerminal(o.env) {
 		return
 	}
-	var l *batchLive
+	var l *batchview.Display
 	l = startBatchLive(o.ios, o.env, o.total, o.counts, func(lines []string, err error) {
 		// The display stopped before its time: what it did not print
 		// is printed plainly, and so is what follows.
@@ -634,7 +635,7 @@ func (o *batchOutput) running(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.live != nil {
-		o.live.send(liveStarted{id: id, at: time.Now()})
+		o.live.Started(id, time.Now())
 	}
 }
 
@@ -642,11 +643,8 @@ func (o *batchOutput) running(id string) {
 func (o *batchOutput) event(e report.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.live == nil {
-		return
-	}
-	if text := describeEvent(e); text != "" {
-		o.live.send(liveEvent{id: e.TaskID, text: text})
+	if o.live != nil {
+		o.live.Event(e)
 	}
 }
 
@@ -668,7 +666,7 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		line += ": " + oneLine(quote.Text(ts.Error), 100)
 	}
 	if o.live != nil {
-		o.live.send(liveEnded{id: ts.ID, key: key, line: line})
+		o.live.Ended(ts.ID, key, line)
 		return
 	}
 	fmt.Fprintln(o.ios.Out, line)
@@ -681,8 +679,8 @@ func (o *batchOutput) stopping(sig os.Signal) {
 	defer o.mu.Unlock()
 	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
 	if o.live != nil {
-		o.live.send(livePrint{line: msg})
-		o.live.send(liveStopping{})
+		o.live.Print(msg)
+		o.live.Stopping()
 		return
 	}
 	fmt.Fprintln(o.ios.Err, msg)
@@ -696,6 +694,6 @@ func (o *batchOutput) finish() {
 	o.live = nil
 	o.mu.Unlock()
 	if l != nil {
-		l.stop()
+		l.Stop()
 	}
 }

@@ -41,7 +41,7 @@ func withoutHistory(cmd *exec.Cmd, off bool) {
 type historyRun struct {
 	res   *session.Result
 	start time.Time
-	usage *usageRun
+	usage *history.RunUsage
 }
 
 // usageReader returns the hook (session.RunOptions.Ended) that reads the
@@ -88,9 +88,9 @@ func recordRun(ctx context.Context, ios *iostreams, opts runOptions, p *persona.
 	}
 	rec := historyRecord(p, plan, h.res, err, start, time.Since(start))
 	if u := h.usage; u != nil && rec.Mode == history.ModeInteractive {
-		rec.Usage, rec.UsageFrom, rec.CostEstimated = u.usage, history.UsageFromSessionRecords, u.estimated
-		if rec.Model == "" && len(u.models) > 0 {
-			rec.Model = u.models[0]
+		rec.Usage, rec.UsageFrom, rec.CostEstimated = u.Usage, history.UsageFromSessionRecords, u.Estimated
+		if rec.Model == "" && len(u.Models) > 0 {
+			rec.Model = u.Models[0]
 		}
 	}
 	if herr := history.Append(home, rec); herr != nil {

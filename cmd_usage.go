@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -61,9 +60,6 @@ Example:
 	}
 }
 
-// usageKeys are what --by groups by.
-var usageKeys = []string{"persona", "harness", "model", "project"}
-
 // usageOptions are what workforce usage reports: the runs started since
 // Since before Now (all when 0), grouped by By.
 type usageOptions struct {
@@ -79,8 +75,8 @@ func usageAction(c *cli.Context) error {
 		return usagef("usage takes no arguments")
 	}
 	opts := usageOptions{By: c.String("by"), JSON: c.Bool("json"), Now: time.Now(), Env: newProcEnv()}
-	if !slices.Contains(usageKeys, opts.By) {
-		return usagef("--by %s: want one of %s", quote.Name(opts.By), strings.Join(usageKeys, ", "))
+	if !slices.Contains(history.UsageKeys, opts.By) {
+		return usagef("--by %s: want one of %s", quote.Name(opts.By), strings.Join(history.UsageKeys, ", "))
 	}
 	if given(c, "since") {
 		d, err := parseSince(c.String("since"))
@@ -114,61 +110,6 @@ func parseSince(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// The sources of a run's usage.
-const (
-	fromHistory  = "history"
-	fromSessions = "sessionRecords"
-)
-
-// usageRun is a run of the history and the usage found for it.
-type usageRun struct {
-	rec history.Record
-	// usage is nil when unknown; from says where it came from.
-	usage *report.Usage
-	from  string
-	// estimated: the harness priced a model it had no price for.
-	estimated bool
-	// models are the models the harness's record names.
-	models []string
-}
-
-// usageReport is what usage --json prints (docs/usage.md).
-type usageReport struct {
-	// Since is the start of the period; absent for the whole history.
-	Since  *time.Time   `json:"since,omitempty"`
-	By     string       `json:"by"`
-	Groups []usageGroup `json:"groups"`
-	Total  usageSums    `json:"total"`
-}
-
-// usageGroup is the usage of the runs of one key; Key is "" for the runs
-// of which it is not known (the model of a run that names none).
-type usageGroup struct {
-	Key string `json:"key"`
-	usageSums
-}
-
-// usageSums are the usage of some runs.
-type usageSums struct {
-	// Runs counts the runs; FromHistory and FromSessionRecords those
-	// whose usage came from each, Unknown those whose usage is unknown.
-	Runs               int `json:"runs"`
-	FromHistory        int `json:"fromHistory"`
-	FromSessionRecords int `json:"fromSessionRecords"`
-	Unknown            int `json:"unknown"`
-	// The sums of the figures known.
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
-	CachedTokens int64 `json:"cachedTokens"`
-	// CostUSD is the sum of the known costs, absent when no run's cost
-	// is known; CostUnknown counts the runs whose cost is unknown (their
-	// usage unknown, or recorded without a cost); CostEstimated says a
-	// harness estimated a part of it for a model it has no price for.
-	CostUSD       *float64 `json:"costUsd,omitempty"`
-	CostUnknown   int      `json:"costUnknown"`
-	CostEstimated bool     `json:"costEstimated,omitempty"`
-}
-
 func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {
 	home, err := opts.Env.home()
 	if err != nil {
@@ -182,30 +123,12 @@ func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {
 	var since time.Time
 	if opts.Since > 0 {
 		since = opts.Now.Add(-opts.Since)
-		recs = slices.DeleteFunc(recs, func(r history.Record) bool { return r.Time.Before(since) })
+		recs = history.Since(recs, since)
 	}
-	runs := make([]usageRun, len(recs))
-	for i, r := range recs {
-		runs[i] = usageRun{rec: r}
-		if r.Usage != nil {
-			runs[i].usage, runs[i].from = r.Usage, fromHistory
-			if r.UsageFrom == history.UsageFromSessionRecords {
-				// An interactive run's, read from the harness's records
-				// when it ended.
-				runs[i].from, runs[i].estimated = fromSessions, r.CostEstimated
-			}
-		}
-	}
+	runs := history.RunsUsage(recs)
 	found := readHarnessRecords(ios.Err, runs, opts.Env)
-	matchHarnessRecords(runs, found)
-	rep := usageReport{By: opts.By, Groups: groupUsage(runs, opts.By)}
-	if !since.IsZero() {
-		s := since.UTC()
-		rep.Since = &s
-	}
-	for _, r := range runs {
-		rep.Total.add(r)
-	}
+	history.MatchSessionRecords(runs, found)
+	rep := history.UsageTotals(runs, opts.By, since)
 	if opts.JSON {
 		return writeJSON(ios.Out, rep)
 	}
@@ -227,46 +150,20 @@ func printHistoryWarnings(w io.Writer, warns []history.Warning) {
 }
 
 // readHarnessRecords reads the harnesses' records of the conversations
-// of the runs whose usage the history does not carry: in the state
-// directory of each such run's session while it is kept, and in the
-// user's own stores for a run that kept no state of its own. Files
-// older than the earliest such run are not read.
-func readHarnessRecords(stderr io.Writer, runs []usageRun, env procEnv) []sessions.Record {
-	var stores []sessions.Store
-	var earliest time.Time
-	user := false
-	seen := map[string]bool{}
-	for _, r := range runs {
-		if r.usage != nil {
-			continue
-		}
-		if earliest.IsZero() || r.rec.Time.Before(earliest) {
-			earliest = r.rec.Time
-		}
-		state := ""
-		if r.rec.Sandbox != "" {
-			state = session.StateDir(r.rec.Sandbox)
-		}
-		if fi, err := os.Stat(state); state == "" || err != nil || !fi.IsDir() {
-			// No state of its own: the conversation is in the user's
-			// stores (--install-in-repo, a shared state), or gone with
-			// its session.
-			user = true
-			continue
-		}
-		if !seen[state] {
-			seen[state] = true
-			stores = append(stores, stateStores(state)...)
-		}
-	}
-	if user {
-		stores = append(stores, sessions.Stores(env.getenv)...)
-	}
-	if len(stores) == 0 {
-		return nil
-	}
-	// A conversation's files were last written after its run started.
-	res := sessions.Read(stores, sessions.Options{ModifiedSince: earliest.Add(-time.Minute)})
+// of the runs whose usage the history does not carry
+// (history.ReadSessionRecords), and warns on stderr of those it could not
+// read.
+func readHarnessRecords(stderr io.Writer, runs []history.RunUsage, env procEnv) []sessions.Record {
+	res := history.ReadSessionRecords(runs, history.SessionStores{
+		State: func(sandbox string) ([]sessions.Store, bool) {
+			state := session.StateDir(sandbox)
+			if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
+				return nil, false
+			}
+			return stateStores(state), true
+		},
+		User: func() []sessions.Store { return sessions.Stores(env.getenv) },
+	})
 	for _, err := range res.Errors {
 		warnf(stderr, "%s", quote.Text(err.Error()))
 	}
@@ -279,21 +176,15 @@ func readHarnessRecords(stderr io.Writer, runs []usageRun, env procEnv) []sessio
 // endedRunUsage reads the usage of the interactive run rec, which has
 // just ended, from the harness's own records in its session's state
 // directory: the conversation of its harness session id, else the one
-// that ran in its sandbox during the run (matchHarnessRecords). nil when
-// none is found, or the session has no state of its own (the records are
-// then the user's, and stay: usage reads them).
-func endedRunUsage(rec history.Record) *usageRun {
+// that ran in its sandbox during the run (history.MatchSessionRecords).
+// nil when none is found, or the session has no state of its own (the
+// records are then the user's, and stay: usage reads them).
+func endedRunUsage(rec history.Record) *history.RunUsage {
 	state := session.StateDir(rec.Sandbox)
 	if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
 		return nil
 	}
-	res := sessions.Read(stateStores(state), sessions.Options{ModifiedSince: rec.Time.Add(-time.Minute)})
-	runs := []usageRun{{rec: rec}}
-	matchHarnessRecords(runs, res.Records)
-	if runs[0].usage == nil {
-		return nil
-	}
-	return &runs[0]
+	return history.EndedRunUsage(rec, stateStores(state))
 }
 
 // stateStores are the harness stores of a session's state directory, as
@@ -312,151 +203,11 @@ func stateStores(state string) []sessions.Store {
 	return sessions.Stores(func(k string) string { return moved[k] })
 }
 
-// matchSlack is how far a conversation's start may lie outside its run's
-// time and still be matched by its directory.
-const matchSlack = time.Minute
-
-// matchHarnessRecords gives each run without usage the harness record of
-// its conversation: the one of its harness session id, or else the one
-// that ran in its sandbox (or, without one, in its working directory)
-// and started during the run. A record goes to one run at most.
-func matchHarnessRecords(runs []usageRun, found []sessions.Record) {
-	used := make([]bool, len(found))
-	byID := map[[2]string]int{}
-	for i, f := range found {
-		byID[[2]string{f.Harness, f.SessionID}] = i
-	}
-	take := func(r *usageRun, i int) {
-		used[i] = true
-		f := found[i]
-		in, out, cached := f.Tokens.Input, f.Tokens.Output, f.Tokens.CacheRead
-		r.usage = &report.Usage{InputTokens: &in, OutputTokens: &out, CachedTokens: &cached, CostUSD: f.CostUSD}
-		r.from, r.estimated, r.models = fromSessions, f.CostEstimated, f.Models
-	}
-	// By id first, so that a match by directory cannot take a record
-	// another run names.
-	for k := range runs {
-		r := &runs[k]
-		if r.usage != nil || r.rec.HarnessSessionID == "" {
-			continue
-		}
-		if i, ok := byID[[2]string{r.rec.Harness, r.rec.HarnessSessionID}]; ok && !used[i] {
-			take(r, i)
-		}
-	}
-	for k := range runs {
-		r := &runs[k]
-		if r.usage != nil {
-			continue
-		}
-		from := r.rec.Time.Add(-matchSlack)
-		to := r.rec.Time.Add(time.Duration(r.rec.DurationMS)*time.Millisecond + matchSlack)
-		best := -1
-		for i, f := range found {
-			if used[i] || f.Harness != r.rec.Harness || f.Start.Before(from) || f.Start.After(to) {
-				continue
-			}
-			if r.rec.Sandbox != "" && !sessions.Within(f.Dir, r.rec.Sandbox) ||
-				r.rec.Sandbox == "" && (r.rec.Workdir == "" || f.Dir != filepath.Clean(r.rec.Workdir)) {
-				continue
-			}
-			if best < 0 || f.Start.Before(found[best].Start) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			take(r, best)
-		}
-	}
-}
-
-// add counts run r in g.
-func (g *usageSums) add(r usageRun) {
-	g.Runs++
-	u := r.usage
-	if u == nil {
-		g.Unknown++
-		g.CostUnknown++
-		return
-	}
-	if r.from == fromHistory {
-		g.FromHistory++
-	} else {
-		g.FromSessionRecords++
-	}
-	for _, f := range []struct {
-		n   *int64
-		sum *int64
-	}{{u.InputTokens, &g.InputTokens}, {u.OutputTokens, &g.OutputTokens}, {u.CachedTokens, &g.CachedTokens}} {
-		if f.n != nil {
-			*f.sum += *f.n
-		}
-	}
-	if u.CostUSD == nil {
-		g.CostUnknown++
-		return
-	}
-	c := *u.CostUSD
-	if g.CostUSD != nil {
-		c += *g.CostUSD
-	}
-	g.CostUSD = &c
-	g.CostEstimated = g.CostEstimated || r.estimated
-}
-
-// usageKey is the key of run r by by.
-func usageKey(r usageRun, by string) string {
-	switch by {
-	case "harness":
-		return r.rec.Harness
-	case "model":
-		if r.rec.Model != "" {
-			return r.rec.Model
-		}
-		if len(r.models) > 0 {
-			return r.models[0]
-		}
-		return ""
-	case "project":
-		return r.rec.Root
-	}
-	return r.rec.Persona
-}
-
-// groupUsage groups runs by by: the costliest first (known cost, then
-// tokens), then by key.
-func groupUsage(runs []usageRun, by string) []usageGroup {
-	at := map[string]int{}
-	groups := []usageGroup{}
-	for _, r := range runs {
-		k := usageKey(r, by)
-		i, ok := at[k]
-		if !ok {
-			i = len(groups)
-			at[k] = i
-			groups = append(groups, usageGroup{Key: k})
-		}
-		groups[i].add(r)
-	}
-	cost := func(g usageGroup) float64 {
-		if g.CostUSD == nil {
-			return 0
-		}
-		return *g.CostUSD
-	}
-	slices.SortFunc(groups, func(a, b usageGroup) int {
-		return cmp.Or(cmp.Compare(cost(b), cost(a)),
-			cmp.Compare(b.InputTokens+b.OutputTokens, a.InputTokens+a.OutputTokens),
-			strings.Compare(a.Key, b.Key))
-	})
-	return groups
-}
-
 // printUsage prints rep as a table.
-func printUsage(w io.Writer, rep usageReport) {
+func printUsage(w io.Writer, rep report.UsageReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\tRUNS\tINPUT\tOUTPUT\tCACHED\tCOST\tUNKNOWN\n", strings.ToUpper(rep.By))
-	row := func(key string, g usageSums) {
+	row := func(key string, g report.UsageSums) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%d\n", key, g.Runs, g.InputTokens, g.OutputTokens, g.CachedTokens, costText(g), g.Unknown)
 	}
 	for _, g := range rep.Groups {
@@ -464,7 +215,7 @@ func printUsage(w io.Writer, rep usageReport) {
 		if g.Key != "" {
 			key = quote.Name(g.Key)
 		}
-		row(key, g.usageSums)
+		row(key, g.UsageSums)
 	}
 	if len(rep.Groups) > 1 {
 		row("total", rep.Total)
@@ -475,7 +226,7 @@ func printUsage(w io.Writer, rep usageReport) {
 // costText is a group's cost in the table: the known sum ("~" before it
 // when a harness estimated a part), "+?" after it when some runs' cost is
 // unknown, "unknown" when none is known.
-func costText(g usageSums) string {
+func costText(g report.UsageSums) string {
 	if g.CostUSD == nil {
 		if g.Runs == 0 {
 			return "-"

@@ -86,10 +86,16 @@ var depRules = map[string]depRule{
 	"W/session":                     {deny: []string{cliLib, "W/report"}},
 	// The record of runs: what a run ended with, in report's types; the
 	// command layer fills it, so nothing of a run's making is reached.
-	"W/history": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote"}},
+	// Its usage totals match runs to the harnesses' own records
+	// (history/sessions); where those are the caller says.
+	"W/history": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote", "W/history/sessions"}},
 	// The terminal picker: a TUI over the items it is given; it returns a
 	// choice and runs nothing.
 	"W/picker": {deny: []string{anyOfOurs, cliLib}},
+	// The live display of a batch: it draws rows from the tasks' starts,
+	// events (report's type) and ends it is given, and runs nothing: no
+	// session, no batch runner, no command line.
+	"W/batchview": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote"}},
 	// The harnesses' own session records: the standard library and a
 	// SQLite library only, so that any package, session's cleanup
 	// included, may read them.

@@ -1,6 +1,6 @@
 // Package history keeps the record of the runs of workforce:
 // <home>/history.jsonl, one JSON object a line (Record), appended at the
-// end of every run, read by the picker (Recent) and by what reports usage.
+// end of every run, read by the picker (Recent) and by the usage totals.
 //
 // Writing. Append takes a lock (<home>/history.lock, a file lock, so
 // that the many `workforce run` children of a batch take turns), rotates
@@ -21,6 +21,17 @@
 //
 // The format is documented in docs/history.md; a field added later is
 // optional, and a change that is not additive changes Format.
+//
+// Usage totals (usage.go): what `workforce usage` reports. RunsUsage takes
+// the usage the records carry, ReadSessionRecords and MatchSessionRecords
+// find the others in the harnesses' own records (history/sessions; where
+// those are, a session's state directory or the user's stores, the caller
+// says, since history knows nothing of sessions or harnesses), and
+// UsageTotals sums them by persona, harness, model or project into
+// report.UsageReport. They return values: warnings and printing are the
+// command's. Still in the command layer: a resumed run's own usage (the
+// harnesses' cumulative figures less the earlier run's), which reads the
+// harness's one-shot output.
 package history
 
 import (

@@ -1,7 +1,7 @@
 // Package report defines the JSON that workforce's commands print: the
 // plan of run --dry-run, the listings of list, sources and sessions, the
 // persona show prints, what install, import and export did, what context
-// finds, what harness check finds.
+// finds, what harness check finds, what usage sums (UsageReport).
 //
 // The types here are the command-line contract. They are deliberately not
 // the types of the packages that compute the values (persona, session,
