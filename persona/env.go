@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -54,6 +55,21 @@ var unsafeEnv = []string{"GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALI
 // case-sensitive, as the C library reads them.
 func LoaderVariable(name string) bool {
 	return strings.HasPrefix(name, "LD_") || slices.Contains(unsafeEnv, name)
+}
+
+// envProblem says why a persona's env may not set the variable name to
+// value, "" when it may: a loader variable (LoaderVariable), or a value
+// that no environment can carry (a NUL byte), which would otherwise fail
+// only when the harness is executed, after the sandbox was made. (The
+// schema already refuses a name that is not a variable's.)
+func envProblem(name, value string) string {
+	switch {
+	case LoaderVariable(name):
+		return fmt.Sprintf("a persona may not set %s: it changes what code the harness's programs load, or what their C library trusts", name)
+	case strings.ContainsRune(value, 0):
+		return fmt.Sprintf("the value of %s holds a NUL byte, which no environment can carry", name)
+	}
+	return ""
 }
 
 // EnvRefusals returns the catalog's errors that refuse a loader variable

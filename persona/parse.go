@@ -194,7 +194,7 @@ func checkFile(name string, data []byte, s *Spec) diag.Errors {
 	if len(s.Env) > 0 {
 		names := make([]string, 0, len(s.Env))
 		for k := range s.Env {
-			if LoaderVariable(k) {
+			if envProblem(k, s.Env[k]) != "" {
 				names = append(names, k)
 			}
 		}
@@ -204,8 +204,7 @@ func checkFile(name string, data []byte, s *Spec) diag.Errors {
 			if pos == nil {
 				pos = diag.Positions(data)
 			}
-			d := &diag.Diagnostic{File: name, Field: "env." + k,
-				Message: fmt.Sprintf("a persona may not set %s: it changes what code the harness's programs load, or what their C library trusts", k)}
+			d := &diag.Diagnostic{File: name, Field: "env." + k, Message: envProblem(k, s.Env[k])}
 			if off, ok := pos[diag.KeyPos+"env."+k]; ok {
 				d.Line, d.Column = diag.Position(data, off)
 			}

@@ -107,6 +107,8 @@ func TestParse(t *testing.T) {
 				"p.json:1:60: env.LD_BIND_NOW: a persona may not set LD_BIND_NOW",
 				"p.json:1:80: env.RES_OPTIONS: a persona may not set RES_OPTIONS",
 			}},
+		{name: "a NUL byte in an env value", data: `{"id": "x", "env": {"FOO": "a\u0000b"}}`,
+			wantErr: []string{"p.json:1:21: env.FOO: the value of FOO holds a NUL byte, which no environment can carry"}},
 		{name: "env the loader does not read", data: `{"id": "x", "env": {"TMPDIR": "/tmp", "MALLOC_ARENA_MAX": "2", "ld_preload": "x", "OLD_PRELOAD": "x"}}`},
 		{name: "a loader variable in a whole persona", data: `{"id": "x", "inherit": false, "intent": "i", "description": "d", "harness": "claude", "model": "m", "env": {"GLIBC_TUNABLES": "glibc.malloc.check=3"}}`,
 			wantErr: []string{"p.json:1:109: env.GLIBC_TUNABLES: a persona may not set GLIBC_TUNABLES"}},
@@ -231,6 +233,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"id": "x", "skills": [{"id": "a", "source": "../a.md", "path": "/x"}, {"id": "b", "source": "https://example.com/b"}]}`))
 	f.Add([]byte(`{"id": "x", "env": {"LD_PRELOAD": "a.so", "TMPDIR": "/tmp"}}`))
 	f.Add([]byte(`{"id": "x", "env": {"LD_": "", "GCONV_PATH": "."}}`))
+	f.Add([]byte(`{"id": "x", "env": {"AB": "a\u0000b"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast path never accepts what the schema rejects.
 		if _, ok := quickParse(data); ok {
@@ -254,9 +257,12 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		for k := range spec.Env {
+		for k, v := range spec.Env {
 			if LoaderVariable(k) {
 				t.Fatalf("Parse accepted env %s, a loader variable", k)
+			}
+			if strings.ContainsRune(v, 0) {
+				t.Fatalf("Parse accepted env %s=%q, which no environment can carry", k, v)
 			}
 		}
 		again, err := json.Marshal(spec)
