@@ -211,12 +211,12 @@ type followed struct {
 // published again), resolves each task's ref to a commit, publishes, and
 // follows the results (or, detached, exits).
 func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo queue.Options, detach bool) error {
-	b, err := openBatch(opts, true)
+	b, err := openBatch(opts, queueEntryProblem)
 	if err != nil {
 		return err
 	}
-	defer b.st.Unlock()
-	abs, id, st, tasks, ids, plain, byID, states := b.abs, b.id, b.st, b.tasks, b.ids, b.plain, b.byID, b.states
+	defer b.Close()
+	abs, id, st, tasks, ids, plain, byID, states := b.File, b.ID, b.State, b.Tasks, b.IDs, b.Entries, b.ByID, b.States
 	out := newBatchOutput(ios, opts.JSON, len(tasks))
 	out.prepared = byID
 
