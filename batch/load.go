@@ -113,10 +113,11 @@ func (o LoadOptions) prepare(t Task, base string, lookup Lookup) (Prepared, erro
 // Batch is a batch file checked and its state locked: what the local pool
 // (RunLocal) and a queue's submitter both start from.
 type Batch struct {
-	// File is the batch file's absolute path; ID the batch's id.
-	File, ID string
-	State    *State
-	Tasks    []Prepared
+	// File is the batch file's absolute path, Name the file as given
+	// (errors name it); ID the batch's id.
+	File, Name, ID string
+	State          *State
+	Tasks          []Prepared
 	// IDs, Entries and ByID are the tasks' ids, entries and prepared
 	// tasks; States their states as the batch's directory has them.
 	IDs     []string
@@ -166,7 +167,7 @@ func OpenFile(o OpenOptions) (*Batch, error) {
 	if err := st.Lock(); err != nil {
 		return nil, &LockError{ID: id, Err: err}
 	}
-	b := &Batch{File: abs, ID: id, State: st, Tasks: tasks, IDs: make([]string, len(tasks)),
+	b := &Batch{File: abs, Name: o.File, ID: id, State: st, Tasks: tasks, IDs: make([]string, len(tasks)),
 		Entries: make([]Task, len(tasks)), ByID: map[string]Prepared{}}
 	for i, t := range tasks {
 		b.IDs[i], b.Entries[i], b.ByID[t.ID] = t.ID, t.Task, t

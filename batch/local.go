@@ -31,52 +31,34 @@ type Hooks struct {
 	Stopping func(os.Signal)
 }
 
-func (h Hooks) planned(toRun, doneBefore, jobs int) {
-	if h.Planned != nil {
-		h.Planned(toRun, doneBefore, jobs)
+// Filled is h with a no-op for each hook not set, so that a caller
+// calls any of them.
+func (h Hooks) Filled() Hooks {
+	if h.Planned == nil {
+		h.Planned = func(int, int, int) {}
 	}
-}
-
-func (h Hooks) skipped(ts TaskState) {
-	if h.Skipped != nil {
-		h.Skipped(ts)
+	if h.Skipped == nil {
+		h.Skipped = func(TaskState) {}
 	}
-}
-
-func (h Hooks) start() {
-	if h.Start != nil {
-		h.Start()
+	if h.Start == nil {
+		h.Start = func() {}
 	}
-}
-
-func (h Hooks) finish() {
-	if h.Finish != nil {
-		h.Finish()
+	if h.Finish == nil {
+		h.Finish = func() {}
 	}
-}
-
-func (h Hooks) running(id string) {
-	if h.Running != nil {
-		h.Running(id)
+	if h.Running == nil {
+		h.Running = func(string) {}
 	}
-}
-
-func (h Hooks) event(e report.Event) {
-	if h.Event != nil {
-		h.Event(e)
+	if h.Event == nil {
+		h.Event = func(report.Event) {}
 	}
-}
-
-func (h Hooks) done(ts TaskState) {
-	if h.Done != nil {
-		h.Done(ts)
+	if h.Done == nil {
+		h.Done = func(TaskState) {}
 	}
-}
-
-func (h Hooks) stopping(sig os.Signal) {
-	if h.Stopping != nil {
-		h.Stopping(sig)
+	if h.Stopping == nil {
+		h.Stopping = func(os.Signal) {}
 	}
+	return h
 }
 
 // Signals starts catching the signals that stop a batch (Ctrl-C, SIGTERM,
@@ -114,6 +96,7 @@ type Ended struct {
 // state, events and stderr go to the batch's directory. A signal stops
 // the running tasks (passed on to them) and starts no more.
 func (b *Batch) RunLocal(o LocalOptions, h Hooks) (Ended, error) {
+	h = h.Filled()
 	exe := o.Exe
 	if exe == "" {
 		var err error
@@ -138,23 +121,23 @@ func (b *Batch) RunLocal(o LocalOptions, h Hooks) (Ended, error) {
 			toRun = append(toRun, d.Task)
 			continue
 		}
-		h.skipped(*d.Prev)
+		h.Skipped(*d.Prev)
 	}
-	h.planned(len(toRun), len(b.Tasks)-len(toRun), jobs)
+	h.Planned(len(toRun), len(b.Tasks)-len(toRun), jobs)
 
 	pool := &Pool{Jobs: jobs}
 	stoppedBy, stopCatching := b.catch(o.Signals, pool, h)
 	defer stopCatching()
-	h.start()
+	h.Start()
 	var writeErr error
 	stopped := pool.Run(toRun, b.runner(exe, o, h), func(t Task, out Outcome) {
 		ts := StateOf(t, out)
 		if err := b.State.WriteTask(ts); err != nil && writeErr == nil {
 			writeErr = err
 		}
-		h.done(ts)
+		h.Done(ts)
 	})
-	h.finish()
+	h.Finish()
 	if writeErr != nil {
 		return Ended{}, fmt.Errorf("cannot write the batch's state: %w", writeErr)
 	}
@@ -190,7 +173,7 @@ func (b *Batch) catch(signals Signals, pool *Pool, h Hooks) (stoppedBy func() os
 				first = sig
 			}
 			mu.Unlock()
-			h.stopping(sig)
+			h.Stopping(sig)
 			pool.Signal(Forwarded(sig))
 		}
 	}()
@@ -215,8 +198,8 @@ func (b *Batch) runner(exe string, o LocalOptions, h Hooks) RunFunc {
 		if o.Command != nil {
 			o.Command(cmd)
 		}
-		h.running(t.ID)
-		return RunTask(cmd, t.ID, writerOrNil(events), writerOrNil(stderr), h.event, started)
+		h.Running(t.ID)
+		return RunTask(cmd, t.ID, writerOrNil(events), writerOrNil(stderr), h.Event, started)
 	}
 }
 
