@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -299,14 +298,9 @@ func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error 
 	if err != nil {
 		return err
 	}
-	id := arg
-	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
-		// A batch file: its batch.
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return err
-		}
-		id = batch.IDFor(abs)
+	id, err := batch.IDOf(arg)
+	if err != nil {
+		return err
 	}
 	st, err := batch.Existing(home, id)
 	if err != nil {
@@ -321,24 +315,30 @@ func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error 
 		return err
 	}
 	if asJSON {
-		var b bytes.Buffer
-		for _, tid := range info.Tasks {
-			ts, ok := states[tid]
-			if !ok {
-				ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
-			}
-			line, err := marshalLine(ts)
-			if err != nil {
-				return err
-			}
-			b.Write(line)
-		}
-		_, err := ios.Out.Write(b.Bytes())
-		return err
+		return printStateLines(ios.Out, info.Tasks, states)
 	}
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", info.ID, info.File)
 	printBatchTable(ios.Out, info.Tasks, states)
 	return nil
+}
+
+// printStateLines prints the states of the tasks ids as JSON lines, one
+// a task (pending when it has none).
+func printStateLines(w io.Writer, ids []string, states map[string]batch.TaskState) error {
+	var b bytes.Buffer
+	for _, tid := range ids {
+		ts, ok := states[tid]
+		if !ok {
+			ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
+		}
+		line, err := marshalLine(ts)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // marshalLine is v as one line of JSON, <, > and & as themselves.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -231,13 +230,9 @@ func runBatchStatusQueue(ctx context.Context, ios *iostreams, env procEnv, arg s
 	if err != nil {
 		return err
 	}
-	id := arg
-	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return err
-		}
-		id = batch.IDFor(abs)
+	id, err := batch.IDOf(arg)
+	if err != nil {
+		return err
 	}
 	if !batch.SafeName(id) {
 		return usagef("batch status: %q is not a batch id", id)
@@ -251,18 +246,7 @@ func runBatchStatusQueue(ctx context.Context, ios *iostreams, env procEnv, arg s
 		return err
 	}
 	if asJSON {
-		for _, tid := range st.IDs {
-			ts, ok := st.States[tid]
-			if !ok {
-				ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
-			}
-			line, err := marshalLine(ts)
-			if err != nil {
-				return err
-			}
-			ios.Out.Write(line)
-		}
-		return nil
+		return printStateLines(ios.Out, st.IDs, st.States)
 	}
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", id, st.File)
 	printBatchTable(ios.Out, st.IDs, st.States)
