@@ -55,6 +55,11 @@ import (
 //	denied       1
 //	failed       1
 //	succeeded    0
+//
+// A batch (batchStatus) exits 128+n when signal n stopped it (the local
+// pool, or the queue's submitter while tasks were left to follow); else
+// 1 when any task failed, was denied, timed out or never started; else 3
+// when any had conflicts; else 0.
 const (
 	exitOK             = 0
 	exitFailure        = 1

@@ -15,7 +15,9 @@
 // output.go holds what the commands share to print, report/ the JSON they
 // print (convert.go converts), exitcode.go the exit statuses, the one
 // place they are decided. Nothing else ends the process: os.Exit is
-// called in this file only.
+// called in this file only. The signals a command handles itself (batch,
+// the queue's submitter, worker) come from notifyStop here, handed to
+// the package the command calls.
 //
 // Output rule: data goes to stdout; everything else goes to stderr prefixed
 // with "workforce: error:", "workforce: warning:" or "workforce: hint:".
