@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
+	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -132,225 +131,74 @@ func batchAction(c *cli.Context) error {
 	return runBatch(c.Context, newStreams(c), opts)
 }
 
-// preparedTask is a task of the file, checked, with its directory and
-// the tier and harness it runs on.
-type preparedTask struct {
-	batch.Task
-	Dir     string
-	Tier    string
-	Harness string
-}
-
-// loadBatch reads and checks the batch file: its syntax, each entry, and
-// what the file alone cannot say (the persona exists, the harness is
-// known, the directory exists). Every error names the file and the line,
-// and is a usage error: nothing has started.
-func loadBatch(env procEnv, file string, onQueue bool) (abs string, tasks []preparedTask, err error) {
-	wd, err := env.dir()
+// openBatch checks the batch file of opts and opens its batch, locked
+// (batch.OpenFile): remote checks an entry for a queue (nil: the tasks
+// run on this machine). A wrong file is a usage error; a batch another
+// process runs, a failure with a hint.
+func openBatch(opts batchOptions, remote func(batch.Task) string) (*batch.Batch, error) {
+	wd, err := opts.Env.dir()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	abs = file
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(wd, file)
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return "", nil, usageError(fmt.Errorf("batch file: %w", err))
-	}
-	parsed, err := batch.Parse(file, data)
-	if err != nil {
-		return "", nil, usageError(err)
-	}
-	cat, err := loadCatalog(env)
-	if err != nil {
-		return "", nil, err
-	}
-	bad := func(t batch.Task, format string, args ...any) error {
-		return usageError(&batch.ParseError{File: file, Line: t.Line, Err: fmt.Errorf("task %s: "+format, append([]any{t.ID}, args...)...)})
-	}
-	base := filepath.Dir(abs)
-	for _, t := range parsed {
-		if onQueue {
-			if msg := queueEntryProblem(t); msg != "" {
-				return "", nil, bad(t, "%s", msg)
-			}
-		} else if t.Repo != "" {
-			return "", nil, bad(t, "repo and ref are for a queue of workers (--queue nats://HOST); on this machine, give the repository's checkout as dir")
-		}
-		if t.Harness != "" && !persona.IsKnownHarness(t.Harness) {
-			return "", nil, bad(t, "unknown harness %q; want %s", t.Harness, strings.Join(persona.Harnesses, ", "))
-		}
-		_, r, err := cat.Lookup(t.Persona)
+	catalog := func() (batch.Lookup, error) {
+		cat, err := loadCatalog(opts.Env)
 		if err != nil {
-			return "", nil, bad(t, "%v", err)
+			return nil, err
 		}
-		h := r.Harness
-		if t.Harness != "" {
-			h = t.Harness
-		}
-		var dir string
-		if !onQueue {
-			dir = t.ProjectDir(base)
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return "", nil, bad(t, "dir %s is not a directory", quote.Name(t.Dir))
+		return func(ref string) (string, string, error) {
+			_, r, err := cat.Lookup(ref)
+			if err != nil {
+				return "", "", err
 			}
-		}
-		tasks = append(tasks, preparedTask{Task: t, Dir: dir, Tier: r.Tier, Harness: h})
+			return r.Tier, r.Harness, nil
+		}, nil
 	}
-	return abs, tasks, nil
+	b, err := batch.OpenFile(batch.OpenOptions{ID: opts.ID, Home: opts.Env.home, LoadOptions: batch.LoadOptions{
+		File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote,
+		KnownHarnesses: persona.KnownHarnesses, Harnesses: persona.Harnesses}})
+	var fe *batch.FileError
+	var le *batch.LockError
+	switch {
+	case errors.As(err, &fe):
+		return nil, usageError(err)
+	case errors.As(err, &le):
+		return nil, withCode(exitFailure, err, "wait for it to end, or give another --id")
+	}
+	return b, err
 }
 
-// openedBatch is a batch file checked and its state locked: what the
-// local pool and the queue's submitter both start from.
-type openedBatch struct {
-	abs, id string
-	st      *batch.State
-	tasks   []preparedTask
-	// ids, plain and byID are the tasks' ids, entries and prepared tasks;
-	// states their states as the batch's directory has them.
-	ids    []string
-	plain  []batch.Task
-	byID   map[string]preparedTask
-	states map[string]batch.TaskState
-}
-
-// openBatch checks the batch file of opts (onQueue: for a queue, as
-// loadBatch says), opens the state of its batch (opts.ID, else the id of
-// the file's path) and locks it: the caller unlocks it (b.st.Unlock).
-func openBatch(opts batchOptions, onQueue bool) (*openedBatch, error) {
-	abs, tasks, err := loadBatch(opts.Env, opts.File, onQueue)
-	if err != nil {
-		return nil, err
-	}
-	home, err := opts.Env.home()
-	if err != nil {
-		return nil, err
-	}
-	id := opts.ID
-	if id == "" {
-		id = batch.IDFor(abs)
-	}
-	st, err := batch.Open(home, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.Lock(); err != nil {
-		return nil, withCode(exitFailure, fmt.Errorf("batch %s: %w", id, err), "wait for it to end, or give another --id")
-	}
-	b := &openedBatch{abs: abs, id: id, st: st, tasks: tasks, ids: make([]string, len(tasks)),
-		plain: make([]batch.Task, len(tasks)), byID: map[string]preparedTask{}}
-	for i, t := range tasks {
-		b.ids[i], b.plain[i], b.byID[t.ID] = t.ID, t.Task, t
-	}
-	if b.states, err = st.ReadTasks(b.ids); err != nil {
-		st.Unlock()
-		return nil, err
-	}
-	return b, nil
-}
-
+// runBatch runs the batch file of opts on this machine (batch.RunLocal)
+// and prints its progress, then its table.
 func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
-	b, err := openBatch(opts, false)
+	b, err := openBatch(opts, nil)
 	if err != nil {
 		return err
 	}
-	defer b.st.Unlock()
-	abs, id, st, tasks, ids, plain, byID, states := b.abs, b.id, b.st, b.tasks, b.ids, b.plain, b.byID, b.states
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot find the workforce binary to run the tasks: %w", err)
-	}
-	var harnesses []string
-	for _, t := range tasks {
-		harnesses = append(harnesses, t.Harness)
-	}
-	if err := st.WriteInfo(batch.Info{ID: id, File: abs, Tasks: ids, Updated: time.Now().UTC()}); err != nil {
-		return err
-	}
-	jobs := opts.Jobs
-	if jobs == 0 {
-		jobs = batch.DefaultJobs(harnesses)
-	}
-	var toRun []batch.Task
-	out := newBatchOutput(ios, opts.JSON, len(tasks))
-	out.prepared, out.env = byID, opts.Env
-	for _, d := range batch.Plan(plain, states, opts.Retry) {
-		if d.Run {
-			toRun = append(toRun, d.Task)
-			continue
-		}
-		out.skipped(*d.Prev)
-	}
+	defer b.Close()
+	out := newBatchOutput(ios, opts.JSON, len(b.Tasks))
+	out.prepared, out.env = b.ByID, opts.Env
+	hooks := out.hooks()
 	if !opts.JSON {
-		fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks to run, %d done before, %d at a time\n", id, len(toRun), len(tasks)-len(toRun), jobs)
-	}
-
-	pool := &batch.Pool{Jobs: jobs}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	var stoppedBy os.Signal
-	var sigMu sync.Mutex
-	go func() {
-		for sig := range sigs {
-			sigMu.Lock()
-			if stoppedBy == nil {
-				stoppedBy = sig
-			}
-			sigMu.Unlock()
-			out.stopping(sig)
-			pool.Signal(batch.Forwarded(sig))
+		hooks.Planned = func(toRun, before, jobs int) {
+			fmt.Fprintf(ios.Err, "workforce: batch %s: %d tasks to run, %d done before, %d at a time\n", b.ID, toRun, before, jobs)
 		}
-	}()
-	out.start()
-	var writeErr error
-	run := func(t batch.Task, started func(*os.Process)) batch.Outcome {
-		p := byID[t.ID]
-		now := time.Now().UTC()
-		ts := batch.TaskState{ID: t.ID, Digest: t.Digest(), Entry: t, Phase: batch.PhaseRunning, Started: &now}
-		if err := st.WriteTask(ts); err != nil {
-			return batch.Outcome{Status: report.StatusFailed, ExitCode: 1, Error: err.Error(), Started: now, Finished: time.Now()}
-		}
-		dir := st.TaskDir(t.ID)
-		stderr, _ := os.Create(filepath.Join(dir, "stderr.txt"))
-		events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
-		defer closeAll(stderr, events)
-		cmd := batch.Command(exe, t, p.Dir)
-		cmd.Env = taskEnv(opts.Env.Environ)
-		withoutHistory(cmd, opts.NoHistory)
-		out.running(t.ID)
-		return batch.RunTask(cmd, t.ID, writerOrNil(events), writerOrNil(stderr), func(e report.Event) { out.event(e) }, started)
 	}
-	stopped := pool.Run(toRun, run, func(t batch.Task, o batch.Outcome) {
-		ts := stateOf(t, o)
-		if err := st.WriteTask(ts); err != nil && writeErr == nil {
-			writeErr = err
-		}
-		out.done(ts)
-	})
-	out.finish()
-	if writeErr != nil {
-		return fmt.Errorf("cannot write the batch's state: %w", writeErr)
-	}
-	final, err := st.ReadTasks(ids)
+	ended, err := b.RunLocal(batch.LocalOptions{Jobs: opts.Jobs, Retry: opts.Retry, Signals: notifyStop,
+		Command: func(cmd *exec.Cmd) {
+			cmd.Env = taskEnv(opts.Env.Environ)
+			withoutHistory(cmd, opts.NoHistory)
+		}}, hooks)
 	if err != nil {
 		return err
 	}
 	if !opts.JSON {
-		printBatchTable(ios.Out, ids, final)
+		printBatchTable(ios.Out, ended.IDs, ended.States)
 	}
-	sigMu.Lock()
-	sig := stoppedBy
-	sigMu.Unlock()
-	if stopped || sig != nil {
-		if sig == nil {
-			sig = os.Interrupt
-		}
-		fmt.Fprintf(ios.Err, "workforce: batch %s stopped; run it again to resume: workforce batch %s\n", id, shellJoin(resumeArgs(opts)))
-		return silentExit(signalStatus(sig))
+	if ended.Signal != nil {
+		fmt.Fprintf(ios.Err, "workforce: batch %s stopped; run it again to resume: workforce batch %s\n", b.ID, shellJoin(resumeArgs(opts)))
+		return silentExit(signalStatus(ended.Signal))
 	}
-	return silentExit(batchStatus(ids, final))
+	return silentExit(batchStatus(ended.IDs, ended.States))
 }
 
 // resumeArgs are the arguments that run the batch again.
@@ -362,59 +210,11 @@ func resumeArgs(opts batchOptions) []string {
 	return args
 }
 
-// stateOf is the state of task t after its run ended as o: done, but for
-// an interrupted run, which is pending again.
-func stateOf(t batch.Task, o batch.Outcome) batch.TaskState {
-	started, finished := o.Started.UTC(), o.Finished.UTC()
-	code := o.ExitCode
-	ts := batch.TaskState{ID: t.ID, Digest: t.Digest(), Entry: t, Phase: batch.PhaseDone, Status: o.Status,
-		Started: &started, Finished: &finished, DurationMS: o.Duration().Milliseconds(), ExitCode: &code, Error: o.Error, Result: o.Result}
-	if o.Status == report.StatusInterrupted {
-		ts.Phase = batch.PhasePending
-	}
-	return ts
-}
-
-// batchStatus is the exit status of a batch whose tasks ended as states:
-// 1 when any failed (or denied, timed out, never ran to a result), else 3
-// when any had conflicts, else 0. A task not done (interrupted by
-// something else than the batch's own stop) counts as failed.
-func batchStatus(ids []string, states map[string]batch.TaskState) int {
-	code := exitOK
-	for _, id := range ids {
-		ts, ok := states[id]
-		switch {
-		case !ok || ts.Phase != batch.PhaseDone:
-			return exitFailure
-		case ts.Status == report.StatusConflict:
-			code = exitConflict
-		case ts.Status != report.StatusSucceeded:
-			return exitFailure
-		}
-	}
-	return code
-}
-
-func writerOrNil(f *os.File) io.Writer {
-	if f == nil {
-		return nil
-	}
-	return f
-}
-
-func closeAll(fs ...*os.File) {
-	for _, f := range fs {
-		if f != nil {
-			f.Close()
-		}
-	}
-}
-
 // resultOf is the result a task's state gives for --json: its run's, or,
 // for a run that printed none, one saying why, with the task's id, the
 // tier and harness it was to run on (pt, the task as checked) and no
 // session id (it started none).
-func resultOf(ts batch.TaskState, pt preparedTask) report.Result {
+func resultOf(ts batch.TaskState, pt batch.Prepared) report.Result {
 	if ts.Result != nil {
 		return *ts.Result
 	}
@@ -499,14 +299,9 @@ func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error 
 	if err != nil {
 		return err
 	}
-	id := arg
-	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
-		// A batch file: its batch.
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return err
-		}
-		id = batch.IDFor(abs)
+	id, err := batch.IDOf(arg)
+	if err != nil {
+		return err
 	}
 	st, err := batch.Existing(home, id)
 	if err != nil {
@@ -521,24 +316,30 @@ func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error 
 		return err
 	}
 	if asJSON {
-		var b bytes.Buffer
-		for _, tid := range info.Tasks {
-			ts, ok := states[tid]
-			if !ok {
-				ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
-			}
-			line, err := marshalLine(ts)
-			if err != nil {
-				return err
-			}
-			b.Write(line)
-		}
-		_, err := ios.Out.Write(b.Bytes())
-		return err
+		return printStateLines(ios.Out, info.Tasks, states)
 	}
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", info.ID, info.File)
 	printBatchTable(ios.Out, info.Tasks, states)
 	return nil
+}
+
+// printStateLines prints the states of the tasks ids as JSON lines, one
+// a task (pending when it has none).
+func printStateLines(w io.Writer, ids []string, states map[string]batch.TaskState) error {
+	var b bytes.Buffer
+	for _, tid := range ids {
+		ts, ok := states[tid]
+		if !ok {
+			ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
+		}
+		line, err := marshalLine(ts)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // marshalLine is v as one line of JSON, <, > and & as themselves.
@@ -563,7 +364,7 @@ type batchOutput struct {
 	counts map[string]int
 	// prepared are the tasks of the file, by id: the tier and harness
 	// of the result of a task that never started.
-	prepared map[string]preparedTask
+	prepared map[string]batch.Prepared
 	// env is what the live display reads of the environment (TERM,
 	// NO_COLOR): the process's unless set.
 	env procEnv
@@ -696,4 +497,10 @@ func (o *batchOutput) finish() {
 	if l != nil {
 		l.Stop()
 	}
+}
+
+// hooks are o's methods as the hooks of a batch's run.
+func (o *batchOutput) hooks() batch.Hooks {
+	return batch.Hooks{Skipped: o.skipped, Start: o.start, Finish: o.finish, Running: o.running,
+		Event: o.event, Done: o.done, Stopping: o.stopping}
 }

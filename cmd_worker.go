@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
@@ -122,9 +120,8 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 			defer logMu.Unlock()
 			fmt.Fprintf(ios.Err, "workforce: worker %s: %s\n", opts.Name, fmt.Sprintf(format, args...))
 		}}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	sigs, stop := notifyStop()
+	defer stop()
 	var interruptedBy os.Signal
 	var sigMu sync.Mutex
 	go func() {

@@ -47,9 +47,3 @@ func workerGit(repos string, limit time.Duration) queue.Git {
 		},
 	}
 }
-
-// gitResolveRef resolves a task's ref to a commit, as the submitter
-// publishes it.
-func gitResolveRef(ctx context.Context, url, ref string) (string, error) {
-	return gitwork.ResolveRef(ctx, url, ref)
-}

@@ -56,13 +56,16 @@ var depRules = map[string]depRule{
 	// below can change theirs freely.
 	"W/report": {deny: []string{anyOfOurs, cliLib}},
 
-	// The batch pool: a task runs as a child workforce process, so batch
-	// needs the result and event types only (package doc).
-	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree"}},
+	// The batch file, its state and the local pool's loop: a task runs as
+	// a child workforce process, so batch needs the result and event types
+	// only (package doc); the personas come in as a lookup function, and
+	// names in errors go through internal/quote.
+	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
-	// batch's runner; git comes in as functions (gitwork's, from the command
-	// layer; queue itself uses gitwork.Redact), and a task runs as a child
-	// workforce, as in batch.
+	// batch's runner, the submitter's protocol over batch's state; the
+	// worker's git comes in as functions (gitwork's, from the command
+	// layer), the submitter resolves refs with gitwork.ResolveRef, and a
+	// task runs as a child workforce, as in batch.
 	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree"}},
 
 	// What a queue task does with git: the system git through

@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -55,6 +56,11 @@ import (
 //	denied       1
 //	failed       1
 //	succeeded    0
+//
+// A batch (batchStatus) exits 128+n when signal n stopped it (the local
+// pool, or the queue's submitter while tasks were left to follow); else
+// 1 when any task failed, was denied, timed out or never started; else 3
+// when any had conflicts; else 0.
 const (
 	exitOK             = 0
 	exitFailure        = 1
@@ -200,6 +206,26 @@ func printError(stderr io.Writer, err error) int {
 	errorf(stderr, "%v", err)
 	for _, h := range hints {
 		hintf(stderr, "%s", h)
+	}
+	return code
+}
+
+// batchStatus is the exit status of a batch whose tasks ended as states:
+// 1 when any failed (or denied, timed out, never ran to a result), else 3
+// when any had conflicts, else 0. A task not done (interrupted by
+// something else than the batch's own stop) counts as failed.
+func batchStatus(ids []string, states map[string]batch.TaskState) int {
+	code := exitOK
+	for _, id := range ids {
+		ts, ok := states[id]
+		switch {
+		case !ok || ts.Phase != batch.PhaseDone:
+			return exitFailure
+		case ts.Status == report.StatusConflict:
+			code = exitConflict
+		case ts.Status != report.StatusSucceeded:
+			return exitFailure
+		}
 	}
 	return code
 }

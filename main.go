@@ -15,7 +15,9 @@
 // output.go holds what the commands share to print, report/ the JSON they
 // print (convert.go converts), exitcode.go the exit statuses, the one
 // place they are decided. Nothing else ends the process: os.Exit is
-// called in this file only.
+// called in this file only. The signals a command handles itself (batch,
+// the queue's submitter, worker) come from notifyStop here, handed to
+// the package the command calls.
 //
 // Output rule: data goes to stdout; everything else goes to stderr prefixed
 // with "workforce: error:", "workforce: warning:" or "workforce: hint:".
@@ -25,7 +27,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/urfave/cli/v2"
@@ -51,6 +55,16 @@ func main() {
 // second Ctrl-C during sync-back), with the signal's status; the session
 // is left for workforce sessions sync to finish.
 func exitOnSignal(sig os.Signal) { os.Exit(signalStatus(sig)) }
+
+// notifyStop catches the signals that stop a command which handles them
+// itself (Ctrl-C, SIGTERM, SIGHUP) until stop: the one source of signals
+// the commands hand to the packages they call (batch.Signals), asked for
+// at the moment they can handle one.
+func notifyStop() (sigs <-chan os.Signal, stop func()) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return ch, func() { signal.Stop(ch) }
+}
 
 // commands returns the commands of workforce, in the order help lists
 // them.

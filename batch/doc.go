@@ -1,7 +1,17 @@
 // Package batch runs many persona tasks as one-shot runs: the batch file
-// (Parse: JSONL or YAML, one Task an entry), the state of a batch on disk
-// (State: <home>/batches/<id>/, written atomically, which makes a batch
-// resumable), and the pool that runs tasks a few at a time (Pool).
+// (Parse: JSONL or YAML, one Task an entry; Load checks each entry beyond
+// its syntax, the personas through a Lookup the caller gives), the state
+// of a batch on disk (State: <home>/batches/<id>/, written atomically,
+// which makes a batch resumable; OpenFile opens and locks it), the pool
+// that runs tasks a few at a time (Pool), and the local pool's loop
+// (Batch.RunLocal: plan, run, record each task's state).
+//
+// The package prints nothing and decides no exit status: RunLocal tells
+// its progress through Hooks and returns how the batch ended (Ended); it
+// catches no signal itself, but asks the caller for them (Signals) once
+// its tasks are about to run, and a wrong batch file is a FileError, a
+// batch another process holds a LockError, for the command layer to
+// print and map to a status.
 //
 // Each task runs as its own process: the workforce binary itself, as
 // `workforce run PERSONA - --events` in the task's directory with the task
@@ -36,9 +46,10 @@
 // below it), and the task ends timed_out with a word of what the pool
 // did. A task without a timeout has no such limit.
 //
-// The package may import report (the result and event types) and the
-// standard library, plus renameio (atomic state files), x/sys/unix (the
-// batch's lock), yaml (the YAML batch files) and internal/proctree (the
-// processes below a run): nothing of the session or harness packages,
-// which the child process owns.
+// The package may import report (the result and event types),
+// internal/quote (names in errors) and the standard library, plus
+// renameio (atomic state files), x/sys/unix (the batch's lock), yaml (the
+// YAML batch files) and internal/proctree (the processes below a run):
+// nothing of the persona, session or harness packages, which the command
+// layer and the child process own.
 package batch

@@ -108,6 +108,20 @@ func Open(home, id string) (*State, error) {
 	return &State{Dir: dir, ID: id}, nil
 }
 
+// IDOf is the id of the batch arg names (batch status ID|FILE): the id
+// of the batch file arg (IDFor its absolute path) when arg is a file,
+// else arg itself.
+func IDOf(arg string) (string, error) {
+	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return "", err
+		}
+		return IDFor(abs), nil
+	}
+	return arg, nil
+}
+
 // Existing returns the state of batch id under home, which must exist.
 func Existing(home, id string) (*State, error) {
 	if !SafeName(id) {

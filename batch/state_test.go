@@ -120,3 +120,25 @@ func TestDefaultJobs(t *testing.T) {
 		t.Errorf("DefaultJobs = %d for claude and codex, %d with opencode", a, o)
 	}
 }
+
+// TestIDOf: a batch file names its batch (the id of its absolute path,
+// as given relative or not); anything else is the id itself, a directory
+// included.
+func TestIDOf(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tasks.jsonl")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, tt := range []struct{ arg, want string }{
+		{file, IDFor(file)},
+		{"tasks.jsonl", IDFor(file)},
+		{"nightly", "nightly"},
+		{dir, dir},
+	} {
+		if got, err := IDOf(tt.arg); err != nil || got != tt.want {
+			t.Errorf("IDOf(%q) = %q, %v; want %q", tt.arg, got, err, tt.want)
+		}
+	}
+}

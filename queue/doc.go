@@ -28,6 +28,19 @@
 //     tasks delivered MaxDeliver times without an ack, kept until a sweep
 //     (Sweep) reports each such task as failed and removes it.
 //
+// The submitter (Submitter) is the protocol of `workforce batch FILE
+// --queue`, over a batch the command layer opened (batch.OpenFile, each
+// entry checked by EntryProblem): it decides what to publish as the local
+// pool decides what to run, resolves each task's ref to a commit
+// (gitwork.ResolveRef) before anything is published, records each
+// publication in the batch's state (Record, tasks/<id>/queue.json) before
+// it publishes it, withdraws a task edited or retried and publishes it
+// again as another submission, publishes again a task whose message is
+// gone with no result, and follows the results (Follow). ReadStatus is
+// `batch status --queue`. Like batch, it prints nothing and decides no
+// exit status: progress goes to batch.Hooks, and the signals that stop it
+// come from the command layer (batch.Signals).
+//
 // A Key (batch, submission, task) names one publication of a task: a
 // task edited or retried is published again as another submission, with
 // subjects of its own, so that the result of an older one never counts
@@ -75,7 +88,8 @@
 // message as a batch file's entry is checked (check): anyone who may
 // publish on the server may make the workers run an agent.
 //
-// The package imports batch (the task, the runner), report (the result)
-// and quote, and nats.go; nothing of the session or harness packages,
-// which the child process owns.
+// The package imports batch (the task, the runner, the batch's state),
+// report (the result), gitwork (resolving a ref, hiding credentials) and
+// quote, and nats.go; nothing of the session or harness packages, which
+// the child process owns.
 package queue
