@@ -139,11 +139,32 @@ func Kill(roots func() []int) []Proc {
 		}
 		time.Sleep(time.Millisecond)
 	}
+	// A process killed may still be on its way out, and one that left
+	// the tree (its parent died first, and an adopter out of reach took
+	// it) is no longer below roots: wait until each one found is gone,
+	// so that none runs when Kill returns.
+	for range killRounds {
+		if !anyAlive(found) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	out := make([]Proc, 0, len(order))
 	for _, pid := range order {
 		out = append(out, found[pid])
 	}
 	return out
+}
+
+// anyAlive reports whether a process of found (by its id and start time)
+// is still alive.
+func anyAlive(found map[int]Proc) bool {
+	for pid, p := range found {
+		if q, ok := look(pid); ok && q.Start == p.Start && q.Alive() {
+			return true
+		}
+	}
+	return false
 }
 
 // pollEvery is how often End looks whether the processes exited.
