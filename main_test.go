@@ -39,6 +39,26 @@ var oneShotFixtures string
 
 // TestScript runs the command-line scripts in testdata/script. Set
 // TESTSCRIPT_UPDATE=1 to rewrite the expected output in place.
+//
+// The scripts run confined, as a user's runs are by default (sandbox mode
+// on: Setup clears $WORKFORCE_SANDBOX). The rule for a script, old or
+// new: a stand-in that writes outside its sandbox (its logs under $LOG, a
+// pid file, a file the test waits for, playing the user editing the
+// repository) gets that directory allowed explicitly, the way a user
+// would: `allowdir DIR...` (sandbox.allow in the home's config.json,
+// for every run, batch task and worker task of the script; after any
+// line that writes config.json whole) or `--sandbox-allow DIR` on one
+// command. Never turn the sandbox off to make a helper work: a script
+// sets WORKFORCE_SANDBOX=off (or --sandbox=off) only where it tests
+// unconfined behaviour on purpose, with a comment saying why. Mind that
+// a stand-in action denied by the sandbox is only reported on its stderr
+// and the rest run: a script can pass with its setup undone (a fifo never
+// made, tasks that never met), so check that what a stand-in writes
+// outside is allowed, not only that the script passes. As root the
+// once-a-run warning that Landlock leaves root's capabilities whole is
+// silenced (WORKFORCE_ROOT_WARNING=off), so that the scripts' stderr is
+// the same as root and as a user; run_confined.txtar turns it back on
+// and checks it.
 func TestScript(t *testing.T) {
 	standin := buildStandin(t)
 	var err error
@@ -66,6 +86,7 @@ func TestScript(t *testing.T) {
 			"validresult": validResult,
 			"validevents": validEvents,
 			"nats":        natsCmd,
+			"allowdir":    allowDir,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -85,10 +106,13 @@ func TestScript(t *testing.T) {
 			// SESSIONFIXTURES holds the harnesses' own session records,
 			// made by the real harnesses (history/sessions/testdata).
 			env.Setenv("SESSIONFIXTURES", sessionFixtures)
-			// The stand-ins write their logs outside their sandbox,
-			// and some play the user editing the repository: scripts
-			// run unconfined unless they ask (run_confined.txtar).
-			env.Setenv(session.SandboxEnv, "off")
+			// Scripts run confined, as runs are by default; a script
+			// allows what its stand-ins write outside their sandbox
+			// (the rule in TestScript's comment).
+			env.Setenv(session.SandboxEnv, "")
+			// As root, the same stderr as a user's (run_confined.txtar
+			// checks the warning).
+			env.Setenv(confine.RootWarningEnv, "off")
 			env.Defer(func() { killTmux(env.WorkDir) })
 			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
@@ -592,4 +616,47 @@ func validEvents(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 1 && strings.Join(types, " ") != strings.Join(args[1:], " ") {
 		ts.Fatalf("%s: events %s, want %s", args[0], strings.Join(types, " "), strings.Join(args[1:], " "))
 	}
+}
+
+// allowDir implements the script command
+//
+//	allowdir DIR...
+//
+// which makes each DIR (relative to $WORK unless absolute) and adds it to
+// "sandbox": {"allow": [...]} in $AGENT_WORKFORCE_HOME/config.json,
+// keeping the rest of the file (a bare "sandbox" mode becomes its "mode"):
+// what a user writes there to let every confined run write a directory
+// outside its sandbox.
+func allowDir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: allowdir DIR...")
+	}
+	path := filepath.Join(ts.Getenv("AGENT_WORKFORCE_HOME"), "config.json")
+	cfg := map[string]any{}
+	if data, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(data, &cfg); err != nil {
+			ts.Fatalf("%s: %v", path, err)
+		}
+	} else if !os.IsNotExist(err) {
+		ts.Fatalf("%v", err)
+	}
+	sb, _ := cfg["sandbox"].(map[string]any)
+	if mode, ok := cfg["sandbox"].(string); ok {
+		sb = map[string]any{"mode": mode}
+	}
+	if sb == nil {
+		sb = map[string]any{}
+	}
+	allow, _ := sb["allow"].([]any)
+	for _, a := range args {
+		dir := filepath.Clean(ts.MkAbs(a))
+		ts.Check(os.MkdirAll(dir, 0o755))
+		allow = append(allow, dir)
+	}
+	sb["allow"] = allow
+	cfg["sandbox"] = sb
+	data, err := json.MarshalIndent(cfg, "", "  ")
+	ts.Check(err)
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, append(data, '\n'), 0o644))
 }
