@@ -282,7 +282,10 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		one := *o.OneShot
 		switch {
 		case p.session != nil && one.Resume == "":
-			if one.Resume, err = resumeID(p.session, r, hopts, p.Workdir); err != nil {
+			one.Resume, err = resumeID(p.session, r, hopts, p.Workdir, func(inv *harness.Invocation) error {
+				return p.confineLookup(o.Sandbox, inv)
+			})
+			if err != nil {
 				return nil, err
 			}
 		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && harness.FixesSessionID(r.Harness) && !choosesConversation(r.Harness, o.Extra):

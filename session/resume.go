@@ -115,8 +115,11 @@ func resumable(o PlanOptions, r *persona.Resolved) error {
 
 // resumeID returns the harness conversation of session s to continue:
 // the record's, else the one the harness's session store says ran in the
-// sandbox's working directory workdir.
-func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string) (string, error) {
+// sandbox's working directory workdir. The store is read through an
+// invocation of the harness planned as the run's is, and confined as the
+// run's is (confine: Plan.confineLookup): opencode's lookup starts
+// opencode, which loads the project's plugins.
+func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string, confine func(*harness.Invocation) error) (string, error) {
 	if id := s.Record.HarnessSessionID; id != "" {
 		return id, nil
 	}
@@ -129,6 +132,9 @@ func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string
 	}
 	inv, err := harness.Plan(r, o)
 	if inv == nil {
+		return "", err
+	}
+	if err := confine(inv); err != nil {
 		return "", err
 	}
 	id, err := harness.FindSession(inv, workdir, s.Record.Started)
