@@ -186,7 +186,9 @@ func findOpencodeSession(inv *Invocation, dir string) (string, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// opencode loads plugins from its configuration and the project's,
 	// which the agent could write: it lists its sessions confined as the
-	// run was, never with more than the agent had.
+	// run was, never with more than the agent had. The caller hands inv
+	// the run's policy (a resumed session's lookup too, package session)
+	// and ends what it leaves running.
 	if inv.Confine != nil {
 		err = confine.Start(cmd, *inv.Confine)
 	} else {

@@ -206,6 +206,43 @@ func (p *Plan) confinePolicy(sb Sandbox, inv *harness.Invocation) error {
 	if p.InRepo || c == nil {
 		return nil
 	}
+	pol, err := p.policy(sb, inv)
+	if err != nil {
+		return err
+	}
+	c.Policy = pol
+	if c.Confined {
+		inv.Confine = &pol
+	}
+	return nil
+}
+
+// confineLookup hands inv, an invocation of the harness of the planned
+// run p made for another of its processes than the run's own (the
+// session lookup of a resumed run: resumeID), the policy the run's
+// harness gets, with the per-session state's directories, when the run
+// is confined: a harness process workforce starts for a session never
+// has more than the agent had. It must be called after planSandbox and
+// planState.
+func (p *Plan) confineLookup(sb Sandbox, inv *harness.Invocation) error {
+	c := p.Confine
+	if p.InRepo || c == nil || !c.Confined {
+		return nil
+	}
+	if p.state != nil {
+		inv.Writable = append(inv.Writable, p.state.Writable...)
+	}
+	pol, err := p.policy(sb, inv)
+	if err != nil {
+		return err
+	}
+	inv.Confine = &pol
+	return nil
+}
+
+// policy is the write policy of the planned run p for its harness
+// planned as inv.
+func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, error) {
 	var pol confine.Policy
 	if !inv.TreeReadOnly {
 		pol.Dirs = append(pol.Dirs, filepath.Join(p.Sandbox, mount.TreeDir))
@@ -227,11 +264,7 @@ func (p *Plan) confinePolicy(sb Sandbox, inv *harness.Invocation) error {
 		}
 	}
 	if err := pol.Check(); err != nil {
-		return err
+		return confine.Policy{}, err
 	}
-	c.Policy = pol
-	if c.Confined {
-		inv.Confine = &pol
-	}
-	return nil
+	return pol, nil
 }

@@ -24,6 +24,14 @@ import (
 // them running (a user may have had the agent start a server), as
 // before; with --reuse it only notes them (leftovers) and does not keep
 // a sandbox they may still change warm.
+//
+// The session lookup of a one-shot run (the harness's session store read
+// by starting the harness: opencode session list, which loads the
+// project's plugins) runs once the harness exited and before the
+// leftovers are ended (findEarly), so that what it leaves is ended with
+// them; that of a resumed session, at plan time, ends what it leaves as
+// it returns (lookupSession). Both run confined as the run's harness is
+// (Plan.confineLookup, and the run's own invocation).
 
 // leftoverGrace is how long the processes a harness left running have to
 // exit after SIGTERM before they are killed.

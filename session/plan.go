@@ -282,8 +282,15 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		one := *o.OneShot
 		switch {
 		case p.session != nil && one.Resume == "":
-			if one.Resume, err = resumeID(p.session, r, hopts, p.Workdir); err != nil {
+			var warning string
+			one.Resume, warning, err = resumeID(p.session, r, hopts, p.Workdir, func(inv *harness.Invocation) error {
+				return p.confineLookup(o.Sandbox, inv)
+			})
+			if err != nil {
 				return nil, err
+			}
+			if warning != "" {
+				p.Warnings = append(p.Warnings, warning)
 			}
 		case p.session == nil && one.Resume == "" && one.SessionID == "" && !o.InRepo && harness.FixesSessionID(r.Harness) && !choosesConversation(r.Harness, o.Extra):
 			// Fixed before the start: a run that prints no result (a
@@ -460,7 +467,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 			defer os.RemoveAll(p.Sandbox)
 		}
 		sigs := watchSignals(phaseHarness, o.Abort)
-		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil)
+		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil, nil)
 		sigs.stop()
 		if len(ran.ended) > 0 && o.Warn != nil {
 			o.Warn(endedWarning(ran.ended))

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/proctree"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -115,30 +117,77 @@ func resumable(o PlanOptions, r *persona.Resolved) error {
 
 // resumeID returns the harness conversation of session s to continue:
 // the record's, else the one the harness's session store says ran in the
-// sandbox's working directory workdir.
-func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string) (string, error) {
+// sandbox's working directory workdir. The store is read through an
+// invocation of the harness planned as the run's is, and confined as the
+// run's is (confine: Plan.confineLookup): opencode's lookup starts
+// opencode, which loads the project's plugins. What it leaves running is
+// ended (lookupSession), and said in the warning it returns.
+func resumeID(s *Session, r *persona.Resolved, o harness.Options, workdir string, confine func(*harness.Invocation) error) (id, warning string, err error) {
 	if id := s.Record.HarnessSessionID; id != "" {
-		return id, nil
+		return id, "", nil
 	}
 	if harness.FixesSessionID(r.Harness) {
 		why := "its record keeps no " + r.Harness + " session id"
 		if s.Record.Format < 3 {
 			why += fmt.Sprintf(" (workforce fixes it when the run starts since record format 3; this record is of format %d)", s.Record.Format)
 		}
-		return "", &NotResumableError{ID: s.ID(), Reason: why}
+		return "", "", &NotResumableError{ID: s.ID(), Reason: why}
 	}
 	inv, err := harness.Plan(r, o)
 	if inv == nil {
-		return "", err
+		return "", "", err
 	}
-	id, err := harness.FindSession(inv, workdir, s.Record.Started)
+	if err := confine(inv); err != nil {
+		return "", "", err
+	}
+	id, ended, err := lookupSession(func() (string, error) { return harness.FindSession(inv, workdir, s.Record.Started) })
+	if len(ended) > 0 {
+		n := "1 process"
+		if len(ended) != 1 {
+			n = fmt.Sprintf("%d processes", len(ended))
+		}
+		warning = fmt.Sprintf("ended %s the lookup of %s's session store left running: %s", n, r.Harness, proctree.Describe(ended, 10))
+	}
 	if err != nil {
-		return "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("its record keeps no %s session id, and %v", r.Harness, err), Err: err}
+		why := fmt.Sprintf("its record keeps no %s session id, and %v", r.Harness, err)
+		if warning != "" {
+			why += "; " + warning
+		}
+		return "", "", &NotResumableError{ID: s.ID(), Reason: why, Err: err}
 	}
 	if !ValidHarnessSessionID(id) {
-		return "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("%s's session store names its conversation %q, which cannot be passed back to it", r.Harness, id)}
+		return "", "", &NotResumableError{ID: s.ID(), Reason: fmt.Sprintf("%s's session store names its conversation %q, which cannot be passed back to it", r.Harness, id)}
 	}
-	return id, nil
+	return id, warning, nil
+}
+
+// lookupSession runs find, a lookup of a harness's session store, and
+// ends what it leaves running (opencode session list may leave a
+// plugin's daemon), as endLeftovers does: this process adopts the
+// orphans meanwhile (adoptOrphans), and ends its children that were not
+// there before find ran, with everything below them. It returns what
+// find returned and the processes it ended.
+func lookupSession(find func() (string, error)) (string, []proctree.Proc, error) {
+	adoptOrphans()
+	before := map[int]bool{}
+	for _, pid := range leftovers() {
+		before[pid] = true
+	}
+	id, err := find()
+	ended := proctree.End(func() []int {
+		var pids []int
+		for _, pid := range leftovers() {
+			if !before[pid] {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}, leftoverGrace)
+	for _, p := range ended {
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(p.PID, &ws, syscall.WNOHANG, nil)
+	}
+	return id, ended, err
 }
 
 // resume runs the harness of o in the sandbox of the kept session s, then
@@ -220,7 +269,7 @@ func resume(s *Session, o Options) (*Result, error) {
 		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
 		_ = s.save()
 	}
-	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o))
 	if len(ran.ended) > 0 {
 		warn(endedWarning(ran.ended))
 	}

@@ -356,7 +356,7 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started)
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o))
 	exit, timedOut := ran.exit, ran.timedOut
 	if len(ran.ended) > 0 {
 		warn(endedWarning(ran.ended))
@@ -489,7 +489,8 @@ func (s *Session) noteHarnessSession(id string, warn func(string)) {
 // harness conversation id is not known, the id from the harness's
 // session store (o.FindHarnessSession), and saves the record with it;
 // only kept sessions can be resumed, and reading a store can take a
-// second (opencode).
+// second (opencode). A one-shot run's lookup has run already, before its
+// leftovers were ended (findEarly): this records its answer.
 func (s *Session) findHarnessSession(o Options, warn func(string)) {
 	if s.Record.HarnessSessionID != "" || o.FindHarnessSession == nil {
 		return
@@ -502,6 +503,36 @@ func (s *Session) findHarnessSession(o Options, warn func(string)) {
 	s.noteHarnessSession(id, warn)
 	if s.Record.HarnessSessionID != "" {
 		_ = s.save()
+	}
+}
+
+// findEarly returns, for a one-shot run with a session lookup
+// (o.FindHarnessSession), what runHarness calls once the harness exited:
+// the lookup, when the harness's output named no conversation, run then
+// rather than once the session is known to be kept, so that what it
+// leaves running (opencode session list loads the project's plugins,
+// which the agent could write) is ended with what the agent left, before
+// sync-back reads the tree. It replaces o.FindHarnessSession with the
+// answer it got, which findHarnessSession records (or warns of) as
+// before, for a kept session only; nil for any other run.
+func (s *Session) findEarly(o *Options) func() {
+	find := o.FindHarnessSession
+	if find == nil || o.Invocation == nil || !o.Invocation.OneShot {
+		return nil
+	}
+	var id string
+	var err error
+	o.FindHarnessSession = func(time.Time) (string, error) { return id, err }
+	return func() {
+		if s.Record.HarnessSessionID != "" {
+			return
+		}
+		if o.HarnessSession != nil {
+			if out := o.HarnessSession(); out != "" && ValidHarnessSessionID(out) {
+				return // afterHarness records it
+			}
+		}
+		id, err = find(s.Record.Started)
 	}
 }
 

@@ -183,8 +183,10 @@ type harnessRun struct {
 // the timeout stopped it. A one-shot harness (inv.OneShot: nobody is
 // there) has the processes it leaves running ended as it exits, before
 // anything reads the sandbox: this process adopts them while it runs
-// (adoptOrphans), and ends them (endLeftovers) once it exited.
-func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int)) (r harnessRun, err error) {
+// (adoptOrphans), and ends them (endLeftovers) once it exited. exited,
+// when set, is called once the harness exited and before they are ended:
+// what it starts (the session lookup of findEarly) is ended with them.
+func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int), exited func()) (r harnessRun, err error) {
 	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -217,6 +219,9 @@ func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.D
 	s.proc = nil
 	s.mu.Unlock()
 	r.timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if exited != nil {
+		exited()
+	}
 	if inv.OneShot {
 		r.ended = endLeftovers(since)
 	}

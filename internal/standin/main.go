@@ -33,7 +33,10 @@
 // and records nothing.
 //
 // Then it carries out the actions of the file $STANDIN_DO, one per line,
-// with $VARIABLES expanded; relative paths are relative to dir:
+// with $VARIABLES expanded; relative paths are relative to dir. Named
+// opencode and started as `opencode session list` (a session lookup,
+// which loads the project's plugins as a run does), it carries out
+// those of $STANDIN_DO_SESSIONS instead, when that is set:
 //
 //	append PATH TEXT...    append TEXT and a newline to PATH
 //	tryappend PATH TEXT... append TEXT and a newline to PATH, and record
@@ -189,7 +192,11 @@ func main() {
 			fail("%v", err)
 		}
 	}
-	if do := os.Getenv("STANDIN_DO"); do != "" {
+	do := os.Getenv("STANDIN_DO")
+	if list := os.Getenv("STANDIN_DO_SESSIONS"); list != "" && name == "opencode" && len(os.Args) > 2 && os.Args[1] == "session" && os.Args[2] == "list" {
+		do = list
+	}
+	if do != "" {
 		data, err := os.ReadFile(do)
 		if err != nil {
 			fail("%v", err)
