@@ -145,6 +145,12 @@ type Options struct {
 	// Dir is the sandbox directory to make the sandbox in (session's
 	// session directory): it may exist, but must not hold a sandbox yet.
 	Dir string
+	// HooksDir is the real repository's git hooks directory (absolute;
+	// empty for none): the default .git/hooks or where core.hooksPath
+	// points. Where it is inside Root, it is held as executable
+	// configuration is (HeldConfig), and so is where each link in it
+	// leads inside Root (keepLinked).
+	HooksDir string
 	// Warm, when it names a tree a Park left, is moved into the sandbox
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
@@ -197,6 +203,11 @@ type Sandbox struct {
 	gitDirs gitDirs
 
 	rules *Rules
+	// policyPaths and heldPaths are paths of the real tree kept back as
+	// policy files and held as executable configuration are, with what
+	// is below them, besides the tables: where a link of one leads, and
+	// the git hooks directory (keepLinked). Sorted.
+	policyPaths, heldPaths []string
 	// manifest is the real files at copy time by path (slashes): made
 	// by Open, or by Create from base in the background (makeManifest),
 	// so that the harness does not wait for one insert per file;
@@ -504,6 +515,13 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 		return nil, err
 	}
 	sort.Strings(s.skipped)
+	var links []string
+	for e := range s.base.all() {
+		if e.st.mode&unix.S_IFMT == unix.S_IFLNK {
+			links = append(links, e.rel)
+		}
+	}
+	s.keepLinked(o.HooksDir, append(links, realLinksLeftOut(o.Root, s.skipped)...))
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}
