@@ -393,9 +393,9 @@ func escapeMeta(n string) string {
 // they are: with .claude a link to tools/claude, the agent's
 // tools/claude/settings.json is what claude reads as .claude/settings.json.
 //
-// hooks is the real repository's git hooks directory (absolute, "" for
-// none): held where it is inside the tree, and so is where each link in
-// it leads (a .git/hooks/pre-push that is a link to scripts/pre-push).
+// hooks are the real repository's git hooks directories (absolute): each
+// is held where it is inside the tree, and so is where each link in it
+// leads (a .git/hooks/pre-push that is a link to scripts/pre-push).
 // links are the real tree's links (relative to the root, with slashes):
 // each that is a policy file, executable configuration or below one
 // (by the tables or what this adds) has every path its chain of links
@@ -403,7 +403,7 @@ func escapeMeta(n string) string {
 // and the end's as the file system resolves it, with what is below
 // them; again until nothing is added. A link that leads out of the tree
 // adds nothing: only the tree syncs back.
-func (s *Sandbox) keepLinked(hooks string, links []string) {
+func (s *Sandbox) keepLinked(hooks []string, links []string) {
 	add := func(to *[]string, rels ...string) bool {
 		added := false
 		for _, rel := range rels {
@@ -414,7 +414,7 @@ func (s *Sandbox) keepLinked(hooks string, links []string) {
 		}
 		return added
 	}
-	if hooks != "" {
+	for _, hooks := range hooks {
 		hooks = filepath.Clean(hooks)
 		if rel, ok := pathutil.Rel(s.Root, hooks); ok {
 			add(&s.heldPaths, filepath.ToSlash(rel))

@@ -413,7 +413,7 @@ func TestKeepLinked(t *testing.T) {
 			updated:   []string{"main.go", "scripts/lint.sh"},
 		},
 	} {
-		s, err := create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root, HooksDir: tt.hooks})
+		s, err := create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root, HooksDirs: []string{tt.hooks}})
 		must(t, err)
 		if !slices.Equal(s.policyPaths, tt.policies) || !slices.Equal(s.heldPaths, tt.heldPaths) {
 			t.Errorf("hooks %s: policy paths %q, held paths %q; want %q, %q", tt.hooks, s.policyPaths, s.heldPaths, tt.policies, tt.heldPaths)

@@ -145,12 +145,12 @@ type Options struct {
 	// Dir is the sandbox directory to make the sandbox in (session's
 	// session directory): it may exist, but must not hold a sandbox yet.
 	Dir string
-	// HooksDir is the real repository's git hooks directory (absolute;
-	// empty for none): the default .git/hooks or where core.hooksPath
-	// points. Where it is inside Root, it is held as executable
-	// configuration is (HeldConfig), and so is where each link in it
-	// leads inside Root (keepLinked).
-	HooksDir string
+	// HooksDirs are the real repository's git hooks directories
+	// (absolute): where core.hooksPath points and the git directory's
+	// hooks/. Each inside Root is held as executable configuration is
+	// (HeldConfig), and so is where each link in one leads inside Root
+	// (keepLinked).
+	HooksDirs []string
 	// Warm, when it names a tree a Park left, is moved into the sandbox
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
@@ -521,7 +521,7 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 			links = append(links, e.rel)
 		}
 	}
-	s.keepLinked(o.HooksDir, append(links, realLinksLeftOut(o.Root, s.skipped)...))
+	s.keepLinked(o.HooksDirs, append(links, realLinksLeftOut(o.Root, s.skipped)...))
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}
