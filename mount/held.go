@@ -91,16 +91,16 @@ var PolicyFiles = []PathRule{
 // purpose and reviews as the rest of the work).
 var HeldConfig = []PathRule{
 	{".claude/", "claude's project configuration: hooks, statusLine and apiKeyHelper commands, the scripts they run, commands with shell lines, agents and skills"},
-	{".claude.json", "claude's own state, where the project is a home directory: MCP servers per project"},
+	{".claude.json", "claude's own state, where the project is a dotfiles repository a home directory links to: MCP servers per project"},
 	{".mcp.json", "claude's project MCP servers: commands it starts"},
 	{".gemini/", "gemini's project settings: MCP servers, hooks, commands with shell lines, extensions"},
 	{".codex/", "codex's project configuration: MCP servers and the notify command"},
 	{"opencode.json", "opencode's project configuration: plugins, MCP servers, agents and their permissions"},
 	{"opencode.jsonc", "as opencode.json"},
 	{".opencode/", "opencode's project directory: plugins (code opencode loads), agents, commands, tools"},
-	{".config/opencode/", "opencode's configuration, where the project is a home directory"},
-	{".config/git/", "git's own configuration, where the project is a home directory: hooks path, aliases, fsmonitor, pager"},
-	{".gitconfig", "git's own configuration, where the project is a home directory"},
+	{".config/opencode/", "opencode's configuration, where the project is a dotfiles repository a home directory links to"},
+	{".config/git/", "git's own configuration, where the project is a dotfiles repository a home directory links to: hooks path, aliases, fsmonitor, pager"},
+	{".gitconfig", "git's own configuration, where the project is a dotfiles repository a home directory links to"},
 	{".vscode/tasks.json", "VS Code tasks: one can run when the folder opens"},
 	{".vscode/settings.json", "VS Code settings: paths of the programs extensions start (interpreters, linters, language servers)"},
 	{".vscode/launch.json", "VS Code launch configurations: the programs and pre-launch tasks debugging starts"},
@@ -486,12 +486,19 @@ func linkTargets(root, link string) []string {
 	return out
 }
 
+// leftOutBudget is how many entries of the directories the copy left
+// out realLinksLeftOut reads at most: a build tree of millions of files
+// is not walked at every run.
+const leftOutBudget = 200_000
+
 // realLinksLeftOut returns the links of the real tree among the paths
 // the copy left out (skipped), and below those of them that are
 // directories, but for the default excludes (dependency trees and
-// caches), whose links are not looked at.
+// caches), whose links are not looked at, and past leftOutBudget
+// entries.
 func realLinksLeftOut(root string, skipped []string) []string {
 	var out []string
+	budget := leftOutBudget
 	for _, rel := range skipped {
 		top := filepath.Join(root, filepath.FromSlash(rel))
 		fi, err := os.Lstat(top)
@@ -503,6 +510,9 @@ func realLinksLeftOut(root string, skipped []string) []string {
 			filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return nil
+				}
+				if budget--; budget < 0 {
+					return filepath.SkipAll
 				}
 				if d.IsDir() && p != top && slices.Contains(DefaultExcludes, d.Name()) {
 					return filepath.SkipDir

@@ -66,8 +66,10 @@
 // .agentreadonly, .<persona>.agentignore, .agentworkforce/) never cross
 // (Report.Refused), and executable configuration (.claude/, .mcp.json,
 // opencode.json, .vscode/tasks.json, .envrc, git hook managers...) crosses
-// only with SyncOptions.SyncConfig, else it is held (Report.Held): the
-// tables and their reasons are in held.go. Sync-back follows no symbolic
+// only with SyncOptions.SyncConfig, else it is held (Report.Held), as are
+// the git hooks directories (Options.HooksDirs); what they are through
+// a link of the real tree is kept back as they are: the tables, their
+// reasons, the folding of names and the links are in held.go. Sync-back follows no symbolic
 // link below either root, and a type change on the real side is a
 // conflict; a path it cannot read or write is reported in Report.Failed
 // and the rest still syncs (Sync then returns a *SyncError); each file is
