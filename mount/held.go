@@ -1,10 +1,19 @@
 package mount
 
 import (
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // What the agent writes that never syncs back silently. Two kinds of
@@ -32,11 +41,22 @@ import (
 // below it (a harness started in a sub-directory reads the
 // configuration there; a project can be a sub-directory of another).
 // Names are compared as a case-insensitive file system would find them
-// (lower case, trailing dots and spaces dropped, as NTFS does), so that
-// .Claude/Settings.json is held where it would replace
-// .claude/settings.json. Matching at any depth and in any case keeps
-// some harmless files too (a .vscode/settings.json of a sub-project);
-// they wait for an apply.
+// (foldName: lower case, trailing dots and spaces dropped and an NTFS
+// stream cut off as NTFS does, the code points HFS+ ignores dropped, a
+// backslash a separator), so that .Claude/Settings.json,
+// .claude::$INDEX_ALLOCATION/settings.json and .c\u200claude/settings.json
+// are held where they would replace .claude/settings.json; and an 8.3
+// short name (CLAUDE~1, MCP~1.JSO, AGENTI~1) matches every pattern whose
+// name, without its dots, it could be the short name of (shortMatch).
+// Matching at any depth, in any case and by short names keeps some
+// harmless files too (a .vscode/settings.json of a sub-project, a
+// CLAUDE~2 that stood for another long name); they wait for an apply.
+//
+// Besides the tables, each sandbox keeps back what they are through
+// links of the real tree (keepLinked: .claude a link to tools/claude
+// holds tools/claude/), and holds the real repository's git hooks
+// directory where it is inside the tree (core.hooksPath tools/hooks, or
+// where the links in .git/hooks lead).
 //
 // The cut: these tables name files of harnesses and tools, which the
 // package otherwise leaves to its callers; they are here because every
@@ -71,23 +91,36 @@ var PolicyFiles = []PathRule{
 // purpose and reviews as the rest of the work).
 var HeldConfig = []PathRule{
 	{".claude/", "claude's project configuration: hooks, statusLine and apiKeyHelper commands, the scripts they run, commands with shell lines, agents and skills"},
-	{".claude.json", "claude's own state, where the project is a home directory: MCP servers per project"},
+	{".claude.json", "claude's own state, where the project is a dotfiles repository a home directory links to: MCP servers per project"},
 	{".mcp.json", "claude's project MCP servers: commands it starts"},
 	{".gemini/", "gemini's project settings: MCP servers, hooks, commands with shell lines, extensions"},
 	{".codex/", "codex's project configuration: MCP servers and the notify command"},
 	{"opencode.json", "opencode's project configuration: plugins, MCP servers, agents and their permissions"},
 	{"opencode.jsonc", "as opencode.json"},
 	{".opencode/", "opencode's project directory: plugins (code opencode loads), agents, commands, tools"},
-	{".config/opencode/", "opencode's configuration, where the project is a home directory"},
-	{".config/git/", "git's own configuration, where the project is a home directory: hooks path, aliases, fsmonitor, pager"},
-	{".gitconfig", "git's own configuration, where the project is a home directory"},
+	{".config/opencode/", "opencode's configuration, where the project is a dotfiles repository a home directory links to"},
+	{".config/git/", "git's own configuration, where the project is a dotfiles repository a home directory links to: hooks path, aliases, fsmonitor, pager"},
+	{".gitconfig", "git's own configuration, where the project is a dotfiles repository a home directory links to"},
 	{".vscode/tasks.json", "VS Code tasks: one can run when the folder opens"},
 	{".vscode/settings.json", "VS Code settings: paths of the programs extensions start (interpreters, linters, language servers)"},
 	{".vscode/launch.json", "VS Code launch configurations: the programs and pre-launch tasks debugging starts"},
 	{"*.code-workspace", "a VS Code workspace: settings, tasks and launch configurations, as .vscode/"},
+	{".vscode/mcp.json", "VS Code's MCP servers: commands it starts"},
+	{".cursor/", "Cursor's project configuration: MCP servers (mcp.json), hooks (hooks.json) and a background agent's install commands (environment.json) it runs, and its rules"},
+	{".zed/tasks.json", "Zed tasks: shell commands"},
+	{".zed/settings.json", "Zed's project settings: the language servers and context servers it starts, and their commands"},
+	{".helix/languages.toml", "Helix's project languages: the language servers and formatters it starts"},
+	{".devcontainer/", "dev containers: devcontainer.json's initializeCommand runs on the host when the container is made, with the scripts and Dockerfiles beside it"},
+	{".devcontainer.json", "as .devcontainer/"},
 	{".envrc", "direnv: a shell script run when a shell enters the directory"},
 	{"mise.toml", "mise: environment scripts and hooks run when a shell enters the directory, once the file is trusted"},
 	{".mise.toml", "as mise.toml"},
+	{"mise.*.toml", "as mise.toml: mise.local.toml, and mise.<env>.toml for MISE_ENV"},
+	{".mise.*.toml", "as mise.*.toml"},
+	{".mise/", "as mise.toml: .mise/config.toml, its conf.d and tasks"},
+	{".config/mise.toml", "as mise.toml"},
+	{".config/mise/", "as mise.toml: config.toml and conf.d"},
+	{"bunfig.toml", "bun's configuration: preload scripts every bun run and bun test loads"},
 	{".husky/", "husky: git hooks run at the user's next commit"},
 	{".githooks/", "the directory projects point core.hooksPath at: git hooks"},
 	{".pre-commit-config.yaml", "pre-commit: commands its git hook runs at the next commit"},
@@ -117,10 +150,7 @@ func matchRules(rules []PathRule, rel string) bool {
 	if rel == "" {
 		return false
 	}
-	names := strings.Split(rel, "/")
-	for i, n := range names {
-		names[i] = foldName(n)
-	}
+	names := foldPath(rel)
 	for _, r := range rules {
 		if matchRun(strings.Split(strings.TrimSuffix(r.Pattern, "/"), "/"), names) {
 			return true
@@ -129,44 +159,374 @@ func matchRules(rules []PathRule, rel string) bool {
 	return false
 }
 
+// foldPath splits rel into its names, folded (foldName). A backslash
+// separates names too, as it does on Windows.
+func foldPath(rel string) []string {
+	names := strings.FieldsFunc(rel, func(r rune) bool { return r == '/' || r == '\\' })
+	for i, n := range names {
+		names[i] = foldName(n)
+	}
+	return names
+}
+
 // matchRun reports whether the patterns pats match a run of consecutive
 // names.
 func matchRun(pats, names []string) bool {
 	for i := 0; i+len(pats) <= len(names); i++ {
-		all := true
-		for j, p := range pats {
-			if ok, err := path.Match(p, names[i+j]); err != nil || !ok {
-				all = false
-				break
-			}
-		}
-		if all {
+		if matchAt(pats, names[i:]) {
 			return true
 		}
 	}
 	return false
 }
 
-// foldName is the name a case-insensitive file system finds for name: in
-// lower case, without trailing dots and spaces (NTFS drops them).
+// matchAt reports whether the patterns pats match the first names.
+func matchAt(pats, names []string) bool {
+	if len(pats) > len(names) {
+		return false
+	}
+	for j, p := range pats {
+		if !matchName(p, names[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchName reports whether the pattern p matches the folded name n, or
+// could, where n is an 8.3 short name (shortMatch).
+func matchName(p, n string) bool {
+	if ok, err := path.Match(p, n); err == nil && ok {
+		return true
+	}
+	return shortMatch(p, n)
+}
+
+// foldName is the name a case-insensitive file system finds for name:
+// without an NTFS stream (".agentignore::$DATA", ".claude:x"), without
+// the code points HFS+ and casefolding file systems ignore
+// (pathutil.Ignorable: ".c\u200claude"), in lower case by Unicode's
+// simple mappings (upper case first, so that the dotless ı folds as I
+// does), without trailing dots and spaces (NTFS drops them).
 func foldName(name string) string {
-	return strings.ToLower(strings.TrimRight(name, ". "))
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		name = name[:i]
+	}
+	name = strings.Map(func(r rune) rune {
+		if pathutil.Ignorable(r) {
+			return -1
+		}
+		return unicode.ToLower(unicode.ToUpper(r))
+	}, name)
+	return strings.TrimRight(name, ". ")
+}
+
+// shortMatch reports whether the folded name n is an 8.3 short name
+// (NTFS, vfat: "agenti~1", "mcp~1.jso", and the hashed "ag1a2b~1") that a
+// file system may give a long name the pattern p matches: the short
+// name's base (up to 6 characters) starts the pattern's name without its
+// dots (Windows drops them, the leading ones too: ".mcp.json" is
+// MCP~1.JSO), and its extension (up to 3) starts the pattern's last
+// extension. It errs on matching: "claude~2" matches .claude whatever
+// long name it stands for, and a hashed short name matches every pattern
+// starting with its first two characters.
+func shortMatch(p, n string) bool {
+	tilde := strings.IndexByte(n, '~')
+	if tilde < 1 || tilde > 6 {
+		return false
+	}
+	base, rest := n[:tilde], n[tilde+1:]
+	digits := 0
+	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	if digits == 0 || tilde+1+digits > 8 {
+		return false
+	}
+	ext, hasExt := "", false
+	switch rest = rest[digits:]; {
+	case rest == "":
+	case rest[0] == '.' && len(rest) >= 2 && len(rest) <= 4 && !strings.ContainsAny(rest[1:], ".~"):
+		ext, hasExt = rest[1:], true
+	default:
+		return false
+	}
+	q := strings.TrimLeft(p, ".")
+	pbase, pext, dotted := q, "", false
+	if i := strings.LastIndexByte(q, '.'); i >= 0 {
+		pbase, pext, dotted = q[:i], q[i+1:], true
+	}
+	pbase = strings.ReplaceAll(pbase, ".", "")
+	switch {
+	case hasExt && !dotted && !strings.ContainsAny(pbase, "*?["):
+		return false // a long name with an extension, a pattern without
+	case hasExt && dotted && !startsMatch(pext, ext):
+		return false
+	case !hasExt && dotted && !strings.ContainsAny(pext, "*?["):
+		return false // a long name without an extension, a pattern with
+	}
+	if startsMatch(pbase, base) {
+		return true
+	}
+	// Windows' hashed form: two characters, four hex digits.
+	return len(base) == 6 && isHex(base[2:]) && startsMatch(pbase, base[:2])
+}
+
+// startsMatch reports whether some name that the pattern p matches
+// starts with s. A character class matches any character, erring on
+// matching.
+func startsMatch(p, s string) bool {
+	for s != "" {
+		if p == "" {
+			return false
+		}
+		switch p[0] {
+		case '*':
+			return true
+		case '?', '[':
+			if p[0] == '[' {
+				end := strings.IndexByte(p[1:], ']')
+				if end < 0 {
+					return false
+				}
+				p = p[end+2:]
+			} else {
+				p = p[1:]
+			}
+			_, size := utf8.DecodeRuneInString(s)
+			s = s[size:]
+			continue
+		case '\\':
+			if len(p) < 2 {
+				return false
+			}
+			p = p[1:]
+		}
+		if p[0] != s[0] {
+			return false
+		}
+		p, s = p[1:], s[1:]
+	}
+	return true
+}
+
+// isHex reports whether s is hexadecimal digits, in lower case (folded).
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // keptBack reports whether the agent's change to rel (a write or a
 // removal) stays in the sandbox, as a policy file's (Report.Refused) or,
 // without o.SyncConfig, executable configuration's (Report.Held), and
 // records it in r when it does.
-func keptBack(rel string, o SyncOptions, r *Report) bool {
+func (s *Sandbox) keptBack(rel string, o SyncOptions, r *Report) bool {
 	switch {
-	case IsPolicyFile(rel):
+	case s.isPolicy(rel):
 		r.Refused = append(r.Refused, rel)
-	case !o.SyncConfig && IsHeldConfig(rel):
+	case !o.SyncConfig && s.isHeld(rel):
 		r.Held = append(r.Held, rel)
 	default:
 		return false
 	}
 	return true
+}
+
+// isPolicy reports whether rel is a policy file of the sandbox: by the
+// table (IsPolicyFile), or where a link of one leads (policyPaths).
+func (s *Sandbox) isPolicy(rel string) bool {
+	return IsPolicyFile(rel) || matchPaths(s.policyPaths, rel)
+}
+
+// isHeld reports whether rel is executable configuration of the sandbox:
+// by the table (IsHeldConfig), or the git hooks directory, or where a
+// link of either leads (heldPaths).
+func (s *Sandbox) isHeld(rel string) bool {
+	return IsHeldConfig(rel) || matchPaths(s.heldPaths, rel)
+}
+
+// matchPaths reports whether rel is one of paths (relative to the root,
+// with slashes; "." the whole tree) or lies below one, comparing names
+// folded as matchRules does.
+func matchPaths(paths []string, rel string) bool {
+	if rel == "" || len(paths) == 0 {
+		return false
+	}
+	names := foldPath(rel)
+	for _, p := range paths {
+		if p == "." {
+			return true
+		}
+		pats := foldPath(p)
+		for i, n := range pats {
+			pats[i] = escapeMeta(n)
+		}
+		if len(pats) > 0 && matchAt(pats, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// escapeMeta makes the name n a path.Match pattern matching n alone.
+func escapeMeta(n string) string {
+	if !strings.ContainsAny(n, `*?[\`) {
+		return n
+	}
+	var b strings.Builder
+	for _, c := range []byte(n) {
+		if strings.IndexByte(`*?[\`, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// keepLinked finds, in the real tree, what the policy files and the
+// executable configuration are through links, and adds it to the
+// sandbox's own (policyPaths, heldPaths), so that it is kept back as
+// they are: with .claude a link to tools/claude, the agent's
+// tools/claude/settings.json is what claude reads as .claude/settings.json.
+//
+// hooks are the real repository's git hooks directories (absolute): each
+// is held where it is inside the tree, and so is where each link in it
+// leads (a .git/hooks/pre-push that is a link to scripts/pre-push).
+// links are the real tree's links (relative to the root, with slashes):
+// each that is a policy file, executable configuration or below one
+// (by the tables or what this adds) has every path its chain of links
+// passes through inside the tree added, each hop's as its link names it
+// and the end's as the file system resolves it, with what is below
+// them; again until nothing is added. A link that leads out of the tree
+// adds nothing: only the tree syncs back.
+func (s *Sandbox) keepLinked(hooks []string, links []string) {
+	add := func(to *[]string, rels ...string) bool {
+		added := false
+		for _, rel := range rels {
+			if !slices.Contains(*to, rel) {
+				*to = append(*to, rel)
+				added = true
+			}
+		}
+		return added
+	}
+	for _, hooks := range hooks {
+		hooks = filepath.Clean(hooks)
+		if rel, ok := pathutil.Rel(s.Root, hooks); ok {
+			add(&s.heldPaths, filepath.ToSlash(rel))
+		}
+		if real, err := filepath.EvalSymlinks(hooks); err == nil {
+			if rel, ok := pathutil.Rel(s.Root, real); ok {
+				add(&s.heldPaths, filepath.ToSlash(rel))
+			}
+		}
+		if entries, err := os.ReadDir(hooks); err == nil {
+			for _, e := range entries {
+				if e.Type()&fs.ModeSymlink != 0 {
+					add(&s.heldPaths, linkTargets(s.Root, filepath.Join(hooks, e.Name()))...)
+				}
+			}
+		}
+	}
+	done := make(map[string]bool)
+	for more := true; more; {
+		more = false
+		for _, l := range links {
+			if done[l] {
+				continue
+			}
+			var to *[]string
+			switch {
+			case s.isPolicy(l):
+				to = &s.policyPaths
+			case s.isHeld(l):
+				to = &s.heldPaths
+			default:
+				continue
+			}
+			done[l] = true
+			if add(to, linkTargets(s.Root, filepath.Join(s.Root, filepath.FromSlash(l)))...) {
+				more = true
+			}
+		}
+	}
+	sort.Strings(s.policyPaths)
+	sort.Strings(s.heldPaths)
+}
+
+// linkTargets returns the paths inside root (relative, with slashes)
+// that the link link (absolute) leads through: the path of each hop of
+// its chain as the link names it, and the end as the file system
+// resolves it (through links in the directories above it too).
+func linkTargets(root, link string) []string {
+	var out []string
+	p := link
+	for range 40 { // the kernel's limit of links followed in a path
+		t, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = filepath.Clean(t)
+		if rel, ok := pathutil.Rel(root, p); ok {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	if real, err := filepath.EvalSymlinks(link); err == nil {
+		if rel, ok := pathutil.Rel(root, real); ok {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
+
+// leftOutBudget is how many entries of the directories the copy left
+// out realLinksLeftOut reads at most: a build tree of millions of files
+// is not walked at every run.
+const leftOutBudget = 200_000
+
+// realLinksLeftOut returns the links of the real tree among the paths
+// the copy left out (skipped), and below those of them that are
+// directories, but for the default excludes (dependency trees and
+// caches), whose links are not looked at, and past leftOutBudget
+// entries.
+func realLinksLeftOut(root string, skipped []string) []string {
+	var out []string
+	budget := leftOutBudget
+	for _, rel := range skipped {
+		top := filepath.Join(root, filepath.FromSlash(rel))
+		fi, err := os.Lstat(top)
+		switch {
+		case err != nil:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			out = append(out, rel)
+		case fi.IsDir() && !slices.Contains(DefaultExcludes, path.Base(rel)):
+			filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return nil
+				}
+				if budget--; budget < 0 {
+					return filepath.SkipAll
+				}
+				if d.IsDir() && p != top && slices.Contains(DefaultExcludes, d.Name()) {
+					return filepath.SkipDir
+				}
+				if d.Type()&fs.ModeSymlink != 0 {
+					if r, ok := pathutil.Rel(root, p); ok {
+						out = append(out, filepath.ToSlash(r))
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return out
 }
 
 // sameFile reports whether the real regular file name of dfd (of stat

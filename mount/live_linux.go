@@ -167,7 +167,7 @@ func (l *Live) crosses(rel string) bool {
 	return rel != "" && !s.inGit(rel) && !dotGitAlias(rel) && !s.materialize[rel] && !s.materialized(rel) &&
 		!strings.HasPrefix(base, tempPrefix) && !s.readonly[rel] &&
 		!s.rules.Ignored(rel, false) && !s.rules.hidden(rel) && !s.rules.isReadonly(rel) && !s.skippedPath(rel) &&
-		!IsPolicyFile(rel) && !IsHeldConfig(rel)
+		!s.isPolicy(rel) && !s.isHeld(rel)
 }
 
 // crossesDir reports whether the directory rel can hold a file that

@@ -66,8 +66,10 @@
 // .agentreadonly, .<persona>.agentignore, .agentworkforce/) never cross
 // (Report.Refused), and executable configuration (.claude/, .mcp.json,
 // opencode.json, .vscode/tasks.json, .envrc, git hook managers...) crosses
-// only with SyncOptions.SyncConfig, else it is held (Report.Held): the
-// tables and their reasons are in held.go. Sync-back follows no symbolic
+// only with SyncOptions.SyncConfig, else it is held (Report.Held), as are
+// the git hooks directories (Options.HooksDirs); what they are through
+// a link of the real tree is kept back as they are: the tables, their
+// reasons, the folding of names and the links are in held.go. Sync-back follows no symbolic
 // link below either root, and a type change on the real side is a
 // conflict; a path it cannot read or write is reported in Report.Failed
 // and the rest still syncs (Sync then returns a *SyncError); each file is
@@ -145,6 +147,12 @@ type Options struct {
 	// Dir is the sandbox directory to make the sandbox in (session's
 	// session directory): it may exist, but must not hold a sandbox yet.
 	Dir string
+	// HooksDirs are the real repository's git hooks directories
+	// (absolute): where core.hooksPath points and the git directory's
+	// hooks/. Each inside Root is held as executable configuration is
+	// (HeldConfig), and so is where each link in one leads inside Root
+	// (keepLinked).
+	HooksDirs []string
 	// Warm, when it names a tree a Park left, is moved into the sandbox
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
@@ -197,6 +205,11 @@ type Sandbox struct {
 	gitDirs gitDirs
 
 	rules *Rules
+	// policyPaths and heldPaths are paths of the real tree kept back as
+	// policy files and held as executable configuration are, with what
+	// is below them, besides the tables: where a link of one leads, and
+	// the git hooks directory (keepLinked). Sorted.
+	policyPaths, heldPaths []string
 	// manifest is the real files at copy time by path (slashes): made
 	// by Open, or by Create from base in the background (makeManifest),
 	// so that the harness does not wait for one insert per file;
@@ -504,6 +517,13 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 		return nil, err
 	}
 	sort.Strings(s.skipped)
+	var links []string
+	for e := range s.base.all() {
+		if e.st.mode&unix.S_IFMT == unix.S_IFLNK {
+			links = append(links, e.rel)
+		}
+	}
+	s.keepLinked(o.HooksDirs, append(links, realLinksLeftOut(o.Root, s.skipped)...))
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}

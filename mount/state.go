@@ -54,7 +54,11 @@ type manifestHeader struct {
 	// GitDirs are the project's git directories under another name
 	// than .git (git.go), never synced.
 	GitDirs []string `json:"gitDirs,omitempty"`
-	Files   int      `json:"files"`
+	// PolicyPaths and HeldPaths are the sandbox's own paths kept back as
+	// policy files and held as executable configuration (keepLinked).
+	PolicyPaths []string `json:"policyPaths,omitempty"`
+	HeldPaths   []string `json:"heldPaths,omitempty"`
+	Files       int      `json:"files"`
 }
 
 // manifestFile is one real file, or symbolic link, at copy time (or as
@@ -89,6 +93,7 @@ func (s *Sandbox) Save() error {
 		Format: manifestFormat, Root: s.Root, Workdir: filepath.ToSlash(wd),
 		Ignore: s.rules.ignLines, Readonly: s.rules.roLines, Hide: s.rules.hide, HidePaths: s.rules.hidePaths,
 		Links: s.links, Skipped: s.skipped, GitStart: s.gitStart, GitDirs: s.gitDirs,
+		PolicyPaths: s.policyPaths, HeldPaths: s.heldPaths,
 	}
 	// The files in the order the copy met them, from base: the harness
 	// need not wait for the manifest's map, nor for 20,000 paths sorted.
@@ -238,6 +243,14 @@ func readManifest(dir string, r *bufio.Reader) (*Sandbox, error) {
 		}
 	}
 	s.gitDirs = gitDirs(nil).add(h.GitDirs...)
+	for _, rel := range append(append([]string(nil), h.PolicyPaths...), h.HeldPaths...) {
+		// A backslash is a name's own character here (a file the
+		// copy may leave out): only the kept path's place matters.
+		if !safeRel(strings.ReplaceAll(rel, `\`, "_")) {
+			return nil, fmt.Errorf("kept path %q is not inside the project", rel)
+		}
+	}
+	s.policyPaths, s.heldPaths = h.PolicyPaths, h.HeldPaths
 	for i := 0; i < h.Files; i++ {
 		var m manifestFile
 		if err := dec.Decode(&m); err != nil {

@@ -356,7 +356,7 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 				held.add(rel)
 				continue
 			}
-			if kept := keptBack(rel, o, r); kept {
+			if kept := s.keptBack(rel, o, r); kept {
 				held.add(rel)
 				continue
 			}
@@ -630,8 +630,8 @@ func (s *Sandbox) syncFile(rel string, r *Report, o SyncOptions, box, real *fdTr
 	default:
 		return err
 	}
-	if (IsPolicyFile(rel) || !o.SyncConfig && IsHeldConfig(rel)) && !sameFile(dfd, name, rst, in, &bst) {
-		keptBack(rel, o, r)
+	if (s.isPolicy(rel) || !o.SyncConfig && s.isHeld(rel)) && !sameFile(dfd, name, rst, in, &bst) {
+		s.keptBack(rel, o, r)
 		return nil
 	}
 

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/git"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
@@ -87,22 +90,29 @@ func codeConfigs(h string) []codeConfig {
 // is at or inside a harness's or git's own configuration in the user's
 // home (codeConfigs): what the agent's work brings back there runs code
 // in the user's later sessions, as --sandbox-allow of it would
-// (CheckAllowIn).
+// (CheckAllowIn). It is also the error of a project root at or above the
+// user's home directory (a home directory kept as a repository), where
+// Config is the home directory: the shell's start files (.bashrc,
+// .profile), ~/.ssh/authorized_keys and ~/.config/systemd/user are
+// there, and whatever else runs code at the user's next login, which no
+// table of held files can list.
 type ConfigRootError struct {
-	// Root is the project root; Config the configuration it is in.
+	// Root is the project root; Config the configuration it is in, or
+	// the home directory it holds.
 	Root, Config string
 	what         string
 }
 
 func (e *ConfigRootError) Error() string {
+	if e.what == "" {
+		return fmt.Sprintf("the project root %s holds your home directory %s, whose files (.bashrc, .profile, .ssh/authorized_keys, .config/systemd) run code in your later sessions: no run syncs work back there; run in a project below it, or pass --root DIR", e.Root, e.Config)
+	}
 	return fmt.Sprintf("the project root %s is in %s, %s, which runs code in your later sessions: no run syncs work back there", e.Root, e.Config, e.what)
 }
 
 // checkRoot returns a *ConfigRootError when the project root root
 // (canonical) is at or inside a harness's or git's own configuration, or
-// where a link of it leads. A root above one (a home directory kept as a
-// repository) is no error: the configuration in it is held
-// (mount.HeldConfig).
+// where a link of it leads, or at or above the user's home directory.
 func checkRoot(root string) error {
 	h, err := os.UserHomeDir()
 	if err != nil {
@@ -110,6 +120,9 @@ func checkRoot(root string) error {
 	}
 	if real, err := filepath.EvalSymlinks(h); err == nil {
 		h = real
+	}
+	if pathutil.Within(root, h) {
+		return &ConfigRootError{Root: root, Config: h}
 	}
 	for _, c := range codeConfigs(h) {
 		// The configuration where it is, and where a link leads (a
@@ -125,4 +138,30 @@ func checkRoot(root string) error {
 		}
 	}
 	return nil
+}
+
+// hooksDirs returns the git hooks directories of the real repository
+// root is in (absolute): where core.hooksPath points, by the user's
+// configuration and the repository's, and the git directory's hooks/,
+// which git runs once core.hooksPath is unset; none when root is in no
+// repository or git cannot say. Git runs under the Trusted policy, in
+// the real repository: the sandbox's configuration is never read, and
+// rev-parse runs nothing a configuration names.
+func hooksDirs(root string) []string {
+	out, err := git.Repo{Dir: root, Trust: git.Trusted, Limit: git.UntrustedLimit}.Run(context.Background(), nil, "rev-parse", "--git-path", "hooks", "--git-common-dir")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if err != nil || len(lines) != 2 || lines[0] == "" || lines[1] == "" {
+		return nil
+	}
+	lines[1] = filepath.Join(lines[1], "hooks")
+	var dirs []string
+	for _, d := range lines {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(root, d)
+		}
+		if d = filepath.Clean(d); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }

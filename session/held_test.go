@@ -9,8 +9,8 @@ import (
 
 // TestCheckRoot: a project root at or inside a harness's or git's own
 // configuration in the home directory, or where a link of one leads, is
-// refused; one above them (a home directory kept as a repository) or
-// beside them is not.
+// refused, and so is one at or above the home directory (a home
+// directory kept as a repository); one beside them is not.
 func TestCheckRoot(t *testing.T) {
 	home := t.TempDir()
 	if real, err := filepath.EvalSymlinks(home); err == nil {
@@ -31,14 +31,15 @@ func TestCheckRoot(t *testing.T) {
 		{".config/opencode", ".config/opencode"},
 		{"dotfiles/codex/p", ".codex"}, // where the link ~/.codex leads
 		{"dotfiles/codex", ".codex"},
-		{"", ""}, // the home directory: above them
+		{"", "."},   // the home directory itself
+		{"..", "."}, // above it
 		{".config", ""},
 		{"src/p", ""},
 		{".claudex", ""},
 		{"dotfiles", ""},
 	}
 	for _, tt := range tests {
-		root := filepath.Join(home, tt.root)
+		root := filepath.Clean(filepath.Join(home, tt.root))
 		err := checkRoot(root)
 		var ce *ConfigRootError
 		switch {
@@ -46,7 +47,7 @@ func TestCheckRoot(t *testing.T) {
 			t.Errorf("checkRoot(~/%s) = %v, want nil", tt.root, err)
 		case tt.config != "" && !errors.As(err, &ce):
 			t.Errorf("checkRoot(~/%s) = %v, want a *ConfigRootError", tt.root, err)
-		case tt.config != "" && ce.Config != filepath.Join(home, tt.config):
+		case tt.config != "" && ce.Config != filepath.Clean(filepath.Join(home, tt.config)):
 			t.Errorf("checkRoot(~/%s) names %s, want ~/%s", tt.root, ce.Config, tt.config)
 		}
 	}

@@ -189,6 +189,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		if err := checkRoot(o.Root); err != nil {
 			return nil, err
 		}
+		p.mount.HooksDirs = hooksDirs(o.Root)
 	}
 	p.Workdir = filepath.Join(tree, workRel)
 	switch {

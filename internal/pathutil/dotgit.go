@@ -128,7 +128,7 @@ func (p *hfsReader) next() (rune, int) {
 			return r, runeBad
 		}
 		p.i += n
-		if !ignorable(r) {
+		if !Ignorable(r) {
 			return r, runeOK
 		}
 	}
@@ -153,10 +153,11 @@ func isHex(r rune) bool {
 	return r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F'
 }
 
-// ignorable reports whether r is a Default_Ignorable_Code_Point of
+// Ignorable reports whether r is a Default_Ignorable_Code_Point of
 // Unicode (DerivedCoreProperties.txt), which holds every code point git's
-// is_hfs_dotgit skips.
-func ignorable(r rune) bool {
+// is_hfs_dotgit skips: a code point that HFS+ and some casefolding file
+// systems leave out when they compare names.
+func Ignorable(r rune) bool {
 	if r < 0xad {
 		return false
 	}

@@ -131,14 +131,14 @@ func TestFoldsTo(t *testing.T) {
 func TestIgnorableGit(t *testing.T) {
 	for _, g := range [][2]rune{{0x200c, 0x200f}, {0x202a, 0x202e}, {0x206a, 0x206f}, {0xfeff, 0xfeff}} {
 		for r := g[0]; r <= g[1]; r++ {
-			if !ignorable(r) {
-				t.Errorf("ignorable(%U) = false, git skips it", r)
+			if !Ignorable(r) {
+				t.Errorf("Ignorable(%U) = false, git skips it", r)
 			}
 		}
 	}
 	for _, r := range []rune{'a', '.', ' ', 0x200a, 0x2010, 0x2029, 0x2030, 0xfefe, 0xff00, 0x10ffff} {
-		if ignorable(r) {
-			t.Errorf("ignorable(%U) = true", r)
+		if Ignorable(r) {
+			t.Errorf("Ignorable(%U) = true", r)
 		}
 	}
 	for i := 1; i < len(ignorables); i++ {

@@ -2,7 +2,9 @@
 // path is a directory or inside it, by whole path segments, so that
 // /a/app2 is not taken for a part of /a/app; and the one test of a path
 // component for git's own directory (IsDotGit: .GIT, .git., GIT~1 and
-// the other names a file system may take for .git).
+// the other names a file system may take for .git), with the code points
+// some file systems ignore in a name (Ignorable), which mount's held
+// configuration folds away too.
 //
 // It compares strings and touches no file system: callers pass clean
 // absolute paths, and canonical ones (filepath.EvalSymlinks) wherever a
