@@ -306,8 +306,14 @@ func (s *Submitter) Follow(ctx context.Context, h batch.Hooks) (Followed, error)
 	var mu sync.Mutex
 	var writeErr error
 	var stoppedBy os.Signal
+	// The watcher ends before Follow returns: Close may drop s.sigs
+	// right after.
+	sigs, watched := s.sigs, make(chan struct{})
+	defer func() { <-watched }()
+	defer cancel()
 	go func() {
-		if sig := s.sigs.wait(ctx.Done()); sig != nil {
+		defer close(watched)
+		if sig := sigs.wait(ctx.Done()); sig != nil {
 			mu.Lock()
 			stoppedBy = sig
 			mu.Unlock()
