@@ -198,7 +198,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 	id := *ans.Persona
 	if opts.Run {
 		notef(ios.Err, "picked %s (%s): %s; running it", id, *ans.Confidence, ans.Reason)
-		return runRun(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
+		return runPersona(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
 	}
 	if opts.JSON {
 		return writeAnswer(ios.Out, ans)
