@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -316,14 +315,3 @@ func deref[T any](p *T) T {
 	}
 	return v
 }
-
-// runSandbox returns the write sandbox of a run in env with the workforce
-// home home (run.Sandbox).
-func runSandbox(env procEnv, home string, mode *confine.Mode, allow []string) (session.Sandbox, error) {
-	e := runEnv(env)
-	e.Home, e.HomeErr = home, nil
-	return run.Sandbox(e, mode, allow)
-}
-
-// lastLine is the last non-empty line of s.
-func lastLine(s string) string { return run.LastLine(s) }

@@ -13,8 +13,9 @@
 // history record (Run.Finish).
 //
 // PrepareResume plans what sessions resume runs: a kept session's
-// conversation continued with a new task. Not here yet: pick's one-shot
-// question without tools, still planned in the command layer.
+// conversation continued with a new task. Ask asks a model a one-shot
+// question without tools (pick's question): the persona that denies the
+// tools and the harness arguments that refuse them are the caller's.
 package run
 
 import (
