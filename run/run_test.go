@@ -257,13 +257,18 @@ func TestStartInteractive(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
+			// A project persona, left out: a warning of the plan's.
+			write(t, filepath.Join(w.proj, ".agentworkforce", "workforce", "personas", "mine.json"), testPersonas["editor"])
 			var rec recorder
-			r, err := Prepare(context.Background(), Options{Ref: "editor", Env: w.env}, rec.hooks())
+			r, err := Prepare(context.Background(), Options{Ref: "editor", NoProjectPersonas: true, Env: w.env}, rec.hooks())
 			must(t, err)
 			out, err := r.Start(Streams{In: strings.NewReader(""), Out: new(bytes.Buffer), Err: new(bytes.Buffer)})
 			must(t, err)
 			if out == nil || out.Session == nil || out.Result != nil {
 				t.Fatalf("Start: outcome %+v, want a session and no one-shot result", out)
+			}
+			if got := strings.Join(out.Warnings, "\n"); !strings.Contains(got, "the project's personas in") {
+				t.Errorf("outcome's warnings %q, want the plan's of the project's personas left out", out.Warnings)
 			}
 			if _, err := os.Stat(filepath.Join(w.proj, "out.txt")); err != nil {
 				t.Errorf("the agent's out.txt did not come back: %v", err)

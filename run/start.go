@@ -34,6 +34,9 @@ type Outcome struct {
 	// Kept says the result was written to the session's results
 	// directory (session.ResultFile), as WriteJSON writes it.
 	Kept bool
+	// Warnings are the plan's warnings and notes and the run's, each
+	// also given to Hooks.Warn as it came.
+	Warnings []string
 }
 
 // Refusal is the plan's refusal to start (settings the harness cannot
@@ -69,9 +72,13 @@ func (r *Run) Start(s Streams) (*Outcome, error) {
 	if r.opts.Task != nil {
 		return r.oneShot(s)
 	}
+	warnings := append(append([]string(nil), r.Plan.Warnings...), r.Plan.Notes...)
 	o := r.runOptions(s.Err)
 	o.Stdin, o.Stdout = s.In, s.Out
-	o.Warn = r.Hooks.Warn
+	o.Warn = func(msg string) {
+		warnings = append(warnings, msg)
+		r.Hooks.warn("%s", msg)
+	}
 	o.Progress = r.Hooks.Progress
 	o.Timeout = r.Plan.Timeout(r.opts.Timeout, s.InTTY)
 	o.Ended = r.usage.reader(r.Plan)
@@ -79,7 +86,7 @@ func (r *Run) Start(s Streams) (*Outcome, error) {
 	if res == nil {
 		return nil, err
 	}
-	return &Outcome{Session: res}, err
+	return &Outcome{Session: res, Warnings: warnings}, err
 }
 
 // runOptions are the session's options of the run, its streams and
@@ -113,7 +120,7 @@ func (r *Run) oneShot(s Streams) (*Outcome, error) {
 	if res == nil {
 		return nil, err
 	}
-	out := &Outcome{Session: res}
+	out := &Outcome{Session: res, Warnings: warnings}
 	if res.OneShot == nil {
 		return out, err
 	}
@@ -123,6 +130,7 @@ func (r *Run) oneShot(s Streams) (*Outcome, error) {
 			r.Hooks.warn("%s", w)
 		}
 	}
+	out.Warnings = warnings
 	if err != nil {
 		warnings = append(warnings, err.Error())
 	}
