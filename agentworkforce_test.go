@@ -159,7 +159,7 @@ type awfShow struct {
 func inFixtureProject(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(append([]string{"workforce"}, args...), &stdout, &stderr)
+	code := runApp(append([]string{"workforce"}, args...), &stdout, &stderr)
 	return stdout.String(), stderr.String(), code
 }
 

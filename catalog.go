@@ -16,21 +16,13 @@ import (
 
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
-	"github.com/seed-3bc194a6/workforce/personas"
+	"github.com/seed-3bc194a6/workforce/run"
 )
 
 // loadOptions are the persona load options of a command: its working
 // directory, the workforce home and the built-in catalog.
 func loadOptions(env procEnv) (persona.Options, error) {
-	home, err := env.home()
-	if err != nil {
-		return persona.Options{}, err
-	}
-	dir, err := env.dir()
-	if err != nil {
-		return persona.Options{}, err
-	}
-	return persona.Options{Dir: dir, Home: home, Builtin: personas.Files}, nil
+	return run.LoadOptions(runEnv(env))
 }
 
 // loadCatalog loads every layer without printing anything; the caller

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +18,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/urfave/cli/v2"
 )
 
@@ -294,8 +293,11 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	if err := runAuthor(ctx, ios, ro, opts.Description); err != nil {
 		removeIfEmpty(stage, written)
 		var ee *exitError
+		var re *run.Error
 		if _, serr := os.Stat(written); serr == nil && errors.As(err, &ee) {
 			ee.hints = append(ee.hints, "what it wrote is kept in "+written)
+		} else if serr == nil && errors.As(err, &re) {
+			re.Hints = append(re.Hints, "what it wrote is kept in "+written)
 		}
 		return err
 	}
@@ -303,17 +305,17 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 }
 
 // runAuthor runs the persona author as ro says: interactively, or with
-// description unattended, its result read (--json) and its summary
-// printed on stderr. A run that ended otherwise than succeeded, or denied
-// (the author may have tried what its permissions refuse, such as a
-// command that would ask; what it wrote is checked next either way), is
-// an error with the run's exit status.
+// description unattended, its result taken from the run (run.Outcome)
+// and its summary printed on stderr. A run that ended otherwise than
+// succeeded, or denied (the author may have tried what its permissions
+// refuse, such as a command that would ask; what it wrote is checked next
+// either way), is an error with the run's exit status.
 func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *string) error {
 	fail := func(status int, what string) error {
 		return withCode(status, fmt.Errorf("the persona author's run %s: nothing installed", what))
 	}
 	if description == nil {
-		err := runRun(ctx, ios, ro)
+		err := runPersona(ctx, ios, ro)
 		var s silentExit
 		switch {
 		case err == nil || errors.As(err, &s) && s == exitOK:
@@ -324,19 +326,25 @@ func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *
 		return err
 	}
 	task := "Write the persona: " + *description
-	ro.Task, ro.JSON = &task, true
-	var out bytes.Buffer
-	s := *ios
-	s.Out = &out
-	err := runRun(ctx, &s, ro)
-	var es silentExit
-	if err != nil && !errors.As(err, &es) {
+	ro.Task = &task
+	r, err := run.Prepare(ctx, ro.toRun(), runHooks(ctx, ios, ro.Env))
+	if err != nil {
 		return err // it never started
 	}
-	var res report.Result
-	if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {
-		return fmt.Errorf("the persona author's run printed no result: %v", jerr)
+	out, err := r.Start(run.Streams{Err: ios.Err})
+	if out == nil || out.Result == nil {
+		if err == nil {
+			err = errors.New("the persona author's run left no result")
+		}
+		r.Finish(out, errorStatus(err), failure(err))
+		return err // it never started
 	}
+	res := *out.Result
+	if err != nil {
+		printError(ios.Err, err)
+	}
+	status := oneShotStatus(res.Status, out.Session.Signal)
+	r.Finish(out, status, nil)
 	printOneShot(ios.Err, ios.Err, res, nil)
 	switch res.Status {
 	case report.StatusSucceeded:

@@ -20,7 +20,7 @@ import (
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
-	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/urfave/cli/v2"
 )
 
@@ -198,7 +198,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 	id := *ans.Persona
 	if opts.Run {
 		notef(ios.Err, "picked %s (%s): %s; running it", id, *ans.Confidence, ans.Reason)
-		return runRun(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
+		return runPersona(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
 	}
 	if opts.JSON {
 		return writeAnswer(ios.Out, ans)
@@ -408,10 +408,8 @@ func pickArgs(h, dir string) ([]string, error) {
 }
 
 // askPicker asks the model of cfg (pickDefaultHarness and its model
-// when unset) prompt in a one-shot run, and returns its final message.
-// The run is a session as any unattended run's: a sandbox copy of an
-// empty directory, confined as the configuration says, on a per-session
-// state; nothing of it is kept. An error is that no harness could answer.
+// when unset) prompt without tools (run.Ask), and returns its final
+// message. An error is that no harness could answer.
 func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cfg homedir.PickConfig, prompt string) (string, error) {
 	h, model := cfg.Harness, cfg.Model
 	if h == "" {
@@ -424,15 +422,6 @@ func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cf
 	if timeout == 0 {
 		timeout = pickDefaultTimeout
 	}
-	empty, err := os.MkdirTemp("", "workforce-pick-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(empty)
-	root, err := filepath.EvalSymlinks(empty)
-	if err != nil {
-		return "", err
-	}
 	argsDir, err := os.MkdirTemp("", "workforce-pick-args-")
 	if err != nil {
 		return "", err
@@ -442,53 +431,13 @@ func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cf
 	if err != nil {
 		return "", err
 	}
-	sb, err := runSandbox(env, home, nil, nil)
-	if err != nil {
-		return "", err
+	re := runEnv(env)
+	re.Home, re.HomeErr = home, nil
+	q := run.Question{Resolved: pickResolved(h, model), Prompt: prompt, Extra: extra, Timeout: timeout, Env: re}
+	text, err := run.Ask(q, run.Hooks{Warn: func(msg string) { warnf(ios.Err, "%s", msg) }, Abort: exitOnSignal})
+	var ie *run.InterruptedError
+	if errors.As(err, &ie) {
+		return "", silentExit(signalStatus(ie.Signal))
 	}
-	plan, err := session.NewPlan(session.PlanOptions{
-		Home: home, Persona: "pick", Resolved: pickResolved(h, model), Root: root, Cwd: root,
-		Env: env.Environ, OneShot: &harness.OneShot{Task: prompt}, Sandbox: sb, Extra: extra,
-	})
-	if err != nil {
-		return "", err
-	}
-	if err := plan.Refusal(); err != nil {
-		return "", err
-	}
-	for _, w := range plan.Warnings {
-		warnf(ios.Err, "%s", w)
-	}
-	res, err := plan.Run(session.RunOptions{
-		Warn:    func(msg string) { warnf(ios.Err, "%s", msg) },
-		Timeout: timeout, Abort: exitOnSignal,
-	})
-	if res != nil && res.OneShot != nil && res.OneShot.Dir != "" {
-		// pick is no run of a persona: its output is its answer.
-		os.RemoveAll(res.OneShot.Dir)
-	}
-	switch {
-	case res == nil:
-		return "", err
-	case res.Stopped || res.Signal != nil:
-		return "", silentExit(signalStatus(res.Signal))
-	case res.TimedOut:
-		return "", fmt.Errorf("%s gave no answer within %s (\"pick\": {\"timeout\": ...} in <home>/config.json)", h, timeout)
-	case err != nil:
-		return "", err
-	}
-	one := res.OneShot
-	if !one.Parsed || one.Outcome.Error {
-		msg := fmt.Sprintf("%s printed no answer", h)
-		if t := one.Outcome.ErrorText; t != "" {
-			msg = fmt.Sprintf("%s failed: %s", h, oneLine(t, 200))
-		} else if e := lastLine(string(one.Stderr)); e != "" {
-			msg += "; its stderr ends: " + e
-		}
-		if !res.Harness.Success() {
-			msg += fmt.Sprintf(" (exit status %d)", harnessStatus(res.Harness))
-		}
-		return "", errors.New(msg)
-	}
-	return one.Outcome.Final, nil
+	return text, err
 }

@@ -76,7 +76,7 @@ func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 		ref += "@" + choice.Tier
 	}
 	fmt.Fprintf(ios.Err, "workforce: %s\n", shellJoin([]string{"workforce", "run", ref}))
-	return runRun(ctx, ios, runOptions{Ref: ref, Inputs: map[string]string{}, Env: env})
+	return runPersona(ctx, ios, runOptions{Ref: ref, Inputs: map[string]string{}, Env: env})
 }
 
 // recentPersonas are the ids of the personas run lately, newest first,

@@ -15,13 +15,11 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/confine"
-	"github.com/seed-3bc194a6/workforce/discover"
-	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -516,20 +514,6 @@ func runSessionsPruneResults(_ context.Context, ios *iostreams, opts sessionsPru
 	return err
 }
 
-// pruneResults prunes the results of the workforce home after the
-// one-shot run of session id wrote its own, which stays. What goes wrong
-// is a warning: the run is done.
-func pruneResults(stderr io.Writer, home, id string) {
-	lim, err := session.ConfiguredResultLimits(home)
-	if err != nil {
-		warnf(stderr, "the results of earlier runs were not pruned: %v", err)
-		return
-	}
-	if _, err := session.PruneResults(home, lim, id, time.Now()); err != nil {
-		warnf(stderr, "%v", err)
-	}
-}
-
 // sessionsSyncOptions are how `workforce sessions sync` and `apply` bring
 // the work of session ID back: the files Paths name (apply only; all
 // without), deletions with SyncDeletes, the session kept with Keep,
@@ -906,141 +890,34 @@ func sessionsResumeAction(c *cli.Context) error {
 }
 
 func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeOptions) error {
-	home, err := opts.Env.home()
+	ro := run.ResumeOptions{
+		ID: opts.ID, Task: opts.Task, Extra: opts.Extra, Inputs: opts.Inputs,
+		SyncDeletes: opts.SyncDeletes, SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, AllowUnmapped: opts.AllowUnmapped,
+		NoHistory: opts.NoHistory, Review: opts.Review, Timeout: opts.Timeout, Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow,
+		Env: runEnv(opts.Env),
+	}
+	hooks := runHooks(ctx, ios, opts.Env)
+	hooks.ResumedUsage = ownUsage
+	r, err := run.PrepareResume(ctx, ro, hooks)
 	if err != nil {
-		return err
-	}
-	sb, err := runSandbox(opts.Env, home, opts.Sandbox, opts.SandboxAllow)
-	if err != nil {
-		return err
-	}
-	s, err := session.Open(home, opts.ID)
-	if err != nil {
-		return err
-	}
-	if err := s.Resumable(); err != nil {
-		return resumeError(s, err)
-	}
-	rec := s.Record
-	r, p, warned, err := resumePersona(ios, opts.Env, rec)
-	if err != nil {
-		return err
-	}
-	values, err := session.Inputs(r, opts.Inputs, opts.Env.getenv)
-	if err != nil {
-		return err
-	}
-	var layers []persona.Origin
-	if p != nil {
-		layers = p.Chain
-	}
-	plan, err := session.NewPlan(session.PlanOptions{
-		Home: home, Persona: rec.Persona, Layers: layers, Resolved: r, Inputs: values,
-		Extra: opts.Extra, Env: opts.Env.Environ, AllowUnmapped: opts.AllowUnmapped,
-		OneShot: &harness.OneShot{Task: opts.Task}, Session: s, Sandbox: sb,
-		Version: func(h string) string { return versionCache(opts.Env).Installed(ctx, h, opts.Env.Environ).Version },
-		Profile: func(h string) (discover.Profile, string, error) {
-			return harnessProfile(ctx, ios.Err, opts.Env, "", h)
-		},
-	})
-	if err != nil {
-		return resumeError(s, err)
-	}
-	for _, w := range plan.Warnings {
-		warnf(ios.Err, "%s", w)
-	}
-	var ue *harness.UnmappedError
-	if err := plan.Refusal(); errors.As(err, &ue) {
-		return withCode(exitFailure, err, ue.Hint())
-	}
-	for _, n := range plan.Notes {
-		warnf(ios.Err, "%s", n)
-	}
-	// The warnings and notes printed before the run.
-	warnings := append(append(warned, plan.Warnings...), plan.Notes...)
-	o := session.RunOptions{
-		Stderr: ios.Err,
-		// A resumed session stays, whatever its run's status.
-		SyncDeletes: opts.SyncDeletes, Keep: true,
-		Warn: func(msg string) {
-			warnings = append(warnings, msg)
-			warnf(ios.Err, "%s", msg)
-		},
-		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: session.HoldsForReview(home, opts.Review),
-		Timeout: plan.Timeout(opts.Timeout, false), Abort: exitOnSignal,
+		return resumeHint(err)
 	}
 	var events *eventPrinter
 	if opts.Events {
-		events = newEventPrinter(ios.Out, s.ID(), treeRelative(plan))
-		o.Events = events.harness
+		events = newEventPrinter(ios.Out, filepath.Base(r.Plan.Sandbox), run.TreeRelative(r.Plan))
+		r.Hooks.Events = events.harness
 	}
-	start := time.Now()
-	res, err := plan.Run(o)
-	if res == nil || res.OneShot == nil {
-		if err != nil {
-			return resumeError(s, err)
-		}
-		return err
+	out, err := r.Start(run.Streams{Err: ios.Err})
+	if out == nil || out.Result == nil {
+		return resumeHint(err)
 	}
-	if w := ownUsage(plan.Harness, res.OneShot); w != "" {
-		warnings = append(warnings, w)
-		warnf(ios.Err, "%s", w)
-	}
-	err = reportOneShot(ios, opts.JSON, events, home, plan, res, err, time.Since(start), warnings)
-	if !opts.NoHistory {
-		recordResumed(ios, opts.Env, home, p, plan, res, err, start)
-	}
+	err = printResult(ios, opts.JSON, events, out, err)
+	r.Finish(out, errorStatus(err), failure(err))
 	return err
 }
 
-// resumePersona resolves the persona of a session's record again from the
-// catalog, on the session's harness, and prints what it warns of (warned).
-// A persona that is gone is resumed with the harness's own defaults: p is
-// then nil.
-func resumePersona(ios *iostreams, env procEnv, rec session.Record) (r *persona.Resolved, p *persona.Persona, warned []string, err error) {
-	cat, err := loadCatalog(env)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	warn := func(format string, args ...any) {
-		warned = append(warned, fmt.Sprintf(format, args...))
-		warnf(ios.Err, format, args...)
-	}
-	if err := refuseLoaderEnv(cat, rec.Persona); err != nil {
-		return nil, nil, nil, err
-	}
-	p, ok := cat.Get(rec.Persona)
-	if ok {
-		r, err = p.Resolve(rec.Tier)
-	}
-	if !ok || err != nil {
-		why := "is not in the catalog any more"
-		if err != nil {
-			why = fmt.Sprintf("cannot be resolved (%v)", err)
-		}
-		warn("persona %s@%s of session %s %s: the harness resumes with its own model, permissions and settings", rec.Persona, rec.Tier, rec.ID, why)
-		return &persona.Resolved{ID: rec.Persona, Tier: rec.Tier, Harness: rec.Harness, Model: persona.ModelInherit}, nil, warned, nil
-	}
-	printPersonaWarnings(ios.Err, cat, p)
-	if w := projectShadowWarning(p); w != "" {
-		warn("%s", w)
-	}
-	if r.Harness != rec.Harness {
-		warn("persona %s@%s now runs on %s; session %s ran on %s, and resumes there", rec.Persona, rec.Tier, r.Harness, rec.ID, rec.Harness)
-		r.Harness = rec.Harness
-	}
-	return r, p, warned, nil
-}
-
-// resumeError adds to an error of sessions resume the hint of what else
-// to do with the session.
-func resumeError(s *session.Session, err error) error {
-	if errors.As(err, new(*session.ConfigRootError)) {
-		return usageError(err)
-	}
-	var nr *session.NotResumableError
-	if errors.As(err, &nr) {
-		return withCode(exitFailure, err, fmt.Sprintf("workforce sessions show %s shows the session; workforce run starts a new conversation", s.ID()))
-	}
+// resumeHint adds to an error of sessions resume the hint of what to do
+// while the session's harness runs.
+func resumeHint(err error) error {
 	return withHarnessHint(err, "workforce sessions resume", "wait for it to exit, or stop it")
 }

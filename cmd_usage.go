@@ -6,19 +6,17 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/history"
 	"github.com/seed-3bc194a6/workforce/history/sessions"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -160,7 +158,7 @@ func readHarnessRecords(stderr io.Writer, runs []history.RunUsage, env procEnv) 
 			if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
 				return nil, false
 			}
-			return stateStores(state), true
+			return run.StateStores(state), true
 		},
 		User: func() []sessions.Store { return sessions.Stores(env.getenv) },
 	})
@@ -171,36 +169,6 @@ func readHarnessRecords(stderr io.Writer, runs []history.RunUsage, env procEnv) 
 		warnf(stderr, "%d damaged lines of the harnesses' session records skipped", res.Skipped)
 	}
 	return res.Records
-}
-
-// endedRunUsage reads the usage of the interactive run rec, which has
-// just ended, from the harness's own records in its session's state
-// directory: the conversation of its harness session id, else the one
-// that ran in its sandbox during the run (history.MatchSessionRecords).
-// nil when none is found, or the session has no state of its own (the
-// records are then the user's, and stay: usage reads them).
-func endedRunUsage(rec history.Record) *history.RunUsage {
-	state := session.StateDir(rec.Sandbox)
-	if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
-		return nil
-	}
-	return history.EndedRunUsage(rec, stateStores(state))
-}
-
-// stateStores are the harness stores of a session's state directory, as
-// the per-session state moves them (harness.State).
-func stateStores(state string) []sessions.Store {
-	moved := map[string]string{}
-	for _, h := range persona.Harnesses {
-		l, err := harness.State(h, nil)
-		if err != nil {
-			continue
-		}
-		for _, v := range l.Vars {
-			moved[v.Name] = filepath.Join(state, v.Rel)
-		}
-	}
-	return sessions.Stores(func(k string) string { return moved[k] })
 }
 
 // printUsage prints rep as a table.

@@ -102,7 +102,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var stdout, stderr strings.Builder
-		code := run(append([]string{"workforce"}, tc.args...), &stdout, &stderr)
+		code := runApp(append([]string{"workforce"}, tc.args...), &stdout, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("workforce %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr.String(), exitUsage, tc.want)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/seed-3bc194a6/workforce/skill"
 )
@@ -214,19 +215,8 @@ func toSkillPlan(p skill.Plan) report.SkillPlan {
 	}
 }
 
-func toSyncReport(r mount.Report) report.SyncReport {
-	return report.SyncReport{
-		Created: r.Created, Updated: r.Updated, Deleted: r.Deleted, Unapplied: r.Unapplied,
-		Conflicts: each(r.Conflicts, func(c mount.Conflict) report.Conflict {
-			return report.Conflict{Path: c.Path, Real: c.Real, Saved: c.Saved, Reason: c.Reason}
-		}),
-		NotSynced: r.NotSynced,
-		Failed: each(r.Failed, func(f mount.Failure) report.Failure {
-			return report.Failure{Path: f.Path, Error: f.Error}
-		}),
-		Blocked: r.Blocked, OnBranch: r.OnBranch, Refused: r.Refused, Held: r.Held, Interrupted: r.Interrupted,
-	}
-}
+// toSyncReport is sync-back's report r in report's terms (run.SyncReport).
+func toSyncReport(r mount.Report) report.SyncReport { return run.SyncReport(r) }
 
 func toRecord(r session.Record) report.Record {
 	return report.Record{

@@ -107,6 +107,13 @@ var depRules = map[string]depRule{
 	// (the seccomp filter's assembler) and go-landlock only, since every
 	// harness start runs it before main.
 	"W/confine": {deny: []string{anyOfOurs, cliLib}},
+	// Running a persona for any caller (run, create, pick --run, the
+	// picker, sessions resume): the domain packages it drives (persona,
+	// the built-in catalog personas, session, harness, discover, mount,
+	// confine, skill, install, history, report, internal/*); never the
+	// command line, nor the workflows that run it as a child process
+	// (batch, queue, the worker's git) or a display.
+	"W/run": {deny: []string{cliLib, "W/batch", "W/queue", "W/gitwork", "W/batchview", "W/picker", "W/generate", "W/native"}},
 	// The command layer may import everything.
 	"W": {},
 }

@@ -611,7 +611,7 @@ func TestReadmeCIExample(t *testing.T) {
 	// repository, it is a one-shot run of a built-in persona.
 	t.Setenv("AGENT_WORKFORCE_HOME", t.TempDir())
 	var stdout, stderr strings.Builder
-	if code := run(append(append([]string{"workforce"}, args...), "--dry-run"), &stdout, &stderr); code != 0 {
+	if code := runApp(append(append([]string{"workforce"}, args...), "--dry-run"), &stdout, &stderr); code != 0 {
 		t.Fatalf("workforce %s --dry-run: exit status %d\n%s", strings.Join(args, " "), code, stderr.String())
 	}
 	var plan struct {

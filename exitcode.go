@@ -10,6 +10,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -177,37 +178,68 @@ type silentExit int
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
 // printError prints err to stderr in the workforce format, with its
-// hints, and returns the exit status for it: the one it carries, 127 for
-// a harness that is not installed, 1 for any other.
+// hints, and returns the exit status for it (exitStatus).
 func printError(stderr io.Writer, err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var s silentExit
-	if errors.As(err, &s) {
-		return int(s)
-	}
-	code := exitFailure
-	var hints []string
-	var ee *exitError
-	var nf *harness.NotFoundError
-	var pc *harness.ProjectConfigError
-	var ce cli.ExitCoder
-	switch {
-	case errors.As(err, &ee):
-		code, hints = ee.code, ee.hints
-	case errors.As(err, &nf):
-		code, hints = exitHarnessMissing, []string{nf.Hint()}
-	case errors.As(err, &pc):
-		code, hints = exitUsage, []string{pc.Hint()}
-	case errors.As(err, &ce):
-		code = ce.ExitCode()
+	code, hints := statusOf(err)
+	if err == nil || errors.As(err, new(silentExit)) {
+		return code
 	}
 	errorf(stderr, "%v", err)
 	for _, h := range hints {
 		hintf(stderr, "%s", h)
 	}
 	return code
+}
+
+// errorStatus is the exit status of a command that ended with err, as
+// printError gives it, without printing anything.
+func errorStatus(err error) int {
+	code, _ := statusOf(err)
+	return code
+}
+
+// statusOf is the exit status of a command that ended with err, with
+// the hints to print after it: the status it carries, 2 for a run
+// refused for its command line (run.Usage) and 1 for one refused
+// otherwise, 127 for a harness that is not installed, 1 for any other.
+func statusOf(err error) (int, []string) {
+	if err == nil {
+		return exitOK, nil
+	}
+	var s silentExit
+	if errors.As(err, &s) {
+		return int(s), nil
+	}
+	var ee *exitError
+	var re *run.Error
+	var nf *harness.NotFoundError
+	var pc *harness.ProjectConfigError
+	var ce cli.ExitCoder
+	switch {
+	case errors.As(err, &ee):
+		return ee.code, ee.hints
+	case errors.As(err, &re) && re.Kind == run.Usage:
+		return exitUsage, re.Hints
+	case errors.As(err, &re):
+		return exitFailure, re.Hints
+	case errors.As(err, &nf):
+		return exitHarnessMissing, []string{nf.Hint()}
+	case errors.As(err, &pc):
+		return exitUsage, []string{pc.Hint()}
+	case errors.As(err, &ce):
+		return ce.ExitCode(), nil
+	}
+	return exitFailure, nil
+}
+
+// failure is err when it is an error to report, nil when it only carries
+// an exit status (silentExit): what a run's history record counts as a
+// failure besides the run's outcome.
+func failure(err error) error {
+	if errors.As(err, new(silentExit)) {
+		return nil
+	}
+	return err
 }
 
 // batchStatus is the exit status of a batch whose tasks ended as states:

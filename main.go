@@ -14,7 +14,10 @@
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print, report/ the JSON they
 // print (convert.go converts), exitcode.go the exit statuses, the one
-// place they are decided. Nothing else ends the process: os.Exit is
+// place they are decided. Running a persona is package run's (run,
+// create, pick --run, the picker and sessions resume go through it):
+// runs.go makes its options and hooks from a command's and prints its
+// outcome; exitcode.go maps the outcome and run's *Error to a status. Nothing else ends the process: os.Exit is
 // called in this file only. The signals a command handles itself (batch,
 // the queue's submitter, worker) come from notifyStop here, handed to
 // the package the command calls.
@@ -48,7 +51,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	os.Exit(runApp(os.Args, os.Stdout, os.Stderr))
 }
 
 // exitOnSignal ends the process at once for a signal that asks it to (a
@@ -108,8 +111,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// run executes the application and returns the process exit status.
-func run(args []string, stdout, stderr io.Writer) int {
+// runApp executes the application and returns the process exit status.
+func runApp(args []string, stdout, stderr io.Writer) int {
 	if frontDoor(args, stdout) {
 		// workforce alone on a terminal: the persona picker (cmd_picker.go).
 		return printError(stderr, runFrontDoor(context.Background(), frontDoorStreams(stdout, stderr), newProcEnv()))

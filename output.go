@@ -162,20 +162,7 @@ func oneLine(s string, n int) string {
 }
 
 // shellJoin quotes argv for display as a shell command line.
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '@' ||
-				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-		}) < 0 {
-			q[i] = a
-			continue
-		}
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
-}
+func shellJoin(argv []string) string { return quote.Shell(argv...) }
 
 // age prints a duration as people read an age.
 func age(d time.Duration) string {

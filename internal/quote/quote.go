@@ -217,3 +217,20 @@ func Unquote(q string) (string, error) {
 }
 
 func isOctal(c byte) bool { return '0' <= c && c <= '7' }
+
+// Shell quotes argv for display as a shell command line: an argument of
+// letters, digits and -_./=,:@ only as it is, any other in single quotes.
+func Shell(argv ...string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' || r == '@' ||
+				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) < 0 {
+			q[i] = a
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}

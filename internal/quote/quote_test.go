@@ -120,3 +120,22 @@ func TestBlock(t *testing.T) {
 		}
 	}
 }
+
+func TestShell(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"workforce", "run", "editor@best"}, "workforce run editor@best"},
+		{[]string{"cd", "/a b"}, "cd '/a b'"},
+		{[]string{"it's"}, `'it'\''s'`},
+		{[]string{""}, "''"},
+		{[]string{"a;rm -rf ~"}, "'a;rm -rf ~'"},
+		{[]string{"--x=1,2:3"}, "--x=1,2:3"},
+	}
+	for _, tt := range tests {
+		if got := Shell(tt.argv...); got != tt.want {
+			t.Errorf("Shell(%q) = %s, want %s", tt.argv, got, tt.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"errors"
@@ -18,18 +18,19 @@ func TestInteractiveStatus(t *testing.T) {
 	tests := []struct {
 		name string
 		res  session.Result
+		// err is an error the run ended with besides its outcome.
 		err  error
 		want report.Status
 	}{
-		{name: "success", res: session.Result{Report: &mount.Report{}}, err: silentExit(0), want: report.StatusSucceeded},
-		{name: "harness failed", res: session.Result{Harness: harness.Exit{Code: 3}}, err: silentExit(3), want: report.StatusFailed},
-		{name: "harness killed", res: session.Result{Harness: harness.Exit{Signal: syscall.SIGKILL}}, err: silentExit(137), want: report.StatusFailed},
-		{name: "stopped before the start", res: session.Result{Stopped: true, Signal: syscall.SIGINT}, err: silentExit(130), want: report.StatusInterrupted},
-		{name: "sync-back interrupted", res: session.Result{Signal: syscall.SIGTERM, Report: &mount.Report{Interrupted: true}}, err: silentExit(143), want: report.StatusInterrupted},
-		{name: "timed out", res: session.Result{TimedOut: true, Harness: harness.Exit{Signal: syscall.SIGTERM}}, err: silentExit(124), want: report.StatusTimedOut},
-		{name: "conflicts", res: session.Result{Report: &mount.Report{Conflicts: []mount.Conflict{{Path: "a"}}}}, err: silentExit(3), want: report.StatusConflict},
-		{name: "live conflicts", res: session.Result{Live: &mount.LiveReport{Conflicts: []mount.Conflict{{Path: "a"}}}}, err: silentExit(3), want: report.StatusConflict},
-		{name: "files not written back", res: session.Result{Report: &mount.Report{Failed: []mount.Failure{{Path: "a"}}}}, err: silentExit(0), want: report.StatusFailed},
+		{name: "success", res: session.Result{Report: &mount.Report{}}, err: nil, want: report.StatusSucceeded},
+		{name: "harness failed", res: session.Result{Harness: harness.Exit{Code: 3}}, err: nil, want: report.StatusFailed},
+		{name: "harness killed", res: session.Result{Harness: harness.Exit{Signal: syscall.SIGKILL}}, err: nil, want: report.StatusFailed},
+		{name: "stopped before the start", res: session.Result{Stopped: true, Signal: syscall.SIGINT}, err: nil, want: report.StatusInterrupted},
+		{name: "sync-back interrupted", res: session.Result{Signal: syscall.SIGTERM, Report: &mount.Report{Interrupted: true}}, err: nil, want: report.StatusInterrupted},
+		{name: "timed out", res: session.Result{TimedOut: true, Harness: harness.Exit{Signal: syscall.SIGTERM}}, err: nil, want: report.StatusTimedOut},
+		{name: "conflicts", res: session.Result{Report: &mount.Report{Conflicts: []mount.Conflict{{Path: "a"}}}}, err: nil, want: report.StatusConflict},
+		{name: "live conflicts", res: session.Result{Live: &mount.LiveReport{Conflicts: []mount.Conflict{{Path: "a"}}}}, err: nil, want: report.StatusConflict},
+		{name: "files not written back", res: session.Result{Report: &mount.Report{Failed: []mount.Failure{{Path: "a"}}}}, err: nil, want: report.StatusFailed},
 		{name: "an error after the harness", res: session.Result{}, err: errors.New("sync-back failed"), want: report.StatusFailed},
 	}
 	for _, tt := range tests {
@@ -51,28 +52,28 @@ func TestPersonaHash(t *testing.T) {
 			Env:     map[string]string{"B": "2", "A": "1"},
 			Origins: map[string]persona.Origin{"model": {Layer: "user", File: filepath.Join(dir, "p.json")}}}
 	}
-	h := personaHash(base())
-	if len(h) != 64 || h != personaHash(base()) {
-		t.Fatalf("personaHash() = %q, then %q: want the same 64 hex digits", h, personaHash(base()))
+	h := PersonaHash(base())
+	if len(h) != 64 || h != PersonaHash(base()) {
+		t.Fatalf("PersonaHash() = %q, then %q: want the same 64 hex digits", h, PersonaHash(base()))
 	}
 	inline := base()
 	inline.Claude.Path, inline.Claude.Content = "", "Persona text.\n"
 	moved := base()
 	moved.Origins = map[string]persona.Origin{"model": {Layer: "project", File: "/elsewhere/p.json"}}
 	for name, r := range map[string]*persona.Resolved{"the sidecar inline": inline, "from another file": moved} {
-		if got := personaHash(r); got != h {
+		if got := PersonaHash(r); got != h {
 			t.Errorf("%s: hash %s, want %s: the same persona", name, got, h)
 		}
 	}
 	other := base()
 	other.Model = "m2"
-	if personaHash(other) == h {
+	if PersonaHash(other) == h {
 		t.Error("another model: the same hash")
 	}
 	if err := os.WriteFile(side, []byte("Edited.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if personaHash(base()) == h {
+	if PersonaHash(base()) == h {
 		t.Error("an edited sidecar: the same hash")
 	}
 }
