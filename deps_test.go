@@ -60,17 +60,17 @@ var depRules = map[string]depRule{
 	// a child workforce process, so batch needs the result and event types
 	// only (package doc); the personas come in as a lookup function, and
 	// names in errors go through internal/quote.
-	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote"}},
+	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
 	// batch's runner, the submitter's protocol over batch's state; the
 	// worker's git comes in as functions (gitwork's, from the command
 	// layer), the submitter resolves refs with gitwork.ResolveRef, and a
 	// task runs as a child workforce, as in batch.
-	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree"}},
+	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree", "W/internal/lazyre"}},
 
 	// What a queue task does with git: the system git through
 	// internal/git, and names printed through internal/quote.
-	"W/gitwork": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/git", "W/internal/quote"}},
+	"W/gitwork": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/git", "W/internal/quote", "W/internal/lazyre"}},
 
 	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
 	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
