@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,7 +200,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 		return runRun(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
 	}
 	if opts.JSON {
-		return writeAnswer(ios.Out, ans)
+		return writeJSONLine(ios.Out, ans)
 	}
 	notef(ios.Err, "picked %s (%s): %s", id, *ans.Confidence, ans.Reason)
 	fmt.Fprintln(ios.Out, id)
@@ -213,22 +212,12 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 func pickNoMatch(ios *iostreams, opts pickOptions, ans pickAnswer) error {
 	ans.Persona = nil
 	if opts.JSON && !opts.Run {
-		if err := writeAnswer(ios.Out, ans); err != nil {
+		if err := writeJSONLine(ios.Out, ans); err != nil {
 			return err
 		}
 	}
 	return withCode(exitPickNoMatch, fmt.Errorf("no persona matches the task: %s", ans.Reason),
 		"workforce list shows the personas; workforce create makes one for the task")
-}
-
-// writeAnswer prints ans as one JSON line.
-func writeAnswer(w io.Writer, ans pickAnswer) error {
-	b, err := jsonv2.Marshal(ans, jsontext.EscapeForHTML(false))
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // pickCandidates are the personas of every layer as the model reads them,
