@@ -1,5 +1,5 @@
-// Command workforce runs coding agents (Claude Code, opencode, Codex) with
-// personas: it loads personas from a cascade of layers, packs and installs
+// Command workforce runs coding agents (Claude Code, opencode, Codex,
+// Gemini CLI) with personas: it loads personas from a cascade of layers, packs and installs
 // them, tells which instruction files each harness discovers, and runs a
 // persona in a sandbox copy of the repository.
 //
