@@ -351,7 +351,7 @@ func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *
 // newStage makes the staging directory of a create,
 // <home>/create/<time>-<random>, with personas/ in it for the agent.
 func newStage(home string) (string, error) {
-	base := filepath.Join(home, "create")
+	base := homedir.CreateDir(home)
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return "", err
 	}

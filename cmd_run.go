@@ -747,7 +747,7 @@ func reportOneShot(ios *iostreams, asJSON bool, events *eventPrinter, home strin
 		var b bytes.Buffer
 		jerr := writeJSON(&b, result)
 		if jerr == nil {
-			jerr = os.WriteFile(filepath.Join(dir, "result.json"), b.Bytes(), 0o600)
+			jerr = os.WriteFile(filepath.Join(dir, session.ResultFile), b.Bytes(), 0o600)
 		}
 		if jerr != nil {
 			warnf(stderr, "cannot keep the result: %v", jerr)

@@ -12,9 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -74,26 +71,13 @@ func ownUsage(h string, one *session.OneShotResult) string {
 func hasUsage(o *harness.Outcome) bool { return o.HasUsage }
 
 // earlierOutcomes are the outputs of harness h that the earlier runs of a
-// session kept in its results directory dir, the latest first.
+// session kept in its results directory dir (session.EarlierOutputs), the
+// latest first.
 func earlierOutcomes(h, dir string) []*harness.Outcome {
-	if dir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var nums []int
-	for _, e := range entries {
-		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 && e.IsDir() && strconv.Itoa(n) == e.Name() {
-			nums = append(nums, n)
-		}
-	}
-	slices.Sort(nums)
 	var out []*harness.Outcome
-	for _, n := range slices.Backward(nums) {
+	for _, path := range session.EarlierOutputs(dir) {
 		// Read as it streams: a file of any size in bounded memory.
-		f, err := os.Open(filepath.Join(dir, strconv.Itoa(n), "stdout.jsonl"))
+		f, err := os.Open(path)
 		if err != nil {
 			continue
 		}

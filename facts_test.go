@@ -1,8 +1,10 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,5 +37,45 @@ func TestHelpNamesEveryHarness(t *testing.T) {
 		if !strings.Contains(desc, "("+h) && !strings.Contains(desc, ", "+h+")") {
 			t.Errorf("run's help does not say which instruction file %s gets", h)
 		}
+	}
+}
+
+// ownedNames are file and directory names whose owners keep them as
+// constants or functions (session.ResultFile, session.OutputFile,
+// session.EarlierOutputs, home.HarnessVersions, home.WorkerDir,
+// home.CreateDir, ...): package main joins none of them itself.
+var ownedNames = map[string]bool{
+	`"result.json"`: true, `"stdout.jsonl"`: true, `"stderr.txt"`: true, `"harness-versions.json"`: true,
+	`"cache"`: true, `"worker"`: true, `"create"`: true, `"results"`: true, `"sessions"`: true,
+}
+
+// TestNoOwnedFileNamesInMain fails when a file of package main builds a
+// path with a name another package owns (ownedNames) as a literal.
+func TestNoOwnedFileNamesInMain(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok || callName(c) != "filepath.Join" {
+				return true
+			}
+			for _, a := range c.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && ownedNames[lit.Value] {
+					t.Errorf("%s: package main joins %s into a path: use its owner's constant or function", fset.Position(lit.Pos()), lit.Value)
+				}
+			}
+			return true
+		})
 	}
 }
