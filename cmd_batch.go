@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -332,7 +331,7 @@ func printStateLines(w io.Writer, ids []string, states map[string]batch.TaskStat
 		if !ok {
 			ts = batch.TaskState{ID: tid, Phase: batch.PhasePending}
 		}
-		line, err := marshalLine(ts)
+		line, err := marshalJSONLine(ts)
 		if err != nil {
 			return err
 		}
@@ -340,15 +339,6 @@ func printStateLines(w io.Writer, ids []string, states map[string]batch.TaskStat
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// marshalLine is v as one line of JSON, <, > and & as themselves.
-func marshalLine(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	return b.Bytes(), err
 }
 
 // batchOutput prints a batch's progress: a line per task as it ends (or
@@ -389,7 +379,7 @@ func (o *batchOutput) skipped(ts batch.TaskState) {
 }
 
 func (o *batchOutput) printResult(ts batch.TaskState) {
-	line, err := marshalLine(resultOf(ts, o.prepared[ts.ID]))
+	line, err := marshalJSONLine(resultOf(ts, o.prepared[ts.ID]))
 	if err == nil {
 		o.ios.Out.Write(line)
 	}

@@ -178,7 +178,7 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 // see and follow its tasks.
 func printDetached(ios *iostreams, id string, following int, asJSON bool, status, again string) error {
 	if asJSON {
-		line, err := marshalLine(struct {
+		line, err := marshalJSONLine(struct {
 			BatchID   string `json:"batchId"`
 			Following int    `json:"following"`
 		}{id, following})

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -136,7 +136,7 @@ type createTarget struct {
 }
 
 // dirChoice is the form dir:N.
-var dirChoice = regexp.MustCompile(`^dir:([0-9]+)$`)
+var dirChoice = lazyre.New(`^dir:([0-9]+)$`)
 
 // resolveCreateTarget returns the target choice names, given in the
 // working directory of env with the workforce home home.
@@ -155,7 +155,7 @@ func resolveCreateTarget(env procEnv, home, choice string) (createTarget, error)
 		dirs := cfg.Dirs(home)
 		n := 1
 		if choice != "user" {
-			m := dirChoice.FindStringSubmatch(choice)
+			m := dirChoice().FindStringSubmatch(choice)
 			if m == nil {
 				return t, fmt.Errorf("%s is not dir:N, N a number from 1", quote.Name(choice))
 			}
@@ -359,7 +359,7 @@ func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *
 // newStage makes the staging directory of a create,
 // <home>/create/<time>-<random>, with personas/ in it for the agent.
 func newStage(home string) (string, error) {
-	base := filepath.Join(home, "create")
+	base := homedir.CreateDir(home)
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return "", err
 	}

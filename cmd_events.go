@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -39,7 +38,7 @@ func checkEvents(c *cli.Context, oneShot bool) error {
 // as it comes; it is safe to call from several goroutines.
 type eventPrinter struct {
 	mu        sync.Mutex
-	enc       *json.Encoder
+	w         io.Writer
 	sessionID string
 	now       func() time.Time
 	rel       func(string) string // the sandbox's paths in a tool's detail, made relative (treeRelative)
@@ -47,9 +46,7 @@ type eventPrinter struct {
 }
 
 func newEventPrinter(w io.Writer, sessionID string, rel func(string) string) *eventPrinter {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &eventPrinter{enc: enc, sessionID: sessionID, now: time.Now, rel: rel}
+	return &eventPrinter{w: w, sessionID: sessionID, now: time.Now, rel: rel}
 }
 
 // harness prints the event e of the harness or of sync-back.
@@ -75,7 +72,7 @@ func (p *eventPrinter) print(e report.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e.Time, e.SessionID = p.now(), p.sessionID
-	if err := p.enc.Encode(e); err != nil && p.err == nil {
+	if err := writeJSONLine(p.w, e); err != nil && p.err == nil {
 		p.err = err
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -201,7 +199,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 		return runPersona(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
 	}
 	if opts.JSON {
-		return writeAnswer(ios.Out, ans)
+		return writeJSONLine(ios.Out, ans)
 	}
 	notef(ios.Err, "picked %s (%s): %s", id, *ans.Confidence, ans.Reason)
 	fmt.Fprintln(ios.Out, id)
@@ -213,22 +211,12 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 func pickNoMatch(ios *iostreams, opts pickOptions, ans pickAnswer) error {
 	ans.Persona = nil
 	if opts.JSON && !opts.Run {
-		if err := writeAnswer(ios.Out, ans); err != nil {
+		if err := writeJSONLine(ios.Out, ans); err != nil {
 			return err
 		}
 	}
 	return withCode(exitPickNoMatch, fmt.Errorf("no persona matches the task: %s", ans.Reason),
 		"workforce list shows the personas; workforce create makes one for the task")
-}
-
-// writeAnswer prints ans as one JSON line.
-func writeAnswer(w io.Writer, ans pickAnswer) error {
-	b, err := jsonv2.Marshal(ans, jsontext.EscapeForHTML(false))
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // pickCandidates are the personas of every layer as the model reads them,
@@ -369,44 +357,6 @@ func pickResolved(h, model string) *persona.Resolved {
 		Permissions: persona.Permissions{Mode: "dontAsk", Deny: deny}}
 }
 
-// pickExtra are harness arguments of the call beyond what the persona
-// says: claude's --tools "" offers the model no built-in tool at all
-// (claude 2.1.330, e2e/pick_test.go), which no permission rule can say
-// for the tools Claude Code adds from version to version (ListAgents,
-// ToolSearch, Workflow, ...).
-var pickExtra = map[string][]string{persona.HarnessClaude: {"--tools", ""}}
-
-// pickGeminiPolicy is the policy file given to gemini with --policy: one
-// rule that denies every tool, which a headless gemini then does not
-// offer. The persona's deny rules alone left gemini 0.61.0 offering
-// update_topic and enter_plan_mode, which no Claude Code tool name says
-// (e2e/pick_test.go).
-const pickGeminiPolicy = `# workforce pick: the model gets no tool
-[[rule]]
-toolName = "*"
-decision = "deny"
-priority = 999
-denyMessage = "workforce pick: the model gets no tool"
-`
-
-// pickArgs are the harness arguments of the call on harness h
-// (pickExtra); for gemini, --policy with pickGeminiPolicy written into
-// dir, a directory the caller removes.
-func pickArgs(h, dir string) ([]string, error) {
-	if h != persona.HarnessGemini {
-		return pickExtra[h], nil
-	}
-	p := filepath.Join(dir, "pick-policy.toml")
-	if strings.Contains(p, ",") {
-		// gemini splits --policy at commas.
-		return nil, fmt.Errorf("gemini cannot read a policy file whose path holds a comma (%s): set TMPDIR to a directory without one", p)
-	}
-	if err := os.WriteFile(p, []byte(pickGeminiPolicy), 0o600); err != nil {
-		return nil, err
-	}
-	return []string{"--policy", p}, nil
-}
-
 // askPicker asks the model of cfg (pickDefaultHarness and its model
 // when unset) prompt without tools (run.Ask), and returns its final
 // message. An error is that no harness could answer.
@@ -427,7 +377,7 @@ func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cf
 		return "", err
 	}
 	defer os.RemoveAll(argsDir)
-	extra, err := pickArgs(h, argsDir)
+	extra, err := harness.NoToolsArgs(h, argsDir)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/harness"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -24,8 +25,8 @@ func runCommand() *cli.Command {
 		ArgsUsage: "PERSONA[@TIER] [TASK|-] [-- HARNESS-ARGS...]",
 		Description: `Copies the project (the nearest directory with .git above the working
 directory, else the working directory) to <home>/sessions/, writes the
-persona's CLAUDE.md (claude) or AGENTS.md (opencode, codex) into the sandbox
-directory matching the working directory, hides the repository's own
+persona's CLAUDE.md (claude), AGENTS.md (opencode, codex) or GEMINI.md (gemini)
+into the sandbox directory matching the working directory, hides the repository's own
 instruction files of that harness (in extend mode their text, as the harness
 would load it in your directory, is folded in before the persona's), starts the harness
 there, and after it exits syncs new and changed files back. Files changed in
@@ -57,8 +58,8 @@ later, and its work is synced back as after any stop. --timeout sets the
 limit of any run, on a terminal too (0: none).
 
 With a TASK (or - to read it from stdin, or --task-file F) the run is
-unattended: the harness runs in its own one-shot mode (claude -p, codex exec,
-opencode run) with the task, never gets the terminal, and nothing asks: a
+unattended: the harness runs in its own one-shot mode (` + strings.Join(harness.OneShotModes(), ", ") + `)
+with the task, never gets the terminal, and nothing asks: a
 permission that would ask is refused as the persona's permission mode says,
 and reported. Everything else is as above. The harness's output is read for
 its session id, final message, usage and denials; run prints a short summary,

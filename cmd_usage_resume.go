@@ -2,14 +2,8 @@ package main
 
 // A resumed run's own usage. Resumed (sessions resume), some harnesses
 // print in their one-shot output the conversation's running total where
-// a fresh run prints its own, as measured on the real harnesses against
-// the scripted model of the e2e tests (e2e TestUsage, which checks each):
-// `codex exec resume` the tokens (its turn.completed usage is the
-// thread's total), `claude -p --resume` the cost (claude restores its cost
-// state, and total_cost_usd goes on from the earlier runs'; its tokens are
-// the run's own). opencode run prints each step's tokens and cost, which
-// the run sums: its own; so does `gemini -p --resume` (its stats count the
-// process's requests; it prints no cost). The result of a resumed run, and so its history
+// a fresh run prints its own (harness.CumulativeOnResume says which, and
+// what was measured). The result of a resumed run, and so its history
 // record, carries the run's own usage: the cumulative figures less those
 // the run before printed, so that the runs of a conversation sum to what
 // the model consumed in all.
@@ -18,21 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 
 	"github.com/seed-3bc194a6/workforce/harness"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/session"
 )
-
-// cumulativeUsage are the figures of each harness's one-shot output that
-// are the conversation's running total in a resumed run.
-var cumulativeUsage = map[string]struct{ tokens, cost bool }{
-	persona.HarnessCodex:  {tokens: true},
-	persona.HarnessClaude: {cost: true},
-}
 
 // ownUsage makes the usage that the harness h of the resumed run one
 // printed this run's own: each cumulative figure less the one the latest
@@ -45,9 +28,9 @@ var cumulativeUsage = map[string]struct{ tokens, cost bool }{
 // own is unknown (its usage or cost left out) and the warning returned
 // says so.
 func ownUsage(h string, one *session.OneShotResult) string {
-	cum := cumulativeUsage[h]
+	cum := harness.CumulativeOnResume(h)
 	out := one.Outcome
-	if (!cum.tokens && !cum.cost) || !one.Parsed || out == nil || !hasUsage(out) {
+	if (!cum.Tokens && !cum.Cost) || !one.Parsed || out == nil || !hasUsage(out) {
 		return ""
 	}
 	var tokens, cost *harness.Usage
@@ -61,7 +44,7 @@ func ownUsage(h string, one *session.OneShotResult) string {
 	}
 	u := &out.Usage
 	var unknown []string
-	if cum.tokens {
+	if cum.Tokens {
 		if tokens == nil {
 			out.HasUsage = false
 			unknown = append(unknown, "usage")
@@ -69,7 +52,7 @@ func ownUsage(h string, one *session.OneShotResult) string {
 			u.Input, u.Output, u.Cached = u.Input-tokens.Input, u.Output-tokens.Output, u.Cached-tokens.Cached
 		}
 	}
-	if cum.cost && u.CostUSD != nil {
+	if cum.Cost && u.CostUSD != nil {
 		if cost == nil {
 			u.CostUSD = nil
 			unknown = append(unknown, "cost")
@@ -88,26 +71,13 @@ func ownUsage(h string, one *session.OneShotResult) string {
 func hasUsage(o *harness.Outcome) bool { return o.HasUsage }
 
 // earlierOutcomes are the outputs of harness h that the earlier runs of a
-// session kept in its results directory dir, the latest first.
+// session kept in its results directory dir (session.EarlierOutputs), the
+// latest first.
 func earlierOutcomes(h, dir string) []*harness.Outcome {
-	if dir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var nums []int
-	for _, e := range entries {
-		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 && e.IsDir() && strconv.Itoa(n) == e.Name() {
-			nums = append(nums, n)
-		}
-	}
-	slices.Sort(nums)
 	var out []*harness.Outcome
-	for _, n := range slices.Backward(nums) {
+	for _, path := range session.EarlierOutputs(dir) {
 		// Read as it streams: a file of any size in bounded memory.
-		f, err := os.Open(filepath.Join(dir, strconv.Itoa(n), "stdout.jsonl"))
+		f, err := os.Open(path)
 		if err != nil {
 			continue
 		}

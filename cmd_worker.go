@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/queue"
 	"github.com/urfave/cli/v2"
 )
@@ -111,7 +112,7 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 	if jobs == 0 {
 		jobs = batch.DefaultJobs(nil)
 	}
-	dir := filepath.Join(home, "worker")
+	dir := homedir.WorkerDir(home)
 	var logMu sync.Mutex
 	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: workerGit(filepath.Join(dir, "repos"), opts.GitTimeout),
 		AckWait: opts.AckWait,

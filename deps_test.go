@@ -52,6 +52,7 @@ var depRules = map[string]depRule{
 	"W/internal/benchtree":            {deny: []string{anyOfOurs}},
 	"W/internal/standin":              {deny: []string{anyOfOurs}},
 	"W/internal/benchtree/mkpersonas": {deny: []string{anyOfOurs}, allow: []string{"W/internal/benchtree"}},
+	"W/internal/convstore":            {deny: []string{anyOfOurs}}, // where each harness keeps its conversations: harness and history/sessions read it
 	// The JSON the commands print: types of its own, so that the packages
 	// below can change theirs freely.
 	"W/report": {deny: []string{anyOfOurs, cliLib}},
@@ -60,17 +61,17 @@ var depRules = map[string]depRule{
 	// a child workforce process, so batch needs the result and event types
 	// only (package doc); the personas come in as a lookup function, and
 	// names in errors go through internal/quote.
-	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote"}},
+	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
 	// batch's runner, the submitter's protocol over batch's state; the
 	// worker's git comes in as functions (gitwork's, from the command
 	// layer), the submitter resolves refs with gitwork.ResolveRef, and a
 	// task runs as a child workforce, as in batch.
-	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree"}},
+	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree", "W/internal/lazyre"}},
 
 	// What a queue task does with git: the system git through
 	// internal/git, and names printed through internal/quote.
-	"W/gitwork": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/git", "W/internal/quote"}},
+	"W/gitwork": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/git", "W/internal/quote", "W/internal/lazyre"}},
 
 	"W/persona":          {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", "W/skill", "W/native", "W/pack", "W/install", cliLib}},
 	"W/personas":         {deny: []string{"W/discover", "W/mount", "W/harness", "W/session", cliLib}},
@@ -91,7 +92,7 @@ var depRules = map[string]depRule{
 	// command layer fills it, so nothing of a run's making is reached.
 	// Its usage totals match runs to the harnesses' own records
 	// (history/sessions); where those are the caller says.
-	"W/history": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote", "W/history/sessions"}},
+	"W/history": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote", "W/history/sessions", "W/internal/convstore"}},
 	// The terminal picker: a TUI over the items it is given; it returns a
 	// choice and runs nothing.
 	"W/picker": {deny: []string{anyOfOurs, cliLib}},
@@ -99,10 +100,11 @@ var depRules = map[string]depRule{
 	// events (report's type) and ends it is given, and runs nothing: no
 	// session, no batch runner, no command line.
 	"W/batchview": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/quote"}},
-	// The harnesses' own session records: the standard library and a
-	// SQLite library only, so that any package, session's cleanup
+	// The harnesses' own session records: the standard library, a
+	// SQLite library and the table of where the stores are
+	// (internal/convstore) only, so that any package, session's cleanup
 	// included, may read them.
-	"W/history/sessions": {deny: []string{anyOfOurs, cliLib}},
+	"W/history/sessions": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/convstore"}},
 	// Landlock and the launcher: the standard library, x/sys, x/net/bpf
 	// (the seccomp filter's assembler) and go-landlock only, since every
 	// harness start runs it before main.

@@ -1,5 +1,5 @@
-// Command workforce runs coding agents (Claude Code, opencode, Codex) with
-// personas: it loads personas from a cascade of layers, packs and installs
+// Command workforce runs coding agents (Claude Code, opencode, Codex,
+// Gemini CLI) with personas: it loads personas from a cascade of layers, packs and installs
 // them, tells which instruction files each harness discovers, and runs a
 // persona in a sandbox copy of the repository.
 //
@@ -12,7 +12,9 @@
 // that does the work with the options and the streams it is given, so
 // that a test calls it without parsing a command line. The run functions
 // call the packages that own the ideas and print what they return:
-// output.go holds what the commands share to print, report/ the JSON they
+// output.go holds what the commands share to print (the one JSON writer
+// of documents, writeJSON, and the one of lines, writeJSONLine: no other
+// file makes JSON, TestOneJSONWriter), report/ the JSON they
 // print (convert.go converts), exitcode.go the exit statuses, the one
 // place they are decided. Running a persona is package run's (run,
 // create, pick --run, the picker and sessions resume go through it):
@@ -20,7 +22,12 @@
 // outcome; exitcode.go maps the outcome and run's *Error to a status. Nothing else ends the process: os.Exit is
 // called in this file only. The signals a command handles itself (batch,
 // the queue's submitter, worker) come from notifyStop here, handed to
-// the package the command calls.
+// the package the command calls. What is true of one harness (its
+// one-shot mode, the arguments of a run without tools, what it counts
+// from a conversation's start when resumed, where it keeps its
+// conversations) is the harness tables' (package harness,
+// internal/convstore), and the names of the files workforce keeps are
+// their owners' (session, internal/home): main writes none of them.
 //
 // Output rule: data goes to stdout; everything else goes to stderr prefixed
 // with "workforce: error:", "workforce: warning:" or "workforce: hint:".

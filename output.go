@@ -10,6 +10,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +55,35 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 var jsonOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.WithIndent("  "), jsontext.EscapeForHTML(false))
+
+// writeJSON and writeJSONLine are the only JSON writers of the commands
+// (TestOneJSONWriter fails on another): writeJSON for a document,
+// writeJSONLine and marshalJSONLine for the lines of a JSON-lines stream
+// (the events of run --events, a batch's task states and results, pick's
+// answer, the id of a detached batch).
+
+// writeJSONLine prints v as one line of JSON, in one write: the bytes of
+// an encoding/json Encoder with SetEscapeHTML(false) (<, > and & as
+// themselves; U+2028, U+2029 and invalid UTF-8 escaped). Its callers that
+// print from several goroutines hold a lock around it; a line is never
+// split between writes.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := marshalJSONLine(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// marshalJSONLine is the line writeJSONLine prints, its newline included.
+func marshalJSONLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
+}
 
 // errorf, warnf and hintf print one line each. What they print may hold
 // names or output the agent controls (an error of the file system naming

@@ -245,9 +245,9 @@ func TestPickResolvedMaps(t *testing.T) {
 				}
 				// And pick's own policy, every tool denied.
 				dir := t.TempDir()
-				args, err := pickArgs(h, dir)
+				args, err := harness.NoToolsArgs(h, dir)
 				if err != nil || len(args) != 2 || args[0] != "--policy" {
-					t.Fatalf("pickArgs = %q, %v; want --policy FILE", args, err)
+					t.Fatalf("NoToolsArgs = %q, %v; want --policy FILE", args, err)
 				}
 				if b, err := os.ReadFile(args[1]); err != nil || !strings.Contains(string(b), "toolName = \"*\"\ndecision = \"deny\"") {
 					t.Errorf("%s: %q, %v; want a rule denying every tool", args[1], b, err)

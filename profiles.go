@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
+	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/urfave/cli/v2"
 )
 
@@ -20,14 +20,14 @@ func profileFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "profile", Usage: "use this discovery profile instead of the one of the installed harness version: " + strings.Join(discover.Names(), ", ")}
 }
 
-// versionCache remembers harness versions under <home>/cache; without a
-// home, it remembers nothing.
+// versionCache remembers harness versions in <home>/cache
+// (home.HarnessVersions); without a home, it remembers nothing.
 func versionCache(env procEnv) harness.VersionCache {
 	home, err := env.home()
 	if err != nil {
 		return harness.VersionCache{}
 	}
-	return harness.VersionCache{File: filepath.Join(home, "cache", "harness-versions.json")}
+	return harness.VersionCache{File: homedir.HarnessVersions(home)}
 }
 
 // harnessProfile returns the discovery profile for harness h: the one

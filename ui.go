@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -241,7 +241,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if f, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return usageError(fmt.Errorf("%s %s needs a value", name, flagName(f)), help)
 	}
-	if m := badValue.FindStringSubmatch(msg); m != nil {
+	if m := badValue().FindStringSubmatch(msg); m != nil {
 		why := m[3]
 		if k := flagKind(c, m[2]); k != "" {
 			why = "not " + k
@@ -252,7 +252,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 }
 
 // badValue is the flag package's error for a value it cannot parse.
-var badValue = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
+var badValue = lazyre.New(`^invalid (?:boolean )?value (".*") for (?:flag )?(-\S+): (.*)$`)
 
 // flagKind says what the flag named f ("-timeout") of c's command takes,
 // for the error of a value it cannot parse; empty when it is not known.

@@ -9,12 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/report"
 	"golang.org/x/sys/unix"
 )
@@ -82,7 +82,7 @@ type State struct {
 // the path's SHA-256; the same file always gets the same id.
 func IDFor(abs string) string {
 	base := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-	base = unsafeRun.ReplaceAllString(base, "_")
+	base = unsafeRun().ReplaceAllString(base, "_")
 	base = strings.TrimLeft(base, "._-")
 	if len(base) > 60 {
 		base = base[:60]
@@ -94,7 +94,7 @@ func IDFor(abs string) string {
 	return base + "-" + hex.EncodeToString(sum[:4])
 }
 
-var unsafeRun = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeRun = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // Open returns the state of batch id under home, creating its directory.
 func Open(home, id string) (*State, error) {

@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 )
 
 // Task is one entry of a batch file: a one-shot run of a persona with a
@@ -51,17 +52,17 @@ var fields = []string{"id", "persona", "task", "dir", "repo", "ref", "harness", 
 
 // safeName is what an id may be: a file name on every system, that no
 // option parser takes for a flag.
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+var safeName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
 // personaRef is PERSONA or PERSONA@TIER.
-var personaRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(@[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+var personaRef = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*(@[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
 
 // plainName is an input's name an error may print as it is.
-var plainName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var plainName = lazyre.New(`^[A-Za-z0-9_.-]+$`)
 
 // SafeName reports whether s may name a task or a batch: letters, digits,
 // '.', '_' and '-', starting with a letter or digit, at most 100 bytes.
-func SafeName(s string) bool { return safeName.MatchString(s) }
+func SafeName(s string) bool { return safeName().MatchString(s) }
 
 // TimeoutDuration is the task's timeout; 0 when it sets none. Validate
 // has checked it.
@@ -177,7 +178,7 @@ func (t Task) Validate() error {
 		return fmt.Errorf("task %s: %s holds a NUL byte", t.ID, nulIn)
 	case t.Persona == "":
 		return fmt.Errorf("task %s: persona is missing", t.ID)
-	case !personaRef.MatchString(t.Persona):
+	case !personaRef().MatchString(t.Persona):
 		return fmt.Errorf("task %s: persona %q: want PERSONA or PERSONA@TIER", t.ID, t.Persona)
 	case strings.TrimSpace(t.Task) == "":
 		return fmt.Errorf("task %s: task is missing or empty", t.ID)
@@ -220,7 +221,7 @@ func (t Task) nulField() string {
 		switch {
 		case nul(k):
 			return "an input's name"
-		case nul(t.Inputs[k]) && plainName.MatchString(k):
+		case nul(t.Inputs[k]) && plainName().MatchString(k):
 			return "inputs." + k
 		case nul(t.Inputs[k]):
 			return fmt.Sprintf("inputs.%q", k)
@@ -321,12 +322,12 @@ func parseYAML(name string, data []byte) ([]Task, error) {
 }
 
 // yamlLineRE finds the line a yaml error names.
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = lazyre.New(`line (\d+)`)
 
 // yamlLine is the line a yaml error names; 0 when none.
 func yamlLine(err error) int {
 	var n int
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
 		fmt.Sscan(m[1], &n)
 	}
 	return n
@@ -336,7 +337,7 @@ func yamlLine(err error) int {
 func yamlError(err error) error {
 	s := err.Error()
 	s = strings.TrimPrefix(s, "yaml: ")
-	s = yamlLineRE.ReplaceAllString(s, "")
+	s = yamlLineRE().ReplaceAllString(s, "")
 	s = strings.TrimLeft(s, ": ")
 	if s == "" {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -144,20 +145,21 @@ func (m model) View() tea.View {
 	return tea.NewView(strings.Join(m.lines(), "\n"))
 }
 
-// The display's styles, when it has colours.
+// The display's styles, when it has colours: made on first use, so that
+// a command that draws no display does no work for them at start-up.
 var (
-	faintStyle     = lipgloss.NewStyle().Faint(true)
-	succeededStyle = lipgloss.NewStyle().Foreground(lipgloss.Green)
-	conflictStyle  = lipgloss.NewStyle().Foreground(lipgloss.Yellow)
-	failedStyle    = lipgloss.NewStyle().Foreground(lipgloss.Red)
+	faintStyle     = sync.OnceValue(func() lipgloss.Style { return lipgloss.NewStyle().Faint(true) })
+	succeededStyle = sync.OnceValue(func() lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Green) })
+	conflictStyle  = sync.OnceValue(func() lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Yellow) })
+	failedStyle    = sync.OnceValue(func() lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Red) })
 )
 
 // style is text in s when the display has colours.
-func (m model) style(s lipgloss.Style, text string) string {
+func (m model) style(s func() lipgloss.Style, text string) string {
 	if !m.color {
 		return text
 	}
-	return s.Render(text)
+	return s().Render(text)
 }
 
 // lines are the display's lines: a line per running task, as many as the
@@ -195,7 +197,7 @@ func (m model) status(now time.Time) string {
 	var by []string
 	for _, k := range []struct {
 		key string
-		s   lipgloss.Style
+		s   func() lipgloss.Style
 	}{{Succeeded, succeededStyle}, {Conflict, conflictStyle}, {Failed, failedStyle}} {
 		if n := m.counts[k.key]; n > 0 {
 			by = append(by, m.style(k.s, fmt.Sprintf("%d %s", n, k.key)))

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/git"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 )
 
@@ -138,11 +138,11 @@ func loginOnly(pre, user string) bool {
 }
 
 // urlPattern finds the urls in a message of git.
-var urlPattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]*`)
+var urlPattern = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]*`)
 
 // redactText returns git's message s with every url in it redacted.
 func redactText(s string) string {
-	return urlPattern.ReplaceAllStringFunc(s, Redact)
+	return urlPattern().ReplaceAllStringFunc(s, Redact)
 }
 
 // checkURL refuses a url git would read as an option, an empty one, and

@@ -302,7 +302,7 @@ func FuzzRedact(f *testing.F) {
 		if Redact(got) != got {
 			t.Fatalf("Redact(%q) = %q, not stable", got, Redact(got))
 		}
-		if strings.ContainsAny(url, " \t\n\r\v\f'\"<>") || !urlPattern.MatchString(scheme+"://") {
+		if strings.ContainsAny(url, " \t\n\r\v\f'\"<>") || !urlPattern().MatchString(scheme+"://") {
 			return
 		}
 		msg := "fatal: unable to access '" + url + "': x"

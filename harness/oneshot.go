@@ -90,6 +90,58 @@ var oneShotHeads = map[string]struct{ start, resume []string }{
 	persona.HarnessGemini:   {start: []string{"-p"}, resume: []string{"-p"}},
 }
 
+// OneShotMode is the one-shot command line of harness h, as its users
+// know it ("codex exec"): the harness and the first argument its one-shot
+// runs start with; "" for a harness workforce does not run.
+func OneShotMode(h string) string {
+	heads, ok := oneShotHeads[h]
+	if !ok || len(heads.start) == 0 {
+		return ""
+	}
+	return h + " " + heads.start[0]
+}
+
+// OneShotModes are the one-shot command lines of the harnesses
+// (OneShotMode), in the order of persona.Harnesses.
+func OneShotModes() []string {
+	var out []string
+	for _, h := range persona.Harnesses {
+		if m := OneShotMode(h); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Cumulative says which usage figures of a harness's one-shot output are
+// the conversation's running total when the run resumes one, where a new
+// conversation's output is the run's own.
+type Cumulative struct {
+	// Tokens says the token counts are the conversation's so far.
+	Tokens bool
+	// Cost says the cost is the conversation's so far.
+	Cost bool
+}
+
+// CumulativeOnResume is what harness h's one-shot output counts from the
+// conversation's start when resumed, as measured on the real harnesses
+// against the scripted model of the e2e tests (e2e TestUsage checks
+// each): `codex exec resume` the tokens (its turn.completed usage is the
+// thread's total), `claude -p --resume` the cost (claude restores its cost
+// state, and total_cost_usd goes on from the earlier runs'; its tokens are
+// the run's own). opencode run prints each step's tokens and cost, which
+// the run sums: its own; so does `gemini -p --resume` (its stats count the
+// process's requests; it prints no cost).
+func CumulativeOnResume(h string) Cumulative {
+	switch h {
+	case persona.HarnessCodex:
+		return Cumulative{Tokens: true}
+	case persona.HarnessClaude:
+		return Cumulative{Cost: true}
+	}
+	return Cumulative{}
+}
+
 // codexOneShotApproval is codex's approval policy in a one-shot run:
 // nothing can ask, so a request for more than the sandbox allows is
 // refused, as the persona's permission mode says for what would ask.
@@ -129,7 +181,7 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 	if inv == nil {
 		return nil, err
 	}
-	mode := strings.Join(append([]string{r.Harness}, oneShotHeads[r.Harness].start...)[:2], " ")
+	mode := OneShotMode(r.Harness)
 	if s.Resume != "" && r.Harness == persona.HarnessCodex {
 		mode = "codex exec resume"
 	}

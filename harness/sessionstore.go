@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/convstore"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
-// The harnesses' own session stores: where each keeps its conversations,
-// and how to tell which one ran in a directory, for a run whose harness
-// did not say its session id (an interactive run of codex or opencode, or
-// a one-shot run that printed nothing). Measured on codex 0.169.0 and
+// The harnesses' own session stores: where each keeps its conversations
+// (the directories are internal/convstore's table, which history/sessions
+// reads too), and how to tell which one ran in a directory, for a run
+// whose harness did not say its session id (an interactive run of codex
+// or opencode, or a one-shot run that printed nothing). Measured on codex 0.169.0 and
 // opencode 1.18.33 against the scripted model of make e2e, with one-shot
 // runs and with interactive ones on a pseudo-terminal:
 //
@@ -82,13 +84,16 @@ func FindSession(inv *Invocation, dir string, since time.Time) (string, error) {
 	return "", ErrNoSessionID
 }
 
-// codexHome is codex's home in env: $CODEX_HOME, else ~/.codex.
+// codexHome is codex's home in env, where internal/convstore's table
+// says: $CODEX_HOME, else ~/.codex. A relative $CODEX_HOME is taken as it
+// is, as codex takes it (history/sessions leaves it out).
 func codexHome(env []string) string {
 	get := envLookup(env)
-	if h := get("CODEX_HOME"); h != "" {
-		return h
+	loc, _ := convstore.Of(persona.HarnessCodex)
+	if h := get(loc.Var); h != "" {
+		return filepath.Join(h, loc.Sub)
 	}
-	return filepath.Join(get("HOME"), ".codex")
+	return filepath.Join(append([]string{get("HOME")}, loc.Home...)...)
 }
 
 // maxMetaLine bounds the first line of a codex rollout file.

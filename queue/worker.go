@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/gitwork"
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
 	"golang.org/x/sys/unix"
@@ -227,7 +227,7 @@ func (w *Worker) sweep(ctx context.Context, done chan struct{}) {
 }
 
 // objectName is a full commit id.
-var objectName = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+var objectName = lazyre.New(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // check checks a task's message: what a worker takes from the queue is
 // checked as a batch file's entry is, and more, since anyone who can
@@ -261,7 +261,7 @@ func checkEntry(t Task) error {
 	switch {
 	case t.Entry.Repo == "" || t.Entry.Dir != "":
 		return errors.New("it names no repository, or a directory")
-	case !objectName.MatchString(t.Commit):
+	case !objectName().MatchString(t.Commit):
 		return errors.New("its commit is not a full commit id")
 	case quote.Text(t.Entry.Repo) != t.Entry.Repo || quote.Text(t.Entry.Ref) != t.Entry.Ref:
 		// They go into the logs and the result as they are.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -165,8 +166,17 @@ func (p *Plan) syncAction(rel string) string {
 	return harness.SyncCreated
 }
 
+// OutputFile is the name of the harness's raw one-shot output (its
+// stdout: every harness's one-shot output is JSONL, claude's stream-json
+// too) in a results directory; the output of the earlier runs of a
+// resumed session is in its numbered directories (EarlierOutputs).
+const OutputFile = "stdout.jsonl"
+
+// errorsFile is the name of the harness's stderr in a results directory.
+const errorsFile = "stderr.txt"
+
 // outputFiles are the files of a run in its results directory.
-var outputFiles = []string{"result.json", "stdout.jsonl", "stderr.txt"}
+var outputFiles = []string{ResultFile, OutputFile, errorsFile}
 
 // partSuffix marks the files the raw output is written to while the
 // harness runs.
@@ -192,7 +202,7 @@ func openOutput(dir string) (*rawOutput, error) {
 	for _, f := range []struct {
 		s    *spill
 		name string
-	}{{r.stdout, "stdout.jsonl"}, {r.stderr, "stderr.txt"}} {
+	}{{r.stdout, OutputFile}, {r.stderr, errorsFile}} {
 		file, err := os.OpenFile(filepath.Join(dir, f.name+partSuffix), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
 			r.discard()
@@ -219,7 +229,7 @@ func (r *rawOutput) writeErr() error {
 // when that leaves it empty.
 func (r *rawOutput) discard() {
 	r.close()
-	for _, name := range []string{"stdout.jsonl", "stderr.txt"} {
+	for _, name := range []string{OutputFile, errorsFile} {
 		os.Remove(filepath.Join(r.dir, name+partSuffix))
 	}
 	os.Remove(r.dir) // only when empty
@@ -291,12 +301,40 @@ func saveOutput(dir string, r *rawOutput) error {
 	if err := archiveOutput(dir); err != nil {
 		return err
 	}
-	for _, name := range []string{"stdout.jsonl", "stderr.txt"} {
+	for _, name := range []string{OutputFile, errorsFile} {
 		if err := os.Rename(filepath.Join(dir, name+partSuffix), filepath.Join(dir, name)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// EarlierOutputs are the raw outputs the earlier runs of a resumed
+// session kept in its results directory dir, the latest first:
+// dir/N/stdout.jsonl for each numbered directory N (archiveOutput moves a
+// run's files to the first free number, so the highest is the latest).
+// It lists the paths of the numbered directories whatever they hold;
+// none when dir cannot be read.
+func EarlierOutputs(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var nums []int
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 && e.IsDir() && strconv.Itoa(n) == e.Name() {
+			nums = append(nums, n)
+		}
+	}
+	slices.Sort(nums)
+	var out []string
+	for _, n := range slices.Backward(nums) {
+		out = append(out, filepath.Join(dir, strconv.Itoa(n), OutputFile))
+	}
+	return out
 }
 
 // archiveOutput moves the files of an earlier run in dir, if any, into

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,4 +118,38 @@ func TestSaveOutput(t *testing.T) {
 			t.Error("writeErr = nil after a write failed")
 		}
 	})
+}
+
+// TestEarlierOutputs checks the outputs of a session's earlier runs: each
+// numbered directory's stdout.jsonl, the latest (highest) first, after
+// three runs saved one after the other; nothing else of the directory.
+func TestEarlierOutputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ResultsDir, "s1")
+	must(t, os.MkdirAll(dir, 0o700))
+	for run := range 3 {
+		raw, err := openOutput(dir)
+		must(t, err)
+		fmt.Fprintf(raw.stdout, "run %d\n", run)
+		must(t, saveOutput(dir, raw))
+	}
+	for _, name := range []string{"01", "0", "-1", "x"} {
+		must(t, os.Mkdir(filepath.Join(dir, name), 0o700))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "7"), nil, 0o600)) // a file, not a run's directory
+	got := EarlierOutputs(dir)
+	want := []string{filepath.Join(dir, "2", OutputFile), filepath.Join(dir, "1", OutputFile)}
+	if !slices.Equal(got, want) {
+		t.Fatalf("EarlierOutputs = %q, want %q", got, want)
+	}
+	for i, p := range got {
+		if b, err := os.ReadFile(p); err != nil || string(b) != fmt.Sprintf("run %d\n", 1-i) {
+			t.Errorf("%s = %q, %v; want run %d", p, b, err, 1-i)
+		}
+	}
+	if got := EarlierOutputs(filepath.Join(dir, "none")); got != nil {
+		t.Errorf("EarlierOutputs of a missing directory = %q", got)
+	}
+	if got := EarlierOutputs(""); got != nil {
+		t.Errorf("EarlierOutputs(\"\") = %q", got)
+	}
 }

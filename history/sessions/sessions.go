@@ -95,6 +95,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/seed-3bc194a6/workforce/internal/convstore"
 )
 
 // The harnesses, as workforce names them.
@@ -173,33 +175,17 @@ type Store struct {
 }
 
 // Stores returns the stores of the harnesses as an environment locates
-// them (getenv reads a variable; "" is unset): CLAUDE_CONFIG_DIR else
-// ~/.claude, CODEX_HOME else ~/.codex, $XDG_DATA_HOME/opencode else
-// ~/.local/share/opencode, $GEMINI_CLI_HOME/.gemini else ~/.gemini. A
-// relative directory, or a store under an unknown home, is left out.
+// them (getenv reads a variable; "" is unset), by the table of
+// internal/convstore: CLAUDE_CONFIG_DIR else ~/.claude, CODEX_HOME else
+// ~/.codex, $XDG_DATA_HOME/opencode else ~/.local/share/opencode,
+// $GEMINI_CLI_HOME/.gemini else ~/.gemini. A relative directory, or a
+// store under an unknown home, is left out.
 func Stores(getenv func(string) string) []Store {
-	home := getenv("HOME")
-	dir := func(v string, homeRel ...string) string {
-		if d := getenv(v); filepath.IsAbs(d) {
-			return filepath.Clean(d)
-		}
-		if !filepath.IsAbs(home) {
-			return ""
-		}
-		return filepath.Join(append([]string{home}, homeRel...)...)
-	}
 	var out []Store
-	if d := dir("CLAUDE_CONFIG_DIR", ".claude"); d != "" {
-		out = append(out, Store{Claude, d})
-	}
-	if d := dir("CODEX_HOME", ".codex"); d != "" {
-		out = append(out, Store{Codex, d})
-	}
-	if d := dir("XDG_DATA_HOME", ".local", "share"); d != "" {
-		out = append(out, Store{Opencode, filepath.Join(d, "opencode")})
-	}
-	if d := dir("GEMINI_CLI_HOME"); d != "" {
-		out = append(out, Store{Gemini, filepath.Join(d, ".gemini")})
+	for _, l := range convstore.Locations() {
+		if d := l.Dir(getenv); d != "" {
+			out = append(out, Store{l.Harness, d})
+		}
 	}
 	return out
 }

@@ -73,6 +73,15 @@ func HarnessVersions(home string) string {
 	return filepath.Join(CacheDir(home), "harness-versions.json")
 }
 
+// WorkerDir returns the directory of a queue worker of home,
+// <home>/worker: its tasks' directories and the repositories it fetches
+// (repos/).
+func WorkerDir(home string) string { return filepath.Join(home, "worker") }
+
+// CreateDir returns the directory of workforce create's staging
+// directories, <home>/create: one a create, removed when it ends.
+func CreateDir(home string) string { return filepath.Join(home, "create") }
+
 // Config is <home>/config.json.
 type Config struct {
 	// PersonaDirs are the user persona directories, highest first. Unset

@@ -200,3 +200,18 @@ func FuzzReadSandbox(f *testing.F) {
 		}
 	})
 }
+
+// TestLayout checks where the files of a home are that commands reach
+// through this package rather than naming them.
+func TestLayout(t *testing.T) {
+	for got, want := range map[string]string{
+		HarnessVersions("/h"): "/h/cache/harness-versions.json",
+		WorkerDir("/h"):       "/h/worker",
+		CreateDir("/h"):       "/h/create",
+		CacheDir("/h"):        "/h/cache",
+	} {
+		if got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}
