@@ -20,6 +20,9 @@
 // and sessions resume's flags), queueflags.go (the queue's flags of batch
 // and worker), events.go, history.go, frontdoor.go (workforce alone: the
 // picker). No function is over 80 lines but a command's definition.
+// What needs neither a flag nor a stream goes to the package that owns
+// it: pick's question and the reading of its answer are package pick's,
+// a resumed run's own usage package run's (run.OwnUsage).
 // The run functions
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print (the one JSON writer
