@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/internal/diag"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
@@ -148,4 +151,98 @@ func absIn(dir, path string) string {
 		return ""
 	}
 	return filepath.Join(dir, path)
+}
+
+// installLayers is the cascade an install or an import into target is
+// read in, for the notes of what each persona overrides: the layers, with
+// the project layer target becomes when it is the project's (neither dir
+// nor user) and the project has none yet.
+func installLayers(env procEnv, target, dir string, user bool) []persona.Layer {
+	layers := cascadeLayers(env)
+	if dir == "" && !user && len(layers) > 0 && layers[0].Name != persona.LayerProject {
+		layers = append([]persona.Layer{{Name: persona.LayerProject, Dir: target}}, layers...)
+	}
+	return layers
+}
+
+// outsideNote says when an install or an import landed in a directory
+// that is not a layer of the cascade: workforce does not read it, and
+// what its personas would override depends on where it is added.
+func outsideNote(w io.Writer, res *install.Result) {
+	if res.Layer == "" && len(res.Installed) > 0 {
+		notef(w, "%s is not a persona layer, so workforce does not read the personas there; `workforce sources add %s` makes it one", res.Target, res.Target)
+	}
+}
+
+// validatePersonas checks the persona files paths name (files,
+// directories, patterns), or without any every file of every layer, as
+// workforce validate does (and create, the persona its agent wrote): each
+// error and warning on ios.Err at file:line:column, "ok FILE" on ios.Out
+// for each file without errors, and an *exitError when some have errors.
+func validatePersonas(ios *iostreams, env procEnv, paths []string) error {
+	var files []string
+	for _, arg := range paths {
+		found, err := personaFiles(env.Dir, arg)
+		if err != nil {
+			return err
+		}
+		files = append(files, found...)
+	}
+	if len(paths) > 0 && len(files) == 0 {
+		return fmt.Errorf("no *.json persona files in %s", strings.Join(paths, ", "))
+	}
+	lo, err := loadOptions(env)
+	if err != nil {
+		return err
+	}
+	layers, err := persona.Layers(lo)
+	if err != nil {
+		return err
+	}
+	checked := map[string]bool{}
+	if len(paths) > 0 {
+		layers = append([]persona.Layer{persona.FilesLayer("validate", files)}, layers...)
+		for _, f := range files {
+			checked[f] = true
+		}
+	}
+	cat := persona.LoadLayers(layers)
+	if len(paths) == 0 {
+		// Every file of every layer.
+		files = cat.Files()
+		for _, f := range files {
+			checked[f] = true
+		}
+		for _, ds := range [][]*diag.Diagnostic{cat.Errors, cat.Warnings} {
+			for _, d := range ds {
+				if !checked[d.File] {
+					checked[d.File] = true
+					files = append(files, d.File)
+				}
+			}
+		}
+		sort.Strings(files)
+	}
+	bad := map[string]bool{}
+	for _, d := range cat.Errors {
+		if checked[d.File] {
+			errorf(ios.Err, "%s", d)
+			bad[d.File] = true
+		}
+	}
+	for _, d := range cat.Warnings {
+		if checked[d.File] {
+			warnf(ios.Err, "%s", d)
+		}
+	}
+	for _, f := range files {
+		if !bad[f] {
+			fmt.Fprintf(ios.Out, "ok %s\n", f)
+		}
+	}
+	if len(bad) > 0 {
+		errorf(ios.Err, "%d of %d files have errors", len(bad), len(files))
+		return silentExit(exitFailure)
+	}
+	return nil
 }

@@ -343,7 +343,7 @@ func printStateLines(w io.Writer, ids []string, states map[string]batch.TaskStat
 
 // batchOutput prints a batch's progress: a line per task as it ends (or
 // its result, with --json), under a live display of the running tasks and
-// the counts on a terminal (package batchview, cmd_batch_live.go). Its methods may be called
+// the counts on a terminal (package batchview, batchlive.go). Its methods may be called
 // from several goroutines; none waits for the display.
 type batchOutput struct {
 	mu    sync.Mutex

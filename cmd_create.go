@@ -430,7 +430,7 @@ func installCreated(ctx context.Context, ios *iostreams, opts createOptions, tar
 	// As workforce validate checks them, in your layers: errors at
 	// file:line:column.
 	vios := &iostreams{Out: io.Discard, Err: ios.Err} // not its "ok" lines
-	if err := runValidate(ctx, vios, validateOptions{Paths: []string{written}, Env: opts.Env}); err != nil {
+	if err := validatePersonas(vios, opts.Env, []string{written}); err != nil {
 		return withCode(exitFailure, errors.New("the persona the agent wrote is not valid: nothing installed"), kept)
 	}
 	pj := `{"name": "workforce-create", "private": true, "agentworkforce": {"personas": "personas"}}` + "\n"

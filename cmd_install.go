@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
-	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/urfave/cli/v2"
 )
 
@@ -143,27 +141,6 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 		fmt.Fprintln(ios.Out)
 	}
 	return nil
-}
-
-// installLayers is the cascade an install or an import into target is
-// read in, for the notes of what each persona overrides: the layers, with
-// the project layer target becomes when it is the project's (neither dir
-// nor user) and the project has none yet.
-func installLayers(env procEnv, target, dir string, user bool) []persona.Layer {
-	layers := cascadeLayers(env)
-	if dir == "" && !user && len(layers) > 0 && layers[0].Name != persona.LayerProject {
-		layers = append([]persona.Layer{{Name: persona.LayerProject, Dir: target}}, layers...)
-	}
-	return layers
-}
-
-// outsideNote says when an install or an import landed in a directory
-// that is not a layer of the cascade: workforce does not read it, and
-// what its personas would override depends on where it is added.
-func outsideNote(w io.Writer, res *install.Result) {
-	if res.Layer == "" && len(res.Installed) > 0 {
-		notef(w, "%s is not a persona layer, so workforce does not read the personas there; `workforce sources add %s` makes it one", res.Target, res.Target)
-	}
 }
 
 // lockSource is how the lock file names source, given in the working

@@ -3,18 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/harness"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
-	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
-	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
 
@@ -94,7 +88,7 @@ Example:
 			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode, codex or gemini"},
 			&cli.StringFlag{Name: "root", Usage: "the project root to copy (default: the nearest directory with .git, else the working directory); it must contain the working directory"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input value, NAME=VALUE (repeatable)"},
-			&cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"},
+			syncDeletesFlag,
 			&cli.BoolFlag{Name: "keep", Usage: "keep the sandbox after the run"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan without creating or starting anything"},
 			&cli.BoolFlag{Name: "json", Usage: "with a task, print the result as JSON; with --dry-run, print the plan as JSON"},
@@ -109,53 +103,11 @@ Example:
 			syncConfigFlag,
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
-			&cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"},
+			allowUnmappedFlag,
 			sandboxFlag, sandboxAllowFlag, noHistoryFlag, noProjectPersonasFlag,
 		},
 		Action: runAction,
 	}
-}
-
-// runOptions are a run: the persona Ref names (PERSONA[@TIER]), on
-// Harness when set, with the input values Inputs, the arguments Extra
-// passed to the harness, and the choices of the command line.
-type runOptions struct {
-	Ref     string
-	Extra   []string
-	Harness string
-	// Root is the project root to copy, as given (the nearest directory
-	// with .git above the working directory when empty).
-	Root    string
-	Profile string
-	Inputs  map[string]string
-
-	SyncDeletes, Keep, Reuse, Live, SyncCommitted bool
-	// SyncConfig lets executable configuration sync back with the rest
-	// (--sync-config) instead of being held in the session.
-	SyncConfig   bool
-	DryRun, JSON bool
-	// Events prints a one-shot run's events as JSON lines (cmd_events.go).
-	Events                                      bool
-	InstallInRepo, RefreshSkills, AllowUnmapped bool
-	// Review holds the agent's work for review; nil leaves it to
-	// "review" in <home>/config.json.
-	Review *bool
-	// Timeout limits the run; nil leaves it to the persona's
-	// timeoutSeconds when stdin is not a terminal.
-	Timeout *time.Duration
-	// Task, when set, makes the run unattended: the harness's one-shot
-	// mode with this task.
-	Task *string
-	// Sandbox is the sandbox mode asked for (nil: the default), and
-	// SandboxAllow the paths --sandbox-allow adds, as given.
-	Sandbox      *confine.Mode
-	SandboxAllow []string
-	Env          procEnv
-	// NoProjectPersonas looks the persona up in the user's layers and the
-	// built-in catalog only (--no-project-personas: a worker's run).
-	NoProjectPersonas bool
-	// NoHistory leaves the run out of the history.
-	NoHistory bool
 }
 
 // runRules are the flag rules of run.
@@ -231,62 +183,6 @@ func runAction(c *cli.Context) error {
 	return runRun(c.Context, ios, opts)
 }
 
-// harnessArgs splits a command's arguments at the first --: those before
-// are the command's, those after go to the harness.
-func harnessArgs(args []string) (own, extra []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
-		}
-	}
-	return args, nil
-}
-
-// inputValues adds the values of --input NAME=VALUE to inputs.
-func inputValues(c *cli.Context, inputs map[string]string) error {
-	for _, kv := range c.StringSlice("input") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usagef("--input %q: want NAME=VALUE", kv)
-		}
-		inputs[k] = v
-	}
-	return nil
-}
-
-// readTask returns the task of a one-shot run: the argument (- reads it
-// from in), or the file taskFile names.
-func readTask(in io.Reader, args []string, taskFile string) (string, error) {
-	var data []byte
-	var err error
-	switch {
-	case taskFile != "":
-		if data, err = os.ReadFile(taskFile); err != nil {
-			return "", usageError(fmt.Errorf("--task-file: %w", err))
-		}
-	case args[0] == "-":
-		if data, err = io.ReadAll(in); err != nil {
-			return "", fmt.Errorf("cannot read the task from stdin: %w", err)
-		}
-	default:
-		data = []byte(args[0])
-	}
-	task := strings.TrimRight(string(data), "\n")
-	if strings.TrimSpace(task) == "" {
-		return "", usagef("the task is empty")
-	}
-	// The task ends as an argument of the harness, which cannot carry a
-	// NUL: refused here, before a sandbox is made, not at exec.
-	if i := strings.IndexByte(task, 0); i >= 0 {
-		from := "the task"
-		if taskFile != "" {
-			from = "--task-file " + quote.Name(taskFile)
-		}
-		return "", usagef("%s holds a NUL byte (at byte %d): a task is text, and no harness's command line can carry one", from, i)
-	}
-	return task, nil
-}
-
 // noProjectPersonasFlag is run's hidden --no-project-personas, which a
 // worker passes to the run of each task: the task's repository is
 // whoever published the task's, and its personas are not the worker's.
@@ -315,28 +211,4 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	}
 	printPlan(ios.Out, toPlan(plan))
 	return nil
-}
-
-// The write sandbox's flags, of run and sessions resume.
-var (
-	sandboxFlag      = &cli.StringFlag{Name: "sandbox", Usage: "confine the harness's writes to its sandbox: on (the default, where Linux has Landlock; a warning where it cannot), strict (refuse to run unconfined) or off (default: $" + session.SandboxEnv + ", else \"sandbox\" in <home>/config.json)"}
-	sandboxAllowFlag = &cli.StringSliceFlag{Name: "sandbox-allow", Usage: "a file or directory the confined harness may write too, such as a package cache (repeatable; also \"sandbox\": {\"allow\": PATHS} in <home>/config.json)"}
-)
-
-// syncConfigFlag is --sync-config of run, sessions resume and sessions
-// sync: executable configuration (mount.HeldConfig) syncs back with the
-// rest instead of being held in the session for sessions apply.
-var syncConfigFlag = &cli.BoolFlag{Name: "sync-config", Usage: "also sync back the executable configuration the agent changed (.claude/, .mcp.json, opencode.json, .vscode/tasks.json, .envrc, git hook managers...: docs/run.md), held in the session for workforce sessions apply otherwise"}
-
-// sandboxMode returns the sandbox mode --sandbox asks for, nil when it is
-// not given.
-func sandboxMode(c *cli.Context) (*confine.Mode, error) {
-	if !c.IsSet("sandbox") {
-		return nil, nil
-	}
-	m, err := confine.ParseMode(c.String("sandbox"))
-	if err != nil {
-		return nil, usageError(fmt.Errorf("--sandbox: %w", err))
-	}
-	return &m, nil
 }

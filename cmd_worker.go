@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/gitwork"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/queue"
 	"github.com/urfave/cli/v2"
@@ -44,12 +45,7 @@ Deployment, sizing.
 Example:
 
    workforce worker --queue nats://queue.internal:4222 --jobs 4`,
-		Flags: append(queueFlags(true),
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores)"},
-			&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Action: ackWaitFlag, Usage: "how long the server waits for a sign of life of a task before it gives it to another worker; set when the consumer is made (by the first worker)"},
-			&cli.StringFlag{Name: "name", Usage: "the worker's name in the results and on the server (default: the host's name and the process id)"},
-			&cli.DurationFlag{Name: "git-timeout", Value: defaultGitTimeout, Action: notNegative("git-timeout"), Usage: "how long a task's checkout, and each push of its work, may take before it fails, so that a git server that stalls holds no task slot for good (0: no limit)"},
-		),
+		Flags:  append(queueFlags(true), workerFlags()...),
 		Action: workerAction,
 	}
 }
@@ -71,18 +67,6 @@ func workerAction(c *cli.Context) error {
 		return err
 	}
 	return runWorker(c.Context, newStreams(c), newProcEnv(), qo, workerOptions{Name: name, Jobs: c.Int("jobs"), AckWait: c.Duration("ack-wait"), GitTimeout: c.Duration("git-timeout")})
-}
-
-// ackWaitFlag checks --ack-wait: a second at least, since the worker's
-// signs of life come every third of it.
-func ackWaitFlag(c *cli.Context, d time.Duration) error {
-	if d < 0 {
-		return notNegative("ack-wait")(c, d)
-	}
-	if d < time.Second {
-		return usagef("%s --ack-wait %v: want at least 1s", commandPath(c), d)
-	}
-	return nil
 }
 
 // workerOptions are a worker's.
@@ -167,4 +151,39 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 		return silentExit(signalStatus(interruptedBy))
 	}
 	return nil
+}
+
+// workerGit is what a worker does with git: package gitwork, its clone
+// cache in repos. A checkout, and each push of the work, fails after
+// limit (0: none): the worker's git runs with its own credentials and
+// talks to servers it does not control, and a stalled one would hold a
+// task slot for good while the task's heartbeats keep it from any other
+// worker.
+func workerGit(repos string, limit time.Duration) queue.Git {
+	cache := &gitwork.Cache{Dir: repos}
+	within := func(ctx context.Context) (context.Context, context.CancelFunc) {
+		if limit <= 0 {
+			return context.WithCancel(ctx)
+		}
+		return context.WithTimeout(ctx, limit)
+	}
+	timedOut := func(ctx context.Context, err error) error {
+		if err != nil && ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("%w (--git-timeout %v)", err, limit)
+		}
+		return err
+	}
+	return queue.Git{
+		Checkout: func(ctx context.Context, url, commit, dest string) error {
+			ctx, cancel := within(ctx)
+			defer cancel()
+			return timedOut(ctx, cache.Checkout(ctx, url, commit, dest))
+		},
+		Publish: func(ctx context.Context, work, url, base, branch string) (queue.Published, error) {
+			ctx, cancel := within(ctx)
+			defer cancel()
+			p, err := gitwork.Publish(ctx, work, url, base, branch)
+			return queue.Published(p), timedOut(ctx, err)
+		},
+	}
 }

@@ -96,6 +96,10 @@ var depRules = map[string]depRule{
 	// The terminal picker: a TUI over the items it is given; it returns a
 	// choice and runs nothing.
 	"W/picker": {deny: []string{anyOfOurs, cliLib}},
+	// pick's question and its answer: the candidates, the prompts, the
+	// persona of the call and the strict reading of the answer, from the
+	// personas it is given; asking is run's (run.Ask), printing main's.
+	"W/pick": {deny: []string{cliLib, "W/run", "W/session", "W/harness", "W/mount", "W/discover", "W/install", "W/history"}},
 	// The live display of a batch: it draws rows from the tasks' starts,
 	// events (report's type) and ends it is given, and runs nothing: no
 	// session, no batch runner, no command line.

@@ -10,7 +10,20 @@
 // (flags, arguments, and what the process knows: working directory,
 // workforce home, environment, terminals; ui.go) and a run<Name> function
 // that does the work with the options and the streams it is given, so
-// that a test calls it without parsing a command line. The run functions
+// that a test calls it without parsing a command line. Command files are
+// leaves (TestCommandFilesAreLeaves): each cmd_<name>.go and
+// cmd_<name>_<sub>.go (sessions has one a subcommand) is an entry of
+// commands() and uses no name of another command's files; what commands
+// share is in files no command owns, which lean on none: output.go,
+// ui.go, exitcode.go, convert.go, catalog.go (also validate's check,
+// which create runs), runs.go and runflags.go (running a persona, run's
+// and sessions resume's flags), queueflags.go (the queue's flags of batch
+// and worker), events.go, history.go, frontdoor.go (workforce alone: the
+// picker). No function is over 80 lines but a command's definition.
+// What needs neither a flag nor a stream goes to the package that owns
+// it: pick's question and the reading of its answer are package pick's,
+// a resumed run's own usage package run's (run.OwnUsage).
+// The run functions
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print (the one JSON writer
 // of documents, writeJSON, and the one of lines, writeJSONLine: no other
@@ -121,7 +134,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // runApp executes the application and returns the process exit status.
 func runApp(args []string, stdout, stderr io.Writer) int {
 	if frontDoor(args, stdout) {
-		// workforce alone on a terminal: the persona picker (cmd_picker.go).
+		// workforce alone on a terminal: the persona picker (frontdoor.go).
 		return printError(stderr, runFrontDoor(context.Background(), frontDoorStreams(stdout, stderr), newProcEnv()))
 	}
 	app := newApp(stdout, stderr)

@@ -12,6 +12,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/seed-3bc194a6/workforce/pick"
 	"github.com/seed-3bc194a6/workforce/report"
 )
 
@@ -28,8 +29,8 @@ var jsonEncoders = map[string]bool{
 // personaHash hashes a persona (the hashes in the history must stay what
 // they are), flatten compares values field by field for show's text.
 var jsonNotPrinted = map[string]string{
-	"cmd_history.go": "personaHash",
-	"cmd_show.go":    "flatten",
+	"history.go":  "personaHash",
+	"cmd_show.go": "flatten",
 }
 
 // TestOneJSONWriter fails when a file of package main other than
@@ -76,9 +77,9 @@ func TestWriteJSONLine(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"pick's answer", pickAnswer{Persona: s("code-reviewer"), Confidence: s("high"), Reason: "<a> & b é"},
+		{"pick's answer", pick.Answer{Persona: s("code-reviewer"), Confidence: s("high"), Reason: "<a> & b é"},
 			`{"persona":"code-reviewer","confidence":"high","reason":"<a> & b é"}` + "\n"},
-		{"pick's answer without a persona", pickAnswer{Confidence: s("low"), Reason: ""},
+		{"pick's answer without a persona", pick.Answer{Confidence: s("low"), Reason: ""},
 			`{"persona":null,"confidence":"low","reason":""}` + "\n"},
 		{"an event", report.Event{Type: report.EventMessage, Time: when, SessionID: "s1", Text: "x <y>"},
 			`{"type":"message","time":"2026-11-24T22:48:35.705Z","sessionId":"s1","text":"x <y>"}` + "\n"},

@@ -91,7 +91,7 @@ func stateStores(t *testing.T, state string) []sessions.Store {
 // are sums of its steps' own); gemini -p --resume prints the run's own
 // tokens (its stats are the process's) and no cost. Checked on the raw
 // output kept in the results directory; workforce's result carries the
-// run's own (cmd_usage_resume.go), which TestUsage checks too.
+// run's own (run.OwnUsage), which TestUsage checks too.
 var (
 	cumulativeTokens = map[string]bool{"codex": true}
 	cumulativeCost   = map[string]bool{"claude": true}

@@ -1,4 +1,4 @@
-package main
+package pick
 
 import (
 	"errors"
@@ -15,44 +15,44 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
-func TestParsePickAnswer(t *testing.T) {
+func TestParseAnswer(t *testing.T) {
 	str := func(s string) *string { return &s }
 	tests := []struct {
 		name, text string
-		want       pickAnswer
+		want       Answer
 		err        string // part of the error; "" for none
 	}{
 		{"the line asked for", `{"persona": "code-reviewer", "confidence": "high", "reason": "A review."}`,
-			pickAnswer{Persona: str("code-reviewer"), Confidence: str("high"), Reason: "A review."}, ""},
+			Answer{Persona: str("code-reviewer"), Confidence: str("high"), Reason: "A review."}, ""},
 		{"surrounding white space", " \n\t{\"persona\":\"a\",\"confidence\":\"medium\",\"reason\":\"\"}\n ",
-			pickAnswer{Persona: str("a"), Confidence: str("medium")}, ""},
+			Answer{Persona: str("a"), Confidence: str("medium")}, ""},
 		{"members in another order", `{"reason": "r", "confidence": "low", "persona": "a"}`,
-			pickAnswer{Persona: str("a"), Confidence: str("low"), Reason: "r"}, ""},
+			Answer{Persona: str("a"), Confidence: str("low"), Reason: "r"}, ""},
 		{"no persona", `{"persona": null, "confidence": "low", "reason": "None fits."}`,
-			pickAnswer{Confidence: str("low"), Reason: "None fits."}, ""},
-		{"empty", "  ", pickAnswer{}, "empty"},
-		{"prose", `I pick code-reviewer.`, pickAnswer{}, "not one JSON object"},
-		{"a code fence", "```json\n{\"persona\": \"a\", \"confidence\": \"high\", \"reason\": \"r\"}\n```", pickAnswer{}, "more than one line"},
-		{"two lines", "{\"persona\": \"a\",\n\"confidence\": \"high\", \"reason\": \"r\"}", pickAnswer{}, "more than one line"},
-		{"two objects", `{"persona": "a", "confidence": "high", "reason": "r"} {"persona": "b", "confidence": "high", "reason": "r"}`, pickAnswer{}, "not one JSON object"},
-		{"an array", `[{"persona": "a", "confidence": "high", "reason": "r"}]`, pickAnswer{}, "not one JSON object"},
-		{"null", `null`, pickAnswer{}, "not one JSON object"},
-		{"a member more", `{"persona": "a", "confidence": "high", "reason": "r", "then": "rm"}`, pickAnswer{}, "member then"},
-		{"a member twice", `{"persona": "a", "persona": "b", "confidence": "high", "reason": "r"}`, pickAnswer{}, "not one JSON object"},
-		{"persona missing", `{"confidence": "high", "reason": "r"}`, pickAnswer{}, "no persona"},
-		{"persona a number", `{"persona": 7, "confidence": "high", "reason": "r"}`, pickAnswer{}, "neither a string nor null"},
-		{"confidence missing", `{"persona": "a", "reason": "r"}`, pickAnswer{}, "confidence"},
-		{"confidence other", `{"persona": "a", "confidence": "certain", "reason": "r"}`, pickAnswer{}, "confidence"},
-		{"confidence a number", `{"persona": "a", "confidence": 0.9, "reason": "r"}`, pickAnswer{}, "confidence"},
-		{"confidence in capitals", `{"persona": "a", "confidence": "HIGH", "reason": "r"}`, pickAnswer{}, "confidence"},
-		{"reason missing", `{"persona": "a", "confidence": "high"}`, pickAnswer{}, "reason"},
-		{"reason null", `{"persona": "a", "confidence": "high", "reason": null}`, pickAnswer{}, "reason"},
-		{"invalid UTF-8", "{\"persona\": \"a\xff\", \"confidence\": \"high\", \"reason\": \"r\"}", pickAnswer{}, "not one JSON object"},
-		{"too long", `{"persona": "a", "confidence": "high", "reason": "` + strings.Repeat("x", pickMaxAnswer) + `"}`, pickAnswer{}, "bytes"},
+			Answer{Confidence: str("low"), Reason: "None fits."}, ""},
+		{"empty", "  ", Answer{}, "empty"},
+		{"prose", `I pick code-reviewer.`, Answer{}, "not one JSON object"},
+		{"a code fence", "```json\n{\"persona\": \"a\", \"confidence\": \"high\", \"reason\": \"r\"}\n```", Answer{}, "more than one line"},
+		{"two lines", "{\"persona\": \"a\",\n\"confidence\": \"high\", \"reason\": \"r\"}", Answer{}, "more than one line"},
+		{"two objects", `{"persona": "a", "confidence": "high", "reason": "r"} {"persona": "b", "confidence": "high", "reason": "r"}`, Answer{}, "not one JSON object"},
+		{"an array", `[{"persona": "a", "confidence": "high", "reason": "r"}]`, Answer{}, "not one JSON object"},
+		{"null", `null`, Answer{}, "not one JSON object"},
+		{"a member more", `{"persona": "a", "confidence": "high", "reason": "r", "then": "rm"}`, Answer{}, "member then"},
+		{"a member twice", `{"persona": "a", "persona": "b", "confidence": "high", "reason": "r"}`, Answer{}, "not one JSON object"},
+		{"persona missing", `{"confidence": "high", "reason": "r"}`, Answer{}, "no persona"},
+		{"persona a number", `{"persona": 7, "confidence": "high", "reason": "r"}`, Answer{}, "neither a string nor null"},
+		{"confidence missing", `{"persona": "a", "reason": "r"}`, Answer{}, "confidence"},
+		{"confidence other", `{"persona": "a", "confidence": "certain", "reason": "r"}`, Answer{}, "confidence"},
+		{"confidence a number", `{"persona": "a", "confidence": 0.9, "reason": "r"}`, Answer{}, "confidence"},
+		{"confidence in capitals", `{"persona": "a", "confidence": "HIGH", "reason": "r"}`, Answer{}, "confidence"},
+		{"reason missing", `{"persona": "a", "confidence": "high"}`, Answer{}, "reason"},
+		{"reason null", `{"persona": "a", "confidence": "high", "reason": null}`, Answer{}, "reason"},
+		{"invalid UTF-8", "{\"persona\": \"a\xff\", \"confidence\": \"high\", \"reason\": \"r\"}", Answer{}, "not one JSON object"},
+		{"too long", `{"persona": "a", "confidence": "high", "reason": "` + strings.Repeat("x", MaxAnswer) + `"}`, Answer{}, "bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parsePickAnswer(tt.text)
+			got, err := ParseAnswer(tt.text)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want one containing %q (answer %+v)", err, tt.err, got)
@@ -70,7 +70,7 @@ func TestParsePickAnswer(t *testing.T) {
 	}
 }
 
-func TestDecidePick(t *testing.T) {
+func TestDecide(t *testing.T) {
 	ids := map[string]bool{"code-reviewer": true, "debugger": true}
 	tests := []struct {
 		name, text string
@@ -89,7 +89,7 @@ func TestDecidePick(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ans, ok := decidePick(tt.text, ids)
+			ans, ok := Decide(tt.text, ids)
 			if ok != tt.match {
 				t.Errorf("match %v, want %v (%+v)", ok, tt.match, ans)
 			}
@@ -103,10 +103,10 @@ func TestDecidePick(t *testing.T) {
 	}
 }
 
-// FuzzParsePickAnswer checks that no answer, however made, is taken as a
+// FuzzParseAnswer checks that no answer, however made, is taken as a
 // match unless it is the JSON object asked for naming a candidate with
 // confidence high or medium, and that a match names a candidate.
-func FuzzParsePickAnswer(f *testing.F) {
+func FuzzParseAnswer(f *testing.F) {
 	for _, s := range []string{
 		`{"persona": "code-reviewer", "confidence": "high", "reason": "A review."}`,
 		`{"persona": null, "confidence": "low", "reason": "None."}`,
@@ -121,8 +121,8 @@ func FuzzParsePickAnswer(f *testing.F) {
 	}
 	ids := map[string]bool{"code-reviewer": true, "debugger": true}
 	f.Fuzz(func(t *testing.T, text string) {
-		ans, err := parsePickAnswer(text)
-		d, ok := decidePick(text, ids)
+		ans, err := ParseAnswer(text)
+		d, ok := Decide(text, ids)
 		if err != nil {
 			if ok || d.Persona != nil || d.Confidence != nil {
 				t.Fatalf("an unreadable answer (%v) decided %+v, %v", err, d, ok)
@@ -132,7 +132,7 @@ func FuzzParsePickAnswer(f *testing.F) {
 		if ans.Confidence == nil || (*ans.Confidence != "high" && *ans.Confidence != "medium" && *ans.Confidence != "low") {
 			t.Fatalf("confidence %v read", ans.Confidence)
 		}
-		if strings.ContainsAny(strings.TrimSpace(text), "\r\n") || len(strings.TrimSpace(text)) > pickMaxAnswer {
+		if strings.ContainsAny(strings.TrimSpace(text), "\r\n") || len(strings.TrimSpace(text)) > MaxAnswer {
 			t.Fatalf("an answer of more than one short line was read: %q", text)
 		}
 		if !utf8.ValidString(ans.Reason) || (ans.Persona != nil && !utf8.ValidString(*ans.Persona)) {
@@ -153,7 +153,7 @@ func FuzzParsePickAnswer(f *testing.F) {
 	})
 }
 
-func TestPickCandidatesBounded(t *testing.T) {
+func TestCandidatesBounded(t *testing.T) {
 	long := strings.Repeat("word ", 200)
 	cat := persona.LoadLayers([]persona.Layer{persona.FilesLayer("t", nil)})
 	cat.Personas = []*persona.Persona{
@@ -161,7 +161,7 @@ func TestPickCandidatesBounded(t *testing.T) {
 		{ID: "b", Spec: &persona.Spec{Intent: "review", Description: long}},
 		{ID: "c", Spec: &persona.Spec{Intent: "héllo", Description: strings.Repeat("é", 500)}},
 	}
-	got := pickCandidates(cat)
+	got := Candidates(cat)
 	if len(got) != 3 {
 		t.Fatalf("%d candidates, want 3", len(got))
 	}
@@ -169,19 +169,19 @@ func TestPickCandidatesBounded(t *testing.T) {
 		t.Errorf("description %q, want it on one line", got[0].Description)
 	}
 	for _, c := range got {
-		if n := utf8.RuneCountInString(c.Intent); n > pickMaxIntent {
+		if n := utf8.RuneCountInString(c.Intent); n > MaxIntent {
 			t.Errorf("%s: intent of %d characters", c.ID, n)
 		}
-		if n := utf8.RuneCountInString(c.Description); n > pickMaxDescription {
+		if n := utf8.RuneCountInString(c.Description); n > MaxDescription {
 			t.Errorf("%s: description of %d characters", c.ID, n)
 		}
 	}
-	if !strings.HasSuffix(got[1].Description, "…") || utf8.RuneCountInString(got[2].Description) != pickMaxDescription {
+	if !strings.HasSuffix(got[1].Description, "…") || utf8.RuneCountInString(got[2].Description) != MaxDescription {
 		t.Errorf("cut descriptions %q, %q", got[1].Description, got[2].Description)
 	}
-	p := pickPrompt(strings.Repeat("t", 3*pickMaxTask), got)
-	if !strings.HasPrefix(p, "Task:\n"+strings.Repeat("t", pickMaxTask)+"…\n\nCandidates") {
-		t.Errorf("the task is not cut to %d bytes: %.60q", pickMaxTask, p)
+	p := Prompt(strings.Repeat("t", 3*MaxTask), got)
+	if !strings.HasPrefix(p, "Task:\n"+strings.Repeat("t", MaxTask)+"…\n\nCandidates") {
+		t.Errorf("the task is not cut to %d bytes: %.60q", MaxTask, p)
 	}
 	if !strings.HasSuffix(p, "\n\nCandidates:\n- a ("+got[0].Intent+"): first line second line\n- b (review): "+got[1].Description+"\n- c (héllo): "+got[2].Description+"\n") {
 		t.Errorf("prompt %q: want one line per candidate", p)
@@ -190,22 +190,22 @@ func TestPickCandidatesBounded(t *testing.T) {
 
 func TestDescriptionBound(t *testing.T) {
 	for _, tt := range []struct{ n, want int }{
-		{0, pickMaxDescription}, {1, pickMaxDescription}, {250, pickMaxDescription}, {251, 119},
-		{500, 60}, {750, pickMinDescription}, {1000, pickMinDescription}, {100000, pickMinDescription},
+		{0, MaxDescription}, {1, MaxDescription}, {250, MaxDescription}, {251, 119},
+		{500, 60}, {750, MinDescription}, {1000, MinDescription}, {100000, MinDescription},
 	} {
-		if got := descriptionBound(tt.n); got != tt.want {
-			t.Errorf("descriptionBound(%d) = %d, want %d", tt.n, got, tt.want)
+		if got := DescriptionBound(tt.n); got != tt.want {
+			t.Errorf("DescriptionBound(%d) = %d, want %d", tt.n, got, tt.want)
 		}
-		if tt.n > 0 && tt.n*descriptionBound(tt.n) > pickDescriptionBudget && descriptionBound(tt.n) != pickMinDescription {
-			t.Errorf("%d descriptions of %d characters pass the budget", tt.n, descriptionBound(tt.n))
+		if tt.n > 0 && tt.n*DescriptionBound(tt.n) > DescriptionBudget && DescriptionBound(tt.n) != MinDescription {
+			t.Errorf("%d descriptions of %d characters pass the budget", tt.n, DescriptionBound(tt.n))
 		}
 	}
 }
 
-// TestPickResolvedMaps checks that each harness takes the call's persona
+// TestResolvedMaps checks that each harness takes the call's persona
 // as it is, nothing refused, with its system prompt and no tool it could
 // use to write, run or reach the network.
-func TestPickResolvedMaps(t *testing.T) {
+func TestResolvedMaps(t *testing.T) {
 	want := map[string][]string{
 		persona.HarnessClaude:   {"--permission-mode dontAsk", "--disallowedTools Bash,Edit,Write,WebFetch,WebSearch,Read,Glob,Grep,LS,Task,TodoWrite,Skill"},
 		persona.HarnessCodex:    {"--sandbox read-only", "--disable shell_tool", `web_search="disabled"`},
@@ -220,7 +220,7 @@ func TestPickResolvedMaps(t *testing.T) {
 				// prompt goes.
 				o.State = []string{"GEMINI_CLI_HOME=" + t.TempDir()}
 			}
-			inv, err := harness.PlanOneShot(pickResolved(h, "m"), o, harness.OneShot{Task: "Task:\nx"})
+			inv, err := harness.PlanOneShot(Resolved(h, "m"), o, harness.OneShot{Task: "Task:\nx"})
 			var ue *harness.UnmappedError
 			if errors.As(err, &ue) || err != nil {
 				t.Fatalf("PlanOneShot: %v", err)
@@ -268,10 +268,10 @@ func TestPickResolvedMaps(t *testing.T) {
 	}
 }
 
-// BenchmarkPickPrompt measures the prompt pick sends with n personas over
+// BenchmarkPrompt measures the prompt pick sends with n personas over
 // three layers (internal/benchtree, as list's benchmark): its size in
 // bytes, reported as prompt-bytes (BENCHMARKS.md).
-func BenchmarkPickPrompt(b *testing.B) {
+func BenchmarkPrompt(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("personas=%d", n), func(b *testing.B) {
 			project, user, base, err := benchtree.Layers(b.TempDir(), n)
@@ -285,10 +285,19 @@ func BenchmarkPickPrompt(b *testing.B) {
 			task := "review the changes of this branch for security issues"
 			var p string
 			for b.Loop() {
-				p = pickPrompt(task, pickCandidates(cat))
+				p = Prompt(task, Candidates(cat))
 			}
 			b.ReportMetric(float64(len(p)), "prompt-bytes")
-			b.ReportMetric(float64(len(p)+len(pickSystemPrompt))/float64(n), "bytes/persona")
+			b.ReportMetric(float64(len(p)+len(SystemPrompt))/float64(n), "bytes/persona")
 		})
 	}
+}
+
+// deref is *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
 }

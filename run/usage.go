@@ -1,12 +1,4 @@
-package main
-
-// A resumed run's own usage. Resumed (sessions resume), some harnesses
-// print in their one-shot output the conversation's running total where
-// a fresh run prints its own (harness.CumulativeOnResume says which, and
-// what was measured). The result of a resumed run, and so its history
-// record, carries the run's own usage: the cumulative figures less those
-// the run before printed, so that the runs of a conversation sum to what
-// the model consumed in all.
+package run
 
 import (
 	"errors"
@@ -17,7 +9,15 @@ import (
 	"github.com/seed-3bc194a6/workforce/session"
 )
 
-// ownUsage makes the usage that the harness h of the resumed run one
+// OwnUsage is sessions resume's Hooks.ResumedUsage: a resumed run's own
+// usage. Resumed, some harnesses print in their one-shot output the
+// conversation's running total where a fresh run prints its own
+// (harness.CumulativeOnResume says which, and what was measured). The
+// result of a resumed run, and so its history record, carries the run's
+// own usage: the cumulative figures less those the run before printed, so
+// that the runs of a conversation sum to what the model consumed in all.
+//
+// It makes the usage that the harness h of the resumed run one
 // printed this run's own: each cumulative figure less the one the latest
 // earlier run of the session printed, read from its output kept in the
 // results directory (one.Dir/N: an earlier run's files move to the first
@@ -27,7 +27,7 @@ import (
 // not carry the total over). When no earlier run printed one, this run's
 // own is unknown (its usage or cost left out) and the warning returned
 // says so.
-func ownUsage(h string, one *session.OneShotResult) string {
+func OwnUsage(h string, one *session.OneShotResult) string {
 	cum := harness.CumulativeOnResume(h)
 	out := one.Outcome
 	if (!cum.Tokens && !cum.Cost) || !one.Parsed || out == nil || !hasUsage(out) {
