@@ -9,6 +9,7 @@ import (
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -32,7 +33,7 @@ changes to policy files (.agentignore, .agentreadonly, .<persona>.agentignore,
 .agentworkforce/) never sync back, and those to executable configuration
 (.claude/, .mcp.json, opencode.json, .vscode/tasks.json, .envrc, git hook
 managers: docs/run.md) are held in the session for workforce sessions apply
-unless --sync-config; a warning names each, and the session is kept. Commits the
+unless --sync-config; a warning names toreport.Each, and the session is kept. Commits the
 agent makes come back as the branch
 workforce/<session-id> of the repository, and what it committed is left to
 that branch unless --sync-committed. --review (or "review": true in
@@ -207,8 +208,8 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		warnf(ios.Err, "%v; the run would not start (--allow-unmapped starts it without them)", err)
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, toPlan(plan))
+		return writeJSON(ios.Out, toreport.Plan(plan))
 	}
-	printPlan(ios.Out, toPlan(plan))
+	printPlan(ios.Out, toreport.Plan(plan))
 	return nil
 }

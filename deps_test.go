@@ -124,6 +124,10 @@ var depRules = map[string]depRule{
 	// the staging directory, the brief; it runs nothing (run's), and the
 	// project layer of cwd comes in as a function from the command layer.
 	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine"}},
+	// The conversions of what the domain packages compute into report's
+	// types, for the commands to print: the packages it reads (run for
+	// sync-back's report), never the command line nor the workflows.
+	"W/toreport": {deny: []string{cliLib, "W/batch", "W/queue", "W/gitwork", "W/batchview", "W/picker", "W/generate"}},
 	// The command layer may import everything.
 	"W": {},
 }
