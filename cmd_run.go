@@ -33,7 +33,7 @@ changes to policy files (.agentignore, .agentreadonly, .<persona>.agentignore,
 .agentworkforce/) never sync back, and those to executable configuration
 (.claude/, .mcp.json, opencode.json, .vscode/tasks.json, .envrc, git hook
 managers: docs/run.md) are held in the session for workforce sessions apply
-unless --sync-config; a warning names toreport.Each, and the session is kept. Commits the
+unless --sync-config; a warning names each, and the session is kept. Commits the
 agent makes come back as the branch
 workforce/<session-id> of the repository, and what it committed is left to
 that branch unless --sync-committed. --review (or "review": true in

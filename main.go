@@ -23,7 +23,8 @@
 // What needs neither a flag nor a stream goes to the package that owns
 // it: pick's question and the reading of its answer are package pick's,
 // a resumed run's own usage package run's (run.OwnUsage), create's
-// target, staging directory and brief package author's.
+// target, staging directory and brief package author's, a batch task's
+// result without a run batch's (batch.ResultOf), --since history's.
 // The run functions
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print (the one JSON writer
