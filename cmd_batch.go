@@ -209,30 +209,6 @@ func resumeArgs(opts batchOptions) []string {
 	return args
 }
 
-// resultOf is the result a task's state gives for --json: its run's, or,
-// for a run that printed none, one saying why, with the task's id, the
-// tier and harness it was to run on (pt, the task as checked) and no
-// session id (it started none).
-func resultOf(ts batch.TaskState, pt batch.Prepared) report.Result {
-	if ts.Result != nil {
-		return *ts.Result
-	}
-	id, tier := persona.SplitRef(ts.Entry.Persona)
-	harness := ts.Entry.Harness
-	if pt.Tier != "" {
-		tier = pt.Tier
-	}
-	if pt.Harness != "" {
-		harness = pt.Harness
-	}
-	r := report.Result{TaskID: ts.ID, Persona: id, Tier: tier, Harness: harness, Status: ts.Status,
-		DurationMS: ts.DurationMS, Message: ts.Error}
-	if r.Status == "" {
-		r.Status = report.StatusFailed
-	}
-	return r
-}
-
 // printBatchTable prints the table of a batch's tasks.
 //
 // A status and a session id come from the run's result, which on a queue
@@ -379,7 +355,7 @@ func (o *batchOutput) skipped(ts batch.TaskState) {
 }
 
 func (o *batchOutput) printResult(ts batch.TaskState) {
-	line, err := marshalJSONLine(resultOf(ts, o.prepared[ts.ID]))
+	line, err := marshalJSONLine(batch.ResultOf(ts, o.prepared[ts.ID], persona.SplitRef))
 	if err == nil {
 		o.ios.Out.Write(line)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -253,7 +254,7 @@ func runContextResolve(_ context.Context, ios *iostreams, opts contextResolveOpt
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, toResolution(*res))
+		return writeJSON(ios.Out, toreport.Resolution(*res))
 	}
 	fmt.Fprint(ios.Out, discover.ResolveReminder(res))
 	return nil
@@ -310,7 +311,7 @@ func runContextResume(_ context.Context, ios *iostreams, opts contextResumeOptio
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, toResume(*diff))
+		return writeJSON(ios.Out, toreport.Resume(*diff))
 	}
 	fmt.Fprint(ios.Out, discover.ResumeReminder(diff))
 	return nil

@@ -7,15 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/seed-3bc194a6/workforce/author"
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
-	"github.com/seed-3bc194a6/workforce/internal/lazyre"
-	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/run"
@@ -77,9 +74,6 @@ Example:
 	}
 }
 
-// authorPersona is the persona create runs.
-const authorPersona = "persona-author"
-
 // createOptions are what `workforce create` makes: a persona described by
 // Description (nil: asked interactively), saved in SaveIn (empty: the
 // configured default), with the persona author on Tier and Harness when
@@ -126,67 +120,10 @@ func createAction(c *cli.Context) error {
 	return runCreate(c.Context, ios, opts)
 }
 
-// createTarget is where create installs: Dir, the layer directory, from
-// the choice Choice; Store is the choice as --save-default stores it (a
-// path made absolute).
-type createTarget struct {
-	Dir, Choice, Store string
-	// Layer is the kind of target: cwd, user, dir:N, library or path.
-	Layer string
-}
-
-// dirChoice is the form dir:N.
-var dirChoice = lazyre.New(`^dir:([0-9]+)$`)
-
 // resolveCreateTarget returns the target choice names, given in the
 // working directory of env with the workforce home home.
-func resolveCreateTarget(env procEnv, home, choice string) (createTarget, error) {
-	t := createTarget{Choice: choice, Store: choice, Layer: choice}
-	switch {
-	case choice == "cwd":
-		dir, err := layerTarget(env, "", false)
-		t.Dir = dir
-		return t, err
-	case choice == "user" || strings.HasPrefix(choice, "dir:"):
-		cfg, err := homedir.ReadConfig(home)
-		if err != nil {
-			return t, err
-		}
-		dirs := cfg.Dirs(home)
-		n := 1
-		if choice != "user" {
-			m := dirChoice().FindStringSubmatch(choice)
-			if m == nil {
-				return t, fmt.Errorf("%s is not dir:N, N a number from 1", quote.Name(choice))
-			}
-			if n, err = strconv.Atoi(m[1]); err != nil || n < 1 {
-				return t, fmt.Errorf("%s is not dir:N, N a number from 1", quote.Name(choice))
-			}
-		}
-		if n > len(dirs) {
-			return t, fmt.Errorf("%s: personaDirs lists %d director%s, so there is no %s (workforce sources list shows them)",
-				homedir.ConfigPath(home), len(dirs), plural(len(dirs), "y", "ies"), choice)
-		}
-		t.Dir = dirs[n-1]
-		return t, nil
-	case choice == "library":
-		wd, err := env.dir()
-		if err != nil {
-			return t, err
-		}
-		dir, ok := catalogPersonas(wd)
-		if !ok {
-			return t, &notCatalogError{Dir: dir}
-		}
-		t.Dir = dir
-		return t, nil
-	}
-	abs := absIn(env.Dir, choice)
-	if abs == "" {
-		return t, fmt.Errorf("%s: no working directory to find it in", choice)
-	}
-	t.Dir, t.Store, t.Layer = abs, abs, "path"
-	return t, nil
+func resolveCreateTarget(env procEnv, home, choice string) (author.Target, error) {
+	return author.Resolve(home, choice, env.dir, func() (string, error) { return layerTarget(env, "", false) })
 }
 
 // plural is one or many as n is 1 or not.
@@ -195,42 +132,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// notCatalogError is --save-in-directory=library outside a catalog
-// repository.
-type notCatalogError struct{ Dir string }
-
-func (e *notCatalogError) Error() string {
-	return fmt.Sprintf("library is the personas/ of a catalog repository, and %s is none: it holds no Go package whose go:generate line runs %s", e.Dir, generator)
-}
-
-// generator is the program a catalog repository's personas/ package runs
-// (//go:generate go run ...): the built-in catalog's generator.
-const generator = "github.com/seed-3bc194a6/workforce/generate"
-
-// catalogPersonas returns the personas/ directory of the project root
-// above wd (the nearest directory with .git, else wd), and whether it is
-// a catalog: a Go package whose go:generate line runs workforce's
-// generator, as the built-in catalog's does.
-func catalogPersonas(wd string) (string, bool) {
-	if real, err := filepath.EvalSymlinks(wd); err == nil {
-		wd = real
-	}
-	dir := filepath.Join(homedir.ProjectRoot(wd, homedir.RootMarkers), "personas")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(data)) {
-			if strings.HasPrefix(line, "//go:generate ") && strings.Contains(line, generator) {
-				return dir, true
-			}
-		}
-	}
-	return dir, false
 }
 
 func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
@@ -251,7 +152,7 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	}
 	target, err := resolveCreateTarget(opts.Env, home, choice)
 	if err != nil {
-		var nc *notCatalogError
+		var nc *author.NotCatalogError
 		switch {
 		case fromConfig:
 			return &diag.Diagnostic{File: homedir.ConfigPath(home), Field: "create.saveIn", Message: err.Error()}
@@ -275,12 +176,12 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	if err != nil {
 		return err
 	}
-	stage, err := newStage(home)
+	stage, err := author.NewStage(home)
 	if err != nil {
 		return err
 	}
 	written := filepath.Join(stage, "personas")
-	ref := authorPersona
+	ref := author.Persona
 	if opts.Tier != "" {
 		ref += "@" + opts.Tier
 	}
@@ -288,10 +189,10 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	authorEnv.Dir = written // the staging directory is the agent's project
 	ro := runOptions{
 		Ref: ref, Harness: opts.Harness, Root: written, Env: authorEnv, Review: new(bool),
-		Inputs: map[string]string{"PERSONA": authorBrief(opts.Description, target, homedir.ProjectRoot(wd, homedir.RootMarkers))},
+		Inputs: map[string]string{"PERSONA": author.Brief(opts.Description, target, homedir.ProjectRoot(wd, homedir.RootMarkers))},
 	}
 	if err := runAuthor(ctx, ios, ro, opts.Description); err != nil {
-		removeIfEmpty(stage, written)
+		author.RemoveIfEmpty(stage, written)
 		var ee *exitError
 		var re *run.Error
 		if _, serr := os.Stat(written); serr == nil && errors.As(err, &ee) {
@@ -356,74 +257,17 @@ func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *
 	return fail(oneShotStatus(res.Status, nil), fmt.Sprintf("ended with status %s", res.Status))
 }
 
-// newStage makes the staging directory of a create,
-// <home>/create/<time>-<random>, with personas/ in it for the agent.
-func newStage(home string) (string, error) {
-	base := homedir.CreateDir(home)
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return "", err
-	}
-	stage, err := os.MkdirTemp(base, time.Now().Format("20060102-150405")+"-")
-	if err != nil {
-		return "", err
-	}
-	if err := os.Mkdir(filepath.Join(stage, "personas"), 0o755); err != nil {
-		os.RemoveAll(stage)
-		return "", err
-	}
-	return stage, nil
-}
-
-// removeIfEmpty removes the staging directory stage when the agent wrote
-// nothing into written: there is nothing to look at.
-func removeIfEmpty(stage, written string) {
-	if entries, err := os.ReadDir(written); err == nil && len(entries) == 0 {
-		os.RemoveAll(stage)
-	}
-}
-
-// authorBrief is the persona author's PERSONA input: what the persona
-// should do (or that it asks), where to write it and what becomes of it.
-func authorBrief(description *string, t createTarget, project string) string {
-	var b strings.Builder
-	if description != nil {
-		fmt.Fprintf(&b, "The new persona: %s.", strings.TrimRight(strings.TrimSpace(*description), "."))
-	} else {
-		b.WriteString("First ask the user what the new persona should do.")
-	}
-	fmt.Fprintf(&b, " Write it into the current directory, a staging directory, and nothing else: <id>.json, and the sidecar files it names (claudeMd, agentsMd) beside it, by relative paths."+
-		" workforce then checks what you wrote and installs it into %s, %s; do not install it yourself."+
-		" The project it is for is %s: read it for the knowledge its sidecar should carry, and write nothing there.", t.Dir, layerWords(t.Layer), project)
-	return b.String()
-}
-
-// layerWords says what the target of kind layer is, for the persona
-// author.
-func layerWords(layer string) string {
-	switch {
-	case layer == "cwd":
-		return "the project's persona layer"
-	case layer == "user":
-		return "the user's persona layer"
-	case strings.HasPrefix(layer, "dir:"):
-		return "a persona layer of the user's (" + layer + ")"
-	case layer == "library":
-		return "the built-in catalog of this repository"
-	}
-	return "a directory of personas"
-}
-
 // installCreated checks and installs the personas the agent wrote into
 // written, in the staging directory stage, into the target; the staging
 // directory goes once they are installed, and stays, named, otherwise.
-func installCreated(ctx context.Context, ios *iostreams, opts createOptions, target createTarget, stage, written string) error {
+func installCreated(ctx context.Context, ios *iostreams, opts createOptions, target author.Target, stage, written string) error {
 	kept := "what the agent wrote is kept in " + written
 	files, err := filepath.Glob(filepath.Join(written, "*.json"))
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		removeIfEmpty(stage, written)
+		author.RemoveIfEmpty(stage, written)
 		return withCode(exitFailure, errors.New("the persona author wrote no persona (no <id>.json in its directory): nothing installed"),
 			"run create again and ask for the persona's JSON file")
 	}

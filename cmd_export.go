@@ -12,6 +12,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -106,7 +107,7 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 	files := make([]report.Exported, len(plan.Files))
 	for i, f := range plan.Files {
 		files[i] = report.Exported{Persona: f.Persona, Tier: f.Tier, Harness: f.Harness, Agent: f.Agent, File: f.Path,
-			Dropped: each(f.Dropped, toDropped), Content: string(f.Data)}
+			Dropped: toreport.Each(f.Dropped, toreport.Dropped), Content: string(f.Data)}
 		if files[i].Dropped == nil {
 			files[i].Dropped = []report.Dropped{}
 		}

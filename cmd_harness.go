@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -46,7 +47,7 @@ func harnessCheckAction(c *cli.Context) error {
 func runHarnessCheck(ctx context.Context, ios *iostreams, opts harnessCheckOptions) error {
 	var out report.Harnesses
 	for _, st := range versionCache(opts.Env).Check(ctx, opts.Env.Environ) {
-		hs := toHarnessStatus(st)
+		hs := toreport.HarnessStatus(st)
 		if st.Installed {
 			p, note := discover.ForVersion(st.Harness, st.Version)
 			hs.Profile, hs.ProfileNote = p.Name, note

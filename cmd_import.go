@@ -10,6 +10,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -134,7 +135,7 @@ func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
 		all[i].File = filepath.Join(res.Target, all[i].ID+".json")
 		for _, in := range res.Installed {
 			if in.ID == all[i].ID {
-				all[i].Overrides, all[i].Inherits, all[i].Shadows = ptr(in.Overrides, toOrigin), in.Inherits, ptr(in.Shadows, toOrigin)
+				all[i].Overrides, all[i].Inherits, all[i].Shadows = toreport.Ptr(in.Overrides, toreport.Origin), in.Inherits, toreport.Ptr(in.Shadows, toreport.Origin)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -116,7 +117,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 		return installConflict(ios.Err, err, "installed")
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, toInstall(*res))
+		return writeJSON(ios.Out, toreport.Install(*res))
 	}
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)

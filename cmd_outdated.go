@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,7 +64,7 @@ func runOutdated(ctx context.Context, ios *iostreams, opts outdatedOptions) erro
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, each(st, toOutdated))
+		return writeJSON(ios.Out, toreport.Each(st, toreport.Outdated))
 	}
 	for _, s := range st {
 		if s.Outdated {

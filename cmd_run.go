@@ -9,6 +9,7 @@ import (
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -207,8 +208,8 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 		warnf(ios.Err, "%v; the run would not start (--allow-unmapped starts it without them)", err)
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, toPlan(plan))
+		return writeJSON(ios.Out, toreport.Plan(plan))
 	}
-	printPlan(ios.Out, toPlan(plan))
+	printPlan(ios.Out, toreport.Plan(plan))
 	return nil
 }

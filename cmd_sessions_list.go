@@ -9,6 +9,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -74,7 +75,7 @@ func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions
 		}
 		rows = append(rows, row)
 	}
-	warm := each(session.WarmList(home), toWarm)
+	warm := toreport.Each(session.WarmList(home), toreport.Warm)
 	if opts.JSON {
 		if warm == nil {
 			warm = []report.Warm{}

@@ -15,6 +15,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -101,7 +102,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 		}
 	}
 	if opts.JSON {
-		return writeJSON(ios.Out, report.SessionShow{Record: toRecord(s.Record), Changes: ptr(rep, toSyncReport), Result: result})
+		return writeJSON(ios.Out, report.SessionShow{Record: toreport.Record(s.Record), Changes: toreport.Ptr(rep, toreport.SyncReport), Result: result})
 	}
 	w := ios.Out
 	r := s.Record

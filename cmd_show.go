@@ -13,6 +13,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -137,9 +138,9 @@ func runShow(_ context.Context, ios *iostreams, opts showOptions) error {
 // harness h gets from it when h is not empty.
 func showReport(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved, h string) (report.Show, error) {
 	out := report.Show{
-		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: each(p.Chain, toOrigin), Form: "tiered",
-		Overrides: ptr(p.Overrides, toOrigin), Shadows: ptr(p.Shadows, toOrigin), Inherits: p.Inherited(),
-		Spec: ptr(p.Spec, toPersona), Provenance: toProvenance(p.Provenance()), Resolved: ptr(r, toResolved),
+		ID: p.ID, Source: p.Layer, Path: p.Path, Chain: toreport.Each(p.Chain, toreport.Origin), Form: "tiered",
+		Overrides: toreport.Ptr(p.Overrides, toreport.Origin), Shadows: toreport.Ptr(p.Shadows, toreport.Origin), Inherits: p.Inherited(),
+		Spec: toreport.Ptr(p.Spec, toreport.Persona), Provenance: toreport.Provenance(p.Provenance()), Resolved: toreport.Ptr(r, toreport.Resolved),
 		Warnings: cat.DiagnosticsOf(p),
 	}
 	if p.Spec.Flat() {
@@ -157,7 +158,7 @@ func showReport(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved, h
 	if err != nil {
 		return out, fmt.Errorf("%s@%s on %s: %w", p.ID, rh.Tier, h, err)
 	}
-	out.Mapping = ptr(m, toMapping)
+	out.Mapping = toreport.Ptr(m, toreport.Mapping)
 	return out, nil
 }
 

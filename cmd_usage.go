@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -77,35 +75,13 @@ func usageAction(c *cli.Context) error {
 		return usagef("--by %s: want one of %s", quote.Name(opts.By), strings.Join(history.UsageKeys, ", "))
 	}
 	if given(c, "since") {
-		d, err := parseSince(c.String("since"))
+		d, err := history.ParseSince(c.String("since"))
 		if err != nil {
 			return usagef("--since %s: %v", quote.Name(c.String("since")), err)
 		}
 		opts.Since = d
 	}
 	return runUsage(c.Context, newStreams(c), opts)
-}
-
-// parseSince reads a duration of --since: Go's (90m, 24h, 1h30m), or a
-// number of days (7d).
-func parseSince(s string) (time.Duration, error) {
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(n, 64)
-		if err != nil || math.IsNaN(days) || days > 1e5 {
-			return 0, fmt.Errorf("not a number of days")
-		}
-		d = time.Duration(days * float64(24*time.Hour))
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, fmt.Errorf("not a duration (90m, 24h, 7d)")
-		}
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("not a positive duration")
-	}
-	return d, nil
 }
 
 func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {

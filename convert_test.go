@@ -18,6 +18,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/seed-3bc194a6/workforce/skill"
+	"github.com/seed-3bc194a6/workforce/toreport"
 )
 
 // The golden files of testdata/report hold the JSON the commands printed
@@ -128,51 +129,53 @@ type goldenCase struct {
 func goldenCases() []goldenCase {
 	show := func(mapping *harness.Mapping, prov persona.Provenance) func() any {
 		return func() any {
-			return report.Show{ID: "full", Source: "user", Path: "/u.json", Chain: each([]persona.Origin{{Layer: "user", File: "/u.json"}}, toOrigin),
-				Overrides: ptr(&persona.Origin{Layer: "built-in", File: "b"}, toOrigin), Inherits: []string{"env"}, Form: "flat",
-				Spec: ptr(fullSpec(), toPersona), Provenance: toProvenance(prov), Resolved: ptr(fullResolved(), toResolved),
-				Warnings: []string{}, Mapping: ptr(mapping, toMapping)}
+			return report.Show{ID: "full", Source: "user", Path: "/u.json", Chain: toreport.Each([]persona.Origin{{Layer: "user", File: "/u.json"}}, toreport.Origin),
+				Overrides: toreport.Ptr(&persona.Origin{Layer: "built-in", File: "b"}, toreport.Origin), Inherits: []string{"env"}, Form: "flat",
+				Spec: toreport.Ptr(fullSpec(), toreport.Persona), Provenance: toreport.Provenance(prov), Resolved: toreport.Ptr(fullResolved(), toreport.Resolved),
+				Warnings: []string{}, Mapping: toreport.Ptr(mapping, toreport.Mapping)}
 		}
 	}
 	return []goldenCase{
-		{"plan", func() any { return toPlan(fullPlan()) }},
+		{"plan", func() any { return toreport.Plan(fullPlan()) }},
 		{"plan-sparse", func() any {
-			return toPlan(&session.Plan{Persona: "p", Resolved: &persona.Resolved{}, Hidden: []string{}, Sealed: []mount.SealedVar{}, Extend: &session.Extend{}, Skills: &skill.Plan{}, Mapping: &harness.Mapping{}})
+			return toreport.Plan(&session.Plan{Persona: "p", Resolved: &persona.Resolved{}, Hidden: []string{}, Sealed: []mount.SealedVar{}, Extend: &session.Extend{}, Skills: &skill.Plan{}, Mapping: &harness.Mapping{}})
 		}},
-		{"plan-zero", func() any { return toPlan(&session.Plan{}) }},
-		{"spec", func() any { return toPersona(*fullSpec()) }},
-		{"spec-zero", func() any { return toPersona(persona.Spec{}) }},
+		{"plan-zero", func() any { return toreport.Plan(&session.Plan{}) }},
+		{"spec", func() any { return toreport.Persona(*fullSpec()) }},
+		{"spec-zero", func() any { return toreport.Persona(persona.Spec{}) }},
 		{"show", show(fullMapping(), persona.Provenance{"model": {{Layer: "user", File: "/u.json"}, {Layer: "built-in", File: "b"}}, "env.A": nil})},
 		{"show-no-mapping", show(nil, nil)},
 		{"session-show", func() any {
-			return report.SessionShow{Record: toRecord(fullRecord()), Changes: ptr(fullReport(), toSyncReport)}
+			return report.SessionShow{Record: toreport.Record(fullRecord()), Changes: toreport.Ptr(fullReport(), toreport.SyncReport)}
 		}},
 		{"session-show-zero", func() any {
-			return report.SessionShow{Record: toRecord(session.Record{}), Changes: ptr(&mount.Report{}, toSyncReport)}
+			return report.SessionShow{Record: toreport.Record(session.Record{}), Changes: toreport.Ptr(&mount.Report{}, toreport.SyncReport)}
 		}},
 		{"warm", func() any {
-			return each([]session.Warm{{Root: "/r", Dir: "/d", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}}, toWarm)
+			return toreport.Each([]session.Warm{{Root: "/r", Dir: "/d", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}}, toreport.Warm)
 		}},
 		{"install", func() any {
-			return toInstall(install.Result{Target: "/t", Installed: []install.Installed{
+			return toreport.Install(install.Result{Target: "/t", Installed: []install.Installed{
 				{ID: "a", File: "/t/a.json", Assets: []string{"a.md", "skills/s/SKILL.md"}, Overrides: &persona.Origin{Layer: "user", File: "/u"}, Inherits: []string{"env"}},
 				{ID: "b", File: "/t/b.json", Assets: []string{}, Shadows: &persona.Origin{Layer: "built-in", File: "b"}}}})
 		}},
 		{"outdated", func() any {
-			return each([]install.Status{{Source: "s", Locked: "l", Current: "c", Outdated: true, Why: "w"}, {Source: "t"}}, toOutdated)
+			return toreport.Each([]install.Status{{Source: "s", Locked: "l", Current: "c", Outdated: true, Why: "w"}, {Source: "t"}}, toreport.Outdated)
 		}},
-		{"dropped", func() any { return each([]native.Dropped{{Field: "f", Value: "v", Why: "w"}, {}}, toDropped) }},
+		{"dropped", func() any {
+			return toreport.Each([]native.Dropped{{Field: "f", Value: "v", Why: "w"}, {}}, toreport.Dropped)
+		}},
 		{"resolution", func() any {
-			return toResolution(discover.Resolution{Files: []discover.ResolvedFile{{Path: "/a/AGENTS.md", Reason: "new"}}, Remaining: 2})
+			return toreport.Resolution(discover.Resolution{Files: []discover.ResolvedFile{{Path: "/a/AGENTS.md", Reason: "new"}}, Remaining: 2})
 		}},
-		{"resolution-zero", func() any { return toResolution(discover.Resolution{}) }},
+		{"resolution-zero", func() any { return toreport.Resolution(discover.Resolution{}) }},
 		{"resume", func() any {
-			return toResume(discover.Diff{Cwd: [2]string{"/a", "/b"}, Changed: []string{"c"}, Removed: []string{}, Added: []string{"a"}})
+			return toreport.Resume(discover.Diff{Cwd: [2]string{"/a", "/b"}, Changed: []string{"c"}, Removed: []string{}, Added: []string{"a"}})
 		}},
-		{"resume-zero", func() any { return toResume(discover.Diff{}) }},
+		{"resume-zero", func() any { return toreport.Resume(discover.Diff{}) }},
 		{"harness-check", func() any {
 			sts := []harness.Status{{Harness: "claude", Installed: true, Path: "/bin/claude", Version: "2.1", Package: "@anthropic-ai/claude-code"}, {Harness: "codex", Package: "@openai/codex"}}
-			out := report.Harnesses{Harnesses: each(sts, toHarnessStatus)}
+			out := report.Harnesses{Harnesses: toreport.Each(sts, toreport.HarnessStatus)}
 			out.Harnesses[0].Profile, out.Harnesses[0].ProfileNote = "claude", "not measured"
 			return out
 		}},

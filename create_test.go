@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/author"
 )
 
 // createEnv makes a working directory wd in a repository, a workforce
@@ -26,12 +28,12 @@ func createEnv(t *testing.T) (env procEnv, wd, home, catalog string) {
 	}
 	files := map[string]string{
 		filepath.Join(home, "config.json"):                 `{"personaDirs": ["one", "/abs/two"]}`,
-		filepath.Join(catalog, "personas", "personas.go"):  "package personas\n\n//go:generate go run " + generator + "\n",
-		filepath.Join(repo, "personas", "personas.go"):     "package personas\n\n// go:generate go run " + generator + "\n",
+		filepath.Join(catalog, "personas", "personas.go"):  "package personas\n\n//go:generate go run " + author.Generator + "\n",
+		filepath.Join(repo, "personas", "personas.go"):     "package personas\n\n// go:generate go run " + author.Generator + "\n",
 		filepath.Join(repo, "personas", "other.go"):        "package personas\n\n//go:generate stringer -type T\n",
 		filepath.Join(catalog, "personas", "code.json"):    "{}",
 		filepath.Join(repo, "personas", "README.md"):       "not a catalog",
-		filepath.Join(catalog, "personas", "personas.txt"): "//go:generate go run " + generator,
+		filepath.Join(catalog, "personas", "personas.txt"): "//go:generate go run " + author.Generator,
 	}
 	for p, c := range files {
 		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {

@@ -120,6 +120,14 @@ var depRules = map[string]depRule{
 	// command line, nor the workflows that run it as a child process
 	// (batch, queue, the worker's git) or a display.
 	"W/run": {deny: []string{cliLib, "W/batch", "W/queue", "W/gitwork", "W/batchview", "W/picker", "W/generate", "W/native"}},
+	// What create prepares around the persona author's run: the target,
+	// the staging directory, the brief; it runs nothing (run's), and the
+	// project layer of cwd comes in as a function from the command layer.
+	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine"}},
+	// The conversions of what the domain packages compute into report's
+	// types, for the commands to print: the packages it reads (run for
+	// sync-back's report), never the command line nor the workflows.
+	"W/toreport": {deny: []string{cliLib, "W/batch", "W/queue", "W/gitwork", "W/batchview", "W/picker", "W/generate"}},
 	// The command layer may import everything.
 	"W": {},
 }

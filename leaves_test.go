@@ -21,7 +21,7 @@ import (
 // a command given by one of its flags: cmd_batch_queue.go is batch
 // --queue) and uses no top-level name of another command's files (a
 // command's own files are one group); what two commands share lives in a
-// file that is no command's (output.go, ui.go, exitcode.go, convert.go,
+// file that is no command's (output.go, ui.go, exitcode.go,
 // catalog.go, runs.go, runflags.go, queueflags.go...) or in the package
 // that owns the idea, and such a file uses no command's names either
 // (main.go aside, which lists the commands). Only

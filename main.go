@@ -15,20 +15,22 @@
 // cmd_<name>_<sub>.go (sessions has one a subcommand) is an entry of
 // commands() and uses no name of another command's files; what commands
 // share is in files no command owns, which lean on none: output.go,
-// ui.go, exitcode.go, convert.go, catalog.go (also validate's check,
+// ui.go, exitcode.go, catalog.go (also validate's check,
 // which create runs), runs.go and runflags.go (running a persona, run's
 // and sessions resume's flags), queueflags.go (the queue's flags of batch
 // and worker), events.go, history.go, frontdoor.go (workforce alone: the
 // picker). No function is over 80 lines but a command's definition.
 // What needs neither a flag nor a stream goes to the package that owns
 // it: pick's question and the reading of its answer are package pick's,
-// a resumed run's own usage package run's (run.OwnUsage).
+// a resumed run's own usage package run's (run.OwnUsage), create's
+// target, staging directory and brief package author's, a batch task's
+// result without a run batch's (batch.ResultOf), --since history's.
 // The run functions
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print (the one JSON writer
 // of documents, writeJSON, and the one of lines, writeJSONLine: no other
 // file makes JSON, TestOneJSONWriter), report/ the JSON they
-// print (convert.go converts), exitcode.go the exit statuses, the one
+// print (package toreport converts), exitcode.go the exit statuses, the one
 // place they are decided. Running a persona is package run's (run,
 // create, pick --run, the picker and sessions resume go through it):
 // runs.go makes its options and hooks from a command's and prints its

@@ -29,6 +29,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -256,7 +257,7 @@ func printReport(w, stderr io.Writer, r report.SyncReport) {
 
 // printSyncReport prints the sync-back report rep (printReport).
 func printSyncReport(w, stderr io.Writer, rep *mount.Report) {
-	printReport(w, stderr, toSyncReport(*rep))
+	printReport(w, stderr, toreport.SyncReport(*rep))
 }
 
 // hintBlocked says how to finish the session id, kept for the files that

@@ -291,3 +291,28 @@ func Plan(tasks []Task, states map[string]TaskState, retry Retry) []Decision {
 	}
 	return out
 }
+
+// ResultOf is the result a task's state gives for --json: its run's, or,
+// for a run that printed none, one saying why, with the task's id, the
+// persona and tier of its entry (split splits PERSONA[@TIER]), the tier
+// and harness it was to run on (pt, the task as checked) and no session
+// id (it started none).
+func ResultOf(ts TaskState, pt Prepared, split func(ref string) (id, tier string)) report.Result {
+	if ts.Result != nil {
+		return *ts.Result
+	}
+	id, tier := split(ts.Entry.Persona)
+	harness := ts.Entry.Harness
+	if pt.Tier != "" {
+		tier = pt.Tier
+	}
+	if pt.Harness != "" {
+		harness = pt.Harness
+	}
+	r := report.Result{TaskID: ts.ID, Persona: id, Tier: tier, Harness: harness, Status: ts.Status,
+		DurationMS: ts.DurationMS, Message: ts.Error}
+	if r.Status == "" {
+		r.Status = report.StatusFailed
+	}
+	return r
+}

@@ -1,4 +1,4 @@
-package main
+package history
 
 import (
 	"testing"
@@ -25,9 +25,9 @@ func TestParseSince(t *testing.T) {
 		{"7", 0, true},
 		{"", 0, true},
 	} {
-		got, err := parseSince(c.in)
+		got, err := ParseSince(c.in)
 		if (err != nil) != c.bad || got != c.want {
-			t.Errorf("parseSince(%q) = %v, %v; want %v, error %v", c.in, got, err, c.want, c.bad)
+			t.Errorf("ParseSince(%q) = %v, %v; want %v, error %v", c.in, got, err, c.want, c.bad)
 		}
 	}
 }

@@ -1,4 +1,9 @@
-package main
+// Package toreport converts the types of the packages that compute what
+// a command prints (persona, session, harness, discover, install, native,
+// mount, skill) into the types of package report, which define what it
+// prints; the commands print the result. A list or map stays nil when it
+// is nil and empty when it is empty: JSON tells null from [].
+package toreport
 
 import (
 	"github.com/seed-3bc194a6/workforce/discover"
@@ -13,13 +18,8 @@ import (
 	"github.com/seed-3bc194a6/workforce/skill"
 )
 
-// This file converts the types of the packages that compute what a
-// command prints into the types of package report, which define what it
-// prints. A list or map stays nil when it is nil and empty when it is
-// empty: JSON tells null from [].
-
-// each converts every element of s with f; nil stays nil.
-func each[T, U any](s []T, f func(T) U) []U {
+// Each converts every element of s with f; nil stays nil.
+func Each[T, U any](s []T, f func(T) U) []U {
 	if s == nil {
 		return nil
 	}
@@ -42,8 +42,8 @@ func eachValue[K comparable, T, U any](m map[K]T, f func(T) U) map[K]U {
 	return out
 }
 
-// ptr converts what p points to with f; nil stays nil.
-func ptr[T, U any](p *T, f func(T) U) *U {
+// Ptr converts what p points to with f; nil stays nil.
+func Ptr[T, U any](p *T, f func(T) U) *U {
 	if p == nil {
 		return nil
 	}
@@ -51,21 +51,23 @@ func ptr[T, U any](p *T, f func(T) U) *U {
 	return &u
 }
 
-func toOrigin(o persona.Origin) report.Origin { return report.Origin{Layer: o.Layer, File: o.File} }
+// Origin is a persona layer file o in report's terms.
+func Origin(o persona.Origin) report.Origin { return report.Origin{Layer: o.Layer, File: o.File} }
 
-func toPersona(s persona.Spec) report.Persona {
+// Persona is the persona spec s in report's terms.
+func Persona(s persona.Spec) report.Persona {
 	return report.Persona{
 		Schema: s.Schema, ID: s.ID, Extends: s.Extends, Inherit: s.Inherit, Intent: s.Intent,
 		Tags: s.Tags, Description: s.Description,
-		Tiers:       eachValue(s.Tiers, func(r *persona.Runtime) *report.Runtime { return ptr(r, toRuntime) }),
+		Tiers:       eachValue(s.Tiers, func(r *persona.Runtime) *report.Runtime { return Ptr(r, toRuntime) }),
 		DefaultTier: s.DefaultTier,
-		Skills:      each(s.Skills, toSkill),
+		Skills:      Each(s.Skills, toSkill),
 		Inputs:      eachValue(s.Inputs, toInput),
 		Env:         s.Env,
 		MCPServers:  eachValue(s.MCPServers, toMCPServer),
-		Permissions: ptr(s.Permissions, toPermissions),
-		Mount:       ptr(s.Mount, toMount),
-		Native:      ptr(s.Native, toNative),
+		Permissions: Ptr(s.Permissions, toPermissions),
+		Mount:       Ptr(s.Mount, toMount),
+		Native:      Ptr(s.Native, toNative),
 		Runtime:     toRuntime(s.Runtime),
 		CloudFields: report.CloudFields{
 			Sandbox: s.Sandbox, Cloud: s.Cloud, UseSubscription: s.UseSubscription,
@@ -78,7 +80,7 @@ func toPersona(s persona.Spec) report.Persona {
 func toRuntime(r persona.Runtime) report.Runtime {
 	return report.Runtime{
 		Harness: r.Harness, Model: r.Model, SystemPrompt: r.SystemPrompt,
-		HarnessSettings: ptr(r.HarnessSettings, toHarnessSettings),
+		HarnessSettings: Ptr(r.HarnessSettings, toHarnessSettings),
 		Sidecars: report.Sidecars{
 			ClaudeMd: r.ClaudeMd, ClaudeMdMode: string(r.ClaudeMdMode), ClaudeMdContent: r.ClaudeMdContent,
 			AgentsMd: r.AgentsMd, AgentsMdMode: string(r.AgentsMdMode), AgentsMdContent: r.AgentsMdContent,
@@ -101,7 +103,7 @@ func toSkill(s persona.Skill) report.Skill {
 func toInput(in persona.Input) report.Input {
 	return report.Input{
 		Description: in.Description, Env: in.Env, Default: in.Default, Optional: in.Optional,
-		Picker: ptr(in.Picker, func(p persona.InputPicker) report.InputPicker {
+		Picker: Ptr(in.Picker, func(p persona.InputPicker) report.InputPicker {
 			return report.InputPicker{Provider: p.Provider, Resource: p.Resource}
 		}),
 	}
@@ -124,48 +126,52 @@ func toNative(n persona.Native) report.Native {
 }
 
 func toSidecar(s persona.Sidecar) report.Sidecar {
-	return report.Sidecar{Channel: string(s.Channel), Path: s.Path, Content: s.Content, Mode: string(s.Mode), Origin: toOrigin(s.Origin)}
+	return report.Sidecar{Channel: string(s.Channel), Path: s.Path, Content: s.Content, Mode: string(s.Mode), Origin: Origin(s.Origin)}
 }
 
-func toResolved(r persona.Resolved) report.Resolved {
+// Resolved is the resolved persona r in report's terms.
+func Resolved(r persona.Resolved) report.Resolved {
 	return report.Resolved{
 		ID: r.ID, Tier: r.Tier, Flat: r.Flat, Harness: r.Harness, Model: r.Model, SystemPrompt: r.SystemPrompt,
 		HarnessSettings: toHarnessSettings(r.HarnessSettings),
 		Claude:          toSidecar(r.Claude), Agents: toSidecar(r.Agents),
 		Inputs: eachValue(r.Inputs, toInput), Env: r.Env, MCPServers: eachValue(r.MCPServers, toMCPServer),
 		Permissions: toPermissions(r.Permissions), Mount: toMount(r.Mount),
-		Skills: each(r.Skills, toSkill), Native: ptr(r.Native, toNative),
-		Origins: eachValue(r.Origins, toOrigin),
+		Skills: Each(r.Skills, toSkill), Native: Ptr(r.Native, toNative),
+		Origins: eachValue(r.Origins, Origin),
 	}
 }
 
-func toProvenance(p persona.Provenance) map[string][]report.Origin {
-	return eachValue(p, func(os []persona.Origin) []report.Origin { return each(os, toOrigin) })
+// Provenance is where each field of a persona came from, in report's terms.
+func Provenance(p persona.Provenance) map[string][]report.Origin {
+	return eachValue(p, func(os []persona.Origin) []report.Origin { return Each(os, Origin) })
 }
 
-func toMapping(m harness.Mapping) report.Mapping {
-	return report.Mapping{Harness: m.Harness, Measured: m.Measured, Fields: each(m.Fields, func(f harness.FieldMapping) report.FieldMapping {
+// Mapping is how a harness gets a persona (m), in report's terms.
+func Mapping(m harness.Mapping) report.Mapping {
+	return report.Mapping{Harness: m.Harness, Measured: m.Measured, Fields: Each(m.Fields, func(f harness.FieldMapping) report.FieldMapping {
 		return report.FieldMapping{Field: f.Field, Value: f.Value, Applied: f.Applied, Refused: f.Refused}
 	})}
 }
 
-func toPlan(p *session.Plan) report.Plan {
+// Plan is the session plan p in report's terms.
+func Plan(p *session.Plan) report.Plan {
 	return report.Plan{
 		Persona: p.Persona, Tier: p.Tier, Harness: p.Harness, HarnessVersion: p.HarnessVersion, Profile: p.Profile,
-		Layers: each(p.Layers, toOrigin), Resolved: ptr(p.Resolved, toResolved),
+		Layers: Each(p.Layers, Origin), Resolved: Ptr(p.Resolved, Resolved),
 		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Workdir: p.Workdir,
-		Materialized: ptr(p.Materialized, func(m session.Materialized) report.Materialized {
+		Materialized: Ptr(p.Materialized, func(m session.Materialized) report.Materialized {
 			return report.Materialized{Path: m.Path, Mode: m.Mode, Text: m.Text}
 		}),
-		Extend: ptr(p.Extend, toExtend),
+		Extend: Ptr(p.Extend, toExtend),
 		Hidden: p.Hidden, Ignored: p.Ignored, Readonly: p.Readonly, Argv: p.Argv, Env: p.Env,
-		Sealed: each(p.Sealed, func(v mount.SealedVar) report.SealedVar {
+		Sealed: Each(p.Sealed, func(v mount.SealedVar) report.SealedVar {
 			return report.SealedVar{Name: v.Name, Value: v.Value, Dropped: v.Dropped}
 		}),
 		ConfigFiles: p.ConfigFiles, Notes: p.Notes, InRepo: p.InRepo,
-		Skills:  ptr(p.Skills, toSkillPlan),
-		Mapping: ptr(p.Mapping, toMapping),
-		Confine: ptr(p.Confine, toConfine),
+		Skills:  Ptr(p.Skills, toSkillPlan),
+		Mapping: Ptr(p.Mapping, Mapping),
+		Confine: Ptr(p.Confine, toConfine),
 	}
 }
 
@@ -186,7 +192,7 @@ func orEmpty(l []string) []string {
 
 func toExtend(e session.Extend) report.Extend {
 	return report.Extend{
-		Real: ptr(e.Real, toDiscovery), Folded: e.Folded, LoadedAnyway: e.LoadedAnyway, Extra: e.Extra,
+		Real: Ptr(e.Real, toDiscovery), Folded: e.Folded, LoadedAnyway: e.LoadedAnyway, Extra: e.Extra,
 		Surfaced: e.Surfaced, Hide: e.Hide, Text: e.Text,
 	}
 }
@@ -196,7 +202,7 @@ func toDiscovery(r discover.Result) report.Discovery {
 		return report.DiscoveredFile{Path: f.Path, Canonical: f.Canonical, Dir: f.Dir, Name: f.Name, Scope: f.Scope, Bytes: f.Bytes, Truncated: f.Truncated}
 	}
 	return report.Discovery{
-		Profile: r.Profile, Dir: r.Dir, Root: r.Root, Files: each(r.Files, file), Dropped: each(r.Dropped, file),
+		Profile: r.Profile, Dir: r.Dir, Root: r.Root, Files: Each(r.Files, file), Dropped: Each(r.Dropped, file),
 		Problems: r.Problems, Text: r.Text,
 	}
 }
@@ -204,8 +210,8 @@ func toDiscovery(r discover.Result) report.Discovery {
 func toSkillPlan(p skill.Plan) report.SkillPlan {
 	return report.SkillPlan{
 		Harness: p.Harness, Read: p.Read, Dir: p.Dir, Notes: p.Notes,
-		Items: each(p.Items, func(it *skill.Item) *report.SkillItem {
-			return ptr(it, func(it skill.Item) report.SkillItem {
+		Items: Each(p.Items, func(it *skill.Item) *report.SkillItem {
+			return Ptr(it, func(it skill.Item) report.SkillItem {
 				return report.SkillItem{
 					ID: it.ID, Name: it.Name, Source: it.Source, Kind: string(it.Kind), Path: it.Path,
 					Cache: it.Cache, CacheDir: it.CacheDir, Version: it.Version, Dest: it.Dest, Replaces: it.Replaces,
@@ -215,52 +221,60 @@ func toSkillPlan(p skill.Plan) report.SkillPlan {
 	}
 }
 
-// toSyncReport is sync-back's report r in report's terms (run.SyncReport).
-func toSyncReport(r mount.Report) report.SyncReport { return run.SyncReport(r) }
+// SyncReport is sync-back's report r in report's terms (run.SyncReport).
+func SyncReport(r mount.Report) report.SyncReport { return run.SyncReport(r) }
 
-func toRecord(r session.Record) report.Record {
+// Record is the session record r in report's terms.
+func Record(r session.Record) report.Record {
 	return report.Record{
 		Format: r.Format, ID: r.ID, Persona: r.Persona, Tier: r.Tier, Harness: r.Harness, Root: r.Root, Cwd: r.Cwd,
 		PID: r.PID, Started: r.Started, HarnessPID: r.HarnessPID,
-		HarnessStart: ptr(r.HarnessStart, func(p session.ProcStart) report.ProcStart {
+		HarnessStart: Ptr(r.HarnessStart, func(p session.ProcStart) report.ProcStart {
 			return report.ProcStart{Boot: p.Boot, Ticks: p.Ticks}
 		}),
-		Phase: string(r.Phase), ExitCode: r.ExitCode, Error: r.Error, Report: ptr(r.Report, toSyncReport),
+		Phase: string(r.Phase), ExitCode: r.ExitCode, Error: r.Error, Report: Ptr(r.Report, SyncReport),
 		Branch: r.Branch, Commits: r.Commits, Head: r.Head, HarnessSessionID: r.HarnessSessionID, Updated: r.Updated,
 	}
 }
 
-func toWarm(w session.Warm) report.Warm { return report.Warm{Root: w.Root, Dir: w.Dir, Time: w.Time} }
+// Warm is a warm sandbox w in report's terms.
+func Warm(w session.Warm) report.Warm { return report.Warm{Root: w.Root, Dir: w.Dir, Time: w.Time} }
 
 func toInstalled(in install.Installed) report.Installed {
 	return report.Installed{
-		ID: in.ID, File: in.File, Assets: in.Assets, Overrides: ptr(in.Overrides, toOrigin),
-		Inherits: in.Inherits, Shadows: ptr(in.Shadows, toOrigin),
+		ID: in.ID, File: in.File, Assets: in.Assets, Overrides: Ptr(in.Overrides, Origin),
+		Inherits: in.Inherits, Shadows: Ptr(in.Shadows, Origin),
 	}
 }
 
-func toInstall(r install.Result) report.Install {
-	return report.Install{Target: r.Target, Installed: each(r.Installed, toInstalled)}
+// Install is an install's result r in report's terms.
+func Install(r install.Result) report.Install {
+	return report.Install{Target: r.Target, Installed: Each(r.Installed, toInstalled)}
 }
 
-func toOutdated(s install.Status) report.Outdated {
+// Outdated is a source's lock status s in report's terms.
+func Outdated(s install.Status) report.Outdated {
 	return report.Outdated{Source: s.Source, Locked: s.Locked, Current: s.Current, Outdated: s.Outdated, Why: s.Why}
 }
 
-func toDropped(d native.Dropped) report.Dropped {
+// Dropped is a native field an export dropped (d), in report's terms.
+func Dropped(d native.Dropped) report.Dropped {
 	return report.Dropped{Field: d.Field, Value: d.Value, Why: d.Why}
 }
 
-func toResolution(r discover.Resolution) report.Resolution {
-	return report.Resolution{Remaining: r.Remaining, Files: each(r.Files, func(f discover.ResolvedFile) report.ResolvedFile {
+// Resolution is the context files found (r), in report's terms.
+func Resolution(r discover.Resolution) report.Resolution {
+	return report.Resolution{Remaining: r.Remaining, Files: Each(r.Files, func(f discover.ResolvedFile) report.ResolvedFile {
 		return report.ResolvedFile{Path: f.Path, Reason: f.Reason}
 	})}
 }
 
-func toResume(d discover.Diff) report.Resume {
+// Resume is what changed since a session (d), in report's terms.
+func Resume(d discover.Diff) report.Resume {
 	return report.Resume{Cwd: d.Cwd, Root: d.Root, Markers: d.Markers, Changed: d.Changed, Removed: d.Removed, Added: d.Added}
 }
 
-func toHarnessStatus(st harness.Status) report.HarnessStatus {
+// HarnessStatus is a harness's installation status st in report's terms.
+func HarnessStatus(st harness.Status) report.HarnessStatus {
 	return report.HarnessStatus{Harness: st.Harness, Installed: st.Installed, Path: st.Path, Version: st.Version, Package: st.Package}
 }
