@@ -18,6 +18,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
 )
@@ -99,7 +100,7 @@ func projectLayerDir(env procEnv) (string, error) {
 // sorted, when it is a directory, or the files a doublestar pattern
 // matches; validate and sources list share it.
 func personaFiles(dir, arg string) ([]string, error) {
-	abs := absIn(dir, arg)
+	abs := pathutil.AbsIn(dir, arg)
 	if abs == "" {
 		return nil, fmt.Errorf("%s: no working directory to find it in", arg)
 	}
@@ -139,18 +140,6 @@ func personaFiles(dir, arg string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
-}
-
-// absIn returns path made absolute in the working directory dir, cleaned;
-// empty when path is relative and dir is unknown.
-func absIn(dir, path string) string {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path)
-	}
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, path)
 }
 
 // installLayers is the cascade an install or an import into target is

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
@@ -148,7 +149,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 // directory dir: a local directory or tarball by its absolute path, so
 // that outdated finds it from anywhere; anything else as given.
 func lockSource(dir, source string) string {
-	if abs := absIn(dir, source); abs != "" {
+	if abs := pathutil.AbsIn(dir, source); abs != "" {
 		if _, err := os.Stat(abs); err == nil {
 			return abs
 		}

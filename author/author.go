@@ -17,6 +17,7 @@ import (
 
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/lazyre"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 )
 
@@ -80,24 +81,12 @@ func Resolve(home, choice string, wd, projectLayer func() (string, error)) (Targ
 		return t, nil
 	}
 	dir, _ := wd()
-	abs := absIn(dir, choice)
+	abs := pathutil.AbsIn(dir, choice)
 	if abs == "" {
 		return t, fmt.Errorf("%s: no working directory to find it in", choice)
 	}
 	t.Dir, t.Store, t.Layer = abs, abs, "path"
 	return t, nil
-}
-
-// absIn is path made absolute in dir, cleaned; "" when path is relative
-// and there is no dir.
-func absIn(dir, path string) string {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path)
-	}
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, path)
 }
 
 // plural is one or many as n is 1 or not.

@@ -42,3 +42,15 @@ func Rel(dir, path string) (rel string, ok bool) {
 	}
 	return "", false
 }
+
+// AbsIn returns path made absolute in the working directory dir, cleaned;
+// empty when path is relative and dir is unknown.
+func AbsIn(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, path)
+}
