@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/seed-3bc194a6/workforce/internal/gittest"
+	"github.com/seed-3bc194a6/workforce/internal/syncbuf"
 	"github.com/seed-3bc194a6/workforce/queue"
 	"github.com/seed-3bc194a6/workforce/report"
 )
@@ -170,22 +169,7 @@ func workforceBin(t testing.TB) string {
 }
 
 // syncBuffer is a buffer several goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncbuf.Buffer
 
 // worker is a workforce worker process.
 type workerProc struct {

@@ -49,6 +49,7 @@ var depRules = map[string]depRule{
 	// load time) and skill (which imports mount and harness).
 	"W/internal/skillmd":              {deny: []string{anyOfOurs}, allow: []string{"W/internal/frontmatter", "W/internal/pathutil"}},
 	"W/internal/gittest":              {deny: []string{anyOfOurs}},
+	"W/internal/syncbuf":              {deny: []string{anyOfOurs}},
 	"W/internal/benchtree":            {deny: []string{anyOfOurs}},
 	"W/internal/standin":              {deny: []string{anyOfOurs}},
 	"W/internal/benchtree/mkpersonas": {deny: []string{anyOfOurs}, allow: []string{"W/internal/benchtree"}},

@@ -1,7 +1,6 @@
 package batchview
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/seed-3bc194a6/workforce/internal/syncbuf"
 	"github.com/seed-3bc194a6/workforce/report"
 )
 
@@ -226,22 +226,7 @@ func TestDescribeEvent(t *testing.T) {
 }
 
 // syncBuffer is a buffer several goroutines write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncbuf.Buffer
 
 // TestDisplayQueue: what the Display's methods queue for the program, in
 // their order; a task's newer event takes the place of the one not yet

@@ -1,24 +1,6 @@
 package main
 
-import (
-	"bytes"
-	"sync"
-)
+import "github.com/seed-3bc194a6/workforce/internal/syncbuf"
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer several goroutines write.
+type syncBuffer = syncbuf.Buffer
