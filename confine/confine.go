@@ -456,7 +456,7 @@ func within(path, dir string) bool {
 // another version refuses the message rather than misread it. Version 2
 // carries the program's environment and the descriptors it keeps, and
 // comes on a descriptor instead of an environment variable.
-const messageVersion = 2
+const messageVersion = 3
 
 // message is what Start writes to the launcher.
 type message struct {
@@ -474,6 +474,13 @@ type message struct {
 	// Env is the program's environment, byte for byte (an environment
 	// need not be UTF-8, which a JSON string must be).
 	Env [][]byte `json:"env"`
+	// ParentDeath is the parent-death signal the caller asked for
+	// (SysProcAttr.Pdeathsig), 0 for none, and Parent the caller's
+	// process id. The kernel keeps that signal per thread, and the
+	// launcher may execute the program from a thread its runtime started
+	// later, which has none: the launcher sets it again on that thread.
+	ParentDeath int `json:"parent_death,omitempty"`
+	Parent      int `json:"parent,omitempty"`
 }
 
 // encodeMessage returns m as the launcher reads it.
@@ -495,6 +502,9 @@ func decodeMessage(b []byte) (message, error) {
 	}
 	if m.V != messageVersion {
 		return message{}, fmt.Errorf("invalid launcher message: version %d, this launcher reads version %d (was workforce replaced during the run?)", m.V, messageVersion)
+	}
+	if m.ParentDeath < 0 || m.ParentDeath > 64 || (m.ParentDeath > 0 && m.Parent <= 0) {
+		return message{}, fmt.Errorf("invalid launcher message: parent-death signal %d of process %d", m.ParentDeath, m.Parent)
 	}
 	if m.StatusFD < 0 || m.StatusFD > 1<<20 || (m.StatusFD > 0 && m.StatusFD < 3) {
 		return message{}, fmt.Errorf("invalid launcher message: status descriptor %d", m.StatusFD)

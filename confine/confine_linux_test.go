@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +34,17 @@ func TestMain(m *testing.M) {
 				os.Exit(3)
 			}
 		}
+		if len(os.Args) > 4 && os.Args[4] == launcherThreadArg0 {
+			// Main on a thread other than the one the process started
+			// on, as the Go runtime may run it.
+			runtime.LockOSThread()
+			code := make(chan int)
+			go func() {
+				runtime.LockOSThread()
+				code <- Main(os.Args[2:])
+			}()
+			os.Exit(<-code)
+		}
 		os.Exit(Main(os.Args[2:]))
 	}
 	if os.Getenv(probeEnv) != "" {
@@ -39,6 +52,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// launcherThreadArg0, as a program's argv[0], makes the test launcher run
+// Main on another thread than the one it started on (TestMain).
+const launcherThreadArg0 = "launcher-thread"
 
 // launcherEnvArg0, the prefix of a program's argv[0], makes the test
 // launcher record its own environment (TestMain).
@@ -487,5 +504,31 @@ func TestHandledRights(t *testing.T) {
 	}
 	if h := handledRights(5); h&landlock.AccessFSSet(ll.AccessFSIoctlDev) == 0 {
 		t.Errorf("handledRights(5) = %v, want ioctl_dev handled", h)
+	}
+}
+
+// TestParentDeathSignal: the program keeps the parent-death signal its
+// caller asked for, also when the launcher executes it from another
+// thread than the one the fork gave the signal to (the kernel keeps it
+// per thread; a harness whose workforce was killed never heard of it).
+func TestParentDeathSignal(t *testing.T) {
+	needLandlock(t)
+	for _, argv0 := range []string{"probe", launcherThreadArg0} {
+		t.Run(argv0, func(t *testing.T) {
+			cmd := probeCommand(t, []string{"pdeathsig"})
+			cmd.Args[0] = argv0
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := Start(cmd, Policy{Dirs: []string{t.TempDir()}}); err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("probe: %v\n%s", err, stderr.String())
+			}
+			if got, want := strings.TrimSpace(stdout.String()), fmt.Sprintf(`["%d"]`, syscall.SIGTERM); got != want {
+				t.Errorf("the program's parent-death signal: %s, want %s", got, want)
+			}
+		})
 	}
 }

@@ -189,6 +189,9 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	for i, kv := range env {
 		m.Env[i] = []byte(kv)
 	}
+	if a := cmd.SysProcAttr; a != nil && a.Pdeathsig != 0 {
+		m.ParentDeath, m.Parent = int(a.Pdeathsig), os.Getpid()
+	}
 	value, err := encodeMessage(m)
 	if err != nil {
 		return err
@@ -379,12 +382,33 @@ func Main(args []string) int {
 	if err := denyTerminalInjection(); err != nil {
 		return fail(ExitCannotRun, fmt.Errorf("cannot install the seccomp filter: %w", err))
 	}
+	if err := parentDeath(m); err != nil {
+		return fail(ExitCannotRun, err)
+	}
 	err = syscall.Exec(path, argv, env)
 	code := ExitCannotRun
 	if errors.Is(err, syscall.ENOENT) {
 		code = ExitNotFound
 	}
 	return fail(code, fmt.Errorf("cannot execute %s: %w", path, err))
+}
+
+// parentDeath sets the parent-death signal m asks for on the calling
+// thread, the one that executes the program: the kernel keeps it per
+// thread, and only the thread the launcher started on got it from the
+// fork. When the parent died before, the signal would never come: the
+// launcher stops rather than run a harness nobody waits for.
+func parentDeath(m message) error {
+	if m.ParentDeath == 0 {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(m.ParentDeath), 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot set the parent-death signal: %w", err)
+	}
+	if os.Getppid() != m.Parent {
+		return fmt.Errorf("workforce (process %d) exited before the harness started", m.Parent)
+	}
+	return nil
 }
 
 // envValue returns the value of the last variable key in env, as a

@@ -203,6 +203,11 @@ func probeOp(op []string) string {
 		return link
 	case "pid":
 		return strconv.Itoa(os.Getpid())
+	case "pdeathsig": // the parent-death signal the program has
+		var sig int
+		if err = unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0, 0, 0); err == nil {
+			return strconv.Itoa(sig)
+		}
 	default:
 		return "unknown operation " + op[0]
 	}
