@@ -116,18 +116,20 @@ func errText(err error) string {
 // panic.
 func FuzzDecodeMessage(f *testing.F) {
 	for _, s := range []string{
-		`{"v":2,"policy":{"dirs":["/tmp/t"],"files":["/home/u/.claude.json"],"devices":["/dev/null","/dev/pts"]},"status_fd":4,"files":1,"abi":7,"env":["UEFUSD0vYmlu","/w=="]}`,
-		`{"v":2,"policy":{}}`,
-		`{"v":2,"policy":{"dirs":["/"]}}`,
+		`{"v":3,"policy":{"dirs":["/tmp/t"],"files":["/home/u/.claude.json"],"devices":["/dev/null","/dev/pts"]},"status_fd":4,"files":1,"abi":7,"env":["UEFUSD0vYmlu","/w=="]}`,
+		`{"v":3,"policy":{}}`,
+		`{"v":3,"policy":{"dirs":["/"]}}`,
 		`{"v":1,"policy":{}}`,
-		`{"v":2,"policy":{},"status_fd":2}`,
-		`{"v":2,"policy":{},"files":-1}`,
-		`{"v":2,"policy":{},"abi":-1}`,
-		`{"v":2,"policy":{},"env":["not base64"]}`,
-		`{"v":2,"policy":{"net":[443]}}`,
-		`{"v":2,"policy":{}} {}`,
-		`{"v":2,"policy":{"dirs":null},"env":null}`,
-		`{"v":2,"policy":{"dirs":["a\u0000b"]}}`,
+		`{"v":3,"policy":{},"status_fd":2}`,
+		`{"v":3,"policy":{},"files":-1}`,
+		`{"v":3,"policy":{},"abi":-1}`,
+		`{"v":3,"policy":{},"env":["not base64"]}`,
+		`{"v":3,"policy":{"net":[443]}}`,
+		`{"v":3,"policy":{},"parent_death":15,"parent":1}`,
+		`{"v":3,"policy":{},"parent_death":15}`,
+		`{"v":3,"policy":{}} {}`,
+		`{"v":3,"policy":{"dirs":null},"env":null}`,
+		`{"v":3,"policy":{"dirs":["a\u0000b"]}}`,
 		``, `null`, `[]`, `{`,
 	} {
 		f.Add(s)
