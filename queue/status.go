@@ -99,7 +99,7 @@ func recordResults(ctx context.Context, conn *Conn, st *batch.State, write bool,
 		if !ok {
 			continue
 		}
-		r, ok, err := conn.LookupResult(ctx, Key{Batch: st.ID, Submission: rec.Submission, Task: tid})
+		r, ok, err := conn.LookupResult(ctx, Key{Batch: st.ID, Submission: rec.Submission, Task: tid}, rec.Seal)
 		if err != nil {
 			return nil, err
 		}
