@@ -127,7 +127,7 @@ var depRules = map[string]depRule{
 	// What create prepares around the persona author's run: the target,
 	// the staging directory, the brief; it runs nothing (run's), and the
 	// project layer of cwd comes in as a function from the command layer.
-	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/pathutil", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine"}},
+	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/pathutil", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine", "W/internal/netspec"}},
 	// The conversions of what the domain packages compute into report's
 	// types, for the commands to print: the packages it reads (run for
 	// sync-back's report), never the command line nor the workflows.
