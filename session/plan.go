@@ -346,6 +346,10 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if !o.InRepo && !setsEnv(inv.SetEnv, "TMPDIR") {
 		p.Env = append(p.Env, "TMPDIR="+filepath.Join(p.Sandbox, tmpDir))
 	}
+	for _, k := range inv.DroppedEnv {
+		// The sockets of the user's agents and daemons: not passed in.
+		p.Sealed = append(p.Sealed, mount.SealedVar{Name: k, Dropped: true})
+	}
 	if p.Sealed == nil {
 		p.Sealed = []mount.SealedVar{}
 	}
