@@ -262,6 +262,17 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
 	}
 	tw.Flush()
+	// The destinations the network proxy denied each task's run (a
+	// worker's result, quoted).
+	for _, id := range ids {
+		if r := states[id].Result; r != nil && r.Network != nil && len(r.Network.Denied) > 0 {
+			hosts := make([]string, len(r.Network.Denied))
+			for i, d := range r.Network.Denied {
+				hosts[i] = quote.Name(d.String())
+			}
+			fmt.Fprintf(w, "%s: network denied: %s\n", id, strings.Join(hosts, ", "))
+		}
+	}
 	var parts []string
 	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running", "queued"} {
 		if counts[k] > 0 {

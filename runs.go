@@ -282,6 +282,7 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	for _, d := range r.Denials {
 		fmt.Fprintf(w, "denied: %s %s\n", quote.Text(d.Tool), quote.Text(d.Detail))
 	}
+	printNetworkDenied(w, r.Network)
 	if res == nil {
 		if f := r.Files; f != nil {
 			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts, Refused: f.Refused, Held: f.Held})
@@ -304,6 +305,21 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	}
 	if res.OneShot.Dir != "" {
 		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, session.ResultFile))
+	}
+}
+
+// printNetworkDenied prints the destinations the network proxy denied a
+// run, one a line with its count; nothing for a nil n.
+func printNetworkDenied(w io.Writer, n *report.Network) {
+	if n == nil {
+		return
+	}
+	for _, d := range n.Denied {
+		times := "once"
+		if d.Count != 1 {
+			times = fmt.Sprintf("%d times", d.Count)
+		}
+		fmt.Fprintf(w, "network denied: %s (%s)\n", quote.Text(d.String()), times)
 	}
 }
 

@@ -88,3 +88,45 @@ type NetSpec struct {
 	Presets *[]string `json:"presets,omitzero"`
 	Origin  string    `json:"origin"`
 }
+
+// NetworkRecord is one connection of a confined run as the network
+// proxy records it, a line of <home>/results/<session-id>/network.jsonl:
+// when, the destination, whether it was allowed, and the bytes each way.
+type NetworkRecord struct {
+	Time     string `json:"time"`
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	Allowed  bool   `json:"allowed"`
+	BytesOut int64  `json:"bytesOut,omitempty"`
+	BytesIn  int64  `json:"bytesIn,omitempty"`
+}
+
+// SummarizeNetwork returns the result's network of a run of policy mode
+// from its records: each destination once, in the order of its first
+// connection, with its count (and, allowed, its bytes both ways).
+func SummarizeNetwork(mode string, recs []NetworkRecord) *Network {
+	n := &Network{Mode: mode}
+	allowed, denied := map[string]int{}, map[string]int{}
+	for _, r := range recs {
+		key := hostPort(r.Host, r.Port)
+		if r.Allowed {
+			i, ok := allowed[key]
+			if !ok {
+				i = len(n.Allowed)
+				allowed[key] = i
+				n.Allowed = append(n.Allowed, NetworkAllowed{Host: r.Host, Port: r.Port})
+			}
+			n.Allowed[i].Count++
+			n.Allowed[i].Bytes += r.BytesIn + r.BytesOut
+			continue
+		}
+		i, ok := denied[key]
+		if !ok {
+			i = len(n.Denied)
+			denied[key] = i
+			n.Denied = append(n.Denied, NetworkDenied{Host: r.Host, Port: r.Port})
+		}
+		n.Denied[i].Count++
+	}
+	return n
+}

@@ -363,3 +363,26 @@ func TestNetworkDeniedHosts(t *testing.T) {
 		t.Errorf("nil.DeniedHosts() = %q, want nil", got)
 	}
 }
+
+// TestSummarizeNetwork: the proxy's records of a run, summed per
+// destination in the order of first sight, allowed with their bytes both
+// ways, denied counted.
+func TestSummarizeNetwork(t *testing.T) {
+	recs := []NetworkRecord{
+		{Host: "api.anthropic.com", Port: 443, Allowed: true, BytesOut: 10, BytesIn: 100},
+		{Host: "evil.example", Port: 443},
+		{Host: "api.anthropic.com", Port: 443, Allowed: true, BytesOut: 1, BytesIn: 2},
+		{Host: "evil.example", Port: 80},
+		{Host: "evil.example", Port: 443},
+	}
+	got := SummarizeNetwork("allowlist", recs)
+	want := &Network{Mode: "allowlist",
+		Allowed: []NetworkAllowed{{Host: "api.anthropic.com", Port: 443, Count: 2, Bytes: 113}},
+		Denied:  []NetworkDenied{{Host: "evil.example", Port: 443, Count: 2}, {Host: "evil.example", Port: 80, Count: 1}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SummarizeNetwork = %+v, want %+v", got, want)
+	}
+	if got := SummarizeNetwork("none", nil); got.Allowed != nil || got.Denied != nil || got.Mode != "none" {
+		t.Errorf("SummarizeNetwork(none, nil) = %+v", got)
+	}
+}
