@@ -1,9 +1,14 @@
 package batch
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 func TestParse(t *testing.T) {
@@ -102,6 +107,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("tasks", "- id: &x a\n  persona: *x\n  task: t\n")
 	f.Add("b.jsonl", "{\"id\":\"a\",\"task\":\"\u2028\"}\n{")
 	f.Add("b.yaml", "- id: a\n  inputs: {K: [1]}\n")
+	f.Add("b.jsonl", `{"id":"a","persona":"p","task":"t","network":{"mode":"none","allow":["a.com:1","[::1]:2"],"presets":[]}}`)
+	f.Add("b.yaml", "- id: a\n  persona: p\n  task: t\n  network: {mode: open, allow: ['*.b.org'], presets: [dev]}\n")
 	f.Fuzz(func(t *testing.T, name, data string) {
 		tasks, err := Parse(name, []byte(data))
 		if err != nil {
@@ -119,6 +126,15 @@ func FuzzParse(f *testing.F) {
 		for _, tk := range tasks {
 			if !SafeName(tk.ID) || seen[tk.ID] || strings.TrimSpace(tk.Task) == "" || tk.Validate() != nil || tk.Line < 1 {
 				t.Fatalf("Parse accepted %+v", tk)
+			}
+			if tk.Network != nil {
+				// The run gets the task's network whole, as a narrowing.
+				args := Command("workforce", tk, "/p").Args
+				i := slices.Index(args, "--network-narrow")
+				var back netspec.Spec
+				if i < 0 || json.Unmarshal([]byte(args[i+1]), &back) != nil || !reflect.DeepEqual(back, *tk.Network) && !(back.IsZero() && tk.Network.IsZero()) {
+					t.Fatalf("task %+v: its run's arguments %q do not carry its network", tk, args)
+				}
 			}
 			seen[tk.ID] = true
 		}
