@@ -266,3 +266,32 @@ func TestReadConfigNetwork(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadNetwork: whatever "network" holds, ReadConfig does not panic;
+// what it accepts passes netspec's checks, and an error names the file
+// and a network field.
+func FuzzReadNetwork(f *testing.F) {
+	for _, s := range []string{`{}`, `{"mode": "open"}`, `{"allow": ["a.com:1", "[::1]:2", "*.b"], "presets": []}`, `{"presets": null}`,
+		`{"allow": [1]}`, `{"mode": "x"}`, `[]`, `null`, `{"allow": ["a b"]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(ConfigPath(dir), []byte(`{"network": `+v+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadConfig(dir)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), ConfigPath(dir)) {
+				t.Errorf("network %s: error %q does not name the file", v, err)
+			}
+			return
+		}
+		if c.Network == nil {
+			t.Fatalf("network %s: accepted, but Network is nil", v)
+		}
+		if field, err := c.Network.Check(); err != nil {
+			t.Errorf("network %s: accepted, but %s: %v", v, field, err)
+		}
+	})
+}
