@@ -291,3 +291,29 @@ Variables naming the sockets of the user's agents and daemons, not passed into a
 `)
 	return b.String()
 }
+
+// RequiredHosts returns the hosts harness h must reach to run model, for
+// every login type (which one the user's configuration uses is not known
+// before the run): the table's hosts, and for opencode the API host of
+// the model's provider ("provider/model"; none for a provider it does not
+// list, or a model without one). The proxy always allows them.
+func RequiredHosts(h, model string) []string {
+	var out []string
+	add := func(host string) {
+		if !slices.Contains(out, host) {
+			out = append(out, host)
+		}
+	}
+	if h == persona.HarnessOpencode {
+		if p, _, ok := strings.Cut(model, "/"); ok {
+			if host, ok := OpencodeProviders[p]; ok {
+				add(host)
+			}
+		}
+		return out
+	}
+	for _, x := range NetworkTable[h].Hosts {
+		add(x.Host)
+	}
+	return out
+}
