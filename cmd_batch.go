@@ -18,6 +18,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/urfave/cli/v2"
 )
 
@@ -73,7 +74,7 @@ Example:
 			&cli.StringFlag{Name: "id", Usage: "the batch's id, its directory under <home>/batches (default: the file's name and a hash of its path)"},
 			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
 			&cli.BoolFlag{Name: "json", Usage: "print one result per task, as JSON lines"},
-			noHistoryFlag,
+			noHistoryFlag, networkFlag, networkAllowFlag,
 			&cli.BoolFlag{Name: "detach", Usage: "with --queue: publish the tasks and exit, without following them"},
 		}, queueFlags(false)...),
 		Action: batchAction,
@@ -103,6 +104,9 @@ type batchOptions struct {
 	Env   procEnv
 	// NoHistory leaves the tasks' runs out of the history.
 	NoHistory bool
+	// Network are --network and --network-allow, given to each task's
+	// run (a task's own network narrows it: --network-narrow).
+	Network run.NetworkFlags
 }
 
 func batchAction(c *cli.Context) error {
@@ -121,8 +125,15 @@ func batchAction(c *cli.Context) error {
 	default:
 		return usagef("--retry %q: want failed", r)
 	}
+	var err error
+	if opts.Network, err = networkFlags(c); err != nil {
+		return err
+	}
 	if opts.ID != "" && !batch.SafeName(opts.ID) {
 		return usagef("--id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", opts.ID)
+	}
+	if c.IsSet("queue") && (c.IsSet(networkFlag.Name) || c.IsSet(networkAllowFlag.Name)) {
+		return usageError(errors.New("--network and --network-allow go without --queue: a worker's own config.json decides its runs' network"), "narrow a task's network with \"network\" in the batch file")
 	}
 	if c.IsSet("queue") {
 		return batchQueueAction(c, opts)
@@ -186,6 +197,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 		Command: func(cmd *exec.Cmd) {
 			cmd.Env = taskEnv(opts.Env.Environ)
 			withoutHistory(cmd, opts.NoHistory)
+			withNetwork(cmd, opts.Network)
 		}}, hooks)
 	if err != nil {
 		return err
@@ -250,6 +262,17 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
 	}
 	tw.Flush()
+	// The destinations the network proxy denied each task's run (a
+	// worker's result, quoted).
+	for _, id := range ids {
+		if r := states[id].Result; r != nil && r.Network != nil && len(r.Network.Denied) > 0 {
+			hosts := make([]string, len(r.Network.Denied))
+			for i, d := range r.Network.Denied {
+				hosts[i] = quote.Name(d.String())
+			}
+			fmt.Fprintf(w, "%s: network denied: %s\n", id, strings.Join(hosts, ", "))
+		}
+	}
 	var parts []string
 	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running", "queued"} {
 		if counts[k] > 0 {

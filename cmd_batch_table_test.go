@@ -36,3 +36,27 @@ func TestBatchTableQuotes(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchTableNetwork: the summary names, per task, the destinations
+// the network proxy denied its run, quoted; a task without any, nothing.
+func TestBatchTableNetwork(t *testing.T) {
+	states := map[string]batch.TaskState{
+		"a": {ID: "a", Phase: batch.PhaseDone, Status: report.StatusSucceeded, Result: &report.Result{Status: report.StatusSucceeded, SessionID: "s1",
+			Network: &report.Network{Mode: "allowlist", Denied: []report.NetworkDenied{{Host: "evil.example", Port: 443, Count: 2}, {Host: "::1", Port: 22, Count: 1}}}}},
+		"b": {ID: "b", Phase: batch.PhaseDone, Status: report.StatusSucceeded, Result: &report.Result{Status: report.StatusSucceeded, SessionID: "s2",
+			Network: &report.Network{Mode: "allowlist"}}},
+		"c": {ID: "c", Phase: batch.PhaseDone, Status: report.StatusFailed, Result: &report.Result{Status: report.StatusFailed, SessionID: "s3",
+			Network: &report.Network{Mode: "none", Denied: []report.NetworkDenied{{Host: "x\x1b[2J.example", Port: 80, Count: 1}}}}},
+	}
+	var b strings.Builder
+	printBatchTable(&b, []string{"a", "b", "c"}, states)
+	out := b.String()
+	for _, want := range []string{"\na: network denied: evil.example:443, [::1]:22\n", `c: network denied: "x\033[2J.example:80"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "b: network") || strings.ContainsAny(out, "\x1b") {
+		t.Errorf("the summary names a denial of b, or holds a raw escape:\n%s", out)
+	}
+}

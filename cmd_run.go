@@ -105,7 +105,7 @@ Example:
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			allowUnmappedFlag,
-			sandboxFlag, sandboxAllowFlag, noHistoryFlag, noProjectPersonasFlag,
+			sandboxFlag, sandboxAllowFlag, networkFlag, networkAllowFlag, networkNarrowFlag, noHistoryFlag, noProjectPersonasFlag,
 		},
 		Action: runAction,
 	}
@@ -160,6 +160,9 @@ func runAction(c *cli.Context) error {
 	}
 	var err error
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
+		return err
+	}
+	if opts.Network, err = networkFlags(c); err != nil {
 		return err
 	}
 	if err := inputValues(c, opts.Inputs); err != nil {

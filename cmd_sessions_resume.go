@@ -58,7 +58,7 @@ Example:
 			syncConfigFlag,
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
 			allowUnmappedFlag,
-			sandboxFlag, sandboxAllowFlag, noHistoryFlag,
+			sandboxFlag, sandboxAllowFlag, networkFlag, networkAllowFlag, noHistoryFlag,
 		},
 		Action: sessionsResumeAction,
 	}
@@ -79,7 +79,9 @@ type sessionsResumeOptions struct {
 	// Sandbox and SandboxAllow are as in runOptions.
 	Sandbox      *confine.Mode
 	SandboxAllow []string
-	Env          procEnv
+	// Network are the network flags, as in runOptions.
+	Network run.NetworkFlags
+	Env     procEnv
 }
 
 func sessionsResumeAction(c *cli.Context) error {
@@ -99,6 +101,9 @@ func sessionsResumeAction(c *cli.Context) error {
 	}
 	var err error
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
+		return err
+	}
+	if opts.Network, err = networkFlags(c); err != nil {
 		return err
 	}
 	if err := inputValues(c, opts.Inputs); err != nil {
@@ -122,7 +127,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 		ID: opts.ID, Task: opts.Task, Extra: opts.Extra, Inputs: opts.Inputs,
 		SyncDeletes: opts.SyncDeletes, SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, AllowUnmapped: opts.AllowUnmapped,
 		NoHistory: opts.NoHistory, Review: opts.Review, Timeout: opts.Timeout, Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow,
-		Env: runEnv(opts.Env),
+		Network: opts.Network, Env: runEnv(opts.Env),
 	}
 	hooks := runHooks(ctx, ios, opts.Env)
 	hooks.ResumedUsage = run.OwnUsage

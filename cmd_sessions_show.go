@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,6 +83,9 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 			return writeJSON(ios.Out, r)
 		}
 		printOneShot(ios.Out, ios.Err, *r, nil)
+		if r.Network == nil {
+			printNetworkDenied(ios.Out, readNetworkLog(l.ResultDir))
+		}
 		fmt.Fprintf(ios.Out, "result: %s\n", filepath.Join(l.ResultDir, session.ResultFile))
 		return nil
 	}
@@ -122,7 +126,30 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 		fmt.Fprintf(w, "result: %s\n", filepath.Join(l.ResultDir, session.ResultFile))
 		printOneShot(&indented{w: w}, io.Discard, *result, nil)
 	}
+	if (result == nil || result.Network == nil) && l.ResultDir != "" {
+		// A run under way, killed, or whose result predates the record.
+		printNetworkDenied(w, readNetworkLog(l.ResultDir))
+	}
 	return nil
+}
+
+// readNetworkLog summarizes the network record a confined run left in
+// its results directory dir (session.NetworkLogFile); nil when there is
+// none. Lines that do not read as a record are skipped: the record is
+// appended while the run goes, and a killed run may leave half a line.
+func readNetworkLog(dir string) *report.Network {
+	data, err := os.ReadFile(filepath.Join(dir, session.NetworkLogFile))
+	if err != nil {
+		return nil
+	}
+	var recs []report.NetworkRecord
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var r report.NetworkRecord
+		if json.Unmarshal(line, &r) == nil && r.Host != "" {
+			recs = append(recs, r)
+		}
+	}
+	return report.SummarizeNetwork("", recs)
 }
 
 // readResult reads the result a one-shot run left in its results

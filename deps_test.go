@@ -44,7 +44,10 @@ var depRules = map[string]depRule{
 	"W/internal/pathutil":    {deny: []string{anyOfOurs}},
 	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
 	"W/internal/proctree":    {deny: []string{anyOfOurs}},
-	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine"}},
+	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine", "W/internal/netspec"}},
+	// The syntax of a network policy's words (modes, presets, HOST[:PORT]):
+	// config.json, personas and batch files check them alike.
+	"W/internal/netspec": {deny: []string{anyOfOurs}},
 	// SKILL.md parsing, below both persona (which checks local skills at
 	// load time) and skill (which imports mount and harness).
 	"W/internal/skillmd":              {deny: []string{anyOfOurs}, allow: []string{"W/internal/frontmatter", "W/internal/pathutil"}},
@@ -62,13 +65,13 @@ var depRules = map[string]depRule{
 	// a child workforce process, so batch needs the result and event types
 	// only (package doc); the personas come in as a lookup function, and
 	// names in errors go through internal/quote.
-	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre"}},
+	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre", "W/internal/netspec"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
 	// batch's runner, the submitter's protocol over batch's state; the
 	// worker's git comes in as functions (gitwork's, from the command
 	// layer), the submitter resolves refs with gitwork.ResolveRef, and a
 	// task runs as a child workforce, as in batch.
-	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree", "W/internal/lazyre"}},
+	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree", "W/internal/lazyre", "W/internal/netspec"}},
 
 	// What a queue task does with git: the system git through
 	// internal/git, and names printed through internal/quote.
@@ -124,7 +127,7 @@ var depRules = map[string]depRule{
 	// What create prepares around the persona author's run: the target,
 	// the staging directory, the brief; it runs nothing (run's), and the
 	// project layer of cwd comes in as a function from the command layer.
-	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/pathutil", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine"}},
+	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/pathutil", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine", "W/internal/netspec"}},
 	// The conversions of what the domain packages compute into report's
 	// types, for the commands to print: the packages it reads (run for
 	// sync-back's report), never the command line nor the workflows.

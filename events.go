@@ -105,6 +105,8 @@ func toEvent(e harness.Event) (report.Event, bool) {
 		return report.Event{Type: report.EventUsage, Usage: toUsage(*e.Usage)}, true
 	case harness.EventSync:
 		return report.Event{Type: report.EventSync, Path: e.Path, Action: e.Action}, e.Path != ""
+	case harness.EventNetwork:
+		return report.Event{Type: report.EventNetwork, Host: e.Host, Port: e.Port}, e.Host != "" && e.Port > 0
 	}
 	return report.Event{}, false
 }

@@ -413,6 +413,36 @@ func printConfine(w io.Writer, c report.Confine) {
 	}
 }
 
+// printNetworkPolicy prints a run's network policies as the plan holds
+// them, unresolved: the user's, then each narrowing, with where each came
+// from.
+func printNetworkPolicy(w io.Writer, n report.NetworkPolicy) {
+	line := func(s report.NetSpec) string {
+		var parts []string
+		if s.Mode != "" {
+			parts = append(parts, "mode "+s.Mode)
+		}
+		if len(s.Allow) > 0 {
+			parts = append(parts, "allow "+strings.Join(s.Allow, " "))
+		}
+		if s.Presets != nil {
+			ps := strings.Join(*s.Presets, " ")
+			if ps == "" {
+				ps = "none"
+			}
+			parts = append(parts, "presets "+ps)
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "the default")
+		}
+		return strings.Join(parts, ", ") + " (" + s.Origin + ")"
+	}
+	fmt.Fprintf(w, "network: %s\n", line(n.User))
+	for _, s := range n.Narrow {
+		fmt.Fprintf(w, "network narrowed: %s\n", line(s))
+	}
+}
+
 // printPlan prints the plan of a run, as run --dry-run does.
 func printPlan(w io.Writer, p report.Plan) {
 	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
@@ -468,6 +498,9 @@ func printPlan(w io.Writer, p report.Plan) {
 	}
 	if c := p.Confine; c != nil {
 		printConfine(w, *c)
+	}
+	if n := p.Network; n != nil {
+		printNetworkPolicy(w, *n)
 	}
 	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
 }

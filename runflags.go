@@ -6,14 +6,19 @@ package main
 // the task and the harness arguments from a command line.
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -52,7 +57,10 @@ type runOptions struct {
 	// SandboxAllow the paths --sandbox-allow adds, as given.
 	Sandbox      *confine.Mode
 	SandboxAllow []string
-	Env          procEnv
+	// Network are --network, --network-allow and --network-narrow,
+	// checked (networkFlags).
+	Network run.NetworkFlags
+	Env     procEnv
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (--no-project-personas: a worker's run).
 	NoProjectPersonas bool
@@ -121,6 +129,70 @@ var (
 	sandboxFlag      = &cli.StringFlag{Name: "sandbox", Usage: "confine the harness's writes to its sandbox: on (the default, where Linux has Landlock; a warning where it cannot), strict (refuse to run unconfined) or off (default: $" + session.SandboxEnv + ", else \"sandbox\" in <home>/config.json)"}
 	sandboxAllowFlag = &cli.StringSliceFlag{Name: "sandbox-allow", Usage: "a file or directory the confined harness may write too, such as a package cache (repeatable; also \"sandbox\": {\"allow\": PATHS} in <home>/config.json)"}
 )
+
+// The network policy's flags, of run, sessions resume and batch: the
+// user's word, which widens config.json's "network" (--network,
+// --network-allow), and a batch task's, which only narrows it
+// (--network-narrow, which batch gives each task's run).
+var (
+	networkFlag       = &cli.StringFlag{Name: "network", Usage: "the confined harness's network: allowlist (the default: its own API hosts, the preset dev and what is allowed), open (any public host) or none (its own API hosts only) (default: \"network\": {\"mode\": ...} in <home>/config.json)"}
+	networkAllowFlag  = &cli.StringSliceFlag{Name: "network-allow", Usage: "a host the confined harness may reach: HOST, HOST:PORT, *.SUFFIX, an IP address, [IPv6]:PORT (repeatable; also \"network\": {\"allow\": HOSTS} in <home>/config.json)"}
+	networkNarrowFlag = &cli.StringFlag{Name: "network-narrow", Usage: "a network policy as JSON ({\"mode\": ..., \"allow\": [...], \"presets\": [...]}) that narrows the run's and never widens it: what a batch task's \"network\" becomes"}
+)
+
+// networkFlags returns the network flags of c, checked: a wrong mode,
+// host or policy is a usage error naming the flag.
+func networkFlags(c *cli.Context) (run.NetworkFlags, error) {
+	var f run.NetworkFlags
+	if c.IsSet(networkFlag.Name) {
+		f.Mode = c.String(networkFlag.Name)
+		if err := netspec.CheckMode(f.Mode); err != nil {
+			return f, usageError(fmt.Errorf("--network: %w", err))
+		}
+	}
+	for _, a := range c.StringSlice(networkAllowFlag.Name) {
+		if _, err := netspec.ParseEntry(a); err != nil {
+			return f, usageError(fmt.Errorf("--network-allow %q: %w", a, err))
+		}
+		f.Allow = append(f.Allow, a)
+	}
+	if c.IsSet(networkNarrowFlag.Name) {
+		n, err := parseNarrow(c.String(networkNarrowFlag.Name))
+		if err != nil {
+			return f, usageError(fmt.Errorf("--network-narrow: %w", err))
+		}
+		f.Narrow = append(f.Narrow, n)
+	}
+	return f, nil
+}
+
+// withNetwork gives the run cmd (a batch task's child workforce run) the
+// user's network flags f.
+func withNetwork(cmd *exec.Cmd, f run.NetworkFlags) {
+	if f.Mode != "" {
+		cmd.Args = append(cmd.Args, "--"+networkFlag.Name, f.Mode)
+	}
+	for _, a := range f.Allow {
+		cmd.Args = append(cmd.Args, "--"+networkAllowFlag.Name, a)
+	}
+}
+
+// parseNarrow reads the JSON policy of --network-narrow, checked.
+func parseNarrow(s string) (session.NetSpec, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	var n netspec.Spec
+	if err := dec.Decode(&n); err != nil {
+		return session.NetSpec{}, fmt.Errorf("want a JSON object such as {\"mode\": \"none\"}: %v", err)
+	}
+	if dec.More() {
+		return session.NetSpec{}, errors.New("want one JSON object")
+	}
+	if field, err := n.Check(); err != nil {
+		return session.NetSpec{}, fmt.Errorf("%s: %w", field, err)
+	}
+	return session.NetSpec{Mode: n.Mode, Allow: n.Allow, Presets: n.Presets, Origin: session.NetworkNarrowFlag}, nil
+}
 
 // syncConfigFlag is --sync-config of run, sessions resume and sessions
 // sync: executable configuration (mount.HeldConfig) syncs back with the

@@ -35,7 +35,7 @@ func (opts runOptions) toRun() run.Options {
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse, Live: opts.Live, SyncCommitted: opts.SyncCommitted,
 		SyncConfig: opts.SyncConfig, InstallInRepo: opts.InstallInRepo, RefreshSkills: opts.RefreshSkills,
 		AllowUnmapped: opts.AllowUnmapped, DryRun: opts.DryRun, Review: opts.Review, Timeout: opts.Timeout, Task: opts.Task,
-		Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow, NoProjectPersonas: opts.NoProjectPersonas,
+		Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow, Network: opts.Network, NoProjectPersonas: opts.NoProjectPersonas,
 		NoHistory: opts.NoHistory, Env: runEnv(opts.Env),
 	}
 }
@@ -283,6 +283,7 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	for _, d := range r.Denials {
 		fmt.Fprintf(w, "denied: %s %s\n", quote.Text(d.Tool), quote.Text(d.Detail))
 	}
+	printNetworkDenied(w, r.Network)
 	if res == nil {
 		if f := r.Files; f != nil {
 			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts, Refused: f.Refused, Held: f.Held})
@@ -305,6 +306,21 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	}
 	if res.OneShot.Dir != "" {
 		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, session.ResultFile))
+	}
+}
+
+// printNetworkDenied prints the destinations the network proxy denied a
+// run, one a line with its count; nothing for a nil n.
+func printNetworkDenied(w io.Writer, n *report.Network) {
+	if n == nil {
+		return
+	}
+	for _, d := range n.Denied {
+		times := "once"
+		if d.Count != 1 {
+			times = fmt.Sprintf("%d times", d.Count)
+		}
+		fmt.Fprintf(w, "network denied: %s (%s)\n", quote.Text(d.String()), times)
 	}
 }
 

@@ -46,8 +46,13 @@
 // below it), and the task ends timed_out with a word of what the pool
 // did. A task without a timeout has no such limit.
 //
+// A task's network narrows its run's network policy: Command gives it as
+// --network-narrow, which never widens what the user's (or a worker's)
+// config.json and flags allow; internal/netspec checks its words.
+//
 // The package may import report (the result and event types),
-// internal/quote (names in errors) and the standard library, plus
+// internal/quote (names in errors), internal/netspec and the standard
+// library, plus
 // renameio (atomic state files), x/sys/unix (the batch's lock), yaml (the
 // YAML batch files) and internal/proctree (the processes below a run):
 // nothing of the persona, session or harness packages, which the command

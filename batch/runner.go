@@ -27,7 +27,7 @@ const ParentDeathSignal = syscall.SIGUSR1
 
 // Command is the process that runs task t as a one-shot run: the
 // workforce binary exe as `run PERSONA - --events`, with the task's
-// harness, inputs and timeout as flags, in the task's directory (dir, the
+// harness, inputs, timeout and network (--network-narrow) as flags, in the task's directory (dir, the
 // task's ProjectDir) and with the task text on stdin (so that a task that
 // reads as a flag stays a task). The child is the leader of a process
 // group of its own: a terminal's Ctrl-C reaches the pool alone, which
@@ -48,6 +48,12 @@ func Command(exe string, t Task, dir string) *exec.Cmd {
 	}
 	if t.Timeout != "" {
 		args = append(args, "--timeout", t.TimeoutDuration().String())
+	}
+	if t.Network != nil {
+		// Narrowing only: the child's own config.json and flags stay the
+		// user's word.
+		b, _ := json.Marshal(t.Network)
+		args = append(args, "--network-narrow", string(b))
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir

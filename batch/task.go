@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/seed-3bc194a6/workforce/internal/lazyre"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // Task is one entry of a batch file: a one-shot run of a persona with a
@@ -42,13 +43,21 @@ type Task struct {
 	// Timeout limits the run, as a Go duration ("30m"); empty: the
 	// persona's timeoutSeconds.
 	Timeout string `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+	// Network narrows the network policy of the task's run ({"mode",
+	// "allow", "presets"}): the child run gets it as --network-narrow,
+	// which never widens what the user's (or the worker's) config.json
+	// and flags allow.
+	Network *netspec.Spec `json:"network,omitempty" yaml:"network,omitempty"`
 
 	// Line is the entry's line in the batch file (1-based).
 	Line int `json:"-" yaml:"-"`
 }
 
 // fields are the keys an entry may have.
-var fields = []string{"id", "persona", "task", "dir", "repo", "ref", "harness", "inputs", "timeout"}
+var fields = []string{"id", "persona", "task", "dir", "repo", "ref", "harness", "inputs", "timeout", "network"}
+
+// networkFields are the keys of a task's network.
+var networkFields = []string{"mode", "allow", "presets"}
 
 // safeName is what an id may be: a file name on every system, that no
 // option parser takes for a flag.
@@ -198,6 +207,11 @@ func (t Task) Validate() error {
 			return fmt.Errorf("task %s: timeout %q: want a positive duration such as 90s or 30m", t.ID, t.Timeout)
 		}
 	}
+	if t.Network != nil {
+		if field, err := t.Network.Check(); err != nil {
+			return fmt.Errorf("task %s: network.%s: %w", t.ID, field, err)
+		}
+	}
 	return nil
 }
 
@@ -297,6 +311,12 @@ func parseYAML(name string, data []byte) ([]Task, error) {
 				return nil, &ParseError{File: name, Line: k.Line, Err: fmt.Errorf("unknown field %q; want %s", k.Value, strings.Join(fields, ", "))}
 			}
 			v := n.Content[i+1]
+			if k.Value == "network" {
+				if err := yamlNetwork(v); err != nil {
+					return nil, &ParseError{File: name, Line: v.Line, Err: err}
+				}
+				continue
+			}
 			if k.Value != "inputs" && v.Kind != yaml.ScalarNode {
 				return nil, &ParseError{File: name, Line: v.Line, Err: fmt.Errorf("%s: want a string", k.Value)}
 			}
@@ -319,6 +339,35 @@ func parseYAML(name string, data []byte) ([]Task, error) {
 		tasks = append(tasks, t)
 	}
 	return tasks, nil
+}
+
+// yamlNetwork checks the shape of a task's network in YAML: a mapping of
+// mode (a string), allow and presets (lists of strings).
+func yamlNetwork(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return errors.New("network: want a mapping (mode: ..., allow: [...], presets: [...])")
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		k, val := v.Content[j], v.Content[j+1]
+		switch k.Value {
+		case "mode":
+			if val.Kind != yaml.ScalarNode {
+				return fmt.Errorf("network.mode: want a string (line %d)", val.Line)
+			}
+		case "allow", "presets":
+			if val.Kind != yaml.SequenceNode {
+				return fmt.Errorf("network.%s: want a list of strings (line %d)", k.Value, val.Line)
+			}
+			for _, e := range val.Content {
+				if e.Kind != yaml.ScalarNode {
+					return fmt.Errorf("network.%s: want a list of strings (line %d)", k.Value, e.Line)
+				}
+			}
+		default:
+			return fmt.Errorf("network: unknown field %q; want %s (line %d)", k.Value, strings.Join(networkFields, ", "), k.Line)
+		}
+	}
+	return nil
 }
 
 // yamlLineRE finds the line a yaml error names.

@@ -1,9 +1,14 @@
 package batch
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 func TestParse(t *testing.T) {
@@ -33,6 +38,14 @@ func TestParse(t *testing.T) {
 		{name: "yaml input a list", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  inputs:\n    K: [1]\n", wantLine: 5, wantErr: "inputs.K: want a string"},
 		{name: "yaml entry line", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n\n- id: b\n  persona: p\n", wantLine: 5, wantErr: "task b: task is missing"},
 		{name: "empty", file: "b.jsonl", data: "\n", wantErr: "no tasks"},
+		{name: "jsonl network", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"mode":"none","allow":["a.com:443"],"presets":[]}}`, wantIDs: []string{"a"}},
+		{name: "yaml network", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network:\n    mode: allowlist\n    allow: [a.com, '*.b.org']\n    presets: []\n", wantIDs: []string{"a"}},
+		{name: "jsonl network bad mode", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"mode":"wide"}}`, wantLine: 1, wantErr: `task a: network.mode: unknown network mode "wide"`},
+		{name: "jsonl network bad host", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"allow":["a.com","x:0"]}}`, wantLine: 1, wantErr: `task a: network.allow[1]: "x:0": port "0"`},
+		{name: "jsonl network unknown key", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"hosts":[]}}`, wantLine: 1, wantErr: `unknown field "hosts"`},
+		{name: "yaml network a string", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network: open\n", wantLine: 4, wantErr: "network: want a mapping"},
+		{name: "yaml network unknown key", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network:\n    hosts: [a]\n", wantLine: 5, wantErr: `network: unknown field "hosts"`},
+		{name: "yaml network bad preset", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network:\n    presets: [all]\n", wantLine: 1, wantErr: `task a: network.presets[0]: unknown network preset "all"`},
 		// A NUL byte cannot go in a program's argument: refused with the
 		// file, never at the run's start.
 		{name: "NUL in an input value", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t"}` + "\n" + `{"id":"b","persona":"p","task":"t","inputs":{"K":"v\u0000w"}}`, wantLine: 2, wantErr: "task b: inputs.K holds a NUL byte"},
@@ -94,6 +107,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("tasks", "- id: &x a\n  persona: *x\n  task: t\n")
 	f.Add("b.jsonl", "{\"id\":\"a\",\"task\":\"\u2028\"}\n{")
 	f.Add("b.yaml", "- id: a\n  inputs: {K: [1]}\n")
+	f.Add("b.jsonl", `{"id":"a","persona":"p","task":"t","network":{"mode":"none","allow":["a.com:1","[::1]:2"],"presets":[]}}`)
+	f.Add("b.yaml", "- id: a\n  persona: p\n  task: t\n  network: {mode: open, allow: ['*.b.org'], presets: [dev]}\n")
 	f.Fuzz(func(t *testing.T, name, data string) {
 		tasks, err := Parse(name, []byte(data))
 		if err != nil {
@@ -112,7 +127,32 @@ func FuzzParse(f *testing.F) {
 			if !SafeName(tk.ID) || seen[tk.ID] || strings.TrimSpace(tk.Task) == "" || tk.Validate() != nil || tk.Line < 1 {
 				t.Fatalf("Parse accepted %+v", tk)
 			}
+			if tk.Network != nil {
+				// The run gets the task's network whole, as a narrowing.
+				args := Command("workforce", tk, "/p").Args
+				i := slices.Index(args, "--network-narrow")
+				var back netspec.Spec
+				if i < 0 || json.Unmarshal([]byte(args[i+1]), &back) != nil || !reflect.DeepEqual(back, *tk.Network) && !(back.IsZero() && tk.Network.IsZero()) {
+					t.Fatalf("task %+v: its run's arguments %q do not carry its network", tk, args)
+				}
+			}
 			seen[tk.ID] = true
 		}
 	})
+}
+
+// TestCommandNetwork: a task's network reaches its run as
+// --network-narrow, never as --network (which widens).
+func TestCommandNetwork(t *testing.T) {
+	tasks, err := Parse("b.yaml", []byte("- id: a\n  persona: p\n  task: t\n  network: {mode: none, presets: []}\n- id: b\n  persona: p\n  task: t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(Command("workforce", tasks[0], "/p").Args, " ")
+	if !strings.HasSuffix(got, ` --network-narrow {"mode":"none","presets":[]}`) || strings.Contains(got, "--network ") {
+		t.Errorf("Command(a).Args = %s, want --network-narrow with the task's network", got)
+	}
+	if got := strings.Join(Command("workforce", tasks[1], "/p").Args, " "); strings.Contains(got, "--network") {
+		t.Errorf("Command(b).Args = %s, want no network flag", got)
+	}
 }

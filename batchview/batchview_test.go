@@ -215,6 +215,7 @@ func TestDescribeEvent(t *testing.T) {
 		{report.Event{Type: report.EventMessage, Text: "Done.\nSecond line"}, "Done."},
 		{report.Event{Type: report.EventError, Text: "rate limited"}, "error: rate limited"},
 		{report.Event{Type: report.EventSync, Path: "a\tb.go", Action: "updated"}, `sync: updated "a\tb.go"`},
+		{report.Event{Type: report.EventNetwork, Host: "evil.example", Port: 443}, "network denied: evil.example:443"},
 		{report.Event{Type: report.EventUsage}, ""},
 		{report.Event{Type: report.EventFinished}, ""},
 	}

@@ -29,6 +29,8 @@ func Describe(e report.Event) string {
 		return "error: " + firstLine(e.Text)
 	case report.EventSync:
 		return "sync: " + e.Action + " " + quote.Name(e.Path)
+	case report.EventNetwork:
+		return "network denied: " + quote.Text(report.NetworkDenied{Host: e.Host, Port: e.Port}.String())
 	}
 	return ""
 }

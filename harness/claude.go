@@ -135,7 +135,10 @@ func planClaude(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 	}
 	if o.Confined {
 		inv.Args = append(inv.Args, "--settings", claudeNoSandbox)
-		m.apply(FieldWriteSandbox, "on", "--settings "+claudeNoSandbox+": claude's own sandbox (bubblewrap) cannot start inside Landlock; workforce's lets it write the tree and the session's tmp")
+		env, _, _ := networkSwitches(persona.HarnessClaude)
+		inv.SetEnv = append(inv.SetEnv, env...)
+		m.apply(FieldWriteSandbox, "on", "--settings "+claudeNoSandbox+": claude's own sandbox (bubblewrap) cannot start inside Landlock; workforce's lets it write the tree and the session's tmp; "+
+			strings.Join(env, " ")+" (no traffic but its model's)")
 	}
 	if len(r.MCPServers) > 0 {
 		servers := expandMCP(r.MCPServers, lookup)

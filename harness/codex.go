@@ -313,9 +313,9 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 		kv := fmt.Sprintf("sandbox_workspace_write.network_access=%t", *v)
 		switch {
 		case o.Confined && !*v:
-			m.refuse(FieldNetworkAccess, "false", "codex's sandbox blocks the network, and it is off inside workforce's write sandbox, which leaves the network alone (--sandbox=off keeps codex's)")
+			m.apply(FieldNetworkAccess, "false", networkNone)
 		case o.Confined:
-			m.apply(FieldNetworkAccess, "true", "nothing: codex's sandbox is off inside workforce's, which leaves the network alone")
+			m.apply(FieldNetworkAccess, "true", networkAsPolicy)
 		default:
 			inv.Args = append(inv.Args, "-c", kv)
 			m.apply(FieldNetworkAccess, fmt.Sprint(*v), "-c "+kv)
@@ -353,7 +353,10 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 		default:
 			how += "the tree"
 		}
-		how += " and the session's tmp; its commands reach the network, which codex's sandbox blocked"
+		how += " and the session's tmp; its commands reach the network, which codex's sandbox blocked, as the run's network policy allows"
+		_, args, _ := networkSwitches(persona.HarnessCodex)
+		inv.Args = append(inv.Args, args...)
+		how += "; " + strings.Join(args, " ") + " (no plugin or analytics traffic)"
 		if !o.oneShot {
 			inv.Args = append(inv.Args, "--no-daemon")
 			how += "; --no-daemon (its shared server would outlive the session, outside the sandbox)"

@@ -420,14 +420,15 @@ func planGemini(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, loo
 		if home != "" {
 			setSetting(settings, false, "security", "toolSandboxing")
 			changed = true
-			how += "; settings security.toolSandboxing false (bubblewrap per tool)"
+			how += "; settings security.toolSandboxing false (bubblewrap per tool); settings privacy.usageStatisticsEnabled false (no usage statistics)"
 		}
 		m.apply(FieldWriteSandbox, "on", how)
 	}
 
 	if home != "" {
-		// Usage statistics off unless the user turned them on.
-		if v, ok := settingAt(settings, "privacy", "usageStatisticsEnabled").(bool); !ok || !v {
+		// Usage statistics off unless the user turned them on; confined,
+		// off (play.googleapis.com: networkSwitches).
+		if v, ok := settingAt(settings, "privacy", "usageStatisticsEnabled").(bool); !ok || !v || o.Confined {
 			setSetting(settings, false, "privacy", "usageStatisticsEnabled")
 			changed = true
 		}

@@ -172,6 +172,10 @@ type Invocation struct {
 	// Writable are directories the harness must write besides its tree
 	// and the session's tmp: filled by the per-session harness state.
 	Writable []string `json:"writable,omitempty"`
+	// DroppedEnv are the variables of the caller's environment a
+	// confined harness does not get: those naming the sockets of the
+	// user's agents and daemons (AgentSocketVars).
+	DroppedEnv []string `json:"droppedEnv,omitempty"`
 	// Confine, when set, is the write boundary Start starts the harness
 	// in (confine.Start); nil starts it unconfined.
 	Confine *confine.Policy `json:"confine,omitempty"`
@@ -253,6 +257,11 @@ func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
 	inv.env = mergeEnv(o.Env, inv.SetEnv)
 	if o.Seal != nil {
 		inv.env = o.Seal(inv.env)
+	}
+	if o.Confined {
+		// The sockets of the user's agents and daemons stay out of reach
+		// (network.go).
+		inv.env, inv.DroppedEnv = dropAgentSockets(inv.env)
 	}
 	inv.Mapping.sortFields()
 	if err := inv.Mapping.Err(); err != nil && !o.AllowUnmapped {

@@ -190,6 +190,17 @@ func Map(r *persona.Resolved, o Options) (*Mapping, error) {
 	return inv.Mapping, nil
 }
 
+// What harnessSettings.workspaceWriteNetworkAccess means in a confined
+// run, on every harness: false narrows the run's network policy to mode
+// none (package session adds it to the plan's narrowings), true leaves
+// the policy as it is (a persona never widens it). Unconfined, codex
+// keeps its own meaning (its sandbox's network switch) and the others
+// refuse it.
+const (
+	networkNone     = "network mode none: workforce's proxy lets the harness reach its own API and login hosts only (the run's network policy narrowed)"
+	networkAsPolicy = "nothing: the run's network policy decides, which a persona never widens"
+)
+
 // planCommon maps what every harness takes the same way, the run's time
 // limit, and refuses codex's own settings on the other harnesses; it
 // records that opencode, which has no sandbox of its own, has nothing to
@@ -201,7 +212,10 @@ func planCommon(inv *Invocation, r *persona.Resolved, o Options, m *Mapping) {
 		m.apply(FieldTimeout, strconv.Itoa(t), fmt.Sprintf("workforce stops the harness after %d s when stdin is not a terminal (with --timeout, on a terminal too): SIGTERM, SIGKILL %d s later, then sync-back; exit status 124", t, int(StopGrace/time.Second)))
 	}
 	if o.Confined && r.Harness == persona.HarnessOpencode {
-		m.apply(FieldWriteSandbox, "on", "nothing to turn off: opencode has no sandbox of its own; workforce's lets it write the tree and the session's tmp")
+		env, _, _ := networkSwitches(persona.HarnessOpencode)
+		inv.SetEnv = append(inv.SetEnv, env...)
+		m.apply(FieldWriteSandbox, "on", "nothing to turn off: opencode has no sandbox of its own; workforce's lets it write the tree and the session's tmp; "+
+			strings.Join(env, " ")+" (no model-list traffic)")
 	}
 	if r.Harness == persona.HarnessCodex {
 		return
@@ -217,7 +231,14 @@ func planCommon(inv *Invocation, r *persona.Resolved, o Options, m *Mapping) {
 		m.refuse(FieldWebSearch, strconv.FormatBool(*v), "codex's web search setting; permissions.deny of WebSearch says it for every harness")
 	}
 	if v := hs.WorkspaceWriteNetworkAccess; v != nil {
-		m.refuse(FieldNetworkAccess, strconv.FormatBool(*v), "codex's sandbox setting; "+h+" has no such sandbox")
+		switch {
+		case o.Confined && !*v:
+			m.apply(FieldNetworkAccess, "false", networkNone)
+		case o.Confined:
+			m.apply(FieldNetworkAccess, "true", networkAsPolicy)
+		default:
+			m.refuse(FieldNetworkAccess, strconv.FormatBool(*v), "codex's sandbox setting; "+h+" has no such sandbox, and unconfined (--sandbox=off) workforce keeps no network policy")
+		}
 	}
 	if v := hs.DangerouslyBypassApprovalsAndSandbox; v != nil {
 		m.refuse(FieldBypass, strconv.FormatBool(*v), "codex's own switch; permissions.mode bypassPermissions says it for every harness")
@@ -432,6 +453,7 @@ the persona; the comments of ` + "`harness/claude.go`" + `, ` + "`harness/openco
 what each harness was seen to do (gemini's tests: ` + "`e2e/gemini_test.go`" + `).
 `)
 	b.WriteString(opencodeRankingDoc())
+	b.WriteString(NetworkDoc())
 	return b.String()
 }
 

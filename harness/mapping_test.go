@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -581,30 +582,33 @@ func TestMappingConfined(t *testing.T) {
 		refused   string
 		sandboxed string // what FieldWriteSandbox says
 	}{
-		{name: "codex without a mode", harness: "codex", args: "--sandbox danger-full-access --no-daemon", sandboxed: "codex's own sandbox off"},
-		{name: "codex default", harness: "codex", r: mode("default"), args: "--sandbox danger-full-access --ask-for-approval on-request --no-daemon", readOnly: true, sandboxed: "nothing of the tree"},
-		{name: "codex acceptEdits", harness: "codex", r: mode("acceptEdits"), args: "--sandbox danger-full-access --ask-for-approval on-request --no-daemon", sandboxed: "the tree and the session's tmp"},
-		{name: "codex plan", harness: "codex", r: mode("plan"), args: "--sandbox danger-full-access --ask-for-approval never --no-daemon", readOnly: true},
-		{name: "codex bypassPermissions", harness: "codex", r: mode("bypassPermissions"), args: "--dangerously-bypass-approvals-and-sandbox --no-daemon"},
-		{name: "codex sandboxMode read-only", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "read-only"}), args: "--sandbox danger-full-access --no-daemon", readOnly: true},
-		{name: "codex sandboxMode workspace-write", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write"}), args: "--sandbox danger-full-access --no-daemon"},
-		{name: "codex deny of edits", harness: "codex", r: rules(FieldDeny, "Edit", "Write"), args: "--sandbox danger-full-access --no-daemon", readOnly: true},
-		{name: "codex allow of edits", harness: "codex", r: rules(FieldAllow, "Edit", "Write"), args: "--sandbox danger-full-access --no-daemon"},
-		{name: "codex network false is refused", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write", WorkspaceWriteNetworkAccess: ptrTo(false)}),
-			args: "--sandbox danger-full-access --no-daemon", refused: "leaves the network alone"},
+		{name: "codex without a mode", harness: "codex", args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon", sandboxed: "codex's own sandbox off"},
+		{name: "codex default", harness: "codex", r: mode("default"), args: "--sandbox danger-full-access --ask-for-approval on-request -c features.plugins=false -c analytics.enabled=false --no-daemon", readOnly: true, sandboxed: "nothing of the tree"},
+		{name: "codex acceptEdits", harness: "codex", r: mode("acceptEdits"), args: "--sandbox danger-full-access --ask-for-approval on-request -c features.plugins=false -c analytics.enabled=false --no-daemon", sandboxed: "the tree and the session's tmp"},
+		{name: "codex plan", harness: "codex", r: mode("plan"), args: "--sandbox danger-full-access --ask-for-approval never -c features.plugins=false -c analytics.enabled=false --no-daemon", readOnly: true},
+		{name: "codex bypassPermissions", harness: "codex", r: mode("bypassPermissions"), args: "--dangerously-bypass-approvals-and-sandbox -c features.plugins=false -c analytics.enabled=false --no-daemon"},
+		{name: "codex sandboxMode read-only", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "read-only"}), args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon", readOnly: true},
+		{name: "codex sandboxMode workspace-write", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write"}), args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon"},
+		{name: "codex deny of edits", harness: "codex", r: rules(FieldDeny, "Edit", "Write"), args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon", readOnly: true},
+		{name: "codex allow of edits", harness: "codex", r: rules(FieldAllow, "Edit", "Write"), args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon"},
+		{name: "codex network false is mode none", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write", WorkspaceWriteNetworkAccess: ptrTo(false)}),
+			args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon"},
 		{name: "codex network true passes nothing", harness: "codex", r: settings(persona.HarnessSettings{SandboxMode: "workspace-write", WorkspaceWriteNetworkAccess: ptrTo(true)}),
-			args: "--sandbox danger-full-access --no-daemon"},
-		{name: "codex exec has no --no-daemon", harness: "codex", r: mode("default"), oneShot: true, readOnly: true,
-			args: `exec --json --skip-git-repo-check --sandbox danger-full-access -c approval_policy="never" task`, sandboxed: "codex's own sandbox off"},
+			args: "--sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false --no-daemon"},
+		{name: "codex exec has no -c features.plugins=false -c analytics.enabled=false --no-daemon", harness: "codex", r: mode("default"), oneShot: true, readOnly: true,
+			args: `exec --json --skip-git-repo-check --sandbox danger-full-access -c features.plugins=false -c analytics.enabled=false -c approval_policy="never" task`, sandboxed: "codex's own sandbox off"},
 		{name: "claude", harness: "claude", r: mode("acceptEdits"), args: `--permission-mode acceptEdits --settings {"sandbox":{"enabled":false}}`, sandboxed: "claude's own sandbox (bubblewrap) cannot start"},
 		{name: "claude one-shot", harness: "claude", oneShot: true, args: `-p task --output-format stream-json --verbose --settings {"sandbox":{"enabled":false}}`},
 		{name: "opencode", harness: "opencode", args: "--agent reviewer", sandboxed: "opencode has no sandbox of its own"},
+		{name: "opencode network false is mode none", harness: "opencode", r: settings(persona.HarnessSettings{WorkspaceWriteNetworkAccess: ptrTo(false)}), args: "--agent reviewer"},
+		{name: "claude network true passes nothing", harness: "claude", r: settings(persona.HarnessSettings{WorkspaceWriteNetworkAccess: ptrTo(true)}), args: `--settings {"sandbox":{"enabled":false}}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.r
 			r.ID, r.Harness, r.Model = "reviewer", tc.harness, persona.ModelInherit
-			o := Options{Confined: true, ConfigDir: t.TempDir(), AllowUnmapped: true}
+			o := Options{Confined: true, ConfigDir: t.TempDir(), AllowUnmapped: true,
+				Env: []string{"SSH_AUTH_SOCK=/run/user/1/ssh", "KEEP=1", "DOCKER_HOST=unix:///run/docker.sock"}}
 			var inv *Invocation
 			var err error
 			if tc.oneShot {
@@ -637,6 +641,41 @@ func TestMappingConfined(t *testing.T) {
 			if len(sandboxed) != 1 || !strings.Contains(sandboxed[0], tc.sandboxed) {
 				t.Errorf("the mapping's %s entries: %q, want one saying %q", FieldWriteSandbox, sandboxed, tc.sandboxed)
 			}
+			// The switches that stop traffic besides the model's, the
+			// sockets of the user's agents left out, and
+			// workspaceWriteNetworkAccess applied, never refused.
+			env := strings.Join(inv.Env(), " ")
+			switch tc.harness {
+			case "claude":
+				if !slices.Contains(inv.SetEnv, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1") {
+					t.Errorf("confined claude's env %q, want CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", inv.SetEnv)
+				}
+			case "opencode":
+				if !slices.Contains(inv.SetEnv, "OPENCODE_DISABLE_MODELS_FETCH=1") {
+					t.Errorf("confined opencode's env %q, want OPENCODE_DISABLE_MODELS_FETCH=1", inv.SetEnv)
+				}
+			}
+			if strings.Contains(env, "SSH_AUTH_SOCK") || strings.Contains(env, "DOCKER_HOST") || !strings.Contains(env, "KEEP=1") {
+				t.Errorf("confined env %q: want SSH_AUTH_SOCK and DOCKER_HOST out, KEEP in", env)
+			}
+			if !slices.Equal(inv.DroppedEnv, []string{"SSH_AUTH_SOCK", "DOCKER_HOST"}) {
+				t.Errorf("DroppedEnv = %q", inv.DroppedEnv)
+			}
+			if v := r.HarnessSettings.WorkspaceWriteNetworkAccess; v != nil {
+				want := networkAsPolicy
+				if !*v {
+					want = networkNone
+				}
+				var got []string
+				for _, f := range inv.Mapping.Fields {
+					if f.Field == FieldNetworkAccess {
+						got = append(got, f.Applied)
+					}
+				}
+				if !slices.Equal(got, []string{want}) {
+					t.Errorf("confined %s = %q, want %q", FieldNetworkAccess, got, want)
+				}
+			}
 			// Unconfined, nothing of it.
 			o.Confined = false
 			if tc.oneShot {
@@ -648,7 +687,10 @@ func TestMappingConfined(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := strings.Join(inv.Args, " ")
-			for _, a := range []string{"danger-full-access", "--no-daemon", "--settings"} {
+			if env := strings.Join(inv.Env(), " "); !strings.Contains(env, "SSH_AUTH_SOCK") || strings.Contains(env, "DISABLE_") {
+				t.Errorf("unconfined env %q: want the user's SSH_AUTH_SOCK and no switch", env)
+			}
+			for _, a := range []string{"danger-full-access", "--no-daemon", "--settings", "features.plugins"} {
 				if strings.Contains(args, a) && !strings.Contains(tc.args, "--dangerously-bypass") {
 					t.Errorf("unconfined args %q hold %s", args, a)
 				}

@@ -84,13 +84,15 @@ type Denial struct {
 }
 
 // The kinds of progress events. The parsers make all but EventSync,
-// which package session adds as sync-back writes a file back.
+// which package session adds as sync-back writes a file back, and
+// EventNetwork, which the network proxy adds for each denial.
 const (
 	EventStarted = "started"
 	EventToolUse = "tool_use"
 	EventMessage = "message"
 	EventUsage   = "usage"
 	EventError   = "error"
+	EventNetwork = "network"
 	EventSync    = "sync"
 )
 
@@ -123,6 +125,9 @@ type Event struct {
 	// SyncUpdated, SyncDeleted, SyncConflict, SyncFailed), for sync.
 	Path   string `json:"path,omitempty"`
 	Action string `json:"action,omitempty"`
+	// Host and Port, for network: the destination the proxy denied.
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
 }
 
 // MaxLine is the longest line of a harness's one-shot output that is

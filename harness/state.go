@@ -114,9 +114,12 @@ var codexSeeds = []string{
 // opencodeConfigSeeds are what is copied of the user's XDG configuration
 // directory for opencode: its own directory whole, and the configuration
 // of the agent's commands that moving XDG_CONFIG_HOME would otherwise
-// hide: git's (user.name for the agent's commits, ignores, attributes),
-// gh's, and go's `go env -w` settings.
-var opencodeConfigSeeds = []string{"opencode", "git", "gh", filepath.Join("go", "env")}
+// hide: git's (user.name for the agent's commits, ignores, attributes)
+// and go's `go env -w` settings. Not gh's directory (hosts.yml holds the
+// user's GitHub token) nor git's credentials file: a login the harness
+// does not need stays out of the session (issue 41).
+var opencodeConfigSeeds = []string{"opencode", filepath.Join("git", "config"), filepath.Join("git", "ignore"),
+	filepath.Join("git", "attributes"), filepath.Join("go", "env")}
 
 // Credentials written back. A credential goes back to the user's file
 // only when it is a refresh of the same login (CheckRefresh): the same

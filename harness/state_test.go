@@ -81,7 +81,7 @@ func TestStateLayout(t *testing.T) {
 			from:  map[string]string{"codex/config.toml": "/x/config.toml", "codex/auth.json": "/x/auth.json"},
 			creds: []string{"codex/auth.json", "codex/.credentials.json", "codex/gateway_oauth.json"}},
 		{harness: "opencode", env: []string{"HOME=/h", "XDG_DATA_HOME=/d"},
-			from:  map[string]string{"opencode/config/opencode": "/h/.config/opencode", "opencode/config/git": "/h/.config/git", "opencode/data/opencode/auth.json": "/d/opencode/auth.json"},
+			from:  map[string]string{"opencode/config/opencode": "/h/.config/opencode", "opencode/config/git/config": "/h/.config/git/config", "opencode/data/opencode/auth.json": "/d/opencode/auth.json"},
 			creds: []string{"opencode/data/opencode/auth.json", "opencode/data/opencode/mcp-auth.json"}},
 		{harness: "codex", env: []string{"HOME=relative"},
 			from: map[string]string{"codex/config.toml": ""}},
@@ -103,6 +103,11 @@ func TestStateLayout(t *testing.T) {
 			for to, from := range tt.from {
 				if f, ok := got[to]; !ok || f != from {
 					t.Errorf("seed %s from %q, want %q", to, f, from)
+				}
+			}
+			for to := range got {
+				if strings.Contains(to, "/gh") || strings.HasSuffix(to, "credentials") {
+					t.Errorf("seed %s from %q: a login the harness does not need", to, got[to])
 				}
 			}
 			if tt.creds != nil && !slices.Equal(creds, tt.creds) {

@@ -133,6 +133,10 @@ type Record struct {
 	// CostEstimated says the harness priced a model it had no price for
 	// at a default one (claude's records say so).
 	CostEstimated bool `json:"costEstimated,omitzero"`
+	// DeniedHosts are the destinations the network proxy denied the
+	// harness (HOST:PORT, each once), from the one-shot result's network;
+	// absent when none was or the run had no network policy.
+	DeniedHosts []string `json:"deniedHosts,omitempty"`
 }
 
 // UsageFromSessionRecords is Record.UsageFrom of a usage read from the

@@ -125,4 +125,10 @@
 //     missing or whose SKILL.md is invalid is reported in Catalog.Errors
 //     and the persona still loads: run refuses it, list and show do not.
 //     A built-in persona carries its local skills inline (Skill.Files).
+//   - network (Runtime.Network, top level and tier): its words are checked
+//     at Parse (internal/netspec; hosts at their line), it merges as a
+//     runtime field, and Resolve gives the tier both levels'
+//     (Resolved.Network, each with its file). It only narrows the run's
+//     policy, which config.json and the flags decide: the run takes each
+//     as a narrowing (package session), never as the user's word.
 package persona

@@ -162,6 +162,29 @@ func TestCascadeResolution(t *testing.T) {
 			},
 		},
 		{
+			name: "network: the top level's and the tier's both reach the resolved tier, each with its file",
+			archive: base + "-- user/rev.json --\n{\"id\": \"rev\", \"network\": {\"mode\": \"allowlist\", \"allow\": [\"a.com\"]}}\n" +
+				"-- project/rev.json --\n{\"id\": \"rev\", \"tiers\": {\"best\": {\"network\": {\"mode\": \"none\", \"presets\": []}}}}\n",
+			wantIDs: []string{"rev"},
+			check: func(t *testing.T, cat *Catalog) {
+				p, _ := cat.Get("rev")
+				r, err := p.Resolve("best")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(r.Network) != 2 {
+					t.Fatalf("Resolve(best).Network = %+v, want the top level's and the tier's", r.Network)
+				}
+				top, tier := r.Network[0], r.Network[1]
+				if top.Field != "network" || top.Origin.Layer != "user" || top.Spec.Mode != "allowlist" || len(top.Spec.Allow) != 1 {
+					t.Errorf("top level's = %+v", top)
+				}
+				if tier.Field != "tiers.best.network" || tier.Origin.Layer != "project" || tier.Spec.Mode != "none" || tier.Spec.Presets == nil || len(*tier.Spec.Presets) != 0 {
+					t.Errorf("tier's = %+v", tier)
+				}
+			},
+		},
+		{
 			name:    "extends in the same layer",
 			archive: base + "-- user/a.json --\n{\"id\": \"a\", \"extends\": \"b\"}\n-- user/b.json --\n{\"id\": \"b\", \"extends\": \"rev\"}\n",
 			wantIDs: []string{"a", "b", "rev"},

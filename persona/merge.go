@@ -223,6 +223,10 @@ func mergeRuntime(d, s *Runtime, prov Provenance, prefix string, o Origin, set *
 		mergeBool(&dh.WebSearch, hs.WebSearch, prov, prefix, "harnessSettings.webSearch", o, set)
 		mergeBool(&dh.DangerouslyBypassApprovalsAndSandbox, hs.DangerouslyBypassApprovalsAndSandbox, prov, prefix, "harnessSettings.dangerouslyBypassApprovalsAndSandbox", o, set)
 	}
+	if s.Network != nil {
+		d.Network = s.Network
+		noteSet(prov, prefix, "network", o, set)
+	}
 	for _, c := range Channels {
 		dp, dm, dc := d.Fields(c)
 		sp, sm, sc := s.Sidecars.Fields(c)
@@ -340,6 +344,10 @@ func clearRuntimeField(rt *Runtime, f string) bool {
 		hs = &HarnessSettings{}
 	}
 	switch f {
+	case "network":
+		was := rt.Network != nil
+		rt.Network = nil
+		return was
 	case "harness":
 		return str(&rt.Harness)
 	case "model":
@@ -380,7 +388,7 @@ func clearRuntimeField(rt *Runtime, f string) bool {
 }
 
 func (rt *Runtime) isZero() bool {
-	return rt.Harness == "" && rt.Model == "" && rt.SystemPrompt == "" && rt.HarnessSettings == nil && rt.Sidecars == (Sidecars{})
+	return rt.Harness == "" && rt.Model == "" && rt.SystemPrompt == "" && rt.HarnessSettings == nil && rt.Network == nil && rt.Sidecars == (Sidecars{})
 }
 
 // mergeCloud lays the cloud fields of s over d: each replaces as a whole.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // SchemaJSON is the JSON Schema of a persona file. It is also published at
@@ -170,6 +171,23 @@ func checkFile(name string, data []byte, s *Spec) diag.Errors {
 	for _, t := range Tiers {
 		if rt := s.Tiers[t]; rt != nil {
 			check(t, &rt.Sidecars)
+		}
+	}
+	// The network's hosts (the schema checks its mode and presets).
+	checkNet := func(prefix string, n *netspec.Spec) {
+		if n == nil {
+			return
+		}
+		for i, a := range n.Allow {
+			if _, err := netspec.ParseEntry(a); err != nil {
+				at(prefix+"network.allow."+strconv.Itoa(i), fmt.Sprintf("%q: %v", a, err))
+			}
+		}
+	}
+	checkNet("", s.Network)
+	for _, t := range Tiers {
+		if rt := s.Tiers[t]; rt != nil {
+			checkNet("tiers."+t+".", rt.Network)
 		}
 	}
 	if !s.Inherits() {

@@ -112,6 +112,16 @@ func TestParse(t *testing.T) {
 		{name: "env the loader does not read", data: `{"id": "x", "env": {"TMPDIR": "/tmp", "MALLOC_ARENA_MAX": "2", "ld_preload": "x", "OLD_PRELOAD": "x"}}`},
 		{name: "a loader variable in a whole persona", data: `{"id": "x", "inherit": false, "intent": "i", "description": "d", "harness": "claude", "model": "m", "env": {"GLIBC_TUNABLES": "glibc.malloc.check=3"}}`,
 			wantErr: []string{"p.json:1:109: env.GLIBC_TUNABLES: a persona may not set GLIBC_TUNABLES"}},
+		{name: "network at the top level and in a tier", data: `{"id": "x", "network": {"mode": "allowlist", "allow": ["a.com", "*.b.org:443", "[::1]:8080"], "presets": []},
+  "tiers": {"best": {"network": {"mode": "none"}}}}`},
+		{name: "network: an unknown mode", data: "{\"id\": \"x\",\n  \"network\": {\"mode\": \"wide\"}}",
+			wantErr: []string{"p.json:2:23: network.mode: must be one of allowlist, open, none"}},
+		{name: "network: a bad host in a tier, at its place", data: "{\"id\": \"x\", \"tiers\": {\"best\": {\"network\": {\"allow\": [\"ok.com\",\n  \"good.host:99999\"]}}}}",
+			wantErr: []string{`p.json:2:3: tiers.best.network.allow.1: "good.host:99999": port "99999": want a number from 1 to 65535`}},
+		{name: "network: an unknown preset", data: `{"id": "x", "network": {"presets": ["all"]}}`,
+			wantErr: []string{`p.json:1:37: network.presets.0: value must be "dev"`}},
+		{name: "network: an unknown key", data: `{"id": "x", "network": {"hosts": []}}`,
+			wantErr: []string{"p.json:1:25: network: unknown field 'hosts'"}},
 		{name: "a fraction in an integer", data: "{\"id\": \"x\",\n  \"harnessSettings\": {\"timeoutSeconds\": 3.0}}",
 			wantErr: []string{"p.json:2:41: harnessSettings.timeoutSeconds: must be a whole number written without a fraction or an exponent, within 64 bits, not number 3.0"}},
 	}
@@ -234,6 +244,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"id": "x", "env": {"LD_PRELOAD": "a.so", "TMPDIR": "/tmp"}}`))
 	f.Add([]byte(`{"id": "x", "env": {"LD_": "", "GCONV_PATH": "."}}`))
 	f.Add([]byte(`{"id": "x", "env": {"AB": "a\u0000b"}}`))
+	f.Add([]byte(`{"id": "x", "network": {"mode": "none", "allow": ["a.com:1"], "presets": []}, "tiers": {"best": {"network": {"presets": ["dev"]}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The fast path never accepts what the schema rejects.
 		if _, ok := quickParse(data); ok {

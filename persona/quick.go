@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // The JSON Schema is the definition of a valid persona file, and every
@@ -161,6 +162,20 @@ func (r *Runtime) schemaOK() bool {
 			!oneOf(hs.ApprovalPolicy, "untrusted", "on-failure", "on-request", "never") ||
 			hs.TimeoutSeconds < 0 {
 			return false
+		}
+	}
+	if n := r.Network; n != nil {
+		// The schema checks the mode and the preset names; the hosts are
+		// checkFile's (at their position).
+		if n.Mode != "" && netspec.CheckMode(n.Mode) != nil {
+			return false
+		}
+		if n.Presets != nil {
+			for _, p := range *n.Presets {
+				if netspec.CheckPreset(p) != nil {
+					return false
+				}
+			}
 		}
 	}
 	return r.Sidecars.schemaOK()

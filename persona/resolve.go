@@ -5,6 +5,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // effectiveSidecar returns the sidecar of channel c for tier: the tier's
@@ -69,6 +71,19 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 	if s.Permissions != nil {
 		r.Permissions = *s.Permissions
 	}
+	for _, f := range []struct {
+		field string
+		n     *netspec.Spec
+	}{{"network", s.Network}, {"tiers." + tier + ".network", tierNetwork(s, tier)}} {
+		if f.n == nil {
+			continue
+		}
+		sn := ScopedNetwork{Field: f.field, Spec: *f.n}
+		if o := prov[f.field]; len(o) > 0 {
+			sn.Origin = o[len(o)-1]
+		}
+		r.Network = append(r.Network, sn)
+	}
 	if s.Mount != nil {
 		r.Mount = *s.Mount
 	}
@@ -81,6 +96,14 @@ func (p *Persona) Resolve(tier string) (*Resolved, error) {
 		}
 	}
 	return r, nil
+}
+
+// tierNetwork is the network policy tier itself sets, nil for none.
+func tierNetwork(s *Spec, tier string) *netspec.Spec {
+	if rt := s.Tiers[tier]; rt != nil {
+		return rt.Network
+	}
+	return nil
 }
 
 // runtimeFields are the runtime fields whose origin Resolved reports.

@@ -9,6 +9,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // Tier names. A persona defines at least one of them.
@@ -141,6 +142,12 @@ type Runtime struct {
 	Model           string           `json:"model,omitempty"`
 	SystemPrompt    string           `json:"systemPrompt,omitempty"`
 	HarnessSettings *HarnessSettings `json:"harnessSettings,omitempty"`
+	// Network narrows the run's network policy (config.json and the
+	// flags decide it; a persona, which can come from the project, may
+	// only narrow it): at the top level for every tier, in a tier for
+	// that tier, both applying. Its words are checked when the file is
+	// parsed (netspec).
+	Network *netspec.Spec `json:"network,omitempty"`
 	Sidecars
 }
 
@@ -548,6 +555,17 @@ type Resolved struct {
 	// "model", "systemPrompt", "harnessSettings.reasoning", ...), the layer
 	// and file that set it.
 	Origins map[string]Origin `json:"origins,omitempty"`
+	// Network are the persona's network policies for the tier, each of
+	// which narrows the run's: the top level's, then the tier's.
+	Network []ScopedNetwork `json:"network,omitempty"`
+}
+
+// ScopedNetwork is a network policy of a persona: the field that holds
+// it ("network", "tiers.best.network"), the file that set it, the policy.
+type ScopedNetwork struct {
+	Field  string       `json:"field"`
+	Origin Origin       `json:"origin"`
+	Spec   netspec.Spec `json:"spec"`
 }
 
 // Sidecar returns the effective sidecar of channel c.

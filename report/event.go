@@ -37,6 +37,9 @@ const (
 	// EventError: an error the harness reported (Text); the run may go
 	// on.
 	EventError EventType = "error"
+	// EventNetwork: the proxy denied the harness a destination (Host,
+	// Port); one event a denial.
+	EventNetwork EventType = "network"
 	// EventSync: sync-back wrote, deleted or left a file (Path,
 	// Action).
 	EventSync EventType = "sync"
@@ -45,7 +48,7 @@ const (
 )
 
 // EventTypes are the kinds of events.
-var EventTypes = []EventType{EventStarted, EventToolUse, EventMessage, EventUsage, EventError, EventSync, EventFinished}
+var EventTypes = []EventType{EventStarted, EventToolUse, EventMessage, EventUsage, EventError, EventNetwork, EventSync, EventFinished}
 
 // Event is one progress event of an unattended run: what `workforce run
 // PERSONA TASK --events` prints, one JSON object a line, and what batch
@@ -81,6 +84,9 @@ type Event struct {
 	// (sync).
 	Path   string `json:"path,omitempty"`
 	Action string `json:"action,omitempty"`
+	// Host and Port are the destination the proxy denied (network).
+	Host string `json:"host,omitempty"`
+	Port int    `json:"port,omitempty"`
 	// Result is the run's result, as --json prints it (finished).
 	Result *Result `json:"result,omitempty"`
 }

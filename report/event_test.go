@@ -43,6 +43,7 @@ func someEvents() []Event {
 			e.Type, e.Usage = EventUsage, &Usage{InputTokens: ptr[int64](1), OutputTokens: ptr[int64](2), CachedTokens: ptr[int64](0), CostUSD: ptr(0.1), Turns: ptr(1)}
 		}),
 		with(func(e *Event) { e.Type, e.Text = EventError, "unexpected status 400" }),
+		with(func(e *Event) { e.Type, e.Host, e.Port = EventNetwork, "evil.example", 443 }),
 		with(func(e *Event) { e.Type, e.Path, e.Action = EventSync, "out.txt", "created" }),
 		with(func(e *Event) { e.Type, e.Result = EventFinished, &r }),
 	}
@@ -86,7 +87,7 @@ func TestEventValid(t *testing.T) {
 			t.Errorf("%s event reads and prints back as\n%s\nwant\n%s", e.Type, again, data)
 		}
 		least := Event{Type: e.Type, Time: e.Time, SessionID: e.SessionID, HarnessSessionID: e.HarnessSessionID,
-			Tool: e.Tool, Text: e.Text, Usage: &Usage{}, Path: e.Path, Action: e.Action, Result: e.Result}
+			Tool: e.Tool, Text: e.Text, Usage: &Usage{}, Path: e.Path, Action: e.Action, Result: e.Result, Host: e.Host, Port: e.Port}
 		if e.Type != EventUsage {
 			least.Usage = nil
 		}
@@ -108,6 +109,7 @@ func TestEventValid(t *testing.T) {
 		"an unknown tool status":           `{"type":"tool_use","time":"2026-11-24T22:48:35.705Z","sessionId":"s1","tool":"Write","status":"running"}`,
 		"an unknown sync action":           `{"type":"sync","time":"2026-11-24T22:48:35.705Z","sessionId":"s1","path":"a","action":"copied"}`,
 		"a negative usage":                 `{"type":"usage","time":"2026-11-24T22:48:35.705Z","sessionId":"s1","usage":{"inputTokens":-1}}`,
+		"a network event without a port":   `{"type":"network","time":"2026-11-24T22:48:35.705Z","sessionId":"s1","host":"a.com"}`,
 		"finished without its result":      `{"type":"finished","time":"2026-11-24T22:48:35.705Z","sessionId":"s1"}`,
 		"finished with a bad result":       `{"type":"finished","time":"2026-11-24T22:48:35.705Z","sessionId":"s1","result":{"status":"ok"}}`,
 	}

@@ -35,6 +35,9 @@ type Plan struct {
 	Mapping *Mapping `json:"mapping"`
 	// Confine is the write sandbox of the run.
 	Confine *Confine `json:"confine"`
+	// Network are the run's network policies, unresolved, each with
+	// where it came from; absent for a run without a sandbox.
+	Network *NetworkPolicy `json:"network,omitempty"`
 }
 
 // Confine is the write sandbox of a run: its mode (on, off, strict),

@@ -90,6 +90,9 @@ type Result struct {
 	// Worker is the name of the queue worker that ran the task; absent
 	// for a task run on this machine.
 	Worker string `json:"worker,omitempty"`
+	// Network is what the confined harness's network did (network.go);
+	// absent when the run had no network policy (not confined).
+	Network *Network `json:"network,omitempty"`
 }
 
 // Published is where a queue worker put the agent's work: the branch it

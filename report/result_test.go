@@ -128,6 +128,8 @@ func fullResult() Result {
 		Published: &Published{Repo: "https://example.com/r.git", Branch: "workforce/s1", Base: strings.Repeat("b", 40),
 			Commit: strings.Repeat("c", 40), Files: 1},
 		Patch: "diff --git a/a b/a\n", Worker: "w1",
+		Network: &Network{Mode: "allowlist", Allowed: []NetworkAllowed{{Host: "api.anthropic.com", Port: 443, Count: 3, Bytes: 12345}},
+			Denied: []NetworkDenied{{Host: "evil.example", Port: 443, Count: 2}, {Host: "::1", Port: 8080, Count: 1}}},
 	}
 }
 
@@ -136,7 +138,9 @@ func fullResult() Result {
 func TestResultValid(t *testing.T) {
 	sch := compileResultSchema(t)
 	least := Result{SessionID: "s1", Persona: "p", Tier: "best", Harness: "codex", Status: StatusFailed, Files: &Files{}}
-	for name, r := range map[string]Result{"full": fullResult(), "least": least} {
+	quiet := least
+	quiet.Network = &Network{Mode: "none"} // its lists print as []
+	for name, r := range map[string]Result{"full": fullResult(), "least": least, "a network with nothing": quiet} {
 		data := printResult(t, r)
 		if err := validate(t, sch, data); err != nil {
 			t.Errorf("%s result is not valid under the schema: %v\n%s", name, err, data)
@@ -147,18 +151,22 @@ func TestResultValid(t *testing.T) {
 	}
 	// What the schema must refuse.
 	bad := map[string]string{
-		"an unknown field":     `"extra": 1`,
-		"an unknown status":    `"status": "ok"`,
-		"a null exit code":     `"exitCode": null`,
-		"a null list":          `"denials": null`,
-		"a negative count":     `"usage": {"inputTokens": -1}`,
-		"an unknown figure":    `"usage": {"tokens": 1}`,
-		"a denial, no tool":    `"denials": [{"detail": "x"}]`,
-		"a bare conflict":      `"files": {"created": [], "updated": [], "deleted": [], "conflicts": [{"path": "a"}]}`,
-		"an empty branch":      `"branch": {"name": "b", "head": "x", "commits": 0}`,
-		"a published, no base": `"published": {"repo": "r", "files": 0}`,
-		"a short base":         `"published": {"repo": "r", "base": "abc", "files": 0}`,
-		"an empty patch":       `"patch": ""`,
+		"an unknown field":         `"extra": 1`,
+		"an unknown status":        `"status": "ok"`,
+		"a null exit code":         `"exitCode": null`,
+		"a null list":              `"denials": null`,
+		"a negative count":         `"usage": {"inputTokens": -1}`,
+		"an unknown figure":        `"usage": {"tokens": 1}`,
+		"a denial, no tool":        `"denials": [{"detail": "x"}]`,
+		"a bare conflict":          `"files": {"created": [], "updated": [], "deleted": [], "conflicts": [{"path": "a"}]}`,
+		"an empty branch":          `"branch": {"name": "b", "head": "x", "commits": 0}`,
+		"a published, no base":     `"published": {"repo": "r", "files": 0}`,
+		"a short base":             `"published": {"repo": "r", "base": "abc", "files": 0}`,
+		"an empty patch":           `"patch": ""`,
+		"an unknown network mode":  `"network": {"mode": "wide", "allowed": [], "denied": []}`,
+		"a denial without a count": `"network": {"mode": "none", "allowed": [], "denied": [{"host": "a", "port": 1}]}`,
+		"an allowed without bytes": `"network": {"mode": "open", "allowed": [{"host": "a", "port": 1, "count": 1}], "denied": []}`,
+		"a port out of range":      `"network": {"mode": "open", "allowed": [], "denied": [{"host": "a", "port": 0, "count": 1}]}`,
 	}
 	for name, field := range bad {
 		var doc map[string]any
@@ -341,4 +349,40 @@ func ExampleDecideStatus() {
 	// Output:
 	// denied
 	// failed
+}
+
+// TestNetworkDeniedHosts: the denied destinations as the summaries name
+// them, an IPv6 address in brackets.
+func TestNetworkDeniedHosts(t *testing.T) {
+	r := fullResult()
+	if got := strings.Join(r.Network.DeniedHosts(), " "); got != "evil.example:443 [::1]:8080" {
+		t.Errorf("DeniedHosts() = %q", got)
+	}
+	var none *Network
+	if got := none.DeniedHosts(); got != nil {
+		t.Errorf("nil.DeniedHosts() = %q, want nil", got)
+	}
+}
+
+// TestSummarizeNetwork: the proxy's records of a run, summed per
+// destination in the order of first sight, allowed with their bytes both
+// ways, denied counted.
+func TestSummarizeNetwork(t *testing.T) {
+	recs := []NetworkRecord{
+		{Host: "api.anthropic.com", Port: 443, Allowed: true, BytesOut: 10, BytesIn: 100},
+		{Host: "evil.example", Port: 443},
+		{Host: "api.anthropic.com", Port: 443, Allowed: true, BytesOut: 1, BytesIn: 2},
+		{Host: "evil.example", Port: 80},
+		{Host: "evil.example", Port: 443},
+	}
+	got := SummarizeNetwork("allowlist", recs)
+	want := &Network{Mode: "allowlist",
+		Allowed: []NetworkAllowed{{Host: "api.anthropic.com", Port: 443, Count: 2, Bytes: 113}},
+		Denied:  []NetworkDenied{{Host: "evil.example", Port: 443, Count: 2}, {Host: "evil.example", Port: 80, Count: 1}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SummarizeNetwork = %+v, want %+v", got, want)
+	}
+	if got := SummarizeNetwork("none", nil); got.Allowed != nil || got.Denied != nil || got.Mode != "none" {
+		t.Errorf("SummarizeNetwork(none, nil) = %+v", got)
+	}
 }

@@ -120,6 +120,7 @@ func historyRecord(p *persona.Persona, plan *session.Plan, out *Outcome, status 
 		// The result as it was kept: the harness's session id, the model
 		// it reported, the usage.
 		r.Status, r.Usage, r.DurationMS = string(kept.Status), kept.Usage, kept.DurationMS
+		r.DeniedHosts = kept.Network.DeniedHosts()
 		if kept.Model != "" {
 			r.Model = kept.Model
 		}

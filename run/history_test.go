@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -75,5 +77,26 @@ func TestPersonaHash(t *testing.T) {
 	}
 	if PersonaHash(base()) == h {
 		t.Error("an edited sidecar: the same hash")
+	}
+}
+
+// TestHistoryRecordDeniedHosts: a one-shot run's record names the
+// destinations its result's network denied; none, nothing.
+func TestHistoryRecordDeniedHosts(t *testing.T) {
+	plan := &session.Plan{Persona: "p", Tier: "best", Harness: "claude", Sandbox: "/h/sessions/p-1"}
+	for _, tt := range []struct {
+		network *report.Network
+		want    []string
+	}{
+		{&report.Network{Mode: "allowlist", Denied: []report.NetworkDenied{{Host: "evil.example", Port: 443, Count: 2}, {Host: "::1", Port: 22, Count: 1}}}, []string{"evil.example:443", "[::1]:22"}},
+		{&report.Network{Mode: "allowlist"}, nil},
+		{nil, nil},
+	} {
+		out := &Outcome{Session: &session.Result{OneShot: &session.OneShotResult{}}, Kept: true,
+			Result: &report.Result{Status: report.StatusSucceeded, Network: tt.network}}
+		r := historyRecord(nil, plan, out, 0, nil, time.Now(), time.Second)
+		if !slices.Equal(r.DeniedHosts, tt.want) {
+			t.Errorf("historyRecord(network %+v).DeniedHosts = %q, want %q", tt.network, r.DeniedHosts, tt.want)
+		}
 	}
 }

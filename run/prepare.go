@@ -46,6 +46,10 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	nw, err := Network(env, opts.Network)
+	if err != nil {
+		return nil, err
+	}
 	if session.SandboxOff(r) && !opts.InstallInRepo && sb.Mode != confine.Off && !opts.DryRun {
 		// A persona file can come from the project, which an agent can
 		// write: turning the sandbox off takes the user's word.
@@ -59,7 +63,7 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: env.Home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: opts.RefreshSkills,
 		Root: root, Cwd: cwd, Extra: opts.Extra, Env: env.Environ, InRepo: inRepo, AllowUnmapped: opts.AllowUnmapped,
-		OneShot: oneShotOf(opts.Task), Sandbox: sb, Version: hooks.Version,
+		OneShot: oneShotOf(opts.Task), Sandbox: sb, Network: nw, Version: hooks.Version,
 		Profile: func(h string) (discover.Profile, string, error) {
 			if hooks.Profile == nil {
 				p, st, _ := harness.VersionCache{}.Profile(ctx, h, env.Environ)

@@ -27,7 +27,9 @@ type ResumeOptions struct {
 	Timeout                                                          *time.Duration
 	Sandbox                                                          *confine.Mode
 	SandboxAllow                                                     []string
-	Env                                                              Env
+	// Network are the network policy's flags, as in Options.
+	Network NetworkFlags
+	Env     Env
 }
 
 // PrepareResume plans the one-shot run that continues the conversation
@@ -41,6 +43,10 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 		return nil, env.HomeErr
 	}
 	sb, err := Sandbox(env, opts.Sandbox, opts.SandboxAllow)
+	if err != nil {
+		return nil, err
+	}
+	nw, err := Network(env, opts.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +72,7 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 	plan, err := session.NewPlan(session.PlanOptions{
 		Home: env.Home, Persona: s.Record.Persona, Layers: layers, Resolved: r, Inputs: values,
 		Extra: opts.Extra, Env: env.Environ, AllowUnmapped: opts.AllowUnmapped,
-		OneShot: &harness.OneShot{Task: opts.Task}, Session: s, Sandbox: sb, Version: hooks.Version,
+		OneShot: &harness.OneShot{Task: opts.Task}, Session: s, Sandbox: sb, Network: nw, Version: hooks.Version,
 		Profile: func(h string) (discover.Profile, string, error) {
 			if hooks.Profile == nil {
 				p, st, _ := harness.VersionCache{}.Profile(ctx, h, env.Environ)

@@ -103,12 +103,38 @@ type Options struct {
 	// given (relative to the working directory).
 	Sandbox      *confine.Mode
 	SandboxAllow []string
+	// Network are the network policy's flags: --network and
+	// --network-allow (the user's word, widening config.json's), and
+	// --network-narrow (a batch task's, narrowing it).
+	Network NetworkFlags
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (a worker's run).
 	NoProjectPersonas bool
 	// NoHistory leaves the run out of the history.
 	NoHistory bool
 	Env       Env
+}
+
+// NetworkFlags are the network policy's flags of a run: Mode
+// (--network, "" when not given) and Allow (--network-allow) widen
+// config.json's policy, each of Narrow (--network-narrow, a batch
+// task's network) narrows it. The caller has checked their words.
+type NetworkFlags struct {
+	Mode   string
+	Allow  []string
+	Narrow []session.NetSpec
+}
+
+// Network returns the network settings of a run in env with the flags f:
+// config.json's policy widened by f's mode and hosts, narrowed by f's
+// narrowings.
+func Network(env Env, f NetworkFlags) (session.NetworkSettings, error) {
+	nw, err := session.NetworkFor(env.Home, f.Mode, f.Allow)
+	if err != nil {
+		return session.NetworkSettings{}, err
+	}
+	nw.Narrow = append(nw.Narrow, f.Narrow...)
+	return nw, nil
 }
 
 // Hooks are how a run tells its caller what happens. Every hook may be

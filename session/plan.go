@@ -76,6 +76,10 @@ type PlanOptions struct {
 	KeepCaches []string
 	// Sandbox is how the harness is confined (confine.go).
 	Sandbox Sandbox
+	// Network are the run's network policies, unresolved (network.go):
+	// the user's and the narrowings of the caller (a batch task's).
+	// NewPlan adds the persona's narrowings.
+	Network NetworkSettings
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -119,6 +123,10 @@ type Plan struct {
 	// Confine is the write sandbox of the run: its mode, whether the
 	// harness is confined, and what it may write (confine.go).
 	Confine *Confinement `json:"confine"`
+	// Network are the run's network policies, unresolved: the user's,
+	// then each narrowing with where it came from (network.go). The
+	// caller resolves them (the egress package) for a confined run.
+	Network *NetworkSettings `json:"network,omitempty"`
 	// Warnings are what the user should read before the run.
 	Warnings []string `json:"-"`
 
@@ -249,6 +257,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if err := p.planSandbox(o.Sandbox); err != nil {
 		return nil, err
 	}
+	if !o.InRepo {
+		nw := o.Network
+		nw.Narrow = append(personaNetwork(r), nw.Narrow...)
+		p.Network = &nw
+	}
 	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: env,
 		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel, Confined: p.Confine.Confined, ProjectDir: o.Cwd}
 	if o.InRepo {
@@ -332,6 +345,10 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	p.Env = append(append([]string{}, inv.SetEnv...), "PWD="+p.Workdir)
 	if !o.InRepo && !setsEnv(inv.SetEnv, "TMPDIR") {
 		p.Env = append(p.Env, "TMPDIR="+filepath.Join(p.Sandbox, tmpDir))
+	}
+	for _, k := range inv.DroppedEnv {
+		// The sockets of the user's agents and daemons: not passed in.
+		p.Sealed = append(p.Sealed, mount.SealedVar{Name: k, Dropped: true})
 	}
 	if p.Sealed == nil {
 		p.Sealed = []mount.SealedVar{}

@@ -37,6 +37,11 @@ import (
 // ResultFile is the name of the result in a results directory.
 const ResultFile = "result.json"
 
+// NetworkLogFile is the record of a confined run's connections in its
+// results directory, one JSON object a line (report.NetworkRecord),
+// written by the network proxy; it outlives the session.
+const NetworkLogFile = "network.jsonl"
+
 // The default bounds of the results directory.
 const (
 	DefaultResultsMaxAge   = 30 * 24 * time.Hour

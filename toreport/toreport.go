@@ -172,7 +172,16 @@ func Plan(p *session.Plan) report.Plan {
 		Skills:  Ptr(p.Skills, toSkillPlan),
 		Mapping: Ptr(p.Mapping, Mapping),
 		Confine: Ptr(p.Confine, toConfine),
+		Network: Ptr(p.Network, toNetworkPolicy),
 	}
+}
+
+// toNetworkPolicy is a plan's network policies in report's terms.
+func toNetworkPolicy(n session.NetworkSettings) report.NetworkPolicy {
+	spec := func(s session.NetSpec) report.NetSpec {
+		return report.NetSpec{Mode: s.Mode, Allow: s.Allow, Presets: s.Presets, Origin: s.Origin}
+	}
+	return report.NetworkPolicy{User: spec(n.User), Narrow: Each(n.Narrow, spec)}
 }
 
 func toConfine(c session.Confinement) report.Confine {

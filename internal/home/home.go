@@ -14,8 +14,11 @@
 // not here: it belongs to the package that runs sessions.
 //
 // home imports nothing of workforce but internal/diag, with which it
-// reports a broken config.json, and confine, whose sandbox modes
-// config.json names ("sandbox").
+// reports a broken config.json, confine, whose sandbox modes
+// config.json names ("sandbox"), and internal/netspec, which checks the
+// words of its network policy ("network": mode, allow, presets; a
+// persona or a batch task may only narrow it, the egress package says
+// what it means).
 package home
 
 import (
@@ -33,6 +36,7 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/diag"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // Env is the environment variable naming the workforce home directory.
@@ -95,6 +99,11 @@ type Config struct {
 	// Sandbox is the write sandbox of runs ("sandbox": {"mode": "on",
 	// "allow": [...]}, or a bare mode, "sandbox": "strict").
 	Sandbox Sandbox `json:"-"`
+	// Network is the user's network policy of confined runs ("network":
+	// {"mode": "allowlist", "allow": [...], "presets": ["dev"]}), nil when
+	// the file sets none. It is the user's word: it may widen the
+	// default, where a persona or a batch task may only narrow it.
+	Network *netspec.Spec `json:"-"`
 	// Other keys are kept as they are when the file is rewritten.
 	rest map[string]json.RawMessage
 }
@@ -144,7 +153,60 @@ func ReadConfig(home string) (*Config, error) {
 		}
 		c.Sandbox = sb
 	}
+	if v, ok := raw["network"]; ok { // kept in raw too
+		n, err := readNetwork(path, data, v)
+		if err != nil {
+			return nil, err
+		}
+		c.Network = n
+	}
 	return c, nil
+}
+
+// networkShape is what "network" must look like, for its errors.
+const networkShape = `must be an object such as {"mode": "allowlist", "allow": ["example.com", "*.example.org:443"], "presets": ["dev"]}`
+
+// readNetwork reads the "network" value v of the config file path, whose
+// content is data (for the line of a wrong value).
+func readNetwork(path string, data []byte, v json.RawMessage) (*netspec.Spec, error) {
+	fail := func(field, msg string) error {
+		d := &diag.Diagnostic{File: path, Field: field, Message: msg}
+		key := strings.ReplaceAll(strings.ReplaceAll(field, "[", "."), "]", "")
+		if off, ok := diag.Positions(data)[key]; ok {
+			d.Line, d.Column = diag.Position(data, off)
+		}
+		return d
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil || raw == nil {
+		return nil, fail("network", networkShape)
+	}
+	var n netspec.Spec
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		v := raw[k]
+		switch k {
+		case "mode":
+			if err := json.Unmarshal(v, &n.Mode); err != nil {
+				return nil, fail("network.mode", `must be "allowlist", "open" or "none"`)
+			}
+		case "allow":
+			if err := json.Unmarshal(v, &n.Allow); err != nil || n.Allow == nil {
+				return nil, fail("network.allow", "must be a list of HOST or HOST:PORT")
+			}
+		case "presets":
+			var p []string
+			if err := json.Unmarshal(v, &p); err != nil || p == nil {
+				return nil, fail("network.presets", `must be a list of preset names, such as ["dev"] ([] for none)`)
+			}
+			n.Presets = &p
+		default:
+			return nil, fail("network."+k, "unknown key: network takes mode, allow and presets")
+		}
+	}
+	if field, err := n.Check(); err != nil {
+		return nil, fail("network."+field, err.Error())
+	}
+	return &n, nil
 }
 
 // Sandbox is "sandbox" in config.json: the write sandbox's mode and the

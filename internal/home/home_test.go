@@ -3,12 +3,14 @@ package home
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 func must(t *testing.T, err error) {
@@ -214,4 +216,82 @@ func TestLayout(t *testing.T) {
 			t.Errorf("got %s, want %s", got, want)
 		}
 	}
+}
+
+func TestReadConfigNetwork(t *testing.T) {
+	presets := func(p ...string) *[]string { p = append([]string{}, p...); return &p }
+	tests := []struct {
+		data string
+		want *netspec.Spec
+		err  string
+	}{
+		{data: `{}`},
+		{data: `{"network": {}}`, want: &netspec.Spec{}},
+		{data: `{"network": {"mode": "open"}}`, want: &netspec.Spec{Mode: "open"}},
+		{data: `{"network": {"mode": "allowlist", "allow": ["Example.com", "*.b.org:443"], "presets": ["dev"]}}`,
+			want: &netspec.Spec{Mode: "allowlist", Allow: []string{"Example.com", "*.b.org:443"}, Presets: presets("dev")}},
+		// [] drops the presets, which absent keeps.
+		{data: `{"network": {"presets": []}}`, want: &netspec.Spec{Presets: presets()}},
+		{data: `{"network": "open"}`, err: `config.json: network: must be an object`},
+		{data: `{"network": null}`, err: `config.json: network: must be an object`},
+		{data: `{"network": {"mode": "wide"}}`, err: `config.json:1:22: network.mode: unknown network mode "wide": want none, allowlist, open`},
+		{data: `{"network": {"mode": 1}}`, err: `config.json:1:22: network.mode: must be "allowlist", "open" or "none"`},
+		{data: "{\"network\": {\n \"allow\": [\"ok.com\",\n  \"bad host\"]}}", err: `config.json:3:3: network.allow[1]: "bad host": host "bad host"`},
+		{data: `{"network": {"allow": "a.com"}}`, err: `network.allow: must be a list of HOST or HOST:PORT`},
+		{data: `{"network": {"presets": ["dev", "all"]}}`, err: `network.presets[1]: unknown network preset "all": want dev`},
+		{data: `{"network": {"presets": null}}`, err: `network.presets: must be a list of preset names`},
+		{data: `{"network": {"allowed": []}}`, err: `network.allowed: unknown key: network takes mode, allow and presets`},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		must(t, os.WriteFile(ConfigPath(dir), []byte(tt.data), 0o644))
+		c, err := ReadConfig(dir)
+		if tt.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, "config.json")) || !strings.Contains(err.Error(), strings.TrimPrefix(tt.err, "config.json")) {
+				t.Errorf("ReadConfig(%s) = %v, want %q", tt.data, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ReadConfig(%s) = %v", tt.data, err)
+			continue
+		}
+		if !reflect.DeepEqual(c.Network, tt.want) {
+			t.Errorf("ReadConfig(%s).Network = %+v, want %+v", tt.data, c.Network, tt.want)
+		}
+		// Rewriting the file keeps the key as it was.
+		must(t, WriteConfig(dir, c))
+		if back, err := ReadConfig(dir); err != nil || !reflect.DeepEqual(back.Network, c.Network) {
+			t.Errorf("%s written back reads %+v, %v", tt.data, back.Network, err)
+		}
+	}
+}
+
+// FuzzReadNetwork: whatever "network" holds, ReadConfig does not panic;
+// what it accepts passes netspec's checks, and an error names the file
+// and a network field.
+func FuzzReadNetwork(f *testing.F) {
+	for _, s := range []string{`{}`, `{"mode": "open"}`, `{"allow": ["a.com:1", "[::1]:2", "*.b"], "presets": []}`, `{"presets": null}`,
+		`{"allow": [1]}`, `{"mode": "x"}`, `[]`, `null`, `{"allow": ["a b"]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(ConfigPath(dir), []byte(`{"network": `+v+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadConfig(dir)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), ConfigPath(dir)) {
+				t.Errorf("network %s: error %q does not name the file", v, err)
+			}
+			return
+		}
+		if c.Network == nil {
+			t.Fatalf("network %s: accepted, but Network is nil", v)
+		}
+		if field, err := c.Network.Check(); err != nil {
+			t.Errorf("network %s: accepted, but %s: %v", v, field, err)
+		}
+	})
 }
