@@ -78,6 +78,8 @@ func probeOp(op []string) string {
 		err = unix.Chmod(arg(1), 0o640)
 	case "read":
 		_, err = os.ReadFile(arg(1))
+	case "list":
+		_, err = os.ReadDir(arg(1))
 	case "exec":
 		err = exec.Command(arg(1), op[2:]...).Run()
 	case "sh": // a grandchild shell
