@@ -27,6 +27,7 @@ type ResumeOptions struct {
 	Timeout                                                          *time.Duration
 	Sandbox                                                          *confine.Mode
 	SandboxAllow                                                     []string
+	SandboxDenyRead                                                  []string
 	Env                                                              Env
 }
 
@@ -41,6 +42,9 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 		return nil, env.HomeErr
 	}
 	sb, err := Sandbox(env, opts.Sandbox, opts.SandboxAllow)
+	if err == nil {
+		err = DenyRead(&sb, env, opts.SandboxDenyRead)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -103,6 +103,9 @@ type Options struct {
 	// given (relative to the working directory).
 	Sandbox      *confine.Mode
 	SandboxAllow []string
+	// SandboxDenyRead are the paths the confined harness may not read
+	// besides the defaults, as given (--sandbox-deny-read).
+	SandboxDenyRead []string
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (a worker's run).
 	NoProjectPersonas bool
