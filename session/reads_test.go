@@ -188,3 +188,24 @@ func TestGitObjectStores(t *testing.T) {
 		t.Errorf("gitObjectStores(main) = %q", got)
 	}
 }
+
+// FuzzPackageDir: the install directory of a program is a clean
+// absolute directory above it, never the root, unless the program lies
+// there.
+func FuzzPackageDir(f *testing.F) {
+	for _, s := range []string{"/u/lib/node_modules/@a/b/cli.js", "/p/node_modules/x", "/bin/sh", "/x", "/node_modules/@s/n/f", "/a/bin/bin/node", "/a/node_modules/node_modules/x/y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, file string) {
+		if !filepath.IsAbs(file) || filepath.Clean(file) != file || file == "/" {
+			return
+		}
+		dir := packageDir(file)
+		if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || dir == file || !strings.HasPrefix(file, strings.TrimSuffix(dir, "/")+"/") {
+			t.Errorf("packageDir(%q) = %q, want a directory above it", file, dir)
+		}
+		if dir == "/" && filepath.Dir(file) != "/" {
+			t.Errorf("packageDir(%q) = /", file)
+		}
+	})
+}
