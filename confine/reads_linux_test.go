@@ -28,6 +28,16 @@ func TestReads(t *testing.T) {
 	if err := os.Symlink(".ssh", filepath.Join(home, "keys")); err != nil {
 		t.Fatal(err)
 	}
+	// A program in a denied directory, and the same beside it.
+	prog, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(secret, "true"), filepath.Join(home, "src", "true")} {
+		if err := os.WriteFile(p, prog, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := Policy{Dirs: []string{w}, Devices: TerminalDevices,
 		Read: &ReadPolicy{Deny: []string{ssh, secret}, Allow: []string{allowed}}}
 	cases := []struct {
@@ -49,6 +59,8 @@ func TestReads(t *testing.T) {
 		{"and read back", []string{"read", filepath.Join(w, "new")}, "OK"},
 		{"a system file", []string{"read", "/etc/passwd"}, "OK"},
 		{"a program", []string{"exec", "/bin/sh", "-c", "true"}, "OK"},
+		{"a program in a denied directory", []string{"exec", filepath.Join(secret, "true")}, "EACCES"},
+		{"a program beside it", []string{"exec", filepath.Join(home, "src", "true")}, "OK"},
 	}
 	var ops [][]string
 	for _, c := range cases {
@@ -64,6 +76,46 @@ func TestReads(t *testing.T) {
 	got = probeUnconfined(t, ops[:5]...)
 	if want := "OK OK OK OK OK"; strings.Join(got, " ") != want {
 		t.Errorf("unconfined, the denied reads gave %q, want %q", got, want)
+	}
+}
+
+// TestReadsAfterLaunch: the rules name what the walk found at launch. A
+// file made in a directory on the way to a denied path after the launch,
+// or one replaced there by a rename, is unreadable; a file made in a
+// directory granted whole reads.
+func TestReadsAfterLaunch(t *testing.T) {
+	needLandlock(t)
+	home, w := t.TempDir(), t.TempDir()
+	for _, d := range []string{".ssh", "src"} {
+		if err := os.Mkdir(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(home, ".gitconfig"), "[user]\n")
+	p := Policy{Dirs: []string{w}, Devices: TerminalDevices, Read: &ReadPolicy{Deny: []string{filepath.Join(home, ".ssh")}}}
+	ready := filepath.Join(w, "ready")
+	cmd := probeCommand(t, []string{"read", filepath.Join(home, ".gitconfig")}, []string{"await", ready},
+		[]string{"read", filepath.Join(home, "new")}, []string{"read", filepath.Join(home, ".gitconfig")},
+		[]string{"read", filepath.Join(home, "src", "new")})
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := Start(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	// Confined by now: Start returns once the program runs.
+	writeFile(t, filepath.Join(home, "new"), "new\n")
+	writeFile(t, filepath.Join(home, "src", "new"), "new\n")
+	writeFile(t, filepath.Join(home, ".gitconfig.tmp"), "[user]\n\tname = u\n")
+	if err := os.Rename(filepath.Join(home, ".gitconfig.tmp"), filepath.Join(home, ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, ready, "")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("probe: %v\n%s", err, stderr.String())
+	}
+	want := `["OK","OK","EACCES","EACCES","OK"]`
+	if got := strings.TrimSpace(stdout.String()); got != want {
+		t.Errorf("read ~/.gitconfig, wait, read ~/new, the replaced ~/.gitconfig, ~/src/new: %s, want %s", got, want)
 	}
 }
 
