@@ -64,6 +64,13 @@ func readRules(p Policy) (rules []landlock.Rule, done func(), err error) {
 	nWalked := len(paths)
 	paths = append(append(append(paths, p.Dirs...), p.Files...), p.Devices...)
 	_, procErr := os.Stat("/proc/self/fd")
+	// One descriptor a rule, held until the rules are in place: where
+	// that would pass the descriptor limit (a directory on the way with
+	// thousands of entries), each path is checked on its descriptor and
+	// named by its path, a race with a writer of that directory before
+	// the harness starts.
+	var lim unix.Rlimit
+	byFD := procErr == nil && unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(len(paths))+256 < lim.Cur
 	for i, path := range paths {
 		flags := unix.O_PATH | unix.O_CLOEXEC
 		if i < nWalked {
@@ -93,8 +100,11 @@ func readRules(p Policy) (rules []landlock.Rule, done func(), err error) {
 			rights = readDirRights
 		}
 		name := path
-		if procErr == nil {
+		if byFD {
 			name = "/proc/self/fd/" + strconv.Itoa(fd)
+		} else {
+			fds = fds[:len(fds)-1]
+			unix.Close(fd)
 		}
 		rules = append(rules, landlock.PathAccess(rights, name))
 	}
