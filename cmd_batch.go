@@ -453,6 +453,17 @@ func (o *batchOutput) stopping(sig os.Signal) {
 	fmt.Fprintln(o.ios.Err, msg)
 }
 
+// warn says msg on stderr, above the live display when there is one.
+func (o *batchOutput) warn(msg string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.live != nil {
+		o.live.Print("workforce: warning: " + quote.Text(msg))
+		return
+	}
+	warnf(o.ios.Err, "%s", msg)
+}
+
 // finish ends the batch's progress: the live display goes, once it
 // printed every line.
 func (o *batchOutput) finish() {
@@ -468,5 +479,5 @@ func (o *batchOutput) finish() {
 // hooks are o's methods as the hooks of a batch's run.
 func (o *batchOutput) hooks() batch.Hooks {
 	return batch.Hooks{Skipped: o.skipped, Start: o.start, Finish: o.finish, Running: o.running,
-		Event: o.event, Done: o.done, Stopping: o.stopping}
+		Event: o.event, Done: o.done, Stopping: o.stopping, Warn: o.warn}
 }

@@ -171,7 +171,7 @@ func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cf
 	re := runEnv(env)
 	re.Home, re.HomeErr = home, nil
 	q := run.Question{Resolved: pick.Resolved(h, model), Prompt: prompt, Extra: extra, Timeout: timeout, Env: re}
-	text, err := run.Ask(q, run.Hooks{Warn: func(msg string) { warnf(ios.Err, "%s", msg) }, Abort: exitOnSignal})
+	text, err := run.Ask(q, run.Hooks{Warn: func(msg string) { warnf(ios.Err, "%s", msg) }, Abort: exitOnSignal, Signals: notify})
 	var ie *run.InterruptedError
 	if errors.As(err, &ie) {
 		return "", silentExit(signalStatus(ie.Signal))

@@ -59,7 +59,7 @@ func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 	if home, err := env.home(); err == nil {
 		recent = recentPersonas(ios.Err, home)
 	}
-	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ})
+	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ, Signals: notify})
 	var sig *picker.SignalError
 	switch {
 	case errors.Is(err, picker.ErrQuit):

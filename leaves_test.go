@@ -328,3 +328,65 @@ func recvName(e ast.Expr) string {
 	}
 	return "?"
 }
+
+// TestOneSignalSource fails on signal.Notify, signal.NotifyContext or
+// os.Exit in a non-test file of workforce's packages outside main.go:
+// the packages get the signal source from the command layer
+// (session.Notify, batch.Signals, picker.Options.Signals) and return
+// errors, never end the process. The separate programs of the module (a
+// directory whose package is main: the generator, the stand-in harness)
+// are their own processes and are left out.
+func TestOneSignalSource(t *testing.T) {
+	var found []string
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "e2e") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == "." {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		forbidden := map[string]bool{}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			local := filepath.Base(p)
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			switch p {
+			case "os":
+				forbidden[local+".Exit"] = true
+			case "os/signal":
+				forbidden[local+".Notify"], forbidden[local+".NotifyContext"] = true, true
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && forbidden[x.Name+"."+sel.Sel.Name] {
+					found = append(found, fmt.Sprintf("%s: %s.%s", fset.Position(sel.Pos()), x.Name, sel.Sel.Name))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Errorf("%s outside main.go: only main.go catches signals (notify) and ends the process", f)
+	}
+}

@@ -87,8 +87,16 @@ func exitOnSignal(sig os.Signal) { os.Exit(signalStatus(sig)) }
 // at the moment they can handle one.
 func notifyStop() (sigs <-chan os.Signal, stop func()) {
 	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	return ch, func() { signal.Stop(ch) }
+	return ch, notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// notify is the one place workforce catches signals: it starts catching
+// sigs on c until the stop it returns is called (session.Notify). The
+// packages that handle signals (a run, a sync, the picker) get it from
+// the command layer.
+func notify(c chan<- os.Signal, sigs ...os.Signal) (stop func()) {
+	signal.Notify(c, sigs...)
+	return func() { signal.Stop(c) }
 }
 
 // commands returns the commands of workforce, in the order help lists

@@ -306,7 +306,7 @@ func syncOptions(ios *iostreams, deletes, keep, force, committed bool, only func
 	o = session.SyncOptions{
 		SyncOptions: mount.SyncOptions{Deletes: deletes}, Keep: keep, Force: force,
 		SyncCommitted: committed, Warn: func(msg string) { warnf(ios.Err, "%s", msg) },
-		Only: only, Abort: exitOnSignal,
+		Only: only, Abort: exitOnSignal, Signals: notify,
 	}
 	done = func() {}
 	if ios.ErrTTY {

@@ -54,6 +54,7 @@ func runHooks(ctx context.Context, ios *iostreams, env procEnv) run.Hooks {
 			printPersonaWarnings(ios.Err, cat, p)
 		},
 		Abort:   exitOnSignal,
+		Signals: notify,
 		Version: func(h string) string { return versionCache(env).Installed(ctx, h, env.Environ).Version },
 		Profile: func(profile, h string) (discover.Profile, string, error) {
 			return harnessProfile(ctx, ios.Err, env, profile, h)

@@ -29,6 +29,9 @@ type Hooks struct {
 	Done func(TaskState)
 	// Stopping: a signal stops the batch.
 	Stopping func(os.Signal)
+	// Warn: what the user should know at once (a queue's result that is
+	// not its task's worker's).
+	Warn func(msg string)
 }
 
 // Filled is h with a no-op for each hook not set, so that a caller
@@ -42,6 +45,9 @@ func (h Hooks) Filled() Hooks {
 	}
 	if h.Start == nil {
 		h.Start = func() {}
+	}
+	if h.Warn == nil {
+		h.Warn = func(string) {}
 	}
 	if h.Finish == nil {
 		h.Finish = func() {}

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,6 +93,11 @@ type Options struct {
 	In      io.Reader
 	Out     io.Writer
 	Environ []string
+	// Signals is the program's signal source: it starts catching sigs
+	// on c until the stop it returns is called (as signal.Notify and
+	// signal.Stop). The picker quits on SIGINT, SIGTERM and SIGHUP that
+	// come through it; nil catches none.
+	Signals func(c chan<- os.Signal, sigs ...os.Signal) (stop func())
 }
 
 // Run shows the picker until the user picks a persona (Enter), quits
@@ -112,7 +116,10 @@ func Run(ctx context.Context, o Options) (Choice, error) {
 	}
 	p := tea.NewProgram(m, opts...)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, quitSignals...)
+	unwire := func() {}
+	if o.Signals != nil {
+		unwire = o.Signals(sigs, quitSignals...)
+	}
 	var caught atomic.Value
 	done := make(chan struct{})
 	go func() {
@@ -124,7 +131,7 @@ func Run(ctx context.Context, o Options) (Choice, error) {
 		}
 	}()
 	final, err := p.Run()
-	signal.Stop(sigs)
+	unwire()
 	close(done)
 	if sig, ok := caught.Load().(os.Signal); ok {
 		return Choice{}, &SignalError{Signal: sig}

@@ -293,8 +293,8 @@ func (c *Conn) setup(ctx context.Context) error {
 		},
 		{
 			Name: ResultStream, Subjects: []string{ResultSubjects}, Retention: jetstream.LimitsPolicy,
-			Storage: jetstream.FileStorage, MaxAge: ResultMaxAge, MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew,
-			DiscardNewPerSubject: true, Description: "workforce: the result of each task, once",
+			Storage: jetstream.FileStorage, MaxAge: ResultMaxAge, MaxMsgsPerSubject: ResultsPerSubject, Discard: jetstream.DiscardNew,
+			DiscardNewPerSubject: true, Description: "workforce: the result of each task, once (and room for its worker's beside a forged one)",
 		},
 		{
 			Name: AdvisoryStream, Subjects: []string{advisorySubject}, Retention: jetstream.WorkQueuePolicy,

@@ -169,10 +169,10 @@ func TestConnectCreds(t *testing.T) {
 	if got != 1 {
 		t.Errorf("read back %d tasks, want 1", got)
 	}
-	if err := c.PublishResult(ctx, Result{Key: k, Status: report.StatusSucceeded}); err != nil {
+	if err := c.PublishResult(ctx, Result{Key: k, Status: report.StatusSucceeded}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok, err := c.LookupResult(ctx, k); err != nil || !ok || r.Key != k {
+	if r, ok, err := c.LookupResult(ctx, k, ""); err != nil || !ok || r.Key != k {
 		t.Errorf("LookupResult = %+v, %v, %v; want the result published", r, ok, err)
 	}
 

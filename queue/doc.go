@@ -21,9 +21,13 @@
 //     acks, an ack wait (DefaultAckWait, set by the worker that makes it:
 //     --ack-wait), MaxDeliver deliveries at most.
 //   - ResultStream (WORKFORCE_RESULTS, subjects workforce.results.>):
-//     limits retention, ResultMaxAge, one message a subject and a second
-//     one refused: each task's result is reported once, whoever reports
-//     it (ErrReported for the others). Its subject has the task's key.
+//     limits retention, ResultMaxAge, ResultsPerSubject messages a
+//     subject and the next refused. Each task's result is reported once
+//     (a worker that finds its task's result, or whose publication is a
+//     duplicate, reports nothing: ErrReported), and readers count the
+//     first result the task's seal verifies (seal.go): the room beside
+//     it is for the worker's own result when one not sealed came first.
+//     Its subject has the task's key.
 //   - AdvisoryStream (WORKFORCE_ADVISORIES): the server's advisories of
 //     tasks delivered MaxDeliver times without an ack, kept until a sweep
 //     (Sweep) reports each such task as failed and removes it.

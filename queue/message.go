@@ -78,6 +78,9 @@ type Task struct {
 	ResultSubject string `json:"resultSubject"`
 	// Published is when the submitter published it.
 	Published time.Time `json:"published"`
+	// Seal is the key its results are signed with (seal.go); empty for
+	// a task published without one.
+	Seal string `json:"seal,omitempty"`
 }
 
 // NewTask is the message of entry t, published as key, to run at commit.
@@ -108,6 +111,11 @@ type Result struct {
 	// Result is the run's result, with published, patch and worker; nil
 	// when the run printed none.
 	Result *report.Result `json:"result,omitempty"`
+
+	// data and signature are the message's data and its SealHeader, for
+	// Sealed, when the result was read from the server.
+	data      []byte
+	signature string
 }
 
 // State is the task's state in its batch, as the local pool would write

@@ -18,11 +18,14 @@ import (
 const RecordFile = "queue.json"
 
 // Record is what a batch's state keeps of a task's publication: the
-// submission it was published as, the commit its ref named, and when.
+// submission it was published as, the commit its ref named, when, and the
+// seal its results are signed with (seal.go: empty in a record of an
+// older workforce, whose results are taken as they come).
 type Record struct {
 	Submission string    `json:"submission"`
 	Commit     string    `json:"commit"`
 	Published  time.Time `json:"published"`
+	Seal       string    `json:"seal,omitempty"`
 }
 
 func recordPath(st *batch.State, id string) string {

@@ -99,7 +99,7 @@ func recordResults(ctx context.Context, conn *Conn, st *batch.State, write bool,
 		if !ok {
 			continue
 		}
-		r, ok, err := conn.LookupResult(ctx, Key{Batch: st.ID, Submission: rec.Submission, Task: tid})
+		r, ok, err := conn.LookupResult(ctx, Key{Batch: st.ID, Submission: rec.Submission, Task: tid}, rec.Seal)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +119,9 @@ func recordResults(ctx context.Context, conn *Conn, st *batch.State, write bool,
 
 // queueStates are the states of batch id as the queue has them: a task
 // with a result is done (the latest result, when it ran several times);
-// one waiting for a worker or running is queued.
+// one waiting for a worker or running is queued. Without the batch's
+// state there is no seal to check a result with (seal.go): they are
+// shown as they came, and the status says they are from the queue.
 func queueStates(ctx context.Context, conn *Conn, id string) ([]string, map[string]batch.TaskState, error) {
 	results, err := conn.Results(ctx, id)
 	if err != nil {

@@ -28,7 +28,16 @@ func (c *Conn) publish(ctx context.Context, subject, id string, v any) (dup bool
 	if err != nil {
 		return false, err
 	}
+	return c.publishData(ctx, subject, id, data, nil)
+}
+
+// publishData is publish of data as it is, with the headers of h besides
+// the message id.
+func (c *Conn) publishData(ctx context.Context, subject, id string, data []byte, h nats.Header) (dup bool, err error) {
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
+	for k, v := range h {
+		msg.Header[k] = v
+	}
 	msg.Header.Set(jetstream.MsgIDHeader, id)
 	ack, err := c.js.PublishMsg(ctx, msg)
 	if err != nil {
@@ -50,10 +59,30 @@ func (c *Conn) Publish(ctx context.Context, t Task) error {
 	return nil
 }
 
-// PublishResult reports r on its subject, once: ErrReported when the
-// subject has a result already.
-func (c *Conn) PublishResult(ctx context.Context, r Result) error {
-	dup, err := c.publish(ctx, r.ResultSubject(), r.MsgID(), r)
+// PublishResult reports r on its subject, once, signed with seal (the
+// task's, seal.go): ErrReported when the subject has a result already.
+func (c *Conn) PublishResult(ctx context.Context, r Result, seal string) error {
+	return c.publishResult(ctx, r, seal, false)
+}
+
+// publishResult is PublishResult; beside publishes r next to results of
+// its subject that its seal does not verify, under a message id of its
+// own, so that neither the duplicate window nor an earlier message's id
+// drops it.
+func (c *Conn) publishResult(ctx context.Context, r Result, seal string, beside bool) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	id, h := r.MsgID(), nats.Header{}
+	if seal != "" {
+		sig := signature(seal, data)
+		h.Set(SealHeader, sig)
+		if beside {
+			id += "/" + sig[:16]
+		}
+	}
+	dup, err := c.publishData(ctx, r.ResultSubject(), id, data, h)
 	switch {
 	case err != nil:
 		return fmt.Errorf("cannot report task %s: %w", r.Task, err)
@@ -63,17 +92,15 @@ func (c *Conn) PublishResult(ctx context.Context, r Result) error {
 	return nil
 }
 
-// LookupResult returns the result of k; ok false when it has none yet.
-func (c *Conn) LookupResult(ctx context.Context, k Key) (r Result, ok bool, err error) {
-	m, err := c.results.GetLastMsgForSubject(ctx, k.ResultSubject())
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return Result{}, false, nil
-	}
+// LookupResult returns the first result of k that seal verifies (all do
+// for an empty seal); ok false when it has none yet.
+func (c *Conn) LookupResult(ctx context.Context, k Key, seal string) (r Result, ok bool, err error) {
+	rs, err := c.resultsOf(ctx, k)
 	if err != nil {
 		return Result{}, false, err
 	}
-	r, err = decode[Result](m.Data, m.Subject)
-	return r, err == nil, err
+	r, ok = firstSealed(rs, seal)
+	return r, ok, nil
 }
 
 // Queued reports whether k's task is still in TaskStream: waiting for a
@@ -124,7 +151,7 @@ func (c *Conn) Results(ctx context.Context, id string) ([]Result, error) {
 			return nil, err
 		}
 		left = meta.NumPending
-		if r, err := decode[Result](m.Data(), m.Subject()); err == nil {
+		if r, err := decodeResult(m.Data(), m.Subject(), m.Headers()); err == nil {
 			out = append(out, r)
 		}
 	}
@@ -141,7 +168,7 @@ func (c *Conn) Follow(ctx context.Context, id string, fn func(Result)) error {
 	}
 	failed := make(chan error, 1)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		if r, err := decode[Result](m.Data(), m.Subject()); err == nil {
+		if r, err := decodeResult(m.Data(), m.Subject(), m.Headers()); err == nil {
 			fn(r)
 		}
 	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {

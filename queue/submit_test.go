@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -35,31 +36,28 @@ func TestPublishOnce(t *testing.T) {
 	if p, _ := c.Pending(ctx, "b"); len(p) != 0 {
 		t.Errorf("batch b has %v pending, want none: b.1's are not b's", p)
 	}
-	if err := c.PublishResult(ctx, Result{Key: keys[0], Status: report.StatusSucceeded}); err != nil {
+	if err := c.PublishResult(ctx, Result{Key: keys[0], Status: report.StatusSucceeded}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.PublishResult(ctx, Result{Key: keys[0], Status: report.StatusFailed}); !errors.Is(err, ErrReported) {
+	if err := c.PublishResult(ctx, Result{Key: keys[0], Status: report.StatusFailed}, ""); !errors.Is(err, ErrReported) {
 		t.Errorf("a second result: %v, want ErrReported", err)
 	}
 	// Beyond the duplicate window (another message id), the stream
-	// itself refuses a second result.
-	if dup, err := c.publish(ctx, keys[0].ResultSubject(), "another id", Result{Key: keys[0]}); err != nil || !dup {
-		t.Errorf("the result stream took a second result under another message id (%v)", err)
-	}
+	// keeps ResultsPerSubject results a subject (TestResultsPerSubject).
 	if dup, err := c.publish(ctx, keys[1].TaskSubject(), "another id", NewTask(keys[1], batch.Task{ID: "t2"}, commit)); err != nil || !dup {
 		t.Errorf("the task stream took a task again under another message id (%v)", err)
 	}
 	if p, _ := c.Pending(ctx, "b.1"); len(p) != 3 {
 		t.Errorf("pending %v after t2 was published under another message id", p)
 	}
-	if err := c.PublishResult(ctx, Result{Key: other, Status: report.StatusFailed}); err != nil {
+	if err := c.PublishResult(ctx, Result{Key: other, Status: report.StatusFailed}, ""); err != nil {
 		t.Errorf("the result of another submission: %v", err)
 	}
-	r, ok, err := c.LookupResult(ctx, keys[0])
+	r, ok, err := c.LookupResult(ctx, keys[0], "")
 	if err != nil || !ok || r.Status != report.StatusSucceeded {
 		t.Errorf("LookupResult = %+v, %v, %v; want the first result", r, ok, err)
 	}
-	if _, ok, _ := c.LookupResult(ctx, keys[1]); ok {
+	if _, ok, _ := c.LookupResult(ctx, keys[1], ""); ok {
 		t.Error("t2 has a result")
 	}
 	rs, err := c.Results(ctx, "b.1")
@@ -87,7 +85,7 @@ func TestFollow(t *testing.T) {
 	defer cancel()
 	c := connect(t, startServer(t))
 	k := func(b, task string) Key { return Key{Batch: b, Submission: "s", Task: task} }
-	c.PublishResult(ctx, Result{Key: k("b", "t1"), Status: report.StatusSucceeded})
+	c.PublishResult(ctx, Result{Key: k("b", "t1"), Status: report.StatusSucceeded}, "")
 	var mu sync.Mutex
 	var got []string
 	done := make(chan error)
@@ -98,8 +96,8 @@ func TestFollow(t *testing.T) {
 			mu.Unlock()
 		})
 	}()
-	c.PublishResult(ctx, Result{Key: k("other", "t9"), Status: report.StatusSucceeded})
-	c.PublishResult(ctx, Result{Key: k("b", "t2"), Status: report.StatusFailed})
+	c.PublishResult(ctx, Result{Key: k("other", "t9"), Status: report.StatusSucceeded}, "")
+	c.PublishResult(ctx, Result{Key: k("b", "t2"), Status: report.StatusFailed}, "")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		mu.Lock()
@@ -153,7 +151,7 @@ func TestSweep(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("swept %d, want 1", n)
 	}
-	r, ok, _ := c.LookupResult(ctx, keys[0])
+	r, ok, _ := c.LookupResult(ctx, keys[0], "")
 	if !ok || r.Status != report.StatusFailed || !strings.Contains(r.Error, "delivered 5 times and never reported") {
 		t.Errorf("result %+v, want failed, saying why", r)
 	}
@@ -162,5 +160,28 @@ func TestSweep(t *testing.T) {
 	}
 	if n, err := c.Sweep(ctx); n != 0 || err != nil {
 		t.Errorf("a second sweep: %d, %v", n, err)
+	}
+}
+
+// TestResultsPerSubject: beyond the duplicate window (another message id)
+// the result stream keeps ResultsPerSubject results of a task, and
+// refuses the next; LookupResult finds the first.
+func TestResultsPerSubject(t *testing.T) {
+	c := connect(t, startServer(t))
+	ctx := context.Background()
+	k := Key{Batch: "b", Submission: "s1", Task: "t1"}
+	if err := c.PublishResult(ctx, Result{Key: k, Status: report.StatusSucceeded}, ""); err != nil {
+		t.Fatal(err)
+	}
+	for i := 2; i <= ResultsPerSubject; i++ {
+		if dup, err := c.publish(ctx, k.ResultSubject(), fmt.Sprint("another id ", i), Result{Key: k, Status: report.StatusFailed}); err != nil || dup {
+			t.Errorf("result %d of a subject: refused (%v), want kept", i, err)
+		}
+	}
+	if dup, err := c.publish(ctx, k.ResultSubject(), "one more id", Result{Key: k}); err != nil || !dup {
+		t.Errorf("the result stream took result %d of a subject (%v)", ResultsPerSubject+1, err)
+	}
+	if r, ok, err := c.LookupResult(ctx, k, ""); err != nil || !ok || r.Status != report.StatusSucceeded {
+		t.Errorf("LookupResult = %+v, %v, %v; want the first result", r.Status, ok, err)
 	}
 }

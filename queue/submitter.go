@@ -66,6 +66,8 @@ type Submitter struct {
 type followed struct {
 	key   Key
 	entry batch.Task
+	// seal verifies its results (Record.Seal).
+	seal string
 }
 
 // Submission is what Submit did.
@@ -174,7 +176,7 @@ func (s *Submitter) plan(came map[string]bool, h batch.Hooks) (toPublish []batch
 		key := Key{Batch: b.ID, Submission: rec.Submission, Task: d.Task.ID}
 		switch {
 		case wasQueued && prev.Digest == d.Task.Digest():
-			s.follow = append(s.follow, followed{key: key, entry: d.Task})
+			s.follow = append(s.follow, followed{key: key, entry: d.Task, seal: rec.Seal})
 		case d.Run:
 			if wasQueued {
 				withdraw = append(withdraw, key)
@@ -233,12 +235,14 @@ func (s *Submitter) publishAgain(ctx context.Context, withdraw []Key) error {
 		}
 	}
 	for _, f := range s.follow {
-		if _, ok, err := s.conn.LookupResult(ctx, f.key); err != nil || ok {
+		rec, _ := ReadRecord(s.Batch.State, f.key.Task)
+		if _, ok, err := s.conn.LookupResult(ctx, f.key, rec.Seal); err != nil || ok {
 			continue
 		}
 		if q, err := s.conn.Queued(ctx, f.key); err == nil && !q {
-			rec, _ := ReadRecord(s.Batch.State, f.key.Task)
-			if err := s.conn.Publish(ctx, NewTask(f.key, f.entry, rec.Commit)); err != nil {
+			t := NewTask(f.key, f.entry, rec.Commit)
+			t.Seal = rec.Seal
+			if err := s.conn.Publish(ctx, t); err != nil {
 				return err
 			}
 		}
@@ -258,9 +262,10 @@ func (s *Submitter) publish(ctx context.Context, tasks []batch.Task, commits map
 		commit := commits[refOf(t)]
 		key := Key{Batch: b.ID, Submission: submission, Task: t.ID}
 		msg := NewTask(key, t, commit)
+		msg.Seal = NewSeal()
 		// The state first: a submitter that dies after it publishes
 		// the task again as the same key next time, never twice.
-		if err := WriteRecord(b.State, t.ID, Record{Submission: submission, Commit: commit, Published: msg.Published}); err != nil {
+		if err := WriteRecord(b.State, t.ID, Record{Submission: submission, Commit: commit, Published: msg.Published, Seal: msg.Seal}); err != nil {
 			return published, err
 		}
 		if err := b.State.WriteTask(batch.TaskState{ID: t.ID, Digest: msg.Digest, Entry: t, Phase: PhaseQueued}); err != nil {
@@ -269,7 +274,7 @@ func (s *Submitter) publish(ctx context.Context, tasks []batch.Task, commits map
 		if err := s.conn.Publish(ctx, msg); err != nil {
 			return published, err
 		}
-		s.follow = append(s.follow, followed{key: key, entry: t})
+		s.follow = append(s.follow, followed{key: key, entry: t, seal: msg.Seal})
 		published++
 	}
 	return published, nil
@@ -328,6 +333,11 @@ func (s *Submitter) Follow(ctx context.Context, h batch.Hooks) (Followed, error)
 		f, ok := waiting[r.Task]
 		if !ok || f.key != r.Key {
 			return // another submission's, or reported already
+		}
+		if !r.Sealed(f.seal) {
+			// Not its worker's (seal.go): the worker's comes after.
+			h.Warn(fmt.Sprintf("task %s: a result its seal does not verify was ignored (it says worker %q): no worker of this batch made it", r.Task, r.Worker))
+			return
 		}
 		delete(waiting, r.Task)
 		ts := r.State(f.entry)

@@ -86,7 +86,10 @@ func (e *submitEnv) report(t *testing.T, b *batch.Batch, id string, st report.St
 		t.Fatalf("task %s has no record", id)
 	}
 	k := Key{Batch: b.ID, Submission: rec.Submission, Task: id}
-	if err := e.conn.PublishResult(context.Background(), Result{Key: k, Status: st, Started: time.Now(), Finished: time.Now()}); err != nil {
+	if rec.Seal == "" {
+		t.Fatalf("task %s was published without a seal", id)
+	}
+	if err := e.conn.publishResult(context.Background(), Result{Key: k, Status: st, Started: time.Now(), Finished: time.Now()}, rec.Seal, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.conn.Withdraw(context.Background(), k); err != nil {
@@ -279,5 +282,50 @@ func TestReadStatus(t *testing.T) {
 	var nb *NoBatchError
 	if !errors.As(err, &nb) || err.Error() != "no batch nothing here or on the queue" {
 		t.Errorf("an unknown batch: %v, want a NoBatchError", err)
+	}
+}
+
+// TestFollowIgnoresUnsealed: a result of a followed task that its seal
+// does not verify (one an agent that reached the server could publish
+// first) is not taken for it: the submitter warns and waits for the
+// worker's; a task reported while nobody followed counts only with its
+// seal too.
+func TestFollowIgnoresUnsealed(t *testing.T) {
+	ctx := context.Background()
+	e := newSubmitEnv(t)
+	b := e.open(t, [2]string{"t1", "main"}, [2]string{"t2", "main"})
+	s := &Submitter{Batch: b, Options: Options{URL: e.url}, ResolveRef: resolver}
+	t.Cleanup(s.Close)
+	if _, err := s.Submit(ctx, batch.Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	forge := func(id string) {
+		rec, _ := ReadRecord(b.State, id)
+		k := Key{Batch: b.ID, Submission: rec.Submission, Task: id}
+		if err := e.conn.PublishResult(ctx, Result{Key: k, Status: report.StatusSucceeded, Worker: "forged"}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forge("t1")
+	forge("t2")
+	e.report(t, b, "t1", report.StatusFailed)
+	var warned []string
+	var fsh shown
+	h := fsh.hooks()
+	h.Warn = func(msg string) { warned = append(warned, msg) }
+	go func() {
+		// t2's worker reports once the forged result was seen.
+		time.Sleep(300 * time.Millisecond)
+		e.report(t, b, "t2", report.StatusFailed)
+	}()
+	f, err := s.Follow(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.States["t1"].Status != report.StatusFailed || f.States["t2"].Status != report.StatusFailed {
+		t.Errorf("followed t1 %s, t2 %s; want both failed (the workers' results), not the forged successes", f.States["t1"].Status, f.States["t2"].Status)
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], "seal does not verify") || !strings.Contains(warned[0], `"forged"`) {
+		t.Errorf("warnings %q, want one a forged result", warned)
 	}
 }

@@ -66,7 +66,7 @@ func (c *Conn) Sweep(ctx context.Context) (int, error) {
 		now := time.Now().UTC()
 		r := Result{Key: t.Key, Digest: t.Digest, Delivery: adv.Deliveries, Status: report.StatusFailed, Started: now, Finished: now,
 			Error: fmt.Sprintf("delivered %d times and never reported: each worker that took it died or failed before it could report", adv.Deliveries)}
-		switch err := c.PublishResult(ctx, r); {
+		switch err := c.PublishResult(ctx, r, t.Seal); {
 		case err == nil:
 			n++
 		case !errors.Is(err, ErrReported):

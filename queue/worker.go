@@ -313,11 +313,19 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	name := t.Batch + "/" + t.Task
 	stop := w.heartbeat(m)
 	defer stop()
-	if _, ok, err := w.Conn.LookupResult(ctx, t.Key); err == nil && ok {
+	rs, err := w.Conn.resultsOf(ctx, t.Key)
+	if _, ok := firstSealed(rs, t.Seal); err == nil && ok {
 		w.logf("task %s: reported before (delivery %d): skipped", name, delivery)
 		w.ack(ctx, m)
 		w.count("skipped")
 		return
+	}
+	// Results its seal does not verify are none of its workers': its
+	// own goes beside them (seal.go).
+	beside := err == nil && len(rs) > 0
+	if beside {
+		w.logf("task %s: %d result(s) of it that its seal does not verify: running it, its result reported beside them", name, len(rs))
+		w.count("unsealed")
 	}
 	w.logf("task %s: started (delivery %d)", name, delivery)
 	r, kept, err := w.run(ctx, t)
@@ -345,7 +353,15 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 		r.Result.Worker = w.Name
 	}
 	fit(&r, w.Conn.nc.MaxPayload())
-	switch err := w.report(ctx, r); {
+	// Another worker's result may have come while this one ran (the
+	// task delivered again after a lost heartbeat): reported once.
+	var rerr error
+	if _, ok, lerr := w.Conn.LookupResult(ctx, t.Key, t.Seal); lerr == nil && ok {
+		rerr = ErrReported
+	} else {
+		rerr = w.report(ctx, r, t.Seal, beside)
+	}
+	switch err := rerr; {
 	case errors.Is(err, ErrReported):
 		w.logf("task %s: %s, but another worker reported it first", name, r.Status)
 	case err != nil:
@@ -377,7 +393,7 @@ func (w *Worker) refuse(ctx context.Context, m jetstream.Msg, t Task, delivery i
 	now := time.Now().UTC()
 	r := Result{Key: t.Key, Digest: t.Digest, Worker: w.Name, Delivery: delivery, Status: report.StatusFailed, Started: now, Finished: now,
 		Error: fmt.Sprintf("refused by worker %s: %v", w.Name, err)}
-	if err := w.report(ctx, r); err != nil && !errors.Is(err, ErrReported) {
+	if err := w.report(ctx, r, t.Seal, false); err != nil && !errors.Is(err, ErrReported) {
 		w.logf("task %s: refused, but the result could not be reported: %v", name, err)
 	}
 	m.TermWithReason("not a valid workforce task")
@@ -421,15 +437,16 @@ func (w *Worker) heartbeat(m jetstream.Msg) (stop func()) {
 	return func() { once.Do(func() { close(done) }) }
 }
 
-// report publishes r, trying again for a minute when the server cannot
-// be reached.
-func (w *Worker) report(ctx context.Context, r Result) error {
+// report publishes r signed with seal (beside results of its task that
+// the seal does not verify, when beside), trying again for a minute when
+// the server cannot be reached.
+func (w *Worker) report(ctx context.Context, r Result, seal string, beside bool) error {
 	var err error
 	for i := range 30 {
 		if i > 0 {
 			time.Sleep(2 * time.Second)
 		}
-		if err = w.Conn.PublishResult(ctx, r); err == nil || errors.Is(err, ErrReported) || w.Conn.nc.IsClosed() {
+		if err = w.Conn.publishResult(ctx, r, seal, beside); err == nil || errors.Is(err, ErrReported) || w.Conn.nc.IsClosed() {
 			return err
 		}
 	}

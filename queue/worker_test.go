@@ -237,7 +237,7 @@ func TestWorkerSkipsReported(t *testing.T) {
 	e := newEnv(t)
 	c := connect(t, e.url)
 	k := Key{Batch: "b", Submission: "s1", Task: "t1"}
-	if err := c.PublishResult(context.Background(), Result{Key: k, Status: report.StatusSucceeded, Worker: "gone"}); err != nil {
+	if err := c.PublishResult(context.Background(), Result{Key: k, Status: report.StatusSucceeded, Worker: "gone"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	publish(t, c, "b", "a")
@@ -505,5 +505,62 @@ func TestFitLargeResult(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(got.Warnings, "\n"), "does not fit") {
 		t.Errorf("no warning says the result was cut: %v", got.Warnings)
+	}
+}
+
+// TestWorkerReplacesUnsealedResults: results of a task published before
+// its worker's, one unsigned and one signed with another seal (what an
+// agent that reached the server could forge), are not taken for it: the
+// worker runs the task and reports its own beside them, and a reader
+// with the task's seal finds the worker's.
+func TestWorkerReplacesUnsealedResults(t *testing.T) {
+	e := newEnv(t)
+	c := connect(t, e.url)
+	ctx := context.Background()
+	k := Key{Batch: "b", Submission: "s1", Task: "t1"}
+	seal := NewSeal()
+	for _, forged := range []string{"", NewSeal()} {
+		if err := c.publishResult(ctx, Result{Key: k, Status: report.StatusSucceeded, Worker: "forged"}, forged, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := NewTask(k, batch.Task{ID: k.Task, Persona: "p", Task: "a", Repo: "https://example.com/r.git", Ref: "main"}, commit)
+	task.Seal = seal
+	if err := c.Publish(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	w, stop := e.worker(t, "w1", 1, (&fakeGit{}).git())
+	deadline := time.Now().Add(20 * time.Second)
+	var r Result
+	for ok := false; !ok; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no result the task's seal verifies (worker counts %v)", w.Counts())
+		}
+		time.Sleep(50 * time.Millisecond)
+		var err error
+		if r, ok, err = c.LookupResult(ctx, k, seal); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if r.Worker != "w1" {
+		t.Errorf("the sealed result is worker %q's, want w1's", r.Worker)
+	}
+	if runs := runsOf(t, e); len(slices.DeleteFunc(runs, func(s string) bool { return s != "|" })) != 1 {
+		t.Errorf("runs %v, want the task run once", runs)
+	}
+	if n := w.Counts()["unsealed"]; n != 1 {
+		t.Errorf("counts %v, want one task found with unsealed results", w.Counts())
+	}
+	rs := waitResults(t, c, "b", 3, time.Second)
+	for i, want := range []bool{false, false, true} {
+		if got := rs[i].Sealed(seal); got != want {
+			t.Errorf("result %d (worker %q): sealed %v, want %v", i, rs[i].Worker, got, want)
+		}
+	}
+	// Without the seal, the first result that came counts: the forged
+	// one. The seal is what tells them apart.
+	if r, _, _ := c.LookupResult(ctx, k, ""); r.Worker != "forged" {
+		t.Errorf("unsealed lookup found worker %q's, want the first (forged)", r.Worker)
 	}
 }

@@ -68,7 +68,7 @@ func Ask(q Question, hooks Hooks) (string, error) {
 	for _, w := range plan.Warnings {
 		hooks.warn("%s", w)
 	}
-	res, err := plan.Run(session.RunOptions{Warn: hooks.Warn, Timeout: q.Timeout, Abort: hooks.Abort})
+	res, err := plan.Run(session.RunOptions{Warn: hooks.Warn, Timeout: q.Timeout, Abort: hooks.Abort, Signals: hooks.Signals})
 	if res != nil && res.OneShot != nil && res.OneShot.Dir != "" {
 		// A question is no run of a persona: its output is its answer.
 		os.RemoveAll(res.OneShot.Dir)

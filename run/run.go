@@ -130,6 +130,9 @@ type Hooks struct {
 	// Abort ends the process at once for a signal that asks it to (a
 	// second Ctrl-C during sync-back).
 	Abort func(os.Signal)
+	// Signals is the program's signal source, through which the run
+	// catches the signals it handles (session.Notify); nil catches none.
+	Signals session.Notify
 	// Version is the installed version of harness h ("" when unknown).
 	Version func(h string) string
 	// Profile is the discovery profile of harness h and its installed

@@ -97,7 +97,7 @@ func (r *Run) runOptions(stderr io.Writer) session.RunOptions {
 		Stderr:      stderr,
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse,
 		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: !plan.InRepo && session.HoldsForReview(r.Home, opts.Review),
-		Live: opts.Live, Abort: r.Hooks.Abort,
+		Live: opts.Live, Abort: r.Hooks.Abort, Signals: r.Hooks.Signals,
 	}
 }
 

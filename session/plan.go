@@ -438,11 +438,12 @@ type RunOptions struct {
 	// sync-back's.
 	Events func(harness.Event)
 
-	// SyncCommitted, SyncConfig, Review, Live, Timeout and Abort are as
-	// in Options.
+	// SyncCommitted, SyncConfig, Review, Live, Timeout, Abort and
+	// Signals are as in Options.
 	SyncCommitted, SyncConfig, Review, Live bool
 	Timeout                                 time.Duration
 	Abort                                   func(os.Signal)
+	Signals                                 Notify
 	// HarnessSession, when set, returns the harness's conversation id as
 	// its output says, once it exited (Options.HarnessSession).
 	HarnessSession func() string
@@ -473,7 +474,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 			}
 			defer os.RemoveAll(p.Sandbox)
 		}
-		sigs := watchSignals(phaseHarness, o.Abort)
+		sigs := watchSignals(phaseHarness, o.Abort, o.Signals)
 		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil, nil)
 		sigs.stop()
 		if len(ran.ended) > 0 && o.Warn != nil {
@@ -494,7 +495,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		Dir: p.Sandbox, Persona: p.Persona, Tier: p.Tier, Harness: p.Harness,
 		Mount: p.mount, Invocation: p.inv, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
-		SyncCommitted: o.SyncCommitted, SyncConfig: o.SyncConfig, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort,
+		SyncCommitted: o.SyncCommitted, SyncConfig: o.SyncConfig, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort, Signals: o.Signals,
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
 		state: p.state,
 	}

@@ -198,7 +198,7 @@ func lookupSession(find func() (string, error)) (string, []proctree.Proc, error)
 func resume(s *Session, o Options) (*Result, error) {
 	// The harness's phase from the start: a signal that comes before it
 	// started is passed on to it once it has.
-	sigs := watchSignals(phaseHarness, o.Abort)
+	sigs := watchSignals(phaseHarness, o.Abort, o.Signals)
 	defer sigs.stop()
 	warn := func(msg string) {
 		if o.Warn != nil {

@@ -186,6 +186,10 @@ type Options struct {
 	// which leaves the session for Sync to finish. Unset, such a signal
 	// only stops sync-back, as the first did.
 	Abort func(os.Signal)
+	// Signals is the program's signal source (Notify) the run catches
+	// SIGINT, SIGTERM, SIGHUP and the parent-death signal through; nil
+	// catches none.
+	Signals Notify
 	// HarnessSessionID is the harness's conversation id fixed before the
 	// start (claude's --session-id), recorded with the session.
 	HarnessSessionID string
@@ -254,7 +258,7 @@ type Result struct {
 // the harness's configuration, start the harness, sync back, clean up.
 // Signals are handled as the package documentation says.
 func Run(o Options) (*Result, error) {
-	sigs := watchSignals(phaseCreate, o.Abort)
+	sigs := watchSignals(phaseCreate, o.Abort, o.Signals)
 	defer sigs.stop()
 	warn := func(string) {}
 	if o.Warn != nil {
@@ -918,6 +922,8 @@ type SyncOptions struct {
 	// end the process, which leaves the session for a later Sync. Unset,
 	// such a signal is ignored.
 	Abort func(os.Signal)
+	// Signals is the program's signal source (Options.Signals).
+	Signals Notify
 }
 
 // Changes returns what a sync-back of s would do now, without doing it.
@@ -945,7 +951,7 @@ func (s *Session) Changes(deletes bool) (*mount.Report, error) {
 // current file (Report.Interrupted), leaving the session to finish later;
 // a second calls o.Abort.
 func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, kept bool, err error) {
-	sigs := watchSignals(phaseSyncOnly, o.Abort)
+	sigs := watchSignals(phaseSyncOnly, o.Abort, o.Signals)
 	defer sigs.stop()
 	ctx, cancel := sigs.enter(ctx, phaseSyncOnly)
 	defer cancel()

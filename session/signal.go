@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -18,7 +17,9 @@ import (
 // This file is the one signal handler of workforce: a run (Run, Plan.Run,
 // the fetch of its skills) and a sync (Session.Sync) each install it for
 // their time, and the harness is started through it, so that it is the one that passes
-// signals on to the harness. The package documentation says what each
+// signals on to the harness. It catches signals through the caller's
+// Notify (the program's one signal source, in package main), never by
+// itself: without one, signals keep their default action. The package documentation says what each
 // signal does; a signal that asks to stop at once calls the caller's
 // Abort, which ends the process (the command line decides with what
 // status), and nothing else here ends it.
@@ -34,6 +35,11 @@ import (
 // of a run whose pool was killed would stay in its session.
 const ParentDeathSignal = syscall.SIGUSR1
 
+// Notify starts catching sigs on c, as signal.Notify does, until the
+// stop it returns is called: the program's one signal source, which its
+// command layer hands to a run (Options.Signals and the like).
+type Notify func(c chan<- os.Signal, sigs ...os.Signal) (stop func())
+
 // orphaned is set once the parent-death signal came.
 var orphaned atomic.Bool
 
@@ -47,14 +53,15 @@ const (
 
 // signals is the signal handler of a run or a sync.
 type signals struct {
-	ch    chan os.Signal
-	abort func(os.Signal)
-	phase atomic.Int32
-	stops atomic.Int32 // SIGTERM and SIGHUP received
-	ints  atomic.Int32 // SIGINT received while syncing
-	all   atomic.Int32 // every signal, in phaseSyncOnly
-	hup   atomic.Bool
-	last  atomic.Value // os.Signal
+	ch     chan os.Signal
+	abort  func(os.Signal)
+	unwire func() // stops catching
+	phase  atomic.Int32
+	stops  atomic.Int32 // SIGTERM and SIGHUP received
+	ints   atomic.Int32 // SIGINT received while syncing
+	all    atomic.Int32 // every signal, in phaseSyncOnly
+	hup    atomic.Bool
+	last   atomic.Value // os.Signal
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the current phase, when it can stop
@@ -65,12 +72,15 @@ type signals struct {
 }
 
 // watchSignals installs the handler for SIGINT, SIGTERM, SIGHUP and the
-// parent-death signal, in phase; abort, when set, is called with a signal
-// that asks to stop at once. stop removes it.
-func watchSignals(phase int32, abort func(os.Signal)) *signals {
-	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{})}
+// parent-death signal through notify, in phase; abort, when set, is
+// called with a signal that asks to stop at once. stop removes it. With a
+// nil notify nothing is caught.
+func watchSignals(phase int32, abort func(os.Signal), notify Notify) *signals {
+	s := &signals{ch: make(chan os.Signal, 8), abort: abort, done: make(chan struct{}), unwire: func() {}}
 	s.phase.Store(phase)
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, ParentDeathSignal)
+	if notify != nil {
+		s.unwire = notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, ParentDeathSignal)
+	}
 	go func() {
 		defer close(s.done)
 		for sig := range s.ch {
@@ -162,7 +172,7 @@ func (s *signals) lastSignal() os.Signal {
 }
 
 func (s *signals) stop() {
-	signal.Stop(s.ch)
+	s.unwire()
 	close(s.ch)
 	<-s.done
 }

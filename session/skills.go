@@ -60,7 +60,7 @@ func (p *Plan) planSkills(o PlanOptions, tree string) error {
 // fetch. When a fetched skill's name changed where it lands, the copy's
 // hidden files follow.
 func (p *Plan) fetchSkills(o RunOptions) ([]mount.Dir, error) {
-	sigs := watchSignals(phaseCreate, nil)
+	sigs := watchSignals(phaseCreate, nil, o.Signals)
 	defer sigs.stop()
 	ctx, cancel := sigs.enter(context.Background(), phaseCreate)
 	defer cancel()
