@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -23,7 +24,9 @@ import (
 // the workforce home but this session's directory (other sessions,
 // results, history, batches, the worker's queue credentials and clones),
 // and the real project (the sandbox is the agent's view). config.json's
-// sandbox.denyRead and --sandbox-deny-read add to it.
+// sandbox.denyRead, --sandbox-deny-read and what the user's own harness
+// configuration denies (harness.ReadUserPolicy: Claude Code's
+// sandbox.filesystem.denyRead, codex's permission profile) add to it.
 //
 // Still readable, because harnesses and tools need them: this session's
 // directory (the tree, tmp, the harness's configuration and state), the
@@ -143,6 +146,28 @@ func (p *Plan) readPolicy(sb Sandbox, inv *harness.Invocation) *Reads {
 	deny(p.Root, originDefault+": the real project (the sandbox is the agent's view)")
 	for _, e := range sb.DenyRead {
 		deny(e.Path, e.Origin)
+	}
+	// What your own harness configuration denies (Claude Code's
+	// sandbox.filesystem.denyRead, codex's permission profile), read from
+	// your configuration, never the project's: whichever harness runs.
+	for _, h := range persona.Harnesses {
+		up, err := harness.ReadUserPolicy(h, p.env)
+		if err != nil {
+			if h == p.Harness {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("the read policy leaves out what your %s configuration denies: %v", h, err))
+			}
+			continue
+		}
+		for _, e := range up.DenyRead {
+			deny(e.Value, e.Origin)
+		}
+		if h == p.Harness {
+			for _, n := range up.Notes {
+				if !strings.Contains(n, "network") {
+					p.Notes = append(p.Notes, n)
+				}
+			}
+		}
 	}
 	allow(p.Sandbox, "this session")
 	for _, s := range gitObjectStores(p.Root) {

@@ -40,6 +40,8 @@ func TestReadPolicy(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(pkg, "cli.js"), []byte("#!/usr/bin/env -S node --no-warnings\nconsole.log(1)\n"), 0o755))
 	must(t, os.WriteFile(filepath.Join(nodeDir, "bin", "node"), []byte("\x7fELF"), 0o755))
 	must(t, os.Symlink(filepath.Join(pkg, "cli.js"), filepath.Join(bin, "claude")))
+	// Your own Claude Code settings deny a path: the run denies it too.
+	must(t, os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"sandbox": {"filesystem": {"denyRead": ["~/private", "*.pem"]}}}`), 0o644))
 	env := []string{"HOME=" + home, "PATH=" + bin + ":" + filepath.Join(nodeDir, "bin") + ":/usr/bin:/bin", "CODEX_HOME=" + filepath.Join(tmp, "codex-home")}
 	sb := Sandbox{Mode: confine.On,
 		DenyRead:  []ReadEntry{{Path: filepath.Join(home, "notes"), Origin: OriginDenyReadFlag}, {Path: filepath.Join(home, ".gitconfig"), Origin: originConfigDeny}},
@@ -74,6 +76,7 @@ func TestReadPolicy(t *testing.T) {
 		{"deny", wf, "default: the workforce home (other sessions, results, history, the worker's credentials and clones)"},
 		{"deny", root, "default: the real project (the sandbox is the agent's view)"},
 		{"deny", filepath.Join(home, "notes"), "--sandbox-deny-read"},
+		{"deny", filepath.Join(home, "private"), filepath.Join(home, ".claude", "settings.json") + " sandbox.filesystem.denyRead[0]"},
 		{"deny", filepath.Join(home, ".gitconfig"), "config.json sandbox.denyRead"},
 		{"deny", filepath.Join(home, ".aws"), "<none>"},
 		{"allow", p.Sandbox, "this session"},
@@ -94,6 +97,9 @@ func TestReadPolicy(t *testing.T) {
 		if got := origin(list, tt.path); got != tt.want {
 			t.Errorf("%s %s: origin %q, want %q", tt.list, tt.path, got, tt.want)
 		}
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, `"*.pem" left out`) }) {
+		t.Errorf("notes %q: want the pattern left out", p.Notes)
 	}
 	if r.Strict || len(r.Roots) > 0 {
 		t.Errorf("mode on: strict %v, roots %v", r.Strict, r.Roots)
