@@ -81,11 +81,11 @@ type Confinement struct {
 
 // SandboxFor returns the write sandbox of a run in the workforce home
 // dir: the mode asked for (--sandbox), else the one $WORKFORCE_SANDBOX
-// names, else "sandbox" in config.json, else on; the paths
-// config.json's "sandbox" allows, each checked (CheckAllow) unless the
-// mode is off; and its denyRead and allowRead paths. A bad config.json or variable is an error naming it, and
-// so is an allowed path of config.json that cannot be allowed. The caller
-// adds --sandbox-allow's.
+// names, else "sandbox" in config.json, else on; the paths config.json's
+// "sandbox" allows, each checked (CheckAllow) unless the mode is off; and
+// its denyRead and allowRead paths. A bad config.json or variable is an
+// error naming it, and so is an allowed path of config.json that cannot be
+// allowed. The caller adds --sandbox-allow's.
 func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sandbox, error) {
 	cfg, err := home.ReadConfig(dir)
 	if err != nil {
@@ -280,7 +280,11 @@ func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, erro
 		}
 	}
 	if sb.Mode != confine.Off {
-		p.reads = p.readPolicy(sb, inv)
+		if p.reads == nil {
+			// Once a plan: the session lookup's policy is the run's,
+			// and the notes are said once.
+			p.reads = p.readPolicy(sb, inv)
+		}
 		pol.Read = p.reads.Policy()
 	}
 	if err := pol.Check(); err != nil {
