@@ -105,7 +105,7 @@ Example:
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit (default: the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal)"},
 			allowUnmappedFlag,
-			sandboxFlag, sandboxAllowFlag, networkFlag, networkAllowFlag, networkNarrowFlag, noHistoryFlag, noProjectPersonasFlag,
+			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, networkFlag, networkAllowFlag, networkNarrowFlag, noHistoryFlag, noProjectPersonasFlag,
 		},
 		Action: runAction,
 	}
@@ -156,6 +156,7 @@ func runAction(c *cli.Context) error {
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
 		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"), NoHistory: c.Bool("no-history"),
+		SandboxDenyRead:   c.StringSlice(sandboxDenyReadFlag.Name),
 		NoProjectPersonas: c.Bool(noProjectPersonasFlag.Name),
 	}
 	var err error

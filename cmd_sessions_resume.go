@@ -58,7 +58,7 @@ Example:
 			syncConfigFlag,
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
 			allowUnmappedFlag,
-			sandboxFlag, sandboxAllowFlag, networkFlag, networkAllowFlag, noHistoryFlag,
+			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, networkFlag, networkAllowFlag, noHistoryFlag,
 		},
 		Action: sessionsResumeAction,
 	}
@@ -77,8 +77,9 @@ type sessionsResumeOptions struct {
 	Review  *bool
 	Timeout *time.Duration
 	// Sandbox and SandboxAllow are as in runOptions.
-	Sandbox      *confine.Mode
-	SandboxAllow []string
+	Sandbox         *confine.Mode
+	SandboxAllow    []string
+	SandboxDenyRead []string
 	// Network are the network flags, as in runOptions.
 	Network run.NetworkFlags
 	Env     procEnv
@@ -98,6 +99,7 @@ func sessionsResumeAction(c *cli.Context) error {
 		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), AllowUnmapped: c.Bool("allow-unmapped"),
 		NoHistory: c.Bool(noHistoryFlag.Name), Review: optionalBool(c, "review"), Env: newProcEnv(), SandboxAllow: c.StringSlice("sandbox-allow"),
+		SandboxDenyRead: c.StringSlice(sandboxDenyReadFlag.Name),
 	}
 	var err error
 	if opts.Sandbox, err = sandboxMode(c); err != nil {
@@ -127,7 +129,7 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 		ID: opts.ID, Task: opts.Task, Extra: opts.Extra, Inputs: opts.Inputs,
 		SyncDeletes: opts.SyncDeletes, SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, AllowUnmapped: opts.AllowUnmapped,
 		NoHistory: opts.NoHistory, Review: opts.Review, Timeout: opts.Timeout, Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow,
-		Network: opts.Network, Env: runEnv(opts.Env),
+		SandboxDenyRead: opts.SandboxDenyRead, Network: opts.Network, Env: runEnv(opts.Env),
 	}
 	hooks := runHooks(ctx, ios, opts.Env)
 	hooks.ResumedUsage = run.OwnUsage

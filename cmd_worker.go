@@ -99,7 +99,7 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 	dir := homedir.WorkerDir(home)
 	var logMu sync.Mutex
 	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: workerGit(filepath.Join(dir, "repos"), opts.GitTimeout),
-		AckWait: opts.AckWait,
+		AckWait: opts.AckWait, DenyRead: qo.Files(),
 		Log: func(format string, args ...any) {
 			logMu.Lock()
 			defer logMu.Unlock()

@@ -406,6 +406,9 @@ func printConfine(w io.Writer, c report.Confine) {
 		printEach(w, "  writable", c.Writable)
 		printEach(w, "  writable file", c.Files)
 		printEach(w, "  device", c.Devices)
+		if c.Reads != nil {
+			printReads(w, c.Mode, *c.Reads)
+		}
 	case c.Why != "":
 		fmt.Fprintf(w, "write sandbox: %s: not confined: %s\n", c.Mode, c.Why)
 	default:
@@ -440,6 +443,31 @@ func printNetworkPolicy(w io.Writer, n report.NetworkPolicy) {
 	fmt.Fprintf(w, "network: %s\n", line(n.User))
 	for _, s := range n.Narrow {
 		fmt.Fprintf(w, "network narrowed: %s\n", line(s))
+	}
+}
+
+// printReads prints the read policy of a confined run: the default
+// denials below the home directory as one line, every other entry with
+// its origin.
+func printReads(w io.Writer, mode string, r report.Reads) {
+	if r.Strict {
+		fmt.Fprintf(w, "read sandbox: %s: the harness reads only the system directories and what it may write, and\n", mode)
+	} else {
+		fmt.Fprintf(w, "read sandbox: %s: the harness may not read\n", mode)
+	}
+	home := 0
+	for _, e := range r.Deny {
+		if e.Origin == "default" || strings.HasSuffix(e.Origin, "(the run uses its session's copy)") {
+			home++
+			continue
+		}
+		fmt.Fprintf(w, "  unreadable: %s (%s)\n", quote.Name(e.Path), e.Origin)
+	}
+	if home > 0 {
+		fmt.Fprintf(w, "  unreadable: %d credentials and harness configurations in the home directory (~/.ssh, ~/.aws, ~/.claude...: --json lists them)\n", home)
+	}
+	for _, e := range append(append([]report.ReadEntry{}, r.Roots...), r.Allow...) {
+		fmt.Fprintf(w, "  readable: %s (%s)\n", quote.Name(e.Path), e.Origin)
 	}
 }
 

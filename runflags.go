@@ -60,7 +60,9 @@ type runOptions struct {
 	// Network are --network, --network-allow and --network-narrow,
 	// checked (networkFlags).
 	Network run.NetworkFlags
-	Env     procEnv
+	// SandboxDenyRead are the paths --sandbox-deny-read adds, as given.
+	SandboxDenyRead []string
+	Env             procEnv
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (--no-project-personas: a worker's run).
 	NoProjectPersonas bool
@@ -128,6 +130,9 @@ func readTask(in io.Reader, args []string, taskFile string) (string, error) {
 var (
 	sandboxFlag      = &cli.StringFlag{Name: "sandbox", Usage: "confine the harness's writes to its sandbox: on (the default, where Linux has Landlock; a warning where it cannot), strict (refuse to run unconfined) or off (default: $" + session.SandboxEnv + ", else \"sandbox\" in <home>/config.json)"}
 	sandboxAllowFlag = &cli.StringSliceFlag{Name: "sandbox-allow", Usage: "a file or directory the confined harness may write too, such as a package cache (repeatable; also \"sandbox\": {\"allow\": PATHS} in <home>/config.json)"}
+	// sandboxDenyReadFlag is --sandbox-deny-read, of run and sessions
+	// resume.
+	sandboxDenyReadFlag = &cli.StringSliceFlag{Name: "sandbox-deny-read", Usage: "a file or directory the confined harness may not read, besides ~/.ssh, ~/.aws, the real project and the others it never reads (repeatable; also \"sandbox\": {\"denyRead\": PATHS} in <home>/config.json)"}
 )
 
 // The network policy's flags, of run, sessions resume and batch: the

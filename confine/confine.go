@@ -7,7 +7,8 @@
 //
 // A Policy names what the harness may write; everything else stays
 // readable and executable as before, since Landlock handles only the
-// write-related access rights here (reads are never restricted):
+// write-related access rights here, unless Policy.Read restricts reads
+// too (reads.go: a deny list, or strict read roots):
 //
 //   - Dirs, writable with everything below them: the sandbox tree, the
 //     session's tmp directory (TMPDIR), and the per-session state area of
@@ -121,7 +122,12 @@
 //     name and reboot the machine (TestRoot measures each). Decide says
 //     so once a run (Decision.Root, RootWarning) unless RootWarningEnv is
 //     "off".
-//   - Reads: everything readable stays readable, secrets included.
+//   - Reads: without Policy.Read everything readable stays readable,
+//     secrets included. With it (reads.go), the denied paths are
+//     unreadable, unlistable and not executable, by any name that
+//     reaches their inode, at the price of unlistable directories on the
+//     way to them and of files made there after the launch; a hard link
+//     or a bind mount elsewhere still reads them.
 //   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
 //     truncate(2) is not restricted, and below ABI 2 links and renames
 //     across directories cannot be allowed inside the tree. On such a
@@ -355,6 +361,9 @@ type Policy struct {
 	// Devices are device files, or directories of them such as /dev/pts,
 	// writable and controllable through ioctl(2).
 	Devices []string `json:"devices,omitempty"`
+	// Read restricts reads (reads.go); nil leaves everything readable.
+	// What is writable is readable too.
+	Read *ReadPolicy `json:"read,omitempty"`
 }
 
 // TerminalDevices are the devices every harness needs: the null device
@@ -401,6 +410,9 @@ func (p Policy) Check() error {
 				}
 			}
 		}
+	}
+	if p.Read != nil {
+		return p.Read.check()
 	}
 	return nil
 }

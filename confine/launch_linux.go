@@ -126,6 +126,16 @@ func apply(p Policy, abi int) error {
 	if err != nil {
 		return err
 	}
+	// The read rights (reads.go), when the policy restricts reads.
+	readRules, done, err := readRules(p)
+	defer done()
+	if err != nil {
+		return err
+	}
+	if p.Read != nil {
+		handled |= readDirRights
+		rules = append(rules, readRules...)
+	}
 	cfg, err := landlock.NewConfig(handled, scopes(abi))
 	if err != nil {
 		return err

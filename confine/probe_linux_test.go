@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -78,6 +79,15 @@ func probeOp(op []string) string {
 		err = unix.Chmod(arg(1), 0o640)
 	case "read":
 		_, err = os.ReadFile(arg(1))
+	case "list":
+		_, err = os.ReadDir(arg(1))
+	case "await": // wait, at most 10 s, until a file exists
+		for i := 0; i < 1000; i++ {
+			if _, err = os.Stat(arg(1)); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "exec":
 		err = exec.Command(arg(1), op[2:]...).Run()
 	case "sh": // a grandchild shell

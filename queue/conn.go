@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -112,6 +113,21 @@ func (o Options) CheckFiles() error {
 		}
 	}
 	return nil
+}
+
+// Files returns the secret files of o, absolute (the credentials, the
+// NKey seed, the TLS key): what a task's agent must not read.
+func (o Options) Files() []string {
+	var out []string
+	for _, p := range []string{o.Creds, o.NKey, o.TLSKey} {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // Conn is a connection to the server, with JetStream.

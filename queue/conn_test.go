@@ -2,6 +2,9 @@ package queue
 
 import (
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,6 +57,27 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("CheckURL(%q) accepted", bad)
 		} else if strings.Contains(err.Error(), "secret") {
 			t.Errorf("CheckURL(%q): %v shows the password", bad, err)
+		}
+	}
+}
+
+// TestOptionsFiles: the secret files of the options, absolute, for the
+// tasks' read policy; the certificates are not secret.
+func TestOptionsFiles(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		o    Options
+		want []string
+	}{
+		{Options{}, nil},
+		{Options{Creds: "/etc/w.creds", TLSCA: "/ca.pem", TLSCert: "/c.pem"}, []string{"/etc/w.creds"}},
+		{Options{NKey: "seed.nk", TLSKey: "/k/../key.pem"}, []string{filepath.Join(wd, "seed.nk"), "/key.pem"}},
+	} {
+		if got := tt.o.Files(); !slices.Equal(got, tt.want) {
+			t.Errorf("%+v.Files() = %q, want %q", tt.o, got, tt.want)
 		}
 	}
 }

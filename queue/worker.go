@@ -82,6 +82,10 @@ type Worker struct {
 	RetryDelay time.Duration
 	// Log says what the worker does, a line at a time; nil: nothing.
 	Log func(format string, args ...any)
+	// DenyRead are files the tasks' harnesses may not read besides the
+	// defaults (--sandbox-deny-read): the worker's queue credentials,
+	// wherever they are.
+	DenyRead []string
 
 	pool     batch.Pool
 	draining atomic.Bool
@@ -476,6 +480,9 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 	// The clone's project layer is whoever published the task's: the
 	// persona is the worker's (its user's layers and the catalog).
 	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes", "--no-project-personas")
+	for _, p := range w.DenyRead {
+		cmd.Args = append(cmd.Args, "--sandbox-deny-read", p)
+	}
 	cmd.Env = w.Env
 	var o batch.Outcome
 	ran := false

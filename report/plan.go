@@ -53,6 +53,27 @@ type Confine struct {
 	Files    []string `json:"files,omitempty"`
 	Devices  []string `json:"devices"`
 	Why      string   `json:"why,omitempty"`
+	// Reads is what the harness may not read, and what it may read
+	// again, each path with where it came from.
+	Reads *Reads `json:"reads,omitempty"`
+}
+
+// Reads is the read policy of a run: the paths denied, those readable
+// again below them and, in strict mode, the read roots besides the
+// system directories.
+type Reads struct {
+	Strict bool        `json:"strict,omitempty"`
+	Deny   []ReadEntry `json:"deny"`
+	Allow  []ReadEntry `json:"allow"`
+	Roots  []ReadEntry `json:"roots,omitempty"`
+}
+
+// ReadEntry is a path of a read policy and its origin ("default",
+// "config.json sandbox.denyRead", "--sandbox-deny-read", "harness claude
+// install", ...).
+type ReadEntry struct {
+	Path   string `json:"path"`
+	Origin string `json:"origin"`
 }
 
 // Materialized is the instruction file written into the sandbox.

@@ -43,6 +43,9 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 		return nil, err
 	}
 	sb, err := Sandbox(env, opts.Sandbox, opts.SandboxAllow)
+	if err == nil {
+		err = DenyRead(&sb, env, opts.SandboxDenyRead)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +200,24 @@ func Sandbox(env Env, mode *confine.Mode, allow []string) (session.Sandbox, erro
 		sb.Allow = append(sb.Allow, abs)
 	}
 	return sb, nil
+}
+
+// DenyRead adds to sb the paths --sandbox-deny-read names, relative to
+// the working directory: the confined harness may not read them. An
+// empty path is a usage error; one that does not exist is denied all the
+// same.
+func DenyRead(sb *session.Sandbox, env Env, paths []string) error {
+	for _, p := range paths {
+		if p == "" || strings.IndexByte(p, 0) >= 0 {
+			return usage(fmt.Errorf("--sandbox-deny-read %q: not a path", p))
+		}
+		abs := p
+		if !filepath.IsAbs(p) {
+			abs = filepath.Join(env.Dir, p)
+		}
+		sb.DenyRead = append(sb.DenyRead, session.ReadEntry{Path: filepath.Clean(abs), Origin: session.OriginDenyReadFlag})
+	}
+	return nil
 }
 
 // oneShotOf is the one-shot run of task; nil for none.

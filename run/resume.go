@@ -28,8 +28,9 @@ type ResumeOptions struct {
 	Sandbox                                                          *confine.Mode
 	SandboxAllow                                                     []string
 	// Network are the network policy's flags, as in Options.
-	Network NetworkFlags
-	Env     Env
+	Network         NetworkFlags
+	SandboxDenyRead []string
+	Env             Env
 }
 
 // PrepareResume plans the one-shot run that continues the conversation
@@ -43,6 +44,9 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 		return nil, env.HomeErr
 	}
 	sb, err := Sandbox(env, opts.Sandbox, opts.SandboxAllow)
+	if err == nil {
+		err = DenyRead(&sb, env, opts.SandboxDenyRead)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,9 @@ type Options struct {
 	// --network-allow (the user's word, widening config.json's), and
 	// --network-narrow (a batch task's, narrowing it).
 	Network NetworkFlags
+	// SandboxDenyRead are the paths the confined harness may not read
+	// besides the defaults, as given (--sandbox-deny-read).
+	SandboxDenyRead []string
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (a worker's run).
 	NoProjectPersonas bool

@@ -30,6 +30,8 @@ import (
 //     place;
 //   - the terminal devices (confine.TerminalDevices) this system has.
 //
+// It reads everything but what its read policy denies (reads.go).
+//
 // Nothing else: not the session directory itself (the record, the
 // manifest, the conflicts, the harness's configuration files), not the
 // results directory, not the user's home. The policy is made when the run
@@ -56,6 +58,10 @@ type Sandbox struct {
 	// Allow are paths the harness may write besides: existing, absolute
 	// and clean (CheckAllow).
 	Allow []string
+	// DenyRead are paths the harness may not read besides the default
+	// ones, AllowRead paths it may read below them (reads.go); absolute
+	// and clean, each with its origin.
+	DenyRead, AllowRead []ReadEntry
 }
 
 // Confinement is the write sandbox of a planned run, as run --dry-run
@@ -66,17 +72,20 @@ type Confinement struct {
 	// Confined says the harness starts confined, to Policy.
 	Confined bool           `json:"confined"`
 	Policy   confine.Policy `json:"policy"`
+	// Reads is the read policy with where each entry came from
+	// (reads.go); Policy.Read is what the launcher gets of it.
+	Reads *Reads `json:"reads,omitempty"`
 	// Why says why a run of mode on is not confined.
 	Why string `json:"why,omitempty"`
 }
 
 // SandboxFor returns the write sandbox of a run in the workforce home
 // dir: the mode asked for (--sandbox), else the one $WORKFORCE_SANDBOX
-// names, else "sandbox" in config.json, else on; and the paths
-// config.json's "sandbox" allows, each checked (CheckAllow) unless the
-// mode is off. A bad config.json or variable is an error naming it, and
-// so is an allowed path of config.json that cannot be allowed. The caller
-// adds --sandbox-allow's.
+// names, else "sandbox" in config.json, else on; the paths config.json's
+// "sandbox" allows, each checked (CheckAllow) unless the mode is off; and
+// its denyRead and allowRead paths. A bad config.json or variable is an
+// error naming it, and so is an allowed path of config.json that cannot be
+// allowed. The caller adds --sandbox-allow's.
 func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sandbox, error) {
 	cfg, err := home.ReadConfig(dir)
 	if err != nil {
@@ -101,6 +110,12 @@ func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sa
 			return Sandbox{}, &diag.Diagnostic{File: home.ConfigPath(dir), Field: fmt.Sprintf("sandbox.allow[%d]", i), Message: err.Error()}
 		}
 		sb.Allow = append(sb.Allow, p)
+	}
+	for _, p := range cfg.Sandbox.DenyRead {
+		sb.DenyRead = append(sb.DenyRead, ReadEntry{Path: p, Origin: originConfigDeny})
+	}
+	for _, p := range cfg.Sandbox.AllowRead {
+		sb.AllowRead = append(sb.AllowRead, ReadEntry{Path: p, Origin: originConfigRead})
 	}
 	return sb, nil
 }
@@ -211,6 +226,7 @@ func (p *Plan) confinePolicy(sb Sandbox, inv *harness.Invocation) error {
 		return err
 	}
 	c.Policy = pol
+	c.Reads = p.reads
 	if c.Confined {
 		inv.Confine = &pol
 	}
@@ -262,6 +278,14 @@ func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, erro
 		if _, err := os.Stat(d); err == nil {
 			pol.Devices = append(pol.Devices, d)
 		}
+	}
+	if sb.Mode != confine.Off {
+		if p.reads == nil {
+			// Once a plan: the session lookup's policy is the run's,
+			// and the notes are said once.
+			p.reads = p.readPolicy(sb, inv)
+		}
+		pol.Read = p.reads.Policy()
 	}
 	if err := pol.Check(); err != nil {
 		return confine.Policy{}, err

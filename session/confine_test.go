@@ -219,15 +219,11 @@ func TestConfinedRun(t *testing.T) {
 	home, root := t.TempDir(), t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644))
 	outside := filepath.Join(t.TempDir(), "outside")
-	// The real root by a file: the harness's environment names no path of
-	// the project (mount.Sealer rewrites them to the sandbox's).
-	rootFile := filepath.Join(t.TempDir(), "root")
-	must(t, os.WriteFile(rootFile, []byte(root), 0o644))
 	env := fakeHarness(t, "claude", "ACTION="+strings.Join([]string{
 		"echo inside > in.txt",
 		"echo tmp > $TMPDIR/t.txt && echo tmp ok",
 		"echo gone > /dev/null && echo null ok",
-		"echo escaped > $(cat " + rootFile + ")/escaped.txt",
+		"echo escaped > $(cat $ROOTFILE)/escaped.txt",
 		"echo escaped > " + outside,
 		"echo forged >> ../" + RecordFile,
 		"echo forged >> ../" + mount.ManifestFile,
@@ -240,6 +236,12 @@ func TestConfinedRun(t *testing.T) {
 			argvDir = filepath.Dir(p) // the fake harness records its argv there
 		}
 	}
+	// The real root by a file: the harness's environment names no path of
+	// the project (mount.Sealer rewrites them to the sandbox's). In the
+	// allowed directory: strict reads nothing else outside the sandbox.
+	rootFile := filepath.Join(argvDir, "root")
+	must(t, os.WriteFile(rootFile, []byte(root), 0o644))
+	env = append(env, "ROOTFILE="+rootFile)
 	p, err := NewPlan(PlanOptions{Home: home, Persona: "p", Resolved: &persona.Resolved{ID: "p", Tier: "best", Harness: "claude", Model: "m"},
 		Root: root, Cwd: root, Env: env, Sandbox: Sandbox{Mode: confine.Strict, Allow: []string{argvDir}}})
 	if err != nil {

@@ -140,6 +140,11 @@ type Plan struct {
 	// state is the harness's per-session state (state.go), nil when the
 	// harness runs on the user's configuration.
 	state *harnessState
+	// home is the workforce home, env the caller's environment, and
+	// reads the run's read policy (reads.go).
+	home  string
+	env   []string
+	reads *Reads
 }
 
 // InGitDirError is the error of a run started in the repository's git
@@ -168,7 +173,8 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	}
 	p := &Plan{Persona: o.Persona, Tier: r.Tier, Harness: r.Harness, Layers: o.Layers, Resolved: r,
 		Root: o.Root, Cwd: o.Cwd, InRepo: o.InRepo,
-		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}, Sealed: []mount.SealedVar{}}
+		Hidden: []string{}, Ignored: []string{}, Readonly: []string{}, Sealed: []mount.SealedVar{},
+		home: o.Home, env: o.Env}
 	if o.Session != nil {
 		p.Sandbox, p.session = o.Session.Dir, o.Session
 	} else {

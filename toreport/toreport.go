@@ -187,8 +187,23 @@ func toNetworkPolicy(n session.NetworkSettings) report.NetworkPolicy {
 func toConfine(c session.Confinement) report.Confine {
 	return report.Confine{
 		Mode: c.Mode.String(), Confined: c.Confined, Writable: orEmpty(c.Policy.Dirs), Files: c.Policy.Files,
-		Devices: orEmpty(c.Policy.Devices), Why: c.Why,
+		Devices: orEmpty(c.Policy.Devices), Why: c.Why, Reads: Ptr(c.Reads, toReads),
 	}
+}
+
+func toReads(r session.Reads) report.Reads {
+	entries := func(es []session.ReadEntry) []report.ReadEntry {
+		out := make([]report.ReadEntry, 0, len(es))
+		for _, e := range es {
+			out = append(out, report.ReadEntry{Path: e.Path, Origin: e.Origin})
+		}
+		return out
+	}
+	out := report.Reads{Strict: r.Strict, Deny: entries(r.Deny), Allow: entries(r.Allow)}
+	if len(r.Roots) > 0 {
+		out.Roots = entries(r.Roots)
+	}
+	return out
 }
 
 // orEmpty is l, or an empty list for nil (JSON [] rather than null).

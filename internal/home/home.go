@@ -209,8 +209,9 @@ func readNetwork(path string, data []byte, v json.RawMessage) (*netspec.Spec, er
 	return &n, nil
 }
 
-// Sandbox is "sandbox" in config.json: the write sandbox's mode and the
-// paths it lets the harness write besides its own.
+// Sandbox is "sandbox" in config.json: the write sandbox's mode, the
+// paths it lets the harness write besides its own, and the paths it keeps
+// the harness from reading (denyRead) or lets it read (allowRead).
 type Sandbox struct {
 	// Mode is the mode set, nil when none is.
 	Mode *confine.Mode
@@ -218,13 +219,18 @@ type Sandbox struct {
 	// user's home directory). Whether they exist, and may be allowed, is
 	// checked when a run uses them.
 	Allow []string
+	// DenyRead are the paths of "denyRead", unreadable by a confined
+	// harness besides the default ones; AllowRead those of "allowRead",
+	// readable again below a denied path (and, in strict mode, besides
+	// the system directories). Absolute and clean, as Allow.
+	DenyRead, AllowRead []string
 }
 
 // sandboxShape is what "sandbox" must look like, for its errors.
 const sandboxShape = `must be a mode ("on", "off" or "strict") or an object such as {"mode": "on", "allow": ["~/.cache/go-build"]}`
 
 // readSandbox reads the "sandbox" value v of the config file path: a
-// mode, or an object with mode and allow.
+// mode, or an object with mode, allow, denyRead and allowRead.
 func readSandbox(path string, v json.RawMessage) (Sandbox, error) {
 	mode := func(field string, v json.RawMessage) (*confine.Mode, error) {
 		var s string
@@ -256,20 +262,21 @@ func readSandbox(path string, v json.RawMessage) (Sandbox, error) {
 				return Sandbox{}, err
 			}
 			sb.Mode = m
-		case "allow":
+		case "allow", "denyRead", "allowRead":
 			var paths []string
 			if err := json.Unmarshal(v, &paths); err != nil {
-				return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox.allow", Message: "must be a list of absolute paths"}
+				return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox." + k, Message: "must be a list of absolute paths"}
 			}
+			list := map[string]*[]string{"allow": &sb.Allow, "denyRead": &sb.DenyRead, "allowRead": &sb.AllowRead}[k]
 			for i, p := range paths {
 				abs, err := allowPath(p)
 				if err != nil {
-					return Sandbox{}, &diag.Diagnostic{File: path, Field: fmt.Sprintf("sandbox.allow[%d]", i), Message: err.Error()}
+					return Sandbox{}, &diag.Diagnostic{File: path, Field: fmt.Sprintf("sandbox.%s[%d]", k, i), Message: err.Error()}
 				}
-				sb.Allow = append(sb.Allow, abs)
+				*list = append(*list, abs)
 			}
 		default:
-			return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox." + k, Message: "unknown key: sandbox takes mode and allow"}
+			return Sandbox{}, &diag.Diagnostic{File: path, Field: "sandbox." + k, Message: "unknown key: sandbox takes mode, allow, denyRead and allowRead"}
 		}
 	}
 	return sb, nil

@@ -135,7 +135,9 @@ func TestReadConfigSandbox(t *testing.T) {
 		data  string
 		mode  *confine.Mode
 		allow []string
-		err   string
+		// deny and read are denyRead and allowRead.
+		deny, read []string
+		err        string
 	}{
 		{data: `{}`},
 		{data: `{"sandbox": "strict"}`, mode: &strict},
@@ -150,7 +152,11 @@ func TestReadConfigSandbox(t *testing.T) {
 		{data: `{"sandbox": {"allow": "/x"}}`, err: "config.json: sandbox.allow: must be a list of absolute paths"},
 		{data: `{"sandbox": {"allow": ["/x", "rel"]}}`, err: `config.json: sandbox.allow[1]: "rel" is not an absolute path`},
 		{data: `{"sandbox": {"allow": [""]}}`, err: `config.json: sandbox.allow[0]: "" is not an absolute path`},
-		{data: `{"sandbox": {"allowed": []}}`, err: "config.json: sandbox.allowed: unknown key: sandbox takes mode and allow"},
+		{data: `{"sandbox": {"denyRead": ["~/secrets", "/srv/keys/"], "allowRead": ["~/.ssh/config"]}}`, deny: []string{"/u/secrets", "/srv/keys"}, read: []string{"/u/.ssh/config"}},
+		{data: `{"sandbox": {"denyRead": "/x"}}`, err: "config.json: sandbox.denyRead: must be a list of absolute paths"},
+		{data: `{"sandbox": {"denyRead": ["/x", "rel"]}}`, err: `config.json: sandbox.denyRead[1]: "rel" is not an absolute path`},
+		{data: `{"sandbox": {"allowRead": [""]}}`, err: `config.json: sandbox.allowRead[0]: "" is not an absolute path`},
+		{data: `{"sandbox": {"allowed": []}}`, err: "config.json: sandbox.allowed: unknown key: sandbox takes mode, allow, denyRead and allowRead"},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
@@ -169,6 +175,9 @@ func TestReadConfigSandbox(t *testing.T) {
 		if sb := c.Sandbox; (sb.Mode == nil) != (tt.mode == nil) || sb.Mode != nil && *sb.Mode != *tt.mode || !slices.Equal(sb.Allow, tt.allow) {
 			t.Errorf("ReadConfig(%s).Sandbox = %v %q, want %v %q", tt.data, sb.Mode, sb.Allow, tt.mode, tt.allow)
 		}
+		if sb := c.Sandbox; !slices.Equal(sb.DenyRead, tt.deny) || !slices.Equal(sb.AllowRead, tt.read) {
+			t.Errorf("ReadConfig(%s).Sandbox denyRead %q allowRead %q, want %q %q", tt.data, sb.DenyRead, sb.AllowRead, tt.deny, tt.read)
+		}
 		// Rewriting the file keeps the key as it was.
 		must(t, WriteConfig(dir, c))
 		if back, err := ReadConfig(dir); err != nil || !slices.Equal(back.Sandbox.Allow, c.Sandbox.Allow) {
@@ -180,7 +189,7 @@ func TestReadConfigSandbox(t *testing.T) {
 // FuzzReadSandbox: whatever "sandbox" holds, ReadConfig does not panic,
 // and what it accepts is a known mode and absolute, clean paths.
 func FuzzReadSandbox(f *testing.F) {
-	for _, s := range []string{`"on"`, `"strict"`, `{"mode": "off", "allow": ["~/x", "/a/../b"]}`, `{"allow": ["rel"]}`, `[]`, `null`, `{"mode": null}`, `{"allow": [null]}`, `"~"`} {
+	for _, s := range []string{`"on"`, `"strict"`, `{"mode": "off", "allow": ["~/x", "/a/../b"]}`, `{"allow": ["rel"]}`, `[]`, `null`, `{"mode": null}`, `{"allow": [null]}`, `"~"`, `{"denyRead": ["~/.x", "/a/"], "allowRead": ["../r"]}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
@@ -195,7 +204,7 @@ func FuzzReadSandbox(f *testing.F) {
 		if m := c.Sandbox.Mode; m != nil && *m != confine.On && *m != confine.Off && *m != confine.Strict {
 			t.Errorf("sandbox %s: mode %v", v, *m)
 		}
-		for _, p := range c.Sandbox.Allow {
+		for _, p := range slices.Concat(c.Sandbox.Allow, c.Sandbox.DenyRead, c.Sandbox.AllowRead) {
 			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 				t.Errorf("sandbox %s: allowed path %q", v, p)
 			}

@@ -43,6 +43,10 @@
 //	                       in $LOG/tries "PATH: ok", or the error's
 //	                       errno name ("PATH: EACCES"), instead of
 //	                       failing: a write the sandbox may deny
+//	tryread PATH...        read each PATH (a directory: list it), and record
+//	                       in $LOG/reads "PATH: ok", or the error's errno
+//	                       name ("PATH: EACCES"): a read the sandbox may
+//	                       deny
 //	shell OUT SCRIPT...    run sh -c SCRIPT in dir, its output and then
 //	                       "exit N" appended to OUT (a grandchild's
 //	                       writes: sh's own children)
@@ -369,6 +373,28 @@ func act(dir, line string) (int, bool) {
 			result = err.Error()
 		}
 		err = appendLine(filepath.Join(os.Getenv("LOG"), "tries"), arg+": "+result)
+	case "tryread":
+		for _, p := range strings.Fields(rest) {
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(dir, abs)
+			}
+			var rerr error
+			if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
+				_, rerr = os.ReadDir(abs)
+			} else {
+				_, rerr = os.ReadFile(abs)
+			}
+			result := "ok"
+			if errno := syscall.Errno(0); errors.As(rerr, &errno) {
+				result = unix.ErrnoName(errno)
+			} else if rerr != nil {
+				result = rerr.Error()
+			}
+			if err = appendLine(filepath.Join(os.Getenv("LOG"), "reads"), p+": "+result); err != nil {
+				break
+			}
+		}
 	case "shell":
 		cmd := exec.Command("/bin/sh", "-c", text)
 		cmd.Dir = dir
