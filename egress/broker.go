@@ -356,11 +356,10 @@ func (b *broker) hasPlaceholder(r *http.Request) bool {
 	for _, s := range b.prov.Slots {
 		for _, v := range r.Header.Values(s) {
 			if strings.EqualFold(s, "authorization") {
-				t, ok := strings.CutPrefix(v, "Bearer ")
-				if !ok {
+				if len(v) < 7 || !strings.EqualFold(v[:7], "bearer ") {
 					return false
 				}
-				v = t
+				v = v[7:]
 			}
 			if !check(v) {
 				return false
