@@ -38,7 +38,8 @@
 //     not). The proxy dials the addresses it checked, never the name
 //     again, so a name cannot resolve to a public address for the check
 //     and a private one for the connection (DNS rebinding).
-//   - A broker's request: the placeholder key in the provider's slot, a
+//   - A broker's request, in every mode (it is the harness's own API):
+//     the placeholder key in the provider's slot, a
 //     path of the provider's table (Providers), a clean path (no dot
 //     segment, encoded slash or empty segment), no upgrade, and, unless
 //     the mode is open, a body that asks the provider to reach no other

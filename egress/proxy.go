@@ -502,6 +502,9 @@ func (p *Proxy) servePlain(w http.ResponseWriter, r *http.Request) {
 		},
 		Transport: p.plain,
 		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				return nil // the upgraded connection needs its body writable; its bytes go uncounted
+			}
 			downBody = &countingBody{ReadCloser: resp.Body}
 			resp.Body = downBody
 			return nil

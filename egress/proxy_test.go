@@ -522,3 +522,42 @@ func TestParseTestHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyPlainUpgrade: a plain HTTP request that upgrades the
+// connection (a websocket over ws://) to an allowed host works both ways.
+func TestProxyPlainUpgrade(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "echo" {
+			http.Error(w, "want an upgrade", http.StatusBadRequest)
+			return
+		}
+		c, brw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		line, _ := brw.ReadString('\n')
+		io.WriteString(c, "echo: "+line)
+	}))
+	defer srv.Close()
+	t.Setenv(TestHostsEnv, "ws.test=127.0.0.1:"+port(t, srv.URL))
+	_, addr := startProxy(t, Config{Policy: mustPolicy(t, Sources{User: []Spec{{Origin: "x", Allow: []string{"ws.test"}}}})})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	io.WriteString(conn, "GET http://ws.test/ HTTP/1.1\r\nHost: ws.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("the upgrade got %v, %v; want 101", resp, err)
+	}
+	io.WriteString(conn, "hi\n")
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := br.ReadString('\n')
+	if line != "echo: hi\n" {
+		t.Errorf("after the upgrade read %q, %v", line, err)
+	}
+}
