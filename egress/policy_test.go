@@ -381,3 +381,32 @@ func TestPresetsParse(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNormalizeHost: a host that normalises stays the same when
+// normalised again, and a rule made of it matches it.
+func FuzzNormalizeHost(f *testing.F) {
+	for _, s := range []string{"Example.COM.", "[::1]", "10.0.0.1", "::ffff:127.0.0.1", "a_b", "fe80::1%eth0", "bücher.de"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := NormalizeHost(s)
+		if err != nil {
+			return
+		}
+		again, err := NormalizeHost(h)
+		if err != nil || again != h {
+			t.Fatalf("NormalizeHost(%q) = %q, which normalises to %q, %v", s, h, again, err)
+		}
+		rule := h
+		if strings.Contains(h, ":") {
+			rule = "[" + h + "]"
+		}
+		r, err := ParseRule(rule)
+		if err != nil {
+			t.Fatalf("host %q (from %q) is no rule: %v", h, s, err)
+		}
+		if !r.Match(h, 443) {
+			t.Fatalf("rule %q does not match host %q", r, h)
+		}
+	})
+}
