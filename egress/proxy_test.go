@@ -561,3 +561,45 @@ func TestProxyPlainUpgrade(t *testing.T) {
 		t.Errorf("after the upgrade read %q, %v", line, err)
 	}
 }
+
+// TestConnectEarlyData: bytes the client sends right behind CONNECT's
+// header, in the same packet, reach the destination first.
+func TestConnectEarlyData(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "echo: "+line)
+	}()
+	t.Setenv(TestHostsEnv, "echo.test="+l.Addr().String())
+	px, addr := startProxy(t, Config{Policy: mustPolicy(t, Sources{User: []Spec{{Origin: "x", Allow: []string{"echo.test"}}}})})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "CONNECT echo.test:443 HTTP/1.1\r\nHost: echo.test:443\r\n\r\nearly\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v, %v", resp, err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := br.ReadString('\n')
+	if line != "echo: early\n" {
+		t.Errorf("through the tunnel read %q, %v; want the early bytes echoed", line, err)
+	}
+	conn.Close()
+	px.Close()
+	if s := px.Summary(); len(s.Allowed) != 1 || s.Allowed[0].Bytes != int64(len("early\n")+len("echo: early\n")) {
+		t.Errorf("Summary = %+v, want the early bytes counted", s)
+	}
+}
