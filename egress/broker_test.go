@@ -461,3 +461,31 @@ func FuzzScrubber(f *testing.F) {
 		}
 	})
 }
+
+// TestBrokerThroughProxyVariables: a harness whose HTTP_PROXY names the
+// proxy sends its requests to the broker's base URL in absolute form,
+// to the proxy itself: they reach the broker, not the loopback check.
+func TestBrokerThroughProxyVariables(t *testing.T) {
+	up := newUpstream(t, nil)
+	_, addr := startBroker(t, "anthropic", up, Allowlist, "")
+	client := viaProxy(addr, nil)
+	req, _ := http.NewRequest("POST", BaseURL(addr, "anthropic")+"/v1/messages", strings.NewReader(`{}`))
+	req.Header.Set("x-api-key", placeholder)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the broker's base URL through the proxy got %d %q, want 200", resp.StatusCode, body)
+	}
+	if got := up.received(); len(got) != 1 || got[0].Header.Get("x-api-key") != realKey {
+		t.Errorf("the provider got %d requests, want 1 with the real key", len(got))
+	}
+	// Another loopback port is no broker: refused as loopback.
+	resp, body2 := send(t, "GET", "http://"+addr+"/", nil, "")
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("GET / of the proxy itself got %d %q, want 400", resp.StatusCode, body2)
+	}
+}

@@ -24,8 +24,9 @@
 //
 //   - CONNECT host:port, a plain HTTP request in absolute form (every
 //     request of a kept-alive connection, not only the first), and the
-//     brokers' origin-form paths under BrokerPrefix. Anything else is
-//     refused with 400.
+//     brokers' paths under BrokerPrefix, in origin form or in absolute
+//     form naming the proxy itself (what a harness whose HTTP_PROXY names
+//     the proxy sends to its base URL). Anything else is refused with 400.
 //   - The host by name against the policy; a denied request gets 403 with
 //     a body naming the host and how to allow it (DenialMessage), a
 //     record line and an OnDeny call.

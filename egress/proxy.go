@@ -195,16 +195,44 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.wg.Done()
+	self := isSelf(r)
 	switch {
 	case r.Method == http.MethodConnect:
 		p.serveConnect(w, r)
-	case r.URL.Scheme != "" || r.URL.Host != "":
+	case (r.URL.Scheme != "" || r.URL.Host != "") && !self:
 		p.servePlain(w, r)
 	case strings.HasPrefix(r.URL.Path, BrokerPrefix):
 		p.serveBroker(w, r)
 	default:
 		http.Error(w, "workforce proxy: this is the run's HTTP proxy; ask for a URL in absolute form (http://host/...), CONNECT host:port, or a provider's path under "+BrokerPrefix, http.StatusBadRequest)
 	}
+}
+
+// isSelf reports whether a request in absolute form names the proxy
+// itself: a loopback address (or localhost) on the port the request came
+// in on. A harness whose HTTP_PROXY names the proxy sends its requests to
+// a broker's base URL that way, since NO_PROXY leaves loopback out.
+func isSelf(r *http.Request) bool {
+	if r.URL.Host == "" || r.URL.Scheme != "http" {
+		return false
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	lap, err := netip.ParseAddrPort(local.String())
+	if err != nil {
+		return false
+	}
+	host, port, err := splitHostPort(r.URL.Host, 80)
+	if err != nil || port != int(lap.Port()) {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := parseIP(host)
+	return err == nil && ip.IsLoopback() && lap.Addr().Unmap().IsLoopback()
 }
 
 // decision is a checked destination: the addresses to dial (checked, so
