@@ -132,6 +132,11 @@ var depRules = map[string]depRule{
 	// types, for the commands to print: the packages it reads (run for
 	// sync-back's report), never the command line nor the workflows.
 	"W/toreport": {deny: []string{cliLib, "W/batch", "W/queue", "W/gitwork", "W/batchview", "W/picker", "W/generate"}},
+	// The proxy outside the namespace: the policy, the record of
+	// connections, the API-key brokers; the caller (unconfined) passes it
+	// the harness's hosts and keys, so it reaches no run, session,
+	// harness, persona, mount or confine (nor main, which Go forbids).
+	"W/egress": {deny: []string{"W/session", "W/harness", "W/run", "W/mount", "W/confine", "W/persona", cliLib}},
 	// The command layer may import everything.
 	"W": {},
 }
