@@ -156,8 +156,8 @@ func networkFlags(c *cli.Context) (run.NetworkFlags, error) {
 		}
 	}
 	for _, a := range c.StringSlice(networkAllowFlag.Name) {
-		if _, err := netspec.ParseEntry(a); err != nil {
-			return f, usageError(fmt.Errorf("--network-allow %q: %w", a, err))
+		if _, err := netspec.ParseRule(a); err != nil {
+			return f, usageError(fmt.Errorf("--network-allow: %w", err))
 		}
 		f.Allow = append(f.Allow, a)
 	}

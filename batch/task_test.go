@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 		{name: "jsonl network", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"mode":"none","allow":["a.com:443"],"presets":[]}}`, wantIDs: []string{"a"}},
 		{name: "yaml network", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network:\n    mode: allowlist\n    allow: [a.com, '*.b.org']\n    presets: []\n", wantIDs: []string{"a"}},
 		{name: "jsonl network bad mode", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"mode":"wide"}}`, wantLine: 1, wantErr: `task a: network.mode: unknown network mode "wide"`},
-		{name: "jsonl network bad host", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"allow":["a.com","x:0"]}}`, wantLine: 1, wantErr: `task a: network.allow[1]: "x:0": port "0"`},
+		{name: "jsonl network bad host", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"allow":["a.com","x:0"]}}`, wantLine: 1, wantErr: `task a: network.allow[1]: network rule "x:0": port 0 is not between`},
 		{name: "jsonl network unknown key", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","network":{"hosts":[]}}`, wantLine: 1, wantErr: `unknown field "hosts"`},
 		{name: "yaml network a string", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network: open\n", wantLine: 4, wantErr: "network: want a mapping"},
 		{name: "yaml network unknown key", file: "b.yaml", data: "- id: a\n  persona: p\n  task: t\n  network:\n    hosts: [a]\n", wantLine: 5, wantErr: `network: unknown field "hosts"`},

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // Resolver looks host names up; *net.Resolver is one.
@@ -45,7 +47,7 @@ func parseTestHosts(s string) (testHosts, error) {
 			out[host] = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 			continue
 		}
-		ip, err := parseIP(addr)
+		ip, err := netspec.ParseIP(addr)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %q is not an address or address:port", TestHostsEnv, addr)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // Mode is how a run's network is decided.
@@ -206,7 +208,7 @@ func (pol *Policy) narrow(s Spec) error {
 	var out []Entry
 	for _, a := range pol.Allow {
 		for _, b := range own {
-			if r, ok := intersect(a.Rule, b.Rule); ok {
+			if r, ok := netspec.Intersect(a.Rule, b.Rule); ok {
 				out = addEntries(out, Entry{Rule: r, Origin: a.Origin})
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seed-3bc194a6/workforce/internal/netspec"
 )
 
 // Config is what a Proxy serves.
@@ -231,7 +233,7 @@ func isSelf(r *http.Request) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	ip, err := parseIP(host)
+	ip, err := netspec.ParseIP(host)
 	return err == nil && ip.IsLoopback() && lap.Addr().Unmap().IsLoopback()
 }
 
@@ -271,7 +273,7 @@ func (p *Proxy) check(ctx context.Context, rawHost string, port int) decision {
 		return d
 	}
 	var ips []netip.Addr
-	if ip, err := parseIP(host); err == nil {
+	if ip, err := netspec.ParseIP(host); err == nil {
 		ips = []netip.Addr{ip}
 	} else {
 		lctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)

@@ -179,8 +179,8 @@ func checkFile(name string, data []byte, s *Spec) diag.Errors {
 			return
 		}
 		for i, a := range n.Allow {
-			if _, err := netspec.ParseEntry(a); err != nil {
-				at(prefix+"network.allow."+strconv.Itoa(i), fmt.Sprintf("%q: %v", a, err))
+			if _, err := netspec.ParseRule(a); err != nil {
+				at(prefix+"network.allow."+strconv.Itoa(i), err.Error())
 			}
 		}
 	}

@@ -117,7 +117,7 @@ func TestParse(t *testing.T) {
 		{name: "network: an unknown mode", data: "{\"id\": \"x\",\n  \"network\": {\"mode\": \"wide\"}}",
 			wantErr: []string{"p.json:2:23: network.mode: must be one of allowlist, open, none"}},
 		{name: "network: a bad host in a tier, at its place", data: "{\"id\": \"x\", \"tiers\": {\"best\": {\"network\": {\"allow\": [\"ok.com\",\n  \"good.host:99999\"]}}}}",
-			wantErr: []string{`p.json:2:3: tiers.best.network.allow.1: "good.host:99999": port "99999": want a number from 1 to 65535`}},
+			wantErr: []string{`p.json:2:3: tiers.best.network.allow.1: network rule "good.host:99999": port 99999 is not between 1 and 65535`}},
 		{name: "network: an unknown preset", data: `{"id": "x", "network": {"presets": ["all"]}}`,
 			wantErr: []string{`p.json:1:37: network.presets.0: value must be "dev"`}},
 		{name: "network: an unknown key", data: `{"id": "x", "network": {"hosts": []}}`,

@@ -245,7 +245,7 @@ func TestReadConfigNetwork(t *testing.T) {
 		{data: `{"network": null}`, err: `config.json: network: must be an object`},
 		{data: `{"network": {"mode": "wide"}}`, err: `config.json:1:22: network.mode: unknown network mode "wide": want none, allowlist, open`},
 		{data: `{"network": {"mode": 1}}`, err: `config.json:1:22: network.mode: must be "allowlist", "open" or "none"`},
-		{data: "{\"network\": {\n \"allow\": [\"ok.com\",\n  \"bad host\"]}}", err: `config.json:3:3: network.allow[1]: "bad host": host "bad host"`},
+		{data: "{\"network\": {\n \"allow\": [\"ok.com\",\n  \"bad host\"]}}", err: `config.json:3:3: network.allow[1]: network rule "bad host": character ' ' is not allowed`},
 		{data: `{"network": {"allow": "a.com"}}`, err: `network.allow: must be a list of HOST or HOST:PORT`},
 		{data: `{"network": {"presets": ["dev", "all"]}}`, err: `network.presets[1]: unknown network preset "all": want dev`},
 		{data: `{"network": {"presets": null}}`, err: `network.presets: must be a list of preset names`},

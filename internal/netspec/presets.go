@@ -1,4 +1,4 @@
-package egress
+package netspec
 
 // Presets are named allow lists a spec's "presets" adds. "dev", the
 // default, holds the package registries and git forges a coding agent
