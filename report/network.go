@@ -93,12 +93,14 @@ type NetSpec struct {
 // proxy records it, a line of <home>/results/<session-id>/network.jsonl:
 // when, the destination, whether it was allowed, and the bytes each way.
 type NetworkRecord struct {
-	Time     string `json:"time"`
-	Host     string `json:"host"`
-	Port     int    `json:"port"`
-	Allowed  bool   `json:"allowed"`
-	BytesOut int64  `json:"bytesOut,omitempty"`
-	BytesIn  int64  `json:"bytesIn,omitempty"`
+	Time    string `json:"time"`
+	Host    string `json:"host"`
+	Port    int    `json:"port"`
+	Allowed bool   `json:"allowed"`
+	// Up and Down are the bytes sent to the destination and received
+	// from it.
+	Up   int64 `json:"up"`
+	Down int64 `json:"down"`
 }
 
 // SummarizeNetwork returns the result's network of a run of policy mode
@@ -117,7 +119,7 @@ func SummarizeNetwork(mode string, recs []NetworkRecord) *Network {
 				n.Allowed = append(n.Allowed, NetworkAllowed{Host: r.Host, Port: r.Port})
 			}
 			n.Allowed[i].Count++
-			n.Allowed[i].Bytes += r.BytesIn + r.BytesOut
+			n.Allowed[i].Bytes += r.Up + r.Down
 			continue
 		}
 		i, ok := denied[key]

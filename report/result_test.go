@@ -369,9 +369,9 @@ func TestNetworkDeniedHosts(t *testing.T) {
 // ways, denied counted.
 func TestSummarizeNetwork(t *testing.T) {
 	recs := []NetworkRecord{
-		{Host: "api.anthropic.com", Port: 443, Allowed: true, BytesOut: 10, BytesIn: 100},
+		{Host: "api.anthropic.com", Port: 443, Allowed: true, Up: 10, Down: 100},
 		{Host: "evil.example", Port: 443},
-		{Host: "api.anthropic.com", Port: 443, Allowed: true, BytesOut: 1, BytesIn: 2},
+		{Host: "api.anthropic.com", Port: 443, Allowed: true, Up: 1, Down: 2},
 		{Host: "evil.example", Port: 80},
 		{Host: "evil.example", Port: 443},
 	}
