@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"crypto/tls"
 	"fmt"
@@ -200,7 +201,7 @@ func newBroker(p *Proxy, b Broker) (*broker, error) {
 	br := &broker{p: p, prov: prov, key: b.Key, ph: b.Placeholder, upstream: u, host: u.Hostname(), port: port}
 	br.transport = &http.Transport{
 		Proxy:                 nil,
-		DialContext:           (&net.Dialer{Timeout: p.cfg.DialTimeout}).DialContext,
+		DialContext:           p.dialUpstream,
 		TLSClientConfig:       &tls.Config{RootCAs: p.cfg.RootCAs, MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConnsPerHost:   8,
@@ -209,6 +210,23 @@ func newBroker(p *Proxy, b Broker) (*broker, error) {
 		ExpectContinueTimeout: time.Second,
 	}
 	return br, nil
+}
+
+// dialUpstream dials a broker's upstream server: at the address the test
+// hook maps its name to (TestHostsEnv), else as the system resolves it
+// (the upstream is the provider's or the user's own base URL, never the
+// agent's).
+func (p *Proxy) dialUpstream(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: p.cfg.DialTimeout}
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ap, ok := p.hosts[strings.ToLower(host)]; ok {
+			if ap.Port() != 0 {
+				port = strconv.Itoa(int(ap.Port()))
+			}
+			addr = net.JoinHostPort(ap.Addr().String(), port)
+		}
+	}
+	return d.DialContext(ctx, network, addr)
 }
 
 // scrub replaces the real key in s by the placeholder.
