@@ -47,6 +47,7 @@
 //	                       in $LOG/reads "PATH: ok", or the error's errno
 //	                       name ("PATH: EACCES"): a read the sandbox may
 //	                       deny
+//	tryconnect, tryunix, tryfetch, scanenv: the network actions (net.go)
 //	shell OUT SCRIPT...    run sh -c SCRIPT in dir, its output and then
 //	                       "exit N" appended to OUT (a grandchild's
 //	                       writes: sh's own children)
@@ -373,6 +374,8 @@ func act(dir, line string) (int, bool) {
 			result = err.Error()
 		}
 		err = appendLine(filepath.Join(os.Getenv("LOG"), "tries"), arg+": "+result)
+	case "tryconnect", "tryunix", "tryfetch", "scanenv":
+		_, err = netAct(verb, rest)
 	case "tryread":
 		for _, p := range strings.Fields(rest) {
 			abs := p

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The network actions, for the tests of a confined run's network (what
+// its namespaces and workforce's proxy let through). Each records one
+// line a try in a file of $LOG, never fails the stand-in:
+//
+//	tryconnect ADDR...     connect over TCP to each HOST:PORT, directly,
+//	                       and record in $LOG/connects "ADDR: ok" or the
+//	                       error's errno name ("ADDR: ENETUNREACH")
+//	tryfetch URL [H: V]... GET URL through the proxy the environment names
+//	                       (as curl and most HTTP clients do), with the
+//	                       headers given as NAME=VALUE words, and record
+//	                       in $LOG/fetches "URL: STATUS FIRST-LINE-OF-BODY"
+//	                       or "URL: error ..."
+//	tryunix PATH...        connect to each Unix socket PATH and record in
+//	                       $LOG/unix "PATH: ok" or the errno name
+//	scanenv VALUE          look for VALUE in this process's environment
+//	                       and in every /proc/PID/environ it can read, and
+//	                       record in $LOG/environ "VALUE: found in PID" for
+//	                       each, then "VALUE: N processes read"
+
+// errText is err as the network actions record it: its errno's name
+// when it has one.
+func errText(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if errno := syscall.Errno(0); errors.As(err, &errno) {
+		return unix.ErrnoName(errno)
+	}
+	return "error " + err.Error()
+}
+
+// netAct carries out a network action; ok false when verb is none.
+func netAct(verb, rest string) (bool, error) {
+	log := func(name, line string) error { return appendLine(filepath.Join(os.Getenv("LOG"), name), line) }
+	switch verb {
+	case "tryconnect":
+		for _, addr := range strings.Fields(rest) {
+			c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err == nil {
+				c.Close()
+			}
+			if err := log("connects", addr+": "+errText(err)); err != nil {
+				return true, err
+			}
+		}
+	case "tryunix":
+		for _, p := range strings.Fields(rest) {
+			c, err := net.DialTimeout("unix", p, 5*time.Second)
+			if err == nil {
+				c.Close()
+			}
+			if err := log("unix", p+": "+errText(err)); err != nil {
+				return true, err
+			}
+		}
+	case "tryfetch":
+		words := strings.Fields(rest)
+		if len(words) == 0 {
+			return true, errors.New("tryfetch: no URL")
+		}
+		return true, log("fetches", words[0]+": "+fetch(words[0], words[1:]))
+	case "scanenv":
+		value := strings.TrimSpace(rest)
+		if value == "" {
+			return true, errors.New("scanenv: no value")
+		}
+		if strings.Contains(strings.Join(os.Environ(), "\x00"), value) {
+			if err := log("environ", value+": found in self"); err != nil {
+				return true, err
+			}
+		}
+		ents, _ := os.ReadDir("/proc")
+		read := 0
+		for _, e := range ents {
+			if e.Name()[0] < '0' || e.Name()[0] > '9' {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err != nil {
+				continue
+			}
+			read++
+			if strings.Contains(string(data), value) {
+				if err := log("environ", value+": found in "+e.Name()); err != nil {
+					return true, err
+				}
+			}
+		}
+		return true, log("environ", fmt.Sprintf("%s: %d processes read", value, read))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// fetch GETs url through the environment's proxy with the headers
+// (NAME=VALUE) and says how it went.
+func fetch(url string, headers []string) string {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return errText(err)
+	}
+	for _, h := range headers {
+		if k, v, ok := strings.Cut(h, "="); ok {
+			req.Header.Set(k, v)
+		}
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return errText(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	return fmt.Sprintf("%d %s", resp.StatusCode, first)
+}
