@@ -22,7 +22,7 @@ func BenchmarkStart(b *testing.B) {
 		p := Policy{Dirs: []string{dir}, Devices: TerminalDevices}
 		for b.Loop() {
 			cmd := exec.Command("/bin/true")
-			if err := Start(cmd, p); err != nil {
+			if _, err := Start(cmd, p); err != nil {
 				b.Fatal(err)
 			}
 			if err := cmd.Wait(); err != nil {

@@ -1,0 +1,359 @@
+package confine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needNamespaces skips a test of the namespaces on a system that cannot
+// start a program in them.
+func needNamespaces(t testing.TB) {
+	t.Helper()
+	needLandlock(t)
+	if err := NamespacesAvailable(""); err != nil {
+		t.Skipf("no namespaces here: %v", err)
+	}
+}
+
+// startNS starts the probe with ops confined by p, its standard output
+// in stdout.
+func startNS(t *testing.T, p Policy, stdout *bytes.Buffer, ops ...[]string) (*exec.Cmd, *Launched, *bytes.Buffer) {
+	t.Helper()
+	cmd := probeCommand(t, ops...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	l, err := Start(cmd, p)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return cmd, l, &stderr
+}
+
+// results decodes what the probe printed for n operations.
+func results(t *testing.T, stdout, stderr *bytes.Buffer, n int) []string {
+	t.Helper()
+	var out []string
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out) != n {
+		t.Fatalf("probe printed %q (%v), stderr %s", stdout.String(), err, stderr.String())
+	}
+	return out
+}
+
+// unixListener listens on a Unix socket at path for the test's time.
+func unixListener(t *testing.T, path string) {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+}
+
+// serveLine accepts one connection on ln and sends the line read on it.
+func serveLine(ln net.Listener) <-chan string {
+	c := make(chan string, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			c <- "accept: " + err.Error()
+			return
+		}
+		defer conn.Close()
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil {
+			line = "read: " + err.Error()
+		}
+		c <- strings.TrimSpace(line)
+	}()
+	return c
+}
+
+// markedProcesses returns the processes of the system whose arguments
+// hold marker.
+func markedProcesses(marker string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte(marker)) && !bytes.Contains(b, []byte("-test.")) {
+			out = append(out, e.Name()+" "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// TestNamespaces starts the probe in its namespaces and checks what it
+// sees: its own uid, not 0, and no capability; process 1 the launcher
+// and no process outside; no way out but the listeners handed over;
+// /tmp the session's; the hidden daemons and those of the real /tmp out
+// of reach; and nothing it left running outlives it. The same
+// connections without the namespaces succeed: the test can fail.
+func TestNamespaces(t *testing.T) {
+	needNamespaces(t)
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	xdg := filepath.Join(dir, "xdg")
+	for _, d := range []string{tmp, xdg} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := filepath.Join(dir, "kept.txt")
+	writeFile(t, kept, "kept\n")
+	// A session bus in the fake runtime directory, a daemon's socket
+	// as a file, an agent's in the real /tmp.
+	bus, docker := filepath.Join(xdg, "bus"), filepath.Join(dir, "docker.sock")
+	realTmp, err := os.MkdirTemp("/tmp", "wf-ns-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(realTmp) })
+	agent := filepath.Join(realTmp, "agent.sock")
+	for _, s := range []string{bus, docker, agent} {
+		unixListener(t, s)
+	}
+	outside, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Close()
+	outsideAddr := outside.Addr().String()
+	connections := [][]string{
+		{"connect", outsideAddr},
+		{"unix", bus},
+		{"unix", docker},
+		{"unix", agent},
+	}
+
+	// Without the namespaces, each connection works, and a daemon
+	// outlives the probe.
+	marker := fmt.Sprintf("wf-ns-marker-%d", time.Now().UnixNano())
+	p := Policy{Dirs: []string{dir, tmp}, Devices: TerminalDevices}
+	if got := probe(t, p, append(connections, []string{"daemon", marker + "-control"})...); strings.Join(got, " ") != "OK OK OK OK OK" {
+		t.Fatalf("without namespaces, %q gave %q, want each OK", connections, got)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if left := markedProcesses(marker + "-control"); len(left) == 0 {
+		t.Errorf("without namespaces, the daemon did not outlive the probe: the test cannot fail")
+	} else {
+		for _, l := range left {
+			pid, _ := strconv.Atoi(strings.Fields(l)[0])
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+
+	const proxyPort, localPort = 3128, 11434
+	p.Net = &Namespaces{ProxyPort: proxyPort, LoopbackPorts: []int{localPort}, Tmp: tmp, Hide: []string{xdg, docker, filepath.Join(dir, "missing")}}
+	uid, _ := idsInside(os.Geteuid(), os.Getegid())
+	zero := "0000000000000000"
+	cases := []struct {
+		op   []string
+		want string
+	}{
+		{[]string{"uid"}, strconv.Itoa(uid)},
+		{[]string{"capeff"}, zero},
+		{[]string{"capprm"}, zero},
+		{[]string{"capbnd"}, zero},
+		{[]string{"procs"}, ""}, // process 1 and the probe
+		{[]string{"connect", outsideAddr}, "ECONNREFUSED"},
+		{[]string{"connect", "192.0.2.1:80"}, "ENETUNREACH"},
+		{[]string{"send", fmt.Sprintf("127.0.0.1:%d", proxyPort), "to the proxy"}, "OK"},
+		{[]string{"send", fmt.Sprintf("127.0.0.1:%d", localPort), "to the local server"}, "OK"},
+		{[]string{"write", "/tmp/inside.txt"}, "OK"},
+		{[]string{"read", kept}, "OK"},
+		{[]string{"write", filepath.Join(dir, "written.txt")}, "OK"},
+		{[]string{"unix", bus}, "ENOENT"},
+		{[]string{"unix", docker}, "ECONNREFUSED"},
+		{[]string{"unix", agent}, "ENOENT"},
+		{[]string{"daemon", marker}, "OK"},
+	}
+	var ops [][]string
+	for _, c := range cases {
+		ops = append(ops, c.op)
+	}
+	var stdout bytes.Buffer
+	cmd, l, stderr := startNS(t, p, &stdout, ops...)
+	if len(l.Listeners) != 2 || l.Listeners[proxyPort] == nil || l.Listeners[localPort] == nil {
+		t.Fatalf("Launched.Listeners = %v, want ports %d and %d", l.Listeners, proxyPort, localPort)
+	}
+	lines := map[int]<-chan string{proxyPort: serveLine(l.Listeners[proxyPort]), localPort: serveLine(l.Listeners[localPort])}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("probe: %v\n%s", err, stderr)
+	}
+	got := results(t, &stdout, stderr, len(cases))
+	// The probe's process id follows the launcher's threads'.
+	if procs := strings.Fields(got[4]); len(procs) != 2 || procs[0] != "1" || procs[1] == "1" {
+		t.Errorf("/proc in namespaces lists %q, want process 1 and the probe", got[4])
+	}
+	cases[4].want = got[4]
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("%q in namespaces: %s, want %s", c.op, got[i], c.want)
+		}
+	}
+	for port, want := range map[int]string{proxyPort: "to the proxy", localPort: "to the local server"} {
+		select {
+		case line := <-lines[port]:
+			if line != want {
+				t.Errorf("the listener of port %d read %q, want %q", port, line, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("the listener of port %d got no connection", port)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "inside.txt")); err != nil {
+		t.Errorf("/tmp/inside.txt written inside is not in the session's tmp: %v", err)
+	}
+	if _, err := os.Stat("/tmp/inside.txt"); err == nil {
+		t.Errorf("/tmp/inside.txt written inside is in the real /tmp")
+	}
+	e, err := l.Ending()
+	if err != nil || e == nil {
+		t.Fatalf("Ending() = %v, %v, want the launcher's report", e, err)
+	}
+	if e.Code != 0 || e.Signal != 0 || len(e.Left) == 0 {
+		t.Errorf("Ending() = %+v, want exit 0 and the daemon left", e)
+	}
+	if left := markedProcesses(marker); len(left) > 0 {
+		t.Errorf("processes the probe left outlived it: %q", left)
+	}
+}
+
+// TestNamespacesSignal: a SIGTERM sent to the process Start started (the
+// launcher) reaches the program once; a SIGINT sent to it does not (a
+// terminal sends the program its own), nor does it end the launcher.
+func TestNamespacesSignal(t *testing.T) {
+	needNamespaces(t)
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	var stdout bytes.Buffer
+	cmd, _, stderr := startNS(t, Policy{Dirs: []string{dir}, Net: &Namespaces{}}, &stdout, []string{"waitterm", ready})
+	waitFile(t, ready)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("probe: %v\n%s", err, stderr)
+	}
+	if got := results(t, &stdout, stderr, 1); got[0] != "1" {
+		t.Errorf("the program got %s SIGTERM, want 1", got[0])
+	}
+}
+
+// TestNamespacesParentDeath: when workforce's end of the launcher's
+// socket closes (workforce died), the program gets its parent-death
+// signal.
+func TestNamespacesParentDeath(t *testing.T) {
+	needNamespaces(t)
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	cmd := probeCommand(t, []string{"waitterm", ready})
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	l, err := Start(cmd, Policy{Dirs: []string{dir}, Net: &Namespaces{}})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	waitFile(t, ready)
+	l.sock.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("probe: %v\n%s", err, stderr.String())
+	}
+	if got := results(t, &stdout, &stderr, 1); got[0] != "1" {
+		t.Errorf("the program got %s SIGTERM once workforce's end closed, want 1", got[0])
+	}
+}
+
+// TestNamespacesKilled: a program killed by a signal is reported so,
+// though the launcher, process 1, exits.
+func TestNamespacesKilled(t *testing.T) {
+	needNamespaces(t)
+	var stdout bytes.Buffer
+	cmd, l, _ := startNS(t, Policy{Dirs: []string{t.TempDir()}, Net: &Namespaces{}}, &stdout, []string{"killself"})
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGKILL) {
+		t.Errorf("the launcher's exit: %v, want status %d", err, 128+int(syscall.SIGKILL))
+	}
+	e, err := l.Ending()
+	if err != nil || e == nil || e.Signal != syscall.SIGKILL || e.Code != 0 || len(e.Left) != 0 {
+		t.Errorf("Ending() = %+v, %v, want killed by SIGKILL, nothing left", e, err)
+	}
+}
+
+// waitFile waits for path to exist.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s never appeared", path)
+}
+
+// TestNamespacesAsUser runs the namespace tests again as a plain user
+// (nobody) when the tests run as root: the user's id is then mapped to
+// itself, where root's is mapped to RootUID.
+func TestNamespacesAsUser(t *testing.T) {
+	needNamespaces(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the tests run as a plain user already")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "wf-ns-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "confine.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	const nobody = 65534
+	cmd := exec.Command(bin, "-test.count=1", "-test.v", "-test.run", `^TestNamespaces(|Signal|ParentDeath|Killed)$`)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the namespace tests as uid %d: %v\n%s", nobody, err, out)
+	}
+	for _, name := range []string{"TestNamespaces", "TestNamespacesSignal", "TestNamespacesParentDeath", "TestNamespacesKilled"} {
+		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
+			t.Errorf("%s did not pass as uid %d:\n%s", name, nobody, out)
+		}
+	}
+}
