@@ -25,6 +25,14 @@ const UsernsEnv = "WORKFORCE_USERNS"
 // the first of a usual system's users, which tools expect of a user.
 const RootUID = 1000
 
+// RootNamespacesWarning says what a harness confined in its namespaces
+// can still do when workforce runs as root, measured
+// (TestRootNamespaces): it has no capability and is RootUID there, but
+// its files are root's, and root owns most of the system's.
+const RootNamespacesWarning = "workforce runs as root: in its namespaces the harness is user " + "1000 with no capability," +
+	" but every file root owns is its own: it can change their mode and extended attributes, and read those their mode lets their owner read (/etc/shadow)" +
+	" unless read rules deny them; run workforce as a user to keep the agent from root's files (" + RootWarningEnv + "=off silences this)"
+
 // EndGrace is how long the processes a harness leaves running in its
 // PID namespace have to exit after SIGTERM when it exits, before the
 // launcher kills them.
@@ -213,6 +221,9 @@ func DecideNamespaces(m Mode, cacheDir string) (Decision, error) {
 	switch err := NamespacesAvailable(cacheDir); {
 	case err == nil:
 		d.Namespaces = true
+		if d.Root != "" {
+			d.Root = RootNamespacesWarning
+		}
 	case m == Strict:
 		return Decision{}, fmt.Errorf("sandbox mode strict: cannot keep the network and your daemons from the harness: %w", err)
 	default:

@@ -171,7 +171,7 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	}
 	syscall.CloseOnExec(m.Sock)
 	wd, _ := os.Getwd()
-	if err := mountNamespace(n, keepPaths(m.Policy, wd, path)); err != nil {
+	if err := mountNamespace(n, keepPaths(m.Policy, wd, path), m.Policy.Devices); err != nil {
 		return fail(ExitCannotRun, err)
 	}
 	if wd != "" {
@@ -419,14 +419,18 @@ func keepPaths(p Policy, wd, program string) []string {
 }
 
 // mountNamespace sets up the mount namespace: every mount private (none
-// propagates to the system's), a /proc of the PID namespace, Hide hidden,
-// Tmp on /tmp with keep under the real /tmp bound back at their paths.
-func mountNamespace(n *Namespaces, keep []string) error {
+// propagates to the system's), a /proc of the PID namespace, a /dev with
+// the usual devices and the policy's (mountDev), Hide hidden, Tmp on
+// /tmp with keep under the real /tmp bound back at their paths.
+func mountNamespace(n *Namespaces, keep, devices []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("cannot mount /proc: %w", err)
+	}
+	if err := mountDev(devices); err != nil {
+		return err
 	}
 	for _, path := range n.Hide {
 		if err := hide(path); err != nil {
@@ -435,6 +439,84 @@ func mountNamespace(n *Namespaces, keep []string) error {
 	}
 	if n.Tmp != "" {
 		return bindTmp(n.Tmp, keep)
+	}
+	return nil
+}
+
+// devNodes are the device files of the harness's /dev, besides the
+// policy's: what programs expect to open.
+var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// mountDev mounts a /dev of its own: a tmpfs where devNodes and the
+// policy's devices (under /dev) are bound from the real one, a devpts of
+// its own on /dev/pts (/dev/ptmx a link to its ptmx), /dev/shm a tmpfs
+// of its own, and the usual links to /proc. Every other device stays out
+// of reach: root's harness would otherwise open the disks, which root
+// owns, as their owner, and a user's those of the groups it keeps; and
+// the user's other terminals are not there. The harness's terminal
+// stays its own through its descriptors and /dev/tty, though ttyname(3)
+// finds no path for it.
+func mountDev(devices []string) error {
+	old, err := unix.Open("/dev", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open /dev: %w", err)
+	}
+	defer unix.Close(old)
+	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return fmt.Errorf("cannot mount /dev: %w", err)
+	}
+	names := append([]string(nil), devNodes...)
+	for _, d := range devices {
+		if rel, ok := strings.CutPrefix(d, "/dev/"); ok && rel != "" && rel != "ptmx" && rel != "pts" && !strings.HasPrefix(rel, "pts/") {
+			names = append(names, rel)
+		}
+	}
+	done := map[string]bool{}
+	for _, name := range names {
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		src := "/proc/self/fd/" + strconv.Itoa(old) + "/" + name
+		fi, err := os.Stat(src)
+		if err != nil {
+			continue
+		}
+		dst := filepath.Join("/dev", name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("cannot make %s: %w", dst, err)
+		}
+		if fi.IsDir() {
+			err = unix.Mkdir(dst, 0o755)
+		} else {
+			var fd int
+			if fd, err = unix.Open(dst, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o600); err == nil {
+				unix.Close(fd)
+			}
+		}
+		if err == nil {
+			err = unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
+		}
+		if err != nil {
+			return fmt.Errorf("cannot bind %s in the harness's /dev: %w", dst, err)
+		}
+	}
+	if err := unix.Mkdir("/dev/pts", 0o755); err != nil {
+		return fmt.Errorf("cannot make /dev/pts: %w", err)
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("cannot mount /dev/pts: %w", err)
+	}
+	if err := unix.Mkdir("/dev/shm", 0o1777); err != nil {
+		return fmt.Errorf("cannot make /dev/shm: %w", err)
+	}
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		return fmt.Errorf("cannot mount /dev/shm: %w", err)
+	}
+	for name, target := range map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := unix.Symlink(target, "/dev/"+name); err != nil {
+			return fmt.Errorf("cannot make /dev/%s: %w", name, err)
+		}
 	}
 	return nil
 }

@@ -183,6 +183,19 @@ func TestNamespaces(t *testing.T) {
 		{[]string{"unix", docker}, "ECONNREFUSED"},
 		{[]string{"unix", agent}, "ENOENT"},
 		{[]string{"daemon", marker}, "OK"},
+		{[]string{"open-read", "/dev/urandom"}, "OK"},
+		{[]string{"open-write", "/dev/null"}, "OK"},
+		{[]string{"pty"}, "OK"},
+		{[]string{"sh", "test -d /dev/shm && test -L /dev/fd && test -e /dev/stdout"}, "OK"},
+	}
+	// Of the devices, the harness's /dev has the usual ones: no disk.
+	for _, dev := range []string{"/dev/loop0", "/dev/sda", "/dev/vda", "/dev/nvme0n1", "/dev/mem", "/dev/kmsg"} {
+		if _, err := os.Stat(dev); err == nil {
+			cases = append(cases, struct {
+				op   []string
+				want string
+			}{[]string{"open-read", dev}, "ENOENT"})
+		}
 	}
 	var ops [][]string
 	for _, c := range cases {
@@ -355,5 +368,124 @@ func TestNamespacesAsUser(t *testing.T) {
 		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
 			t.Errorf("%s did not pass as uid %d:\n%s", name, nobody, out)
 		}
+	}
+}
+
+// TestNamespacesAvailable: the answer is found by trying once per boot
+// and kept under the cache directory for that boot; UsernsEnv=off makes
+// it unavailable.
+func TestNamespacesAvailable(t *testing.T) {
+	needNamespaces(t)
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Skipf("no boot id: %v", err)
+	}
+	bootID := strings.TrimSpace(string(boot))
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache", namespacesCache)
+	if err := NamespacesAvailable(filepath.Join(dir, "cache")); err != nil {
+		t.Fatalf("NamespacesAvailable() = %v, want nil", err)
+	}
+	if got, err := os.ReadFile(cache); err != nil || string(got) != bootID+"\n\n" {
+		t.Errorf("the cache holds %q (%v), want the boot id and no reason", got, err)
+	}
+	// The answer kept for this boot is the answer, without trying.
+	writeFile(t, cache, bootID+"\nkept reason\n")
+	var ue *UnavailableNamespacesError
+	if err := NamespacesAvailable(filepath.Join(dir, "cache")); !errors.As(err, &ue) || !strings.Contains(err.Error(), "kept reason") {
+		t.Errorf("NamespacesAvailable() with a cached failure = %v, want the kept reason", err)
+	}
+	// One kept for another boot is not.
+	writeFile(t, cache, "another-boot\nkept reason\n")
+	if err := NamespacesAvailable(filepath.Join(dir, "cache")); err != nil {
+		t.Errorf("NamespacesAvailable() with another boot's failure kept = %v, want nil", err)
+	}
+	if got, _ := os.ReadFile(cache); string(got) != bootID+"\n\n" {
+		t.Errorf("the cache holds %q after trying again, want this boot's answer", got)
+	}
+	t.Setenv(UsernsEnv, "off")
+	if err := NamespacesAvailable(""); !errors.As(err, &ue) {
+		t.Errorf("NamespacesAvailable() with %s=off = %v, want an *UnavailableNamespacesError", UsernsEnv, err)
+	}
+}
+
+// TestDecideNamespaces: where namespaces are unavailable, on warns that
+// the network and the user's daemons stay reachable and strict refuses.
+func TestDecideNamespaces(t *testing.T) {
+	needNamespaces(t)
+	tests := []struct {
+		mode              Mode
+		off               bool
+		confine, ns       bool
+		warning, errorMsg string
+	}{
+		{On, false, true, true, "", ""},
+		{Strict, false, true, true, "", ""},
+		{On, true, true, false, "the network and your daemons stay reachable: user namespaces are not available here: " + UsernsEnv + "=off", ""},
+		{Strict, true, false, false, "", "sandbox mode strict: cannot keep the network and your daemons from the harness"},
+		{Off, true, false, false, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%v/off=%v", tc.mode, tc.off), func(t *testing.T) {
+			if tc.off {
+				t.Setenv(UsernsEnv, "off")
+			}
+			d, err := DecideNamespaces(tc.mode, "")
+			if got := errText(err); tc.errorMsg == "" && err != nil || !strings.Contains(got, tc.errorMsg) {
+				t.Fatalf("DecideNamespaces(%v) error %v, want %q", tc.mode, err, tc.errorMsg)
+			}
+			if d.Confine != tc.confine || d.Namespaces != tc.ns || errText(d.NamespacesWarning) != tc.warning {
+				t.Errorf("DecideNamespaces(%v) = %+v, want confine %v, namespaces %v, warning %q", tc.mode, d, tc.confine, tc.ns, tc.warning)
+			}
+		})
+	}
+}
+
+// TestRootNamespaces measures what a harness confined in namespaces can
+// still do when workforce runs as root, and that RootNamespacesWarning
+// says so: root's capabilities are gone (the network, BPF, the host
+// name, rebooting, the disks), root's files stay the harness's own.
+func TestRootNamespaces(t *testing.T) {
+	needNamespaces(t)
+	if os.Geteuid() != 0 {
+		t.Skip("not root: what is measured here is root's")
+	}
+	tmp := t.TempDir()
+	in, outside := filepath.Join(tmp, "in"), filepath.Join(tmp, "outside")
+	if err := os.Mkdir(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, outside, "outside\n")
+	if err := os.Chmod(outside, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []rootCase{
+		// Still possible: the files are the harness's.
+		{[]string{"chmod", outside}, "OK", "change their mode"},
+		{[]string{"setxattr", outside}, "OK", "extended attributes"},
+		{[]string{"read", outside}, "OK", "read those their mode lets their owner read"},
+		// Stopped: no capability, no disk.
+		{[]string{"netadmin"}, "EPERM", ""},
+		{[]string{"bpf"}, "EPERM", ""},
+		{[]string{"sethostname"}, "EPERM", ""},
+		{[]string{"reboot"}, "EPERM", ""},
+		{[]string{"uid"}, strconv.Itoa(RootUID), "user 1000 with no capability"},
+	}
+	var ops [][]string
+	for _, tc := range tests {
+		ops = append(ops, tc.op)
+	}
+	got := probe(t, Policy{Dirs: []string{in}, Devices: TerminalDevices, Net: &Namespaces{}}, ops...)
+	for i, tc := range tests {
+		if got[i] != tc.want {
+			t.Errorf("%q as root, in namespaces: %s, want %s", tc.op, got[i], tc.want)
+		}
+		if tc.words != "" && !strings.Contains(RootNamespacesWarning, tc.words) {
+			t.Errorf("RootNamespacesWarning does not say %q", tc.words)
+		}
+	}
+	t.Setenv(RootWarningEnv, "")
+	if d, err := DecideNamespaces(On, ""); err != nil || d.Root != RootNamespacesWarning {
+		t.Errorf("DecideNamespaces(on) as root = %+v, %v, want Root %q", d, err, RootNamespacesWarning)
 	}
 }
