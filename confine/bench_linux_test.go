@@ -6,8 +6,9 @@ import (
 )
 
 // BenchmarkStart measures what confining costs a start: /bin/true
-// started plainly, and through the launcher (this test binary
-// re-executed, Landlock applied, then /bin/true executed).
+// started plainly, through the launcher (this test binary re-executed,
+// Landlock applied, then /bin/true executed), and through the launcher
+// in namespaces (Policy.Net).
 func BenchmarkStart(b *testing.B) {
 	dir := b.TempDir()
 	b.Run("plain", func(b *testing.B) {
@@ -28,6 +29,31 @@ func BenchmarkStart(b *testing.B) {
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+	// In namespaces: the user, network, PID and mount namespaces, the
+	// mounts (/proc, /dev, a private /tmp), loopback up, a listener
+	// handed over, and the launcher waiting for the program as process 1.
+	b.Run("namespaces", func(b *testing.B) {
+		needLandlock(b)
+		if err := NamespacesAvailable(""); err != nil {
+			b.Skip(err)
+		}
+		tmp := b.TempDir()
+		p := Policy{Dirs: []string{dir, tmp}, Devices: TerminalDevices, Net: &Namespaces{ProxyPort: 3128, Tmp: tmp}}
+		for b.Loop() {
+			cmd := exec.Command("/bin/true")
+			l, err := Start(cmd, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if e, err := l.Ending(); err != nil || e.Code != 0 {
+				b.Fatal(e, err)
+			}
+			l.Close()
 		}
 	})
 }

@@ -122,6 +122,9 @@
 //     so once a run (Decision.Root, RootWarning) unless RootWarningEnv is
 //     "off".
 //   - Reads: everything readable stays readable, secrets included.
+//   - The network and the user's daemons: reachable, but in namespaces
+//     (Policy.Net), which keep the network to the listeners workforce
+//     serves and hide the daemons' sockets the caller names.
 //   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
 //     truncate(2) is not restricted, and below ABI 2 links and renames
 //     across directories cannot be allowed inside the tree. On such a
@@ -146,7 +149,39 @@
 // the caller's signals, its parent-death signal and its accounting apply
 // to the harness itself. A failure before that is written to the second
 // pipe, closed on exec, so that Start returns it as an error instead of
-// a harness exit status.
+// a harness exit status. With Policy.Net it forks the harness instead,
+// and stays (see Namespaces).
+//
+// # Namespaces
+//
+// With Policy.Net, Start starts the launcher in new user, network, PID
+// and mount namespaces (namespaces.go, ns_linux.go): the user's ids are
+// mapped to themselves, root's to RootUID, setgroups denied, and the
+// launcher keeps CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP there, as
+// ambient capabilities, to prepare them. As process 1 it makes every
+// mount private, mounts /proc (no process outside is visible), a /dev of
+// its own (the usual devices, the policy's, its own devpts: no disk, no
+// other terminal), hides Namespaces.Hide (an empty read-only tmpfs over
+// a directory, /dev/null over a file or socket), binds Namespaces.Tmp on
+// /tmp (the paths the run needs under the real /tmp bound back at their
+// own path), brings loopback up, listens on 127.0.0.1 on ProxyPort and
+// each of LoopbackPorts and hands the listeners to workforce over
+// SCM_RIGHTS on a socket pair (Launched.Listeners); then it clears every
+// capability, makes itself not dumpable, applies Landlock and the
+// seccomp filter, and forks and executes the harness, whose init it
+// stays: it reaps every process, passes SIGTERM, SIGHUP, SIGUSR1,
+// SIGUSR2 and SIGALRM on (not SIGINT nor SIGQUIT: a terminal sends them
+// to the harness itself), sends the parent-death signal when workforce's
+// end of the socket closes, and when the harness exits ends what is left
+// (SIGTERM, SIGKILL EndGrace later) and reports on the socket how the
+// harness ended and what it ended (Launched.Ending), exiting with the
+// harness's status (128+n for signal n). So the harness is never uid 0
+// and has no capability, sees only its own processes, reaches nothing on
+// the network but the listeners workforce serves, and leaves nothing
+// running. Root's harness still owns root's files (RootNamespacesWarning).
+// NamespacesAvailable says, by trying once per boot, whether the system
+// allows it (UsernsEnv=off plays one that does not), and DecideNamespaces
+// what a Mode means then.
 //
 // # Other systems
 //

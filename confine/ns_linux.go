@@ -692,17 +692,19 @@ func sendListeners(sock int, ports, fds []int) error {
 	return nil
 }
 
-// dropCapabilities clears every capability: the ambient and bounding
-// sets of every thread, and the effective, permitted and inheritable
-// sets of this one, which starts the program. (The launcher's other
-// threads keep their effective set, in the user namespace only: they run
-// the launcher's own code, which nobody can trace.)
+// dropCapabilities clears every capability of the calling thread, the
+// one that starts the program (capabilities are per thread, and a fork
+// copies the thread that forks): the ambient, bounding, effective,
+// permitted and inheritable sets. The ambient sets of the launcher's
+// other threads are cleared too; they keep the rest, in the user
+// namespace only, and run the launcher's own code, which nobody can
+// trace (the launcher is not dumpable).
 func dropCapabilities() error {
 	if err := ll.AllThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("cannot clear the ambient capabilities: %w", err)
 	}
 	for c := 0; c <= 63; c++ {
-		if err := ll.AllThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
 			if errors.Is(err, unix.EINVAL) {
 				break // past the last capability
 			}
