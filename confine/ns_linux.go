@@ -549,26 +549,14 @@ func bindTmp(tmp string, keep []string) error {
 	if r, err := filepath.EvalSymlinks(real); err == nil {
 		real = r
 	}
-	var rels []string
-	for _, k := range keep {
+	resolved := make([]string, len(keep))
+	for i, k := range keep {
 		if r, err := filepath.EvalSymlinks(k); err == nil {
 			k = r
 		}
-		if rel, err := filepath.Rel(real, k); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			rels = append(rels, rel)
-		}
+		resolved[i] = k
 	}
-	sort.Strings(rels)
-	var outer []string
-	for _, rel := range rels {
-		if len(outer) > 0 {
-			last := outer[len(outer)-1]
-			if last == "." || rel == last || strings.HasPrefix(rel, last+"/") {
-				continue
-			}
-		}
-		outer = append(outer, rel)
-	}
+	outer := outermost(real, resolved)
 	old, err := unix.Open("/tmp", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("cannot open /tmp: %w", err)
@@ -595,6 +583,47 @@ func bindTmp(tmp string, keep []string) error {
 		}
 	}
 	return nil
+}
+
+// outermost returns the paths of paths that are root or below it, as
+// paths relative to root ("." for root itself), sorted, leaving out
+// those below another: binding those back brings the others.
+func outermost(root string, paths []string) []string {
+	var rels []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			rels = append(rels, rel)
+		}
+	}
+	// Root first, then shorter first: a path comes after every path
+	// above it.
+	sort.Slice(rels, func(i, j int) bool {
+		if (rels[i] == ".") != (rels[j] == ".") {
+			return rels[i] == "."
+		}
+		if len(rels[i]) != len(rels[j]) {
+			return len(rels[i]) < len(rels[j])
+		}
+		return rels[i] < rels[j]
+	})
+	var outer []string
+	for _, rel := range rels {
+		below := false
+		for _, o := range outer {
+			if o == "." || rel == o || strings.HasPrefix(rel, o+"/") {
+				below = true
+				break
+			}
+		}
+		if !below {
+			outer = append(outer, rel)
+		}
+	}
+	sort.Strings(outer)
+	return outer
 }
 
 // mountPoint makes path, under /tmp, a directory (dir) or an empty file,

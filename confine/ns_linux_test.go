@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -167,6 +168,7 @@ func TestNamespaces(t *testing.T) {
 		op   []string
 		want string
 	}{
+		{[]string{"fds"}, ""}, // neither the socket pair nor the status pipe
 		{[]string{"uid"}, strconv.Itoa(uid)},
 		{[]string{"capeff"}, zero},
 		{[]string{"capprm"}, zero},
@@ -212,10 +214,10 @@ func TestNamespaces(t *testing.T) {
 	}
 	got := results(t, &stdout, stderr, len(cases))
 	// The probe's process id follows the launcher's threads'.
-	if procs := strings.Fields(got[4]); len(procs) != 2 || procs[0] != "1" || procs[1] == "1" {
-		t.Errorf("/proc in namespaces lists %q, want process 1 and the probe", got[4])
+	if procs := strings.Fields(got[5]); len(procs) != 2 || procs[0] != "1" || procs[1] == "1" {
+		t.Errorf("/proc in namespaces lists %q, want process 1 and the probe", got[5])
 	}
-	cases[4].want = got[4]
+	cases[5].want = got[5]
 	for i, c := range cases {
 		if got[i] != c.want {
 			t.Errorf("%q in namespaces: %s, want %s", c.op, got[i], c.want)
@@ -271,6 +273,32 @@ func TestNamespacesSignal(t *testing.T) {
 	}
 	if got := results(t, &stdout, stderr, 1); got[0] != "1" {
 		t.Errorf("the program got %s SIGTERM, want 1", got[0])
+	}
+}
+
+// TestNamespacesTerminal: the harness's terminal, on its standard input,
+// stays its own in namespaces, though its devpts is not there.
+func TestNamespacesTerminal(t *testing.T) {
+	needNamespaces(t)
+	master, slave, err := openPty()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer master.Close()
+	defer slave.Close()
+	cmd := probeCommand(t, []string{"winsize0"}, []string{"pty"})
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &stdout, &stderr
+	l, err := Start(cmd, Policy{Dirs: []string{t.TempDir()}, Devices: TerminalDevices, Net: &Namespaces{}})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer l.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("probe: %v\n%s", err, stderr.String())
+	}
+	if got := results(t, &stdout, &stderr, 2); got[0] != "OK" || got[1] != "OK" {
+		t.Errorf("the window size of its terminal, a terminal of its own: %q, want OK OK", got)
 	}
 }
 
@@ -488,4 +516,69 @@ func TestRootNamespaces(t *testing.T) {
 	if d, err := DecideNamespaces(On, ""); err != nil || d.Root != RootNamespacesWarning {
 		t.Errorf("DecideNamespaces(on) as root = %+v, %v, want Root %q", d, err, RootNamespacesWarning)
 	}
+}
+
+// TestOutermost: the paths bound back into the private /tmp.
+func TestOutermost(t *testing.T) {
+	tests := []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"none", nil, nil},
+		{"outside /tmp", []string{"/home/u/tree", "/tmpfoo/x", "/", "relative"}, nil},
+		{"nested", []string{"/tmp/a/b", "/tmp/a", "/tmp/a/b/c"}, []string{"a"}},
+		{"siblings with a prefix", []string{"/tmp/ab", "/tmp/a", "/tmp/a-b/c", "/tmp/a/b"}, []string{"a", "a-b/c", "ab"}},
+		{"a name sorting before /tmp itself", []string{"/tmp/ ", "/tmp"}, []string{"."}},
+		{"twice", []string{"/tmp/x", "/tmp/x"}, []string{"x"}},
+		{"/tmp itself", []string{"/tmp/x", "/tmp"}, []string{"."}},
+		{"not clean", []string{"/tmp/a/../b"}, []string{"b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outermost("/tmp", tc.paths); !slices.Equal(got, tc.want) {
+				t.Errorf("outermost(/tmp, %q) = %q, want %q", tc.paths, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzOutermost: every path below the root is brought by exactly the
+// outermost ones, none of which is below another.
+func FuzzOutermost(f *testing.F) {
+	for _, s := range []string{"/tmp/a\x00/tmp/a/b", "/tmp\x00/x", "/tmp/a-b\x00/tmp/a\x00/tmp/ab", "/tmpx/y\x00../tmp", "/tmp/./a//b/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		paths := strings.Split(s, "\x00")
+		got := outermost("/tmp", paths)
+		for i, rel := range got {
+			if rel != "." && (rel != filepath.Clean(rel) || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../")) {
+				t.Fatalf("outermost(%q) gave %q: not a clean path below /tmp", paths, rel)
+			}
+			for j, other := range got {
+				if i != j && (other == "." || rel == other || strings.HasPrefix(rel, other+"/")) {
+					t.Fatalf("outermost(%q) gave %q below %q", paths, rel, other)
+				}
+			}
+		}
+		for _, p := range paths {
+			if !filepath.IsAbs(p) {
+				continue
+			}
+			p = filepath.Clean(p)
+			if !within(p, "/tmp") {
+				continue
+			}
+			covered := false
+			for _, rel := range got {
+				if within(p, filepath.Join("/tmp", rel)) {
+					covered = true
+				}
+			}
+			if !covered {
+				t.Fatalf("outermost(%q) = %q: %q is not brought back", paths, got, p)
+			}
+		}
+	})
 }

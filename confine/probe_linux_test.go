@@ -257,6 +257,19 @@ func probeOp(op []string) string {
 			break
 		}
 		return strconv.Itoa(n)
+	case "fds": // the sockets and pipes this process holds above its standard streams
+		ents, _ := os.ReadDir("/proc/self/fd")
+		var out []string
+		for _, e := range ents {
+			fd, _ := strconv.Atoi(e.Name())
+			link, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			if fd > 2 && (strings.HasPrefix(link, "socket:") || strings.HasPrefix(link, "pipe:")) {
+				out = append(out, e.Name()+"="+link)
+			}
+		}
+		return strings.Join(out, " ")
+	case "winsize0": // the window size of the terminal on standard input
+		_, err = unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
 	case "killself":
 		_ = unix.Kill(os.Getpid(), unix.SIGKILL)
 		time.Sleep(time.Second)
