@@ -127,7 +127,8 @@ func TestNamespaces(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(realTmp) })
 	agent := filepath.Join(realTmp, "agent.sock")
-	for _, s := range []string{bus, docker, agent} {
+	abstract := fmt.Sprintf("@wf-ns-%d", time.Now().UnixNano())
+	for _, s := range []string{bus, docker, agent, abstract} {
 		unixListener(t, s)
 	}
 	outside, err := net.Listen("tcp", "127.0.0.1:0")
@@ -141,13 +142,14 @@ func TestNamespaces(t *testing.T) {
 		{"unix", bus},
 		{"unix", docker},
 		{"unix", agent},
+		{"unix", abstract},
 	}
 
 	// Without the namespaces, each connection works, and a daemon
 	// outlives the probe.
 	marker := fmt.Sprintf("wf-ns-marker-%d", time.Now().UnixNano())
 	p := Policy{Dirs: []string{dir, tmp}, Devices: TerminalDevices}
-	if got := probe(t, p, append(connections, []string{"daemon", marker + "-control"})...); strings.Join(got, " ") != "OK OK OK OK OK" {
+	if got := probe(t, p, append(connections, []string{"daemon", marker + "-control"})...); strings.Join(got, " ") != "OK OK OK OK OK OK" {
 		t.Fatalf("without namespaces, %q gave %q, want each OK", connections, got)
 	}
 	time.Sleep(50 * time.Millisecond)
@@ -184,6 +186,7 @@ func TestNamespaces(t *testing.T) {
 		{[]string{"unix", bus}, "ENOENT"},
 		{[]string{"unix", docker}, "ECONNREFUSED"},
 		{[]string{"unix", agent}, "ENOENT"},
+		{[]string{"unix", abstract}, "ECONNREFUSED"}, // the network namespace's own abstract names
 		{[]string{"daemon", marker}, "OK"},
 		{[]string{"open-read", "/dev/urandom"}, "OK"},
 		{[]string{"open-write", "/dev/null"}, "OK"},
