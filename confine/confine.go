@@ -156,7 +156,9 @@
 //
 // With Policy.Net, Start starts the launcher in new user, network, PID
 // and mount namespaces (namespaces.go, ns_linux.go): the user's ids are
-// mapped to themselves, root's to RootUID, setgroups denied, and the
+// mapped to themselves, root's to RootUID (named in the namespace's
+// /etc/passwd and /etc/group where the system has no name for it),
+// setgroups denied, and the
 // launcher keeps CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP there, as
 // ambient capabilities, to prepare them. As process 1 it makes every
 // mount private, mounts /proc (no process outside is visible), a /dev of

@@ -38,13 +38,16 @@ var nsCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
 // become inside the user namespace: themselves, or RootUID for root's.
 func idsInside(uid, gid int) (int, int) {
 	if uid == 0 {
-		uid = RootUID
+		uid = rootUID
 	}
 	if gid == 0 {
-		gid = RootUID
+		gid = rootUID
 	}
 	return uid, gid
 }
+
+// rootUID is RootUID; tests change it.
+var rootUID = RootUID
 
 // nsProcAttr returns a, copied, for a launcher started in the harness's
 // namespaces: the user's ids mapped to themselves (root's to RootUID),
@@ -432,6 +435,9 @@ func mountNamespace(n *Namespaces, keep, devices []string) error {
 	if err := mountDev(devices); err != nil {
 		return err
 	}
+	if err := nameRoot(); err != nil {
+		return err
+	}
 	for _, path := range n.Hide {
 		if err := hide(path); err != nil {
 			return err
@@ -441,6 +447,66 @@ func mountNamespace(n *Namespaces, keep, devices []string) error {
 		return bindTmp(n.Tmp, keep)
 	}
 	return nil
+}
+
+// rootName is the user and group name RootUID gets in the harness's
+// /etc/passwd and /etc/group when the system has none for it.
+const rootName = "workforce"
+
+// nameRoot gives RootUID a name when root's harness runs as it and the
+// system's /etc/passwd or /etc/group has none for it (a container where
+// root is the only user): programs ask (node's os.userInfo() throws
+// without one). A copy of the file with the entry added is bound over
+// it, from a file made and unlinked in the launcher's /dev.
+func nameRoot() error {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if f := strings.Fields(string(b)); err != nil || len(f) < 2 || f[1] != "0" {
+		return nil // not root's harness
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	for _, db := range []struct {
+		path string
+		line string
+		id   int
+	}{
+		{"/etc/passwd", fmt.Sprintf("%s:x:%d:%d:%s:/:/bin/sh", rootName, uid, gid, rootName), uid},
+		{"/etc/group", fmt.Sprintf("%s:x:%d:", rootName, gid), gid},
+	} {
+		old, err := os.ReadFile(db.path)
+		if err != nil {
+			continue
+		}
+		data, added := withEntry(old, db.id, db.line)
+		if !added {
+			continue
+		}
+		tmp := "/dev/.workforce-" + filepath.Base(db.path)
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			return fmt.Errorf("cannot name the harness's user in %s: %w", db.path, err)
+		}
+		err = unix.Mount(tmp, db.path, "", unix.MS_BIND, "")
+		_ = os.Remove(tmp)
+		if err != nil {
+			return fmt.Errorf("cannot name the harness's user in %s: %w", db.path, err)
+		}
+	}
+	return nil
+}
+
+// withEntry returns the user or group database db with line added when no
+// entry of db has id as its third field, and whether it added it.
+func withEntry(db []byte, id int, line string) ([]byte, bool) {
+	want := strconv.Itoa(id)
+	for _, l := range strings.Split(string(db), "\n") {
+		if f := strings.Split(l, ":"); len(f) > 2 && f[2] == want {
+			return db, false
+		}
+	}
+	out := append([]byte(nil), db...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, line+"\n"...), true
 }
 
 // devNodes are the device files of the harness's /dev, besides the

@@ -187,6 +187,7 @@ func TestNamespaces(t *testing.T) {
 		{[]string{"unix", docker}, "ECONNREFUSED"},
 		{[]string{"unix", agent}, "ENOENT"},
 		{[]string{"unix", abstract}, "ECONNREFUSED"}, // the network namespace's own abstract names
+		{[]string{"sh", "test -n \"$(getent passwd \"$(id -u)\")\" && test ! -e /dev/.workforce-passwd"}, "OK"},
 		{[]string{"daemon", marker}, "OK"},
 		{[]string{"open-read", "/dev/urandom"}, "OK"},
 		{[]string{"open-write", "/dev/null"}, "OK"},
@@ -584,4 +585,56 @@ func FuzzOutermost(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWithEntry: root's harness gets a name in /etc/passwd and /etc/group
+// where the system has none for its id.
+func TestWithEntry(t *testing.T) {
+	const line = "workforce:x:1000:1000:workforce:/:/bin/sh"
+	tests := []struct {
+		name, db string
+		want     string
+		added    bool
+	}{
+		{"root only", "root:x:0:0:root:/root:/bin/bash\n", "root:x:0:0:root:/root:/bin/bash\n" + line + "\n", true},
+		{"no final newline", "root:x:0:0::/:/bin/sh", "root:x:0:0::/:/bin/sh\n" + line + "\n", true},
+		{"empty", "", line + "\n", true},
+		{"the id taken", "root:x:0:0::/:/bin/sh\nu:x:1000:1000::/home/u:/bin/sh\n", "root:x:0:0::/:/bin/sh\nu:x:1000:1000::/home/u:/bin/sh\n", false},
+		{"the id as a group only", "root:x:0:0::/:/bin/sh\nu:x:1001:1000::/home/u:/bin/sh\n", "root:x:0:0::/:/bin/sh\nu:x:1001:1000::/home/u:/bin/sh\n" + line + "\n", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, added := withEntry([]byte(tc.db), 1000, line)
+			if string(got) != tc.want || added != tc.added {
+				t.Errorf("withEntry(%q) = %q, %v; want %q, %v", tc.db, got, added, tc.want, tc.added)
+			}
+		})
+	}
+}
+
+// TestNamespacesRootName: root's harness has a user and group name where
+// the system has none for its id.
+func TestNamespacesRootName(t *testing.T) {
+	needNamespaces(t)
+	if os.Geteuid() != 0 {
+		t.Skip("not root: a user's id is its own, named by the system")
+	}
+	const id = 1999
+	for _, db := range []string{"/etc/passwd", "/etc/group"} {
+		b, err := os.ReadFile(db)
+		if err != nil {
+			t.Skip(err)
+		}
+		if _, added := withEntry(b, id, ""); !added {
+			t.Skipf("%s has an entry for %d", db, id)
+		}
+	}
+	defer func(old int) { rootUID = old }(rootUID)
+	rootUID = id
+	got := probe(t, Policy{Dirs: []string{t.TempDir()}, Devices: TerminalDevices, Net: &Namespaces{}},
+		[]string{"read", "/etc/passwd"},
+		[]string{"sh", `test "$(getent passwd 1999)" = "workforce:x:1999:1999:workforce:/:/bin/sh" && test "$(getent group 1999)" = "workforce:x:1999:" && test "$(id -un)" = workforce`})
+	if got[0] != "OK" || got[1] != "OK" {
+		t.Errorf("the names of root's harness as %d: %q, want OK OK", id, got)
+	}
 }
