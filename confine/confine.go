@@ -423,7 +423,8 @@ type Namespaces struct {
 	// grants by the path a file is reached by, and /tmp reaches Tmp
 	// without its parents). Paths under the real /tmp the harness needs
 	// stay at their own path: the policy's writable directories and
-	// files, the working directory, the program's directory, and Keep.
+	// files, the working directory, the program's directory, the
+	// directories on its PATH, and Keep.
 	Tmp string `json:"tmp,omitempty"`
 	// Keep are further paths under the real /tmp that stay reachable at
 	// their own path when Tmp is bound on /tmp (the project's git objects

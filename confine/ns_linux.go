@@ -174,7 +174,7 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	}
 	syscall.CloseOnExec(m.Sock)
 	wd, _ := os.Getwd()
-	if err := mountNamespace(n, keepPaths(m.Policy, wd, path), m.Policy.Devices); err != nil {
+	if err := mountNamespace(n, keepPaths(m.Policy, wd, path, envValue(env, "PATH")), m.Policy.Devices); err != nil {
 		return fail(ExitCannotRun, err)
 	}
 	if wd != "" {
@@ -276,7 +276,12 @@ func nsInit(pid, sock int, parentDeath syscall.Signal, sigc chan os.Signal) int 
 			if err == syscall.EINTR {
 				continue
 			}
-			if err != nil || got == pid {
+			if err != nil {
+				// Never: the program is a child until reaped here.
+				exited <- syscall.WaitStatus(ExitCannotRun << 8)
+				return
+			}
+			if got == pid {
 				exited <- ws
 				return
 			}
@@ -405,9 +410,15 @@ func nsProcs() []Proc {
 // keepPaths returns the paths that stay at their own path when Tmp is
 // bound on /tmp: the policy's writable directories and files, the
 // working directory, the program's directory (and the program where a
-// link leads elsewhere), Tmp and Keep.
-func keepPaths(p Policy, wd, program string) []string {
+// link leads elsewhere), the directories of the program's PATH (path, a
+// list as in $PATH), Tmp and Keep.
+func keepPaths(p Policy, wd, program, path string) []string {
 	out := append(append([]string(nil), p.Dirs...), p.Files...)
+	for _, dir := range filepath.SplitList(path) {
+		if filepath.IsAbs(dir) {
+			out = append(out, filepath.Clean(dir))
+		}
+	}
 	if wd != "" {
 		out = append(out, wd)
 	}

@@ -28,11 +28,12 @@ func needNamespaces(t testing.TB) {
 	}
 }
 
-// startNS starts the probe with ops confined by p, its standard output
-// in stdout.
-func startNS(t *testing.T, p Policy, stdout *bytes.Buffer, ops ...[]string) (*exec.Cmd, *Launched, *bytes.Buffer) {
+// startNS starts the probe with ops confined by p, env added to its
+// environment, its standard output in stdout.
+func startNS(t *testing.T, p Policy, env []string, stdout *bytes.Buffer, ops ...[]string) (*exec.Cmd, *Launched, *bytes.Buffer) {
 	t.Helper()
 	cmd := probeCommand(t, ops...)
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	l, err := Start(cmd, p)
@@ -127,6 +128,15 @@ func TestNamespaces(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(realTmp) })
 	agent := filepath.Join(realTmp, "agent.sock")
+	// A directory of the program's PATH in the real /tmp stays; another
+	// does not.
+	pathDir, other := filepath.Join(realTmp, "bin"), filepath.Join(realTmp, "other")
+	for _, d := range []string{pathDir, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(d, "tool"), "tool\n")
+	}
 	abstract := fmt.Sprintf("@wf-ns-%d", time.Now().UnixNano())
 	for _, s := range []string{bus, docker, agent, abstract} {
 		unixListener(t, s)
@@ -186,6 +196,8 @@ func TestNamespaces(t *testing.T) {
 		{[]string{"unix", bus}, "ENOENT"},
 		{[]string{"unix", docker}, "ECONNREFUSED"},
 		{[]string{"unix", agent}, "ENOENT"},
+		{[]string{"read", filepath.Join(pathDir, "tool")}, "OK"},
+		{[]string{"read", filepath.Join(other, "tool")}, "ENOENT"},
 		{[]string{"unix", abstract}, "ECONNREFUSED"}, // the network namespace's own abstract names
 		{[]string{"sh", "test -n \"$(getent passwd \"$(id -u)\")\" && test ! -e /dev/.workforce-passwd"}, "OK"},
 		{[]string{"daemon", marker}, "OK"},
@@ -208,7 +220,7 @@ func TestNamespaces(t *testing.T) {
 		ops = append(ops, c.op)
 	}
 	var stdout bytes.Buffer
-	cmd, l, stderr := startNS(t, p, &stdout, ops...)
+	cmd, l, stderr := startNS(t, p, []string{"PATH=" + pathDir + ":" + os.Getenv("PATH")}, &stdout, ops...)
 	if len(l.Listeners) != 2 || l.Listeners[proxyPort] == nil || l.Listeners[localPort] == nil {
 		t.Fatalf("Launched.Listeners = %v, want ports %d and %d", l.Listeners, proxyPort, localPort)
 	}
@@ -263,7 +275,7 @@ func TestNamespacesSignal(t *testing.T) {
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
 	var stdout bytes.Buffer
-	cmd, _, stderr := startNS(t, Policy{Dirs: []string{dir}, Net: &Namespaces{}}, &stdout, []string{"waitterm", ready})
+	cmd, _, stderr := startNS(t, Policy{Dirs: []string{dir}, Net: &Namespaces{}}, nil, &stdout, []string{"waitterm", ready})
 	waitFile(t, ready)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -336,7 +348,7 @@ func TestNamespacesParentDeath(t *testing.T) {
 func TestNamespacesKilled(t *testing.T) {
 	needNamespaces(t)
 	var stdout bytes.Buffer
-	cmd, l, _ := startNS(t, Policy{Dirs: []string{t.TempDir()}, Net: &Namespaces{}}, &stdout, []string{"killself"})
+	cmd, l, _ := startNS(t, Policy{Dirs: []string{t.TempDir()}, Net: &Namespaces{}}, nil, &stdout, []string{"killself"})
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGKILL) {
