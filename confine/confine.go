@@ -128,6 +128,9 @@
 //     reaches their inode, at the price of unlistable directories on the
 //     way to them and of files made there after the launch; a hard link
 //     or a bind mount elsewhere still reads them.
+//   - The network and the user's daemons: reachable, but in namespaces
+//     (Policy.Net), which keep the network to the listeners workforce
+//     serves and hide the daemons' sockets the caller names.
 //   - Older kernels: a write boundary needs ABI 3 (Linux 6.2): below it
 //     truncate(2) is not restricted, and below ABI 2 links and renames
 //     across directories cannot be allowed inside the tree. On such a
@@ -152,7 +155,41 @@
 // the caller's signals, its parent-death signal and its accounting apply
 // to the harness itself. A failure before that is written to the second
 // pipe, closed on exec, so that Start returns it as an error instead of
-// a harness exit status.
+// a harness exit status. With Policy.Net it forks the harness instead,
+// and stays (see Namespaces).
+//
+// # Namespaces
+//
+// With Policy.Net, Start starts the launcher in new user, network, PID
+// and mount namespaces (namespaces.go, ns_linux.go): the user's ids are
+// mapped to themselves, root's to RootUID (named in the namespace's
+// /etc/passwd and /etc/group where the system has no name for it),
+// setgroups denied, and the
+// launcher keeps CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP there, as
+// ambient capabilities, to prepare them. As process 1 it makes every
+// mount private, mounts /proc (no process outside is visible), a /dev of
+// its own (the usual devices, the policy's, its own devpts: no disk, no
+// other terminal), hides Namespaces.Hide (an empty read-only tmpfs over
+// a directory, /dev/null over a file or socket), binds Namespaces.Tmp on
+// /tmp (the paths the run needs under the real /tmp bound back at their
+// own path), brings loopback up, listens on 127.0.0.1 on ProxyPort and
+// each of LoopbackPorts and hands the listeners to workforce over
+// SCM_RIGHTS on a socket pair (Launched.Listeners); then it clears every
+// capability, makes itself not dumpable, applies Landlock and the
+// seccomp filter, and forks and executes the harness, whose init it
+// stays: it reaps every process, passes SIGTERM, SIGHUP, SIGUSR1,
+// SIGUSR2 and SIGALRM on (not SIGINT nor SIGQUIT: a terminal sends them
+// to the harness itself), sends the parent-death signal when workforce's
+// end of the socket closes, and when the harness exits ends what is left
+// (SIGTERM, SIGKILL EndGrace later) and reports on the socket how the
+// harness ended and what it ended (Launched.Ending), exiting with the
+// harness's status (128+n for signal n). So the harness is never uid 0
+// and has no capability, sees only its own processes, reaches nothing on
+// the network but the listeners workforce serves, and leaves nothing
+// running. Root's harness still owns root's files (RootNamespacesWarning).
+// NamespacesAvailable says, by trying once per boot, whether the system
+// allows it (UsernsEnv=off plays one that does not), and DecideNamespaces
+// what a Mode means then.
 //
 // # Other systems
 //
@@ -172,6 +209,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -302,6 +340,13 @@ type Decision struct {
 	// from (RootWarning): the caller says it once. Empty when
 	// RootWarningEnv is "off".
 	Root string
+	// Namespaces, set by DecideNamespaces, says that the harness can
+	// also run in its own namespaces (Policy.Net).
+	Namespaces bool
+	// NamespacesWarning, set by DecideNamespaces for On on a system
+	// without user namespaces, says that the network and the user's
+	// daemons stay reachable, and why: the caller says it once.
+	NamespacesWarning error
 }
 
 // RootWarningEnv is the environment variable that, set to "off", keeps
@@ -364,6 +409,83 @@ type Policy struct {
 	// Read restricts reads (reads.go); nil leaves everything readable.
 	// What is writable is readable too.
 	Read *ReadPolicy `json:"read,omitempty"`
+	// Net, when set, starts the harness in its own user, network, PID
+	// and mount namespaces (see Namespaces); nil starts it in workforce's.
+	Net *Namespaces `json:"namespaces,omitempty"`
+}
+
+// Namespaces is what the harness sees of the system when it runs in its
+// own user, network, PID and mount namespaces (Policy.Net): its own uid
+// (never 0), the launcher as process 1 and no process outside, a network
+// of loopback alone, where the listeners Start hands to workforce are the
+// only way out, a private /tmp and the user's daemons hidden.
+type Namespaces struct {
+	// ProxyPort, when not 0, is a port of 127.0.0.1 inside on which the
+	// launcher listens, for workforce's proxy (Launched.Listeners).
+	ProxyPort int `json:"proxy_port,omitempty"`
+	// LoopbackPorts are ports of the host's loopback served inside on
+	// the same port: the launcher listens on each, for workforce to
+	// forward (Launched.Listeners).
+	LoopbackPorts []int `json:"loopback_ports,omitempty"`
+	// Tmp, when set, is the directory bound on /tmp inside (the
+	// session's tmp); it must also be one of the policy's Dirs (Landlock
+	// grants by the path a file is reached by, and /tmp reaches Tmp
+	// without its parents). Paths under the real /tmp the harness needs
+	// stay at their own path: the policy's writable directories and
+	// files, the working directory, the program's directory, the
+	// directories on its PATH, and Keep.
+	Tmp string `json:"tmp,omitempty"`
+	// Keep are further paths under the real /tmp that stay reachable at
+	// their own path when Tmp is bound on /tmp (the project's git objects
+	// the sandbox borrows, a tool installed there).
+	Keep []string `json:"keep,omitempty"`
+	// Hide are paths made unreachable inside: a directory gets an empty
+	// read-only tmpfs over it, anything else (a file, a socket) /dev/null
+	// bound over it. A path that does not exist is skipped.
+	Hide []string `json:"hide,omitempty"`
+}
+
+// ports returns n's listening ports: ProxyPort first, when set.
+func (n *Namespaces) ports() []int {
+	var ports []int
+	if n.ProxyPort != 0 {
+		ports = append(ports, n.ProxyPort)
+	}
+	return append(ports, n.LoopbackPorts...)
+}
+
+// check refuses a port out of range or named twice, and a path that is
+// not absolute and clean.
+func (n *Namespaces) check() error {
+	seen := map[int]bool{}
+	for _, port := range n.ports() {
+		switch {
+		case port < 1 || port > 65535:
+			return fmt.Errorf("sandbox namespaces: port %d: want 1 to 65535", port)
+		case seen[port]:
+			return fmt.Errorf("sandbox namespaces: port %d named twice", port)
+		}
+		seen[port] = true
+	}
+	if n.Tmp != "" {
+		if err := checkPath(n.Tmp); err != nil {
+			return fmt.Errorf("sandbox tmp %q: %w", n.Tmp, err)
+		}
+	}
+	for _, set := range []struct {
+		what  string
+		paths []string
+	}{{"kept path", n.Keep}, {"hidden path", n.Hide}} {
+		for _, path := range set.paths {
+			if err := checkPath(path); err != nil {
+				return fmt.Errorf("sandbox %s %q: %w", set.what, path, err)
+			}
+			if path == "/" {
+				return fmt.Errorf("sandbox %s %q: the root directory", set.what, path)
+			}
+		}
+	}
+	return nil
 }
 
 // TerminalDevices are the devices every harness needs: the null device
@@ -387,6 +509,14 @@ func (p Policy) Check() error {
 			return errors.New("not under /dev")
 		}
 		return nil
+	}
+	if p.Net != nil {
+		if err := p.Net.check(); err != nil {
+			return err
+		}
+		if p.Net.Tmp != "" && !slices.Contains(p.Dirs, p.Net.Tmp) {
+			return fmt.Errorf("sandbox tmp %q: not among the writable directories", p.Net.Tmp)
+		}
 	}
 	for _, set := range []struct {
 		what  string
@@ -493,6 +623,10 @@ type message struct {
 	// later, which has none: the launcher sets it again on that thread.
 	ParentDeath int `json:"parent_death,omitempty"`
 	Parent      int `json:"parent,omitempty"`
+	// Sock, with Policy.Net, is the launcher's end of the socket pair on
+	// which it hands workforce the listeners and reports how the
+	// program ended (Launched).
+	Sock int `json:"sock_fd,omitempty"`
 }
 
 // encodeMessage returns m as the launcher reads it.
@@ -520,6 +654,9 @@ func decodeMessage(b []byte) (message, error) {
 	}
 	if m.StatusFD < 0 || m.StatusFD > 1<<20 || (m.StatusFD > 0 && m.StatusFD < 3) {
 		return message{}, fmt.Errorf("invalid launcher message: status descriptor %d", m.StatusFD)
+	}
+	if m.Sock < 0 || m.Sock > 1<<20 || (m.Sock > 0 && m.Sock < 3) || (m.Sock > 0) != (m.Policy.Net != nil) {
+		return message{}, fmt.Errorf("invalid launcher message: socket descriptor %d", m.Sock)
 	}
 	if m.Files < 0 || m.Files > 1<<20 || m.ABI < 0 {
 		return message{}, fmt.Errorf("invalid launcher message: %d descriptors to keep, ABI %d", m.Files, m.ABI)

@@ -92,7 +92,7 @@ func probe(t *testing.T, p Policy, ops ...[]string) []string {
 	cmd := probeCommand(t, ops...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := Start(cmd, p); err != nil {
+	if _, err := Start(cmd, p); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -258,7 +258,7 @@ func TestSameProcess(t *testing.T) {
 	cmd := exec.Command("/bin/sh", "-c", `echo $$ > pid; readlink /proc/$$/fd/3 > fd3; exec sleep 60`)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{extra}
-	if err := Start(cmd, Policy{Dirs: []string{dir}}); err != nil {
+	if _, err := Start(cmd, Policy{Dirs: []string{dir}}); err != nil {
 		t.Fatal(err)
 	}
 	var pid []byte
@@ -324,7 +324,7 @@ func TestStartRefuses(t *testing.T) {
 			}
 			marker := filepath.Join(dir, "ran")
 			cmd := exec.Command("/bin/sh", "-c", "echo ran > "+marker)
-			err := Start(cmd, tc.p)
+			_, err := Start(cmd, tc.p)
 			if err == nil {
 				cmd.Wait()
 				t.Fatalf("Start(%+v) = nil, want an error", tc.p)
@@ -522,7 +522,7 @@ func TestParentDeathSignal(t *testing.T) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := Start(cmd, Policy{Dirs: []string{t.TempDir()}}); err != nil {
+			if _, err := Start(cmd, Policy{Dirs: []string{t.TempDir()}}); err != nil {
 				t.Fatalf("Start: %v", err)
 			}
 			if err := cmd.Wait(); err != nil {

@@ -62,6 +62,7 @@ func TestPolicyCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
+	stmp := filepath.Join(tmp, "session", "tmp")
 	toHome := filepath.Join(tmp, "to-home")
 	toRoot := filepath.Join(tmp, "to-root")
 	for link, target := range map[string]string{toHome: home, toRoot: "/"} {
@@ -93,6 +94,15 @@ func TestPolicyCheck(t *testing.T) {
 		{"device outside /dev", Policy{Devices: []string{"/tmp/null"}}, `sandbox device "/tmp/null": not under /dev`},
 		{"/dev itself passes", Policy{Devices: []string{"/dev"}}, ""},
 		{"/devices is not /dev", Policy{Devices: []string{"/devices/null"}}, "not under /dev"},
+		{"namespaces", Policy{Dirs: []string{stmp}, Net: &Namespaces{ProxyPort: 3128, LoopbackPorts: []int{11434}, Tmp: stmp, Keep: []string{tmp}, Hide: []string{"/run/user/0"}}}, ""},
+		{"tmp not writable", Policy{Dirs: []string{filepath.Dir(stmp)}, Net: &Namespaces{Tmp: stmp}}, `sandbox tmp "` + stmp + `": not among the writable directories`},
+		{"empty namespaces", Policy{Net: &Namespaces{}}, ""},
+		{"port 0", Policy{Net: &Namespaces{LoopbackPorts: []int{0}}}, "sandbox namespaces: port 0: want 1 to 65535"},
+		{"port too high", Policy{Net: &Namespaces{ProxyPort: 65536}}, "port 65536: want 1 to 65535"},
+		{"port twice", Policy{Net: &Namespaces{ProxyPort: 8080, LoopbackPorts: []int{8080}}}, "port 8080 named twice"},
+		{"relative tmp", Policy{Dirs: []string{"tmp"}, Net: &Namespaces{Tmp: "tmp"}}, `sandbox tmp "tmp": not an absolute path`},
+		{"hiding the root", Policy{Net: &Namespaces{Hide: []string{"/"}}}, `sandbox hidden path "/": the root directory`},
+		{"keep not clean", Policy{Net: &Namespaces{Keep: []string{"/tmp/a/"}}}, `sandbox kept path "/tmp/a/": not a clean path`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +140,11 @@ func FuzzDecodeMessage(f *testing.F) {
 		`{"v":3,"policy":{}} {}`,
 		`{"v":3,"policy":{"dirs":null},"env":null}`,
 		`{"v":3,"policy":{"dirs":["a\u0000b"]}}`,
+		`{"v":3,"policy":{"namespaces":{"proxy_port":3128,"loopback_ports":[11434],"tmp":"/s/tmp","keep":["/tmp/p"],"hide":["/run/user/0"]}},"sock_fd":6}`,
+		`{"v":3,"policy":{"namespaces":{}},"sock_fd":6}`,
+		`{"v":3,"policy":{"namespaces":{}}}`,
+		`{"v":3,"policy":{},"sock_fd":6}`,
+		`{"v":3,"policy":{"namespaces":{}},"sock_fd":2}`,
 		``, `null`, `[]`, `{`,
 	} {
 		f.Add(s)
@@ -139,7 +154,8 @@ func FuzzDecodeMessage(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if m.V != messageVersion || m.StatusFD < 0 || m.StatusFD > 0 && m.StatusFD < 3 || m.Files < 0 || m.ABI < 0 {
+		if m.V != messageVersion || m.StatusFD < 0 || m.StatusFD > 0 && m.StatusFD < 3 || m.Files < 0 || m.ABI < 0 ||
+			(m.Policy.Net != nil) != (m.Sock >= 3) {
 			t.Fatalf("decodeMessage(%q) accepted %+v", s, m)
 		}
 		_ = m.Policy.Check()
@@ -166,6 +182,18 @@ func norm(m message) message {
 	}
 	if len(m.Env) == 0 {
 		m.Env = nil
+	}
+	if n := m.Policy.Net; n != nil {
+		c := *n
+		for _, l := range []*[]string{&c.Keep, &c.Hide} {
+			if len(*l) == 0 {
+				*l = nil
+			}
+		}
+		if len(c.LoopbackPorts) == 0 {
+			c.LoopbackPorts = nil
+		}
+		m.Policy.Net = &c
 	}
 	for i, kv := range m.Env {
 		if len(kv) == 0 {

@@ -125,7 +125,7 @@ func TestPreload(t *testing.T) {
 	cmd.Env = append(cmd.Env, "LD_PRELOAD="+so, "PRELOAD_OUTSIDE="+outside, "PRELOAD_INSIDE="+inside)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := Start(cmd, Policy{Dirs: []string{in}, Devices: TerminalDevices}); err != nil {
+	if _, err := Start(cmd, Policy{Dirs: []string{in}, Devices: TerminalDevices}); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -159,7 +159,7 @@ func TestLauncherEnvironment(t *testing.T) {
 	env := cmd.Environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := Start(cmd, Policy{Dirs: []string{dir}}); err != nil {
+	if _, err := Start(cmd, Policy{Dirs: []string{dir}}); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	if err := cmd.Wait(); err != nil {
@@ -217,7 +217,7 @@ func TestInheritedDescriptors(t *testing.T) {
 	cmd.ExtraFiles = []*os.File{extra}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := Start(cmd, Policy{Dirs: []string{in}}); err != nil {
+	if _, err := Start(cmd, Policy{Dirs: []string{in}}); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	if err := cmd.Wait(); err != nil {

@@ -27,9 +27,11 @@ func ExampleStart() {
 		Dirs:    []string{cmd.Dir, "/home/user/.workforce/sessions/s1/tmp"},
 		Devices: confine.TerminalDevices,
 	}
-	if err := confine.Start(cmd, p); err != nil {
+	launched, err := confine.Start(cmd, p)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return
 	}
+	defer launched.Close()
 	_ = cmd.Wait()
 }

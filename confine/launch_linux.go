@@ -174,23 +174,42 @@ const maxMessage = 64 << 20
 // program's path and arguments follow LauncherArg and the message's
 // descriptor), and two descriptors are added to its ExtraFiles; the
 // program sees none of them. cmd.Process.Pid is the program's process id.
-func Start(cmd *exec.Cmd, p Policy) error {
+//
+// With p.Net, the launcher starts in new user, network, PID and mount
+// namespaces (see Namespaces and the package documentation), and stays
+// there as process 1, the program its child: cmd.Process is the
+// launcher, which passes the caller's signals on (SIGTERM, SIGHUP) and
+// exits with the program's status, and the Launched returned holds the
+// listeners it made and, once cmd.Wait returned, how the program ended
+// and what it left running (Launched.Ending). A third descriptor is
+// added to cmd.ExtraFiles, and cmd.SysProcAttr is replaced by a copy
+// with the namespaces (its parent-death signal travels in the message).
+// The caller closes the Launched once the program ended.
+func Start(cmd *exec.Cmd, p Policy) (*Launched, error) {
+	l, err := start(cmd, p)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func start(cmd *exec.Cmd, p Policy) (*Launched, error) {
 	if cmd.Process != nil {
-		return errors.New("confine: command already started")
+		return nil, errors.New("confine: command already started")
 	}
 	if cmd.Err != nil {
-		return cmd.Err
+		return nil, cmd.Err
 	}
 	if err := Available(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := p.Check(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, kv := range cmd.Env {
 		if strings.IndexByte(kv, 0) >= 0 {
 			// As cmd.Start would refuse it.
-			return errors.New("exec: environment variable contains NUL")
+			return nil, errors.New("exec: environment variable contains NUL")
 		}
 	}
 	env := cmd.Environ()
@@ -202,20 +221,37 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	if a := cmd.SysProcAttr; a != nil && a.Pdeathsig != 0 {
 		m.ParentDeath, m.Parent = int(a.Pdeathsig), os.Getpid()
 	}
+	// With namespaces, a socket pair: the listeners and the program's
+	// end come back on it.
+	var sock, theirs *os.File
+	if p.Net != nil {
+		var err error
+		if sock, theirs, err = socketPair(); err != nil {
+			return nil, err
+		}
+		defer theirs.Close()
+		m.Sock = 5 + len(cmd.ExtraFiles)
+		cmd.SysProcAttr = nsProcAttr(cmd.SysProcAttr)
+	}
+	launched := &Launched{sock: sock}
+	fail := func(err error) (*Launched, error) {
+		_ = launched.Close()
+		return nil, err
+	}
 	value, err := encodeMessage(m)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	// Two pipes: the message to the launcher, and its report back.
 	mr, mw, err := os.Pipe()
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	defer mw.Close()
 	r, w, err := os.Pipe()
 	if err != nil {
 		mr.Close()
-		return err
+		return fail(err)
 	}
 	defer r.Close()
 	args := cmd.Args
@@ -227,11 +263,20 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	cmd.Args = append([]string{os.Args[0], LauncherArg, strconv.Itoa(3 + m.Files), path}, args...)
 	cmd.Path = launcherPath()
 	cmd.ExtraFiles = append(cmd.ExtraFiles, mr, w)
+	if theirs != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, theirs)
+	}
 	err = cmd.Start()
 	mr.Close()
 	w.Close()
+	if theirs != nil {
+		theirs.Close()
+	}
 	if err != nil {
-		return err
+		if p.Net != nil {
+			err = fmt.Errorf("cannot start in new namespaces: %w", err)
+		}
+		return fail(err)
 	}
 	// The launcher reads all of it before anything else; a launcher that
 	// died early is reported by its status or its exit.
@@ -242,9 +287,16 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	report, _ := io.ReadAll(io.LimitReader(r, 64<<10))
 	if len(report) > 0 {
 		_ = cmd.Wait()
-		return &LaunchError{Path: path, Msg: strings.TrimSpace(string(report))}
+		return fail(&LaunchError{Path: path, Msg: strings.TrimSpace(string(report))})
 	}
-	return nil
+	if sock != nil {
+		if launched.Listeners, err = receiveListeners(sock, p.Net.ports()); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return fail(&LaunchError{Path: path, Msg: err.Error()})
+		}
+	}
+	return launched, nil
 }
 
 // launcherPath is the executable of the launcher: this very binary.
@@ -342,6 +394,9 @@ func Main(args []string) int {
 		}
 		return code
 	}
+	if len(args) == 1 && args[0] == probeArg {
+		return probeMainNS()
+	}
 	if len(args) < 3 {
 		return fail(ExitCannotRun, fmt.Errorf("usage: %s FD PATH ARGV0 [ARG...]: the launcher is started by workforce itself", LauncherArg))
 	}
@@ -372,6 +427,9 @@ func Main(args []string) int {
 		if path, err = exec.LookPath(path); err != nil {
 			return fail(ExitNotFound, err)
 		}
+	}
+	if m.Policy.Net != nil {
+		return mainNS(m, path, argv, env, status, fail)
 	}
 	if err := closeOnExecFrom(3 + m.Files); err != nil {
 		return fail(ExitCannotRun, fmt.Errorf("cannot close the inherited descriptors: %w", err))

@@ -11,7 +11,10 @@ import (
 func kernelABI() int { return 0 }
 
 // Start refuses: this system cannot confine (*UnavailableError).
-func Start(cmd *exec.Cmd, p Policy) error { return Available() }
+func Start(cmd *exec.Cmd, p Policy) (*Launched, error) { return nil, Available() }
+
+// probeNamespaces fails: this system has no namespaces.
+func probeNamespaces() error { return Available() }
 
 // Main reports that this system has no launcher and returns
 // ExitCannotRun.

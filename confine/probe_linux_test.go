@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -218,10 +220,104 @@ func probeOp(op []string) string {
 		if err = unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0, 0, 0); err == nil {
 			return strconv.Itoa(sig)
 		}
+	case "uid":
+		return strconv.Itoa(os.Getuid())
+	case "capeff", "capbnd", "capprm": // a capability set, as /proc/self/status says
+		return statusField(map[string]string{"capeff": "CapEff", "capbnd": "CapBnd", "capprm": "CapPrm"}[op[0]])
+	case "procs": // the process ids /proc shows
+		return strings.Join(procIDs(), " ")
+	case "connect": // a TCP connection to HOST:PORT
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", arg(1), 2*time.Second); err == nil {
+			c.Close()
+		}
+	case "send": // a line sent on a TCP connection to HOST:PORT
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", arg(1), 2*time.Second); err == nil {
+			_, err = fmt.Fprintln(c, arg(2))
+			c.Close()
+		}
+	case "unix": // a connection to the Unix socket PATH
+		var c net.Conn
+		if c, err = net.DialTimeout("unix", arg(1), 2*time.Second); err == nil {
+			c.Close()
+		}
+	case "daemon": // a process left behind, detached (setsid, a double fork), ARG among its arguments
+		err = exec.Command("/bin/sh", "-c", `setsid /bin/sh -c 'sleep 600; true' "$0" </dev/null >/dev/null 2>&1 &`, arg(1)).Run()
+	case "waitterm": // PATH made, then the SIGTERMs that come within half a second of the first
+		c := make(chan os.Signal, 8)
+		signal.Notify(c, unix.SIGTERM)
+		if err = os.WriteFile(arg(1), nil, 0o644); err != nil {
+			break
+		}
+		select {
+		case <-c:
+		case <-time.After(10 * time.Second):
+			return "none"
+		}
+		n := 1
+		for end := time.After(500 * time.Millisecond); ; {
+			select {
+			case <-c:
+				n++
+				continue
+			case <-end:
+			}
+			break
+		}
+		return strconv.Itoa(n)
+	case "fds": // the sockets and pipes this process holds above its standard streams
+		ents, _ := os.ReadDir("/proc/self/fd")
+		var out []string
+		for _, e := range ents {
+			fd, _ := strconv.Atoi(e.Name())
+			link, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			if fd > 2 && (strings.HasPrefix(link, "socket:") || strings.HasPrefix(link, "pipe:")) {
+				out = append(out, e.Name()+"="+link)
+			}
+		}
+		return strings.Join(out, " ")
+	case "winsize0": // the window size of the terminal on standard input
+		_, err = unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
+	case "killself":
+		_ = unix.Kill(os.Getpid(), unix.SIGKILL)
+		time.Sleep(time.Second)
+		return "alive"
 	default:
 		return "unknown operation " + op[0]
 	}
 	return errName(err)
+}
+
+// statusField returns the value of a field of /proc/self/status.
+func statusField(name string) string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return errName(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && k == name {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "no " + name
+}
+
+// procIDs returns the process ids /proc lists, in order.
+func procIDs() []string {
+	ents, _ := os.ReadDir("/proc")
+	var ids []int
+	for _, e := range ents {
+		if id, err := strconv.Atoi(e.Name()); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.Itoa(id)
+	}
+	return out
 }
 
 // pty opens a new pseudo-terminal pair and reads the terminal's settings.

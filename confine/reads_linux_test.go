@@ -99,7 +99,7 @@ func TestReadsAfterLaunch(t *testing.T) {
 		[]string{"read", filepath.Join(home, "src", "new")})
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := Start(cmd, p); err != nil {
+	if _, err := Start(cmd, p); err != nil {
 		t.Fatal(err)
 	}
 	// Confined by now (Start returns once the program runs), and the

@@ -52,6 +52,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -418,6 +419,11 @@ func (e Exit) Status() int {
 type Process struct {
 	cmd *exec.Cmd
 	ctx context.Context
+	// launched is what confine.Start launched; nil unconfined.
+	launched *confine.Launched
+	// left are the processes the launcher ended as the harness exited
+	// in its namespaces (Wait).
+	left []confine.Proc
 }
 
 // Start starts the harness in dir with the given standard streams. Its
@@ -448,24 +454,61 @@ func Start(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, st
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = StopGrace
 	cmd.SysProcAttr = sysProcAttr()
+	p := &Process{cmd: cmd, ctx: ctx}
 	start := cmd.Start
 	if inv.Confine != nil {
-		start = func() error { return confine.Start(cmd, *inv.Confine) }
+		start = func() (err error) {
+			p.launched, err = confine.Start(cmd, *inv.Confine)
+			return err
+		}
 	}
 	if err := start(); err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
 	}
-	return &Process{cmd: cmd, ctx: ctx}, nil
+	return p, nil
 }
 
-// Pid is the harness's process id.
+// Pid is the harness's process id: in namespaces (confine.Policy.Net),
+// the launcher's, which passes signals on to the harness.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// Signal sends sig to the harness.
+// Signal sends sig to the harness (in namespaces, through the launcher).
 func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Listeners are the listening sockets the launcher made in the
+// harness's network namespace (confine.Launched.Listeners), by port, for
+// the caller to serve; nil without namespaces. Wait closes them.
+func (p *Process) Listeners() map[int]net.Listener {
+	if p.launched == nil {
+		return nil
+	}
+	return p.launched.Listeners
+}
+
+// Left returns, once Wait returned, the processes the harness left
+// running in its namespaces, which the launcher ended as it exited
+// (process ids are the namespace's); nil without namespaces.
+func (p *Process) Left() []confine.Proc { return p.left }
 
 // Wait waits for the harness to exit and says how it ended.
 func (p *Process) Wait() (Exit, error) {
+	exit, err := p.wait()
+	if p.launched != nil {
+		// In namespaces, the launcher's report is the harness's own
+		// status: the launcher, process 1 there, cannot die of the
+		// signal that killed the harness.
+		if e, rerr := p.launched.Ending(); e != nil {
+			exit, err = Exit{Code: e.Code, Signal: e.Signal}, nil
+			p.left = e.Left
+		} else if rerr != nil && err == nil && exit.Success() {
+			err = rerr
+		}
+		_ = p.launched.Close()
+	}
+	return exit, err
+}
+
+func (p *Process) wait() (Exit, error) {
 	err := p.cmd.Wait()
 	if errors.Is(err, exec.ErrWaitDelay) && p.cmd.ProcessState != nil {
 		// The harness exited, but a process it left (a server, a job in

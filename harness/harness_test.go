@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -241,6 +242,60 @@ func TestRunStopsAtDeadline(t *testing.T) {
 	}
 }
 
+// TestStartInNamespaces: a harness started in its namespaces
+// (confine.Policy.Net) is reported as it ended, not as its launcher,
+// process 1 there, did: killed by a signal included; the time limit's
+// SIGTERM reaches it through the launcher; the listeners the launcher
+// made are the Process's.
+func TestStartInNamespaces(t *testing.T) {
+	if err := confine.NamespacesAvailable(""); err != nil {
+		t.Skip(err)
+	}
+	tests := []struct {
+		name    string
+		env     []string
+		timeout time.Duration
+		want    Exit
+	}{
+		{"the harness's code", []string{"HARNESS_TEST_STANDIN=exit", "HARNESS_TEST_EXIT=7"}, 0, Exit{Code: 7}},
+		{"killed by a signal", []string{"HARNESS_TEST_STANDIN=kill"}, 0, Exit{Signal: syscall.SIGTERM}},
+		{"stopped by the time limit", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=3"}, 500 * time.Millisecond, Exit{Code: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
+			inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, tmp := t.TempDir(), t.TempDir()
+			inv.Confine = &confine.Policy{Dirs: []string{dir, tmp}, Net: &confine.Namespaces{ProxyPort: 3128, Tmp: tmp}}
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			p, err := Start(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls := p.Listeners(); len(ls) != 1 || ls[3128] == nil {
+				t.Errorf("Listeners() = %v, want port 3128's", ls)
+			}
+			exit, err := p.Wait()
+			if err != nil || exit != tt.want {
+				t.Errorf("Wait() = %+v, %v; want %+v", exit, err, tt.want)
+			}
+			if tt.timeout > 0 {
+				if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
+					t.Errorf("the harness got %q, want SIGTERM", got)
+				}
+			}
+		})
+	}
+}
+
 func TestRunPassesArgvDirAndEnv(t *testing.T) {
 	env := compiledStandIn(t, "codex", "args")
 	inv, err := Plan(&persona.Resolved{ID: "p", Harness: "codex", Model: "openai/o3", SystemPrompt: "do it", Env: map[string]string{"TEAM": "core"}}, Options{Env: env, Extra: []string{"--x"}})
@@ -298,6 +353,9 @@ func TestCheck(t *testing.T) {
 // getcwd, $PWD and $OLDPWD and exits. It is a compiled program started
 // without a shell, so it sees PWD exactly as Run passed it.
 func TestMain(m *testing.M) {
+	if confine.IsLauncher(os.Args) {
+		os.Exit(confine.Main(os.Args[2:]))
+	}
 	switch os.Getenv("HARNESS_TEST_STANDIN") {
 	case "":
 	case "args":

@@ -194,13 +194,15 @@ func findOpencodeSession(inv *Invocation, dir string) (string, error) {
 	// run was, never with more than the agent had. The caller hands inv
 	// the run's policy (a resumed session's lookup too, package session)
 	// and ends what it leaves running.
+	var launched *confine.Launched
 	if inv.Confine != nil {
-		err = confine.Start(cmd, *inv.Confine)
+		launched, err = confine.Start(cmd, *inv.Confine)
 	} else {
 		err = cmd.Start()
 	}
 	if err == nil {
 		err = cmd.Wait()
+		_ = launched.Close()
 	}
 	if err != nil {
 		return "", fmt.Errorf("opencode session list: %v: %s", err, strings.TrimSpace(stderr.String()))

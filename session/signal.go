@@ -232,8 +232,13 @@ func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.D
 	if exited != nil {
 		exited()
 	}
+	// In namespaces, the launcher ended what the harness left as it
+	// exited (harness.Process.Left); nothing could leave them.
+	for _, l := range p.Left() {
+		r.ended = append(r.ended, proctree.Proc{PID: l.PID, Comm: l.Comm})
+	}
 	if inv.OneShot {
-		r.ended = endLeftovers(since)
+		r.ended = append(r.ended, endLeftovers(since)...)
 	}
 	return r, err
 }
