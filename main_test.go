@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -71,6 +72,7 @@ func TestScript(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
+		WorkdirRoot:   workdirRoot(t),
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"extendcheck": extendCheck,
@@ -80,6 +82,8 @@ func TestScript(t *testing.T) {
 			"standin":     standinCmd(standin),
 			"waitphase":   waitPhase,
 			"waitharness": waitHarness,
+			"harnesspid":  harnessPid,
+			"netserve":    netServe,
 			"waitgone":    waitGone,
 			"killwriter":  killWriter,
 			"sametree":    sameTree,
@@ -122,6 +126,8 @@ func TestScript(t *testing.T) {
 				return confine.Available() == nil, nil
 			case "root": // the tests run as root (effective user id 0)
 				return os.Geteuid() == 0, nil
+			case "namespaces": // a confined harness runs in namespaces of its own
+				return confine.Available() == nil && confine.NamespacesAvailable("") == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -309,8 +315,22 @@ func signalCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[0])
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[1])))
-	ts.Check(err)
+	pid, inner := scriptPid(ts, args[1])
+	if inner == 1 && pid != 1 {
+		// The parent of a harness in namespaces is the launcher, process
+		// 1 there: the process meant is its parent, workforce (found
+		// once: the launcher is gone after the harness exits).
+		key := ts.MkAbs(args[1]) + "\x00" + ts.ReadFile(args[1]) + "\x00parent"
+		if parent := parentPid(pid); parent != 0 {
+			pid = parent
+			translatedPids.Store(key, pid)
+		} else if v, ok := translatedPids.Load(key); ok {
+			pid = v.(int)
+		}
+	}
+	if pid < 2 {
+		ts.Fatalf("%s names process %d: not one to signal", args[1], pid)
+	}
 	ts.Check(syscall.Kill(pid, sig))
 }
 
@@ -362,8 +382,7 @@ func waitHarness(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitharness PIDFILE")
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
-	ts.Check(err)
+	pid := recordedPid(ts, args[0])
 	awaitRecord(ts, fmt.Sprintf("named process %d its harness", pid), func(r sessionRecord) bool { return r.HarnessPID == pid })
 }
 
@@ -392,11 +411,10 @@ func waitGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitgone PIDFILE")
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
-	ts.Check(err)
+	pid, _ := scriptPid(ts, args[0])
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if st := procState(pid); st == 0 || st == 'Z' || st == 'X' {
+		if st := procState(pid); pid == 0 || st == 0 || st == 'Z' || st == 'X' {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -659,4 +677,122 @@ func allowDir(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
 	ts.Check(os.WriteFile(path, append(data, '\n'), 0o644))
+}
+
+// workdirRoot is where the scripts' work directories go: outside /tmp,
+// which a confined harness in namespaces sees as its session's tmp only
+// (the real /tmp hidden but for the paths the run needs), while the
+// scripts keep their action files and logs in $WORK. /var/tmp when the
+// system has it, else the default.
+func workdirRoot(t *testing.T) string {
+	if fi, err := os.Stat("/var/tmp"); err != nil || !fi.IsDir() {
+		return ""
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "workforce-scripts-")
+	if err != nil {
+		return ""
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// scriptPid reads the process id a stand-in wrote to file (internal/
+// standin's pidLine: the id, and the PID namespace it is an id of) and
+// returns it as this process sees it, and the id as written. A harness in
+// namespaces of its own writes an id of its namespace: the process is
+// found by its namespace and its id there (the last of NSpid in
+// /proc/PID/status); 0 when it is gone.
+func scriptPid(ts *testscript.TestScript, file string) (pid, inner int) {
+	content := ts.ReadFile(file)
+	key := ts.MkAbs(file) + "\x00" + content
+	defer func() {
+		switch v, ok := translatedPids.Load(key); {
+		case pid != 0 && pid != inner:
+			translatedPids.Store(key, [2]int{pid, inner})
+		case pid == 0 && ok:
+			// Found before, gone since with its namespace (a second
+			// signal to workforce, whose harness has exited).
+			p := v.([2]int)
+			pid, inner = p[0], p[1]
+		}
+	}()
+	f := strings.Fields(content)
+	if len(f) == 0 {
+		ts.Fatalf("%s holds no process id", file)
+	}
+	inner, err := strconv.Atoi(f[0])
+	ts.Check(err)
+	own, _ := os.Readlink("/proc/self/ns/pid")
+	if len(f) < 2 || f[1] == own {
+		return inner, inner
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		host, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ns, _ := os.Readlink("/proc/" + e.Name() + "/ns/pid"); ns != f[1] {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if ids, ok := strings.CutPrefix(line, "NSpid:"); ok {
+				fs := strings.Fields(ids)
+				if len(fs) > 1 && fs[len(fs)-1] == f[0] {
+					return host, inner
+				}
+			}
+		}
+	}
+	return 0, inner
+}
+
+// translatedPids are the ids scriptPid found in /proc, by file and
+// content.
+var translatedPids sync.Map
+
+// parentPid is the parent of process pid, 0 when it is gone.
+func parentPid(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// recordedPid is the process id a stand-in wrote to file as a session's
+// record names its harness: in namespaces, the launcher (the stand-in's
+// parent), whose id Start returned.
+func recordedPid(ts *testscript.TestScript, file string) int {
+	pid, inner := scriptPid(ts, file)
+	if inner != pid {
+		pid = parentPid(pid)
+	}
+	return pid
+}
+
+// harnessPid implements the script command
+//
+//	harnesspid PIDFILE OUT
+//
+// which writes to OUT "(process N)", N the harness's process id as
+// workforce names it (recordedPid).
+func harnessPid(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: harnesspid PIDFILE OUT")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(fmt.Sprintf("(process %d)\n", recordedPid(ts, args[0]))), 0o644))
 }

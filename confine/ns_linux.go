@@ -238,6 +238,12 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	if f, ok := status.(*os.File); ok && f != os.Stderr {
 		f.Close()
 	}
+	// The program's standard streams are its own: the launcher lets go
+	// of them, so that whoever reads the other end of a pipe sees its end
+	// when the program and what it started close theirs (not when the
+	// launcher exits: a program that outlives workforce's death would
+	// hold its caller's pipes open until then).
+	releaseStreams()
 	return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc)
 }
 
@@ -861,4 +867,18 @@ func probeMainNS() int {
 		return 1
 	}
 	return 0
+}
+
+// releaseStreams points the launcher's descriptors 0 to 2 at /dev/null.
+func releaseStreams() {
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	for fd := 0; fd <= 2; fd++ {
+		_ = unix.Dup3(null, fd, 0)
+	}
+	if null > 2 {
+		unix.Close(null)
+	}
 }

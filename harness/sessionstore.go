@@ -196,7 +196,16 @@ func findOpencodeSession(inv *Invocation, dir string) (string, error) {
 	// and ends what it leaves running.
 	var launched *confine.Launched
 	if inv.Confine != nil {
-		launched, err = confine.Start(cmd, *inv.Confine)
+		pol := *inv.Confine
+		if pol.Net != nil {
+			// In namespaces, no listener: the lookup needs no network,
+			// and a connection it tries fails at once instead of
+			// waiting on a listener nobody serves.
+			n := *pol.Net
+			n.ProxyPort, n.LoopbackPorts = 0, nil
+			pol.Net = &n
+		}
+		launched, err = confine.Start(cmd, pol)
 	} else {
 		err = cmd.Start()
 	}

@@ -56,6 +56,28 @@ type Confine struct {
 	// Reads is what the harness may not read, and what it may read
 	// again, each path with where it came from.
 	Reads *Reads `json:"reads,omitempty"`
+	// Namespaces says the harness runs in namespaces of its own, its
+	// network workforce's proxy alone; NamespacesWhy why a confined
+	// harness does not (the network and the user's daemons stay open).
+	Namespaces    bool   `json:"namespaces"`
+	NamespacesWhy string `json:"namespacesWhy,omitempty"`
+	// Network is the resolved network of a harness in namespaces.
+	Network *NetworkPlan `json:"network,omitempty"`
+}
+
+// NetworkPlan is the resolved network of a run in namespaces: the mode,
+// the allow list and what is always allowed (each entry with its
+// origin), the proxy's port inside, the host loopback ports served inside
+// on the same port, the API keys brokered (the harness gets a
+// placeholder) and the provider keys left out.
+type NetworkPlan struct {
+	Mode      string   `json:"mode"`
+	Allow     []string `json:"allow,omitempty"`
+	Always    []string `json:"always,omitempty"`
+	ProxyPort int      `json:"proxyPort"`
+	Loopback  []int    `json:"loopback,omitempty"`
+	Brokered  []string `json:"brokered,omitempty"`
+	Dropped   []string `json:"dropped,omitempty"`
 }
 
 // Reads is the read policy of a run: the paths denied, those readable

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/egress"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -67,6 +68,7 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 		r.Denials = append(r.Denials, report.Denial{Tool: d.Tool, Detail: rel(d.Detail)})
 	}
 	r.Files, r.Held, r.Warnings = resultFiles(res, r.Warnings)
+	r.Network = networkOf(res.Network)
 	if res.Session != nil && res.Session.Record.Branch != "" {
 		rec := res.Session.Record
 		r.Branch = &report.Branch{Name: rec.Branch, Head: rec.Head, Commits: rec.Commits}
@@ -170,4 +172,20 @@ func TreeRelative(plan *session.Plan) func(string) string {
 func LastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// networkOf is the result's network of what the proxy saw, nil for a
+// harness that ran without namespaces.
+func networkOf(s *egress.Summary) *report.Network {
+	if s == nil {
+		return nil
+	}
+	n := &report.Network{Mode: string(s.Mode), Allowed: []report.NetworkAllowed{}, Denied: []report.NetworkDenied{}}
+	for _, a := range s.Allowed {
+		n.Allowed = append(n.Allowed, report.NetworkAllowed{Host: a.Host, Port: a.Port, Count: a.Count, Bytes: a.Bytes})
+	}
+	for _, d := range s.Denied {
+		n.Denied = append(n.Denied, report.NetworkDenied{Host: d.Host, Port: d.Port, Count: d.Count})
+	}
+	return n
 }

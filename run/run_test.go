@@ -14,6 +14,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/history"
+	"github.com/seed-3bc194a6/workforce/internal/testtmp"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -26,7 +27,9 @@ func TestMain(m *testing.M) {
 	if confine.IsLauncher(os.Args) {
 		os.Exit(confine.Main(os.Args[2:]))
 	}
+	done := testtmp.Outside()
 	code := m.Run()
+	done()
 	if standinDir != "" {
 		os.RemoveAll(standinDir)
 	}

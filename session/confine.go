@@ -77,6 +77,14 @@ type Confinement struct {
 	Reads *Reads `json:"reads,omitempty"`
 	// Why says why a run of mode on is not confined.
 	Why string `json:"why,omitempty"`
+	// Namespaces says the harness runs in namespaces of its own
+	// (confine.Policy.Net): its network is workforce's proxy alone;
+	// NamespacesWhy, when it is confined without them, says why.
+	Namespaces    bool   `json:"namespaces"`
+	NamespacesWhy string `json:"namespacesWhy,omitempty"`
+	// Network is the resolved network of a run in namespaces
+	// (egress.go).
+	Network *NetworkPlan `json:"network,omitempty"`
 }
 
 // SandboxFor returns the write sandbox of a run in the workforce home
@@ -192,11 +200,16 @@ func (p *Plan) planSandbox(sb Sandbox) error {
 		}
 		return nil
 	}
-	d, err := confine.Decide(sb.Mode)
+	d, err := confine.DecideNamespaces(sb.Mode, home.CacheDir(p.home))
 	if err != nil {
 		return err
 	}
-	c.Confined = d.Confine
+	c.Confined, c.Namespaces = d.Confine, d.Namespaces
+	if d.Confine && !d.Namespaces && d.NamespacesWarning != nil {
+		// Once a run: the network and the user's daemons stay open.
+		c.NamespacesWhy = d.NamespacesWarning.Error()
+		p.Warnings = append(p.Warnings, c.NamespacesWhy)
+	}
 	if d.Root != "" {
 		// Once a run: what Landlock leaves to a harness running as
 		// root.
@@ -287,8 +300,35 @@ func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, erro
 		}
 		pol.Read = p.reads.Policy()
 	}
+	if p.net != nil {
+		pol.Net = &confine.Namespaces{ProxyPort: p.net.proxyPort, LoopbackPorts: p.net.loopback,
+			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env)}
+	}
 	if err := pol.Check(); err != nil {
 		return confine.Policy{}, err
 	}
 	return pol, nil
 }
+
+// hiddenPaths are the paths a harness in namespaces does not reach: the
+// user's runtime directory ($XDG_RUNTIME_DIR of env: the session bus,
+// the keyring, systemd, a podman socket) and the container runtimes'
+// sockets. Those that do not exist are left out (the launcher would skip
+// them).
+func hiddenPaths(env []string) []string {
+	get := envGetter(env)
+	var out []string
+	for _, p := range append([]string{get("XDG_RUNTIME_DIR")}, daemonSockets...) {
+		if p == "" || !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// daemonSockets are the sockets of daemons that run code for whoever
+// connects (container runtimes), hidden from a harness in namespaces.
+var daemonSockets = []string{"/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock", "/run/containerd/containerd.sock"}

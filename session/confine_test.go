@@ -12,6 +12,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/testtmp"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -23,7 +24,10 @@ func TestMain(m *testing.M) {
 	if confine.IsLauncher(os.Args) {
 		os.Exit(confine.Main(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	done := testtmp.Outside()
+	code := m.Run()
+	done()
+	os.Exit(code)
 }
 
 // TestPlanSandbox checks the write sandbox of planned runs: whether the
@@ -34,6 +38,9 @@ func TestPlanSandbox(t *testing.T) {
 	rootWarning := ""
 	if canConfine && os.Geteuid() == 0 {
 		rootWarning = "workforce runs as root: the write sandbox keeps the harness from writing files outside it"
+		if confine.NamespacesAvailable("") == nil {
+			rootWarning = "workforce runs as root: in its namespaces the harness is user 1000 with no capability"
+		}
 	}
 	tests := []struct {
 		name     string

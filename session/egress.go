@@ -280,6 +280,13 @@ func dropEnv(env []string, drop func(string) bool) []string {
 	})
 }
 
+// netHooks are what runHarness needs of a run's network: its plan (nil
+// for a harness without namespaces) and who hears of each denial.
+type netHooks struct {
+	plan   *netPlan
+	denied func(egress.Denial)
+}
+
 // netRun is the proxy of a run's harness while it runs.
 type netRun struct {
 	plan  *netPlan

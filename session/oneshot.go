@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/seed-3bc194a6/workforce/egress"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
@@ -69,9 +71,19 @@ const StderrTail = 4 << 10
 // last line without its newline) before the first sync event. Progress
 // is not reported after SIGHUP, and so neither are the sync events.
 func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
-	emit := o.Events
-	if emit == nil {
-		emit = func(harness.Event) {}
+	emit := func(harness.Event) {}
+	if o.Events != nil {
+		// The harness's output and the network proxy emit from their
+		// own goroutines: one event at a time.
+		var mu sync.Mutex
+		emit = func(ev harness.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			o.Events(ev)
+		}
+		o.netDenied = func(d egress.Denial) {
+			emit(harness.Event{Type: harness.EventNetwork, Host: d.Host, Port: d.Port, Text: d.Reason})
+		}
 	}
 	stdout, err := harness.NewOutputWriter(p.Harness, emit)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/egress"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -145,6 +146,9 @@ type Plan struct {
 	home  string
 	env   []string
 	reads *Reads
+	// net is the network of a run whose harness runs in namespaces
+	// (egress.go), nil otherwise.
+	net *netPlan
 }
 
 // InGitDirError is the error of a run started in the repository's git
@@ -267,6 +271,14 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		nw := o.Network
 		nw.Narrow = append(personaNetwork(r), nw.Narrow...)
 		p.Network = &nw
+		if c := p.Confine; c.Confined && c.Namespaces {
+			rec := filepath.Join(ResultDir(p.home, filepath.Base(p.Sandbox)), NetworkLogFile)
+			np, shown, nenv, err := planNetwork(&nw, r.Harness, r.Model, env, rec)
+			if err != nil {
+				return nil, err
+			}
+			p.net, c.Network, env = np, shown, nenv
+		}
 	}
 	hopts := harness.Options{Extra: o.Extra, ConfigDir: filepath.Join(p.Sandbox, configDir), Env: env,
 		AllowUnmapped: o.AllowUnmapped, Root: tree, Subdir: workRel, Confined: p.Confine.Confined, ProjectDir: o.Cwd}
@@ -466,6 +478,10 @@ type RunOptions struct {
 	HarnessSession func() string
 	// Ended is as in Options: called before the session is removed.
 	Ended func(*Session)
+
+	// netDenied gets each destination the proxy refuses the harness
+	// (a one-shot run's network events).
+	netDenied func(egress.Denial)
 }
 
 // Run runs the plan: in a session (Run), or with InRepo in the real
@@ -492,7 +508,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 			defer os.RemoveAll(p.Sandbox)
 		}
 		sigs := watchSignals(phaseHarness, o.Abort, o.Signals)
-		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil, nil)
+		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil, nil, netHooks{})
 		sigs.stop()
 		if len(ran.ended) > 0 && o.Warn != nil {
 			o.Warn(endedWarning(ran.ended))
@@ -514,7 +530,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
 		SyncCommitted: o.SyncCommitted, SyncConfig: o.SyncConfig, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort, Signals: o.Signals,
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
-		state: p.state,
+		state: p.state, net: p.net, netDenied: o.netDenied,
 	}
 	if !harness.FixesSessionID(p.Harness) {
 		ro.FindHarnessSession = func(since time.Time) (string, error) {

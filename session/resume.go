@@ -269,7 +269,7 @@ func resume(s *Session, o Options) (*Result, error) {
 		s.Record.HarnessPID, s.Record.HarnessStart = pid, procStart(pid)
 		_ = s.save()
 	}
-	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o))
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o), netHooks{o.net, o.netDenied})
 	if len(ran.ended) > 0 {
 		warn(endedWarning(ran.ended))
 	}
@@ -280,7 +280,7 @@ func resume(s *Session, o Options) (*Result, error) {
 		_ = s.save()
 		return nil, err
 	}
-	return s.afterHarness(sigs, box, o, ended{exit: ran.exit, timedOut: ran.timedOut}, warn, progress)
+	return s.afterHarness(sigs, box, o, ended{exit: ran.exit, timedOut: ran.timedOut, network: ran.network}, warn, progress)
 }
 
 // newUUID returns a random (version 4) UUID: a conversation id fixed

@@ -131,6 +131,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/egress"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -210,6 +211,10 @@ type Options struct {
 	// state is the harness's per-session state (state.go): seeded before
 	// the harness starts, its credentials written back after.
 	state *harnessState
+	// net is the network of a harness in namespaces (egress.go), and
+	// netDenied gets each destination its proxy refuses.
+	net       *netPlan
+	netDenied func(egress.Denial)
 }
 
 // File is an instruction file to materialize in the sandbox's working
@@ -251,6 +256,9 @@ type Result struct {
 	// OneShot is what a one-shot run's harness said (Plan.Run of a plan
 	// made with PlanOptions.OneShot); nil for an interactive run.
 	OneShot *OneShotResult
+	// Network is what the proxy of a harness in namespaces let through
+	// and refused (egress.go); nil for a harness without them.
+	Network *egress.Summary
 }
 
 // Run runs a session from start to end: create the session directory and
@@ -360,7 +368,7 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o))
+	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o), netHooks{o.net, o.netDenied})
 	exit, timedOut := ran.exit, ran.timedOut
 	if len(ran.ended) > 0 {
 		warn(endedWarning(ran.ended))
@@ -378,7 +386,7 @@ func Run(o Options) (*Result, error) {
 		// sessions sync to bring the work back.
 		s.Record.Phase, s.Record.Error = Syncing, err.Error()
 		_ = s.save()
-		return &Result{Session: s, Kept: true, Live: liveReport, TimedOut: timedOut, Signal: sigs.lastSignal()},
+		return &Result{Session: s, Kept: true, Live: liveReport, TimedOut: timedOut, Signal: sigs.lastSignal(), Network: ran.network},
 			fmt.Errorf("%w; the session is kept: workforce sessions sync %s brings its work back", err, s.ID())
 	}
 	if err != nil {
@@ -387,7 +395,7 @@ func Run(o Options) (*Result, error) {
 		box.Remove()
 		return nil, err
 	}
-	return s.afterHarness(sigs, box, o, ended{exit: exit, timedOut: timedOut, live: liveReport, warm: warm, left: left}, warn, progress)
+	return s.afterHarness(sigs, box, o, ended{exit: exit, timedOut: timedOut, live: liveReport, warm: warm, left: left, network: ran.network}, warn, progress)
 }
 
 // ended is how the harness of a run ended, and what the run saw then.
@@ -399,6 +407,8 @@ type ended struct {
 	// left the processes the harness left running, seen as it exited.
 	warm string
 	left []int
+	// network is what the proxy saw (a harness in namespaces).
+	network *egress.Summary
 }
 
 // afterHarness is what a run (Run) and a resumed run (resume) do once
@@ -407,6 +417,15 @@ type ended struct {
 // (o.Keep, conflicts, an interruption) or park its sandbox warm and
 // remove it.
 func (s *Session) afterHarness(sigs *signals, box *mount.Sandbox, o Options, e ended, warn func(string), progress func(event, detail string)) (*Result, error) {
+	res, err := s.syncAfterHarness(sigs, box, o, e, warn, progress)
+	if res != nil {
+		res.Network = e.network
+	}
+	return res, err
+}
+
+// syncAfterHarness is afterHarness but for the network's summary.
+func (s *Session) syncAfterHarness(sigs *signals, box *mount.Sandbox, o Options, e ended, warn func(string), progress func(event, detail string)) (*Result, error) {
 	exit, timedOut, liveReport, warm := e.exit, e.timedOut, e.live, e.warm
 	if o.state != nil {
 		o.state.WriteBack(warn)

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/egress"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/proctree"
 )
@@ -185,6 +187,9 @@ type harnessRun struct {
 	// ended are the processes it left running that were ended as it
 	// exited (a one-shot run's: endLeftovers).
 	ended []proctree.Proc
+	// network is what the proxy of a harness in namespaces saw, nil
+	// for one without.
+	network *egress.Summary
 }
 
 // runHarness starts inv in dir, stopped at timeout when it is positive,
@@ -196,7 +201,11 @@ type harnessRun struct {
 // (adoptOrphans), and ends them (endLeftovers) once it exited. exited,
 // when set, is called once the harness exited and before they are ended:
 // what it starts (the session lookup of findEarly) is ended with them.
-func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int), exited func()) (r harnessRun, err error) {
+//
+// With nw's plan (a harness in namespaces), the proxy serves the
+// listeners the launcher handed over while the harness runs (egress.go),
+// and r.network is what it saw.
+func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int), exited func(), nw netHooks) (r harnessRun, err error) {
 	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -209,6 +218,14 @@ func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.D
 	p, err := harness.Start(ctx, inv, dir, stdin, stdout, stderr)
 	if err != nil {
 		return r, err
+	}
+	proxy, err := startNetwork(nw.plan, p.Listeners(), nw.denied)
+	if err != nil {
+		// No way out but the proxy: without it, the harness does not
+		// run.
+		_ = p.Signal(syscall.SIGKILL)
+		_, _ = p.Wait()
+		return r, fmt.Errorf("cannot start the network proxy: %w", err)
 	}
 	var since uint64
 	if hp, ok := proctree.Look(p.Pid()); ok {
@@ -225,6 +242,7 @@ func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.D
 	s.queued = nil
 	s.mu.Unlock()
 	r.exit, err = p.Wait()
+	r.network = proxy.stop()
 	s.mu.Lock()
 	s.proc = nil
 	s.mu.Unlock()

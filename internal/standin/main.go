@@ -193,7 +193,7 @@ func main() {
 			}
 		}
 		// Last, so that a test waiting for it finds the rest written.
-		if err := os.WriteFile(filepath.Join(log, "ppid"), []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(log, "ppid"), pidLine(os.Getppid()), 0o644); err != nil {
 			fail("%v", err)
 		}
 	}
@@ -493,7 +493,7 @@ func act(dir, line string) (int, bool) {
 			time.Sleep(time.Duration(d * float64(time.Second)))
 		}
 	case "pid":
-		err = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+		err = os.WriteFile(path, pidLine(os.Getpid()), 0o644)
 	case "waitfor":
 		deadline := time.Now().Add(30 * time.Second)
 		for {
@@ -635,7 +635,7 @@ func daemonRole(role string) int {
 	}
 	pidfile := os.Getenv("STANDIN_DAEMON_PIDFILE")
 	tmp := pidfile + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmp, pidLine(os.Getpid()), 0o644); err != nil {
 		fail("%v", err)
 	}
 	if err := os.Rename(tmp, pidfile); err != nil {
@@ -650,4 +650,13 @@ func daemonRole(role string) int {
 		}
 	}
 	return 0
+}
+
+// pidLine is a process id as the stand-in writes it to a file: the id,
+// and the PID namespace it is an id of (/proc/self/ns/pid, "pid:[N]"),
+// since a harness in namespaces of its own (confine.Policy.Net) sees the
+// ids of its namespace, which the tests translate to the host's.
+func pidLine(pid int) []byte {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return []byte(strings.TrimSpace(strconv.Itoa(pid)+" "+ns) + "\n")
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,9 +23,11 @@ import (
 //	tryconnect ADDR...     connect over TCP to each HOST:PORT, directly,
 //	                       and record in $LOG/connects "ADDR: ok" or the
 //	                       error's errno name ("ADDR: ENETUNREACH")
-//	tryfetch URL [H: V]... GET URL through the proxy the environment names
-//	                       (as curl and most HTTP clients do), with the
-//	                       headers given as NAME=VALUE words, and record
+//	tryfetch [POST] URL [NAME=VALUE]...
+//	                       GET URL (or POST "{}") through the proxy
+//	                       $HTTP_PROXY names (when set: loopback URLs
+//	                       too), with the headers given as NAME=VALUE
+//	                       words, and record
 //	                       in $LOG/fetches "URL: STATUS FIRST-LINE-OF-BODY"
 //	                       or "URL: error ..."
 //	tryunix PATH...        connect to each Unix socket PATH and record in
@@ -72,10 +75,14 @@ func netAct(verb, rest string) (bool, error) {
 		}
 	case "tryfetch":
 		words := strings.Fields(rest)
+		method := http.MethodGet
+		if len(words) > 0 && words[0] == http.MethodPost {
+			method, words = http.MethodPost, words[1:]
+		}
 		if len(words) == 0 {
 			return true, errors.New("tryfetch: no URL")
 		}
-		return true, log("fetches", words[0]+": "+fetch(words[0], words[1:]))
+		return true, log("fetches", words[0]+": "+fetch(method, words[0], words[1:]))
 	case "scanenv":
 		value := strings.TrimSpace(rest)
 		if value == "" {
@@ -110,10 +117,15 @@ func netAct(verb, rest string) (bool, error) {
 	return true, nil
 }
 
-// fetch GETs url through the environment's proxy with the headers
-// (NAME=VALUE) and says how it went.
-func fetch(url string, headers []string) string {
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+// fetch sends a GET (or a POST of "{}") to url through the proxy
+// $HTTP_PROXY names, loopback destinations included (where most clients
+// go direct), with the headers (NAME=VALUE), and says how it went.
+func fetch(method, url string, headers []string) string {
+	var body io.Reader
+	if method == http.MethodPost {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		return errText(err)
 	}
@@ -122,13 +134,19 @@ func fetch(url string, headers []string) string {
 			req.Header.Set(k, v)
 		}
 	}
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+	proxy := http.ProxyFromEnvironment
+	if p := os.Getenv("HTTP_PROXY"); p != "" {
+		if u, err := neturl.Parse(p); err == nil {
+			proxy = http.ProxyURL(u)
+		}
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: proxy}}
 	resp, err := client.Do(req)
 	if err != nil {
 		return errText(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	got, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	first, _, _ := strings.Cut(strings.TrimSpace(string(got)), "\n")
 	return fmt.Sprintf("%d %s", resp.StatusCode, first)
 }
