@@ -53,6 +53,7 @@ var depRules = map[string]depRule{
 	"W/internal/skillmd":              {deny: []string{anyOfOurs}, allow: []string{"W/internal/frontmatter", "W/internal/pathutil"}},
 	"W/internal/gittest":              {deny: []string{anyOfOurs}},
 	"W/internal/syncbuf":              {deny: []string{anyOfOurs}},
+	"W/internal/testtmp":              {deny: []string{anyOfOurs}},
 	"W/internal/benchtree":            {deny: []string{anyOfOurs}},
 	"W/internal/standin":              {deny: []string{anyOfOurs}},
 	"W/internal/benchtree/mkpersonas": {deny: []string{anyOfOurs}, allow: []string{"W/internal/benchtree"}},
