@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/confine"
@@ -302,7 +303,7 @@ func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, erro
 	}
 	if p.net != nil {
 		pol.Net = &confine.Namespaces{ProxyPort: p.net.proxyPort, LoopbackPorts: p.net.loopback,
-			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env)}
+			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env), Keep: p.keptUnderTmp(inv.Env())}
 	}
 	if err := pol.Check(); err != nil {
 		return confine.Policy{}, err
@@ -332,3 +333,36 @@ func hiddenPaths(env []string) []string {
 // daemonSockets are the sockets of daemons that run code for whoever
 // connects (container runtimes), hidden from a harness in namespaces.
 var daemonSockets = []string{"/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock", "/run/containerd/containerd.sock"}
+
+// keptUnderTmp are the paths of the run that stay reachable at their own
+// path when the harness's /tmp is its session's tmp (confine.Namespaces
+// Keep), wherever they are: the session directory (the harness's
+// configuration files and state, its tree), what the read policy lets the
+// harness read besides (the git objects the sandbox borrows, the
+// harness's install), and the existing files and directories the
+// harness's environment env names (a configuration file a variable
+// points at). Only those under /tmp need it (a home or a project under
+// /tmp); the launcher binds them back, and the read rules still apply.
+func (p *Plan) keptUnderTmp(env []string) []string {
+	var out []string
+	add := func(path string) {
+		if strings.HasPrefix(path, "/tmp/") && !slices.Contains(out, path) {
+			out = append(out, path)
+		}
+	}
+	add(p.Sandbox)
+	if p.reads != nil {
+		for _, e := range p.reads.Allow {
+			add(e.Path)
+		}
+	}
+	for _, kv := range env {
+		_, v, _ := strings.Cut(kv, "=")
+		if filepath.IsAbs(v) && filepath.Clean(v) == v {
+			if _, err := os.Stat(v); err == nil {
+				add(v)
+			}
+		}
+	}
+	return out
+}
