@@ -46,6 +46,11 @@ type UserPolicy struct {
 	// AllowHosts are host names (or *.suffix patterns) the user's
 	// configuration lets the harness's commands reach.
 	AllowHosts []PolicyEntry `json:"allowHosts,omitempty"`
+	// BaseURLs are the base URLs of model providers the user's own
+	// configuration of the harness names (codex's model_providers,
+	// opencode's provider options, Claude Code's settings env): their
+	// hosts are the harness's own API, always allowed.
+	BaseURLs []PolicyEntry `json:"baseURLs,omitempty"`
 	// Notes say what was left out, and why.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -71,6 +76,42 @@ func ReadUserPolicy(h string, env []string) (UserPolicy, error) {
 		return claudeUserPolicy(filepath.Join(dir, "settings.json"), home)
 	case persona.HarnessCodex:
 		return codexUserPolicy(filepath.Join(codexHome(env), "config.toml"), home)
+	case persona.HarnessOpencode:
+		var p UserPolicy
+		paths := []string{get("OPENCODE_CONFIG")}
+		cfg := get("XDG_CONFIG_HOME")
+		if cfg == "" && home != "" {
+			cfg = filepath.Join(home, ".config")
+		}
+		if cfg != "" {
+			paths = append(paths, filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(cfg, "opencode", "config.json"))
+		}
+		for _, path := range paths {
+			if path == "" {
+				continue
+			}
+			data, err := readOptional(path)
+			if err != nil || data == nil {
+				continue
+			}
+			var c struct {
+				Provider map[string]struct {
+					Options struct {
+						BaseURL string `json:"baseURL"`
+					} `json:"options"`
+				} `json:"provider"`
+			}
+			if json.Unmarshal(data, &c) != nil {
+				// JSONC or damaged: opencode says so itself.
+				continue
+			}
+			for _, name := range slices.Sorted(maps.Keys(c.Provider)) {
+				if u := c.Provider[name].Options.BaseURL; u != "" {
+					p.BaseURLs = append(p.BaseURLs, PolicyEntry{Value: u, Origin: fmt.Sprintf("%s provider.%s.options.baseURL", path, name)})
+				}
+			}
+		}
+		return p, nil
 	}
 	return UserPolicy{}, nil
 }
@@ -94,6 +135,7 @@ func claudeUserPolicy(path, home string) (UserPolicy, error) {
 		return UserPolicy{}, err
 	}
 	var s struct {
+		Env     map[string]string `json:"env"`
 		Sandbox struct {
 			Filesystem struct {
 				DenyRead []string `json:"denyRead"`
@@ -107,6 +149,9 @@ func claudeUserPolicy(path, home string) (UserPolicy, error) {
 		return UserPolicy{}, fmt.Errorf("%s: %w", path, err)
 	}
 	var p UserPolicy
+	if u := s.Env["ANTHROPIC_BASE_URL"]; u != "" {
+		p.BaseURLs = append(p.BaseURLs, PolicyEntry{Value: u, Origin: path + " env.ANTHROPIC_BASE_URL"})
+	}
 	for i, v := range s.Sandbox.Filesystem.DenyRead {
 		origin := fmt.Sprintf("%s sandbox.filesystem.denyRead[%d]", path, i)
 		var abs string
@@ -154,11 +199,26 @@ func codexUserPolicy(path, home string) (UserPolicy, error) {
 	var c struct {
 		DefaultPermissions string                  `toml:"default_permissions"`
 		Permissions        map[string]codexProfile `toml:"permissions"`
+		OpenAIBaseURL      string                  `toml:"openai_base_url"`
+		ChatGPTBaseURL     string                  `toml:"chatgpt_base_url"`
+		ModelProviders     map[string]struct {
+			BaseURL string `toml:"base_url"`
+		} `toml:"model_providers"`
 	}
 	if err := toml.Unmarshal(data, &c); err != nil {
 		return UserPolicy{}, fmt.Errorf("%s: %w", path, err)
 	}
 	var p UserPolicy
+	for _, u := range []struct{ v, key string }{{c.OpenAIBaseURL, "openai_base_url"}, {c.ChatGPTBaseURL, "chatgpt_base_url"}} {
+		if u.v != "" {
+			p.BaseURLs = append(p.BaseURLs, PolicyEntry{Value: u.v, Origin: path + " " + u.key})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.ModelProviders)) {
+		if u := c.ModelProviders[name].BaseURL; u != "" {
+			p.BaseURLs = append(p.BaseURLs, PolicyEntry{Value: u, Origin: fmt.Sprintf("%s model_providers.%s.base_url", path, name)})
+		}
+	}
 	seen := map[string]bool{}
 	for name := c.DefaultPermissions; name != "" && !strings.HasPrefix(name, ":") && !seen[name]; {
 		seen[name] = true

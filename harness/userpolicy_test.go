@@ -87,3 +87,38 @@ extends = "base"
 		})
 	}
 }
+
+// TestReadUserPolicyBaseURLs reads the model providers' base URLs of the
+// user's own harness configuration: their hosts are the harness's own.
+func TestReadUserPolicyBaseURLs(t *testing.T) {
+	home := t.TempDir()
+	write := func(rel, content string) {
+		path := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".codex/config.toml", "openai_base_url = \"https://gw.example/v1\"\n[model_providers.mock]\nbase_url = \"http://127.0.0.1:9/v1\"\n")
+	write("oc.json", `{"provider": {"mock": {"options": {"baseURL": "http://model.test:8/v1"}}}}`)
+	write(".claude/settings.json", `{"env": {"ANTHROPIC_BASE_URL": "https://proxy.corp.example"}}`)
+	env := []string{"HOME=" + home, "OPENCODE_CONFIG=" + filepath.Join(home, "oc.json")}
+	for h, want := range map[string][]string{
+		"codex":    {"https://gw.example/v1", "http://127.0.0.1:9/v1"},
+		"opencode": {"http://model.test:8/v1"},
+		"claude":   {"https://proxy.corp.example"},
+		"gemini":   nil,
+	} {
+		p, err := ReadUserPolicy(h, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range p.BaseURLs {
+			got = append(got, e.Value)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: base URLs %q, want %q", h, got, want)
+		}
+	}
+}

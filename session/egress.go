@@ -27,8 +27,9 @@ import (
 //     config.json and the flags widen, the persona and a batch task only
 //     narrow), plus what is always allowed: the harness's own API and
 //     login hosts (harness.RequiredHosts), and the hosts of the base URLs
-//     of the user's own environment (never a persona's env or a project
-//     file, which can be the agent's); the hosts the user's own harness
+//     of the user's own environment and harness configuration (codex's
+//     model providers, opencode's provider options: never a persona's env
+//     or a project file, which can be the agent's); the hosts the user's own harness
 //     configuration allows (harness.ReadUserPolicy) count as the user's
 //     word;
 //   - the harness's environment names the proxy in all six proxy
@@ -120,20 +121,26 @@ func planNetwork(nw *NetworkSettings, h, model string, env []string, record stri
 		always(host, "harness "+h)
 	}
 	var loopback []int
-	get := envGetter(env)
-	for _, k := range baseURLVars() {
-		u, err := url.Parse(get(k))
+	base := func(raw, origin string) {
+		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
-			continue
+			return
 		}
 		port := defaultPort(u)
-		always(net.JoinHostPort(u.Hostname(), strconv.Itoa(port)), "$"+k)
+		always(net.JoinHostPort(u.Hostname(), strconv.Itoa(port)), origin)
 		if isLoopback(u.Hostname()) {
 			loopback = append(loopback, port)
 			// A rule names a name or an address, not both.
-			always("127.0.0.1:"+strconv.Itoa(port), "$"+k)
-			always("localhost:"+strconv.Itoa(port), "$"+k)
+			always("127.0.0.1:"+strconv.Itoa(port), origin)
+			always("localhost:"+strconv.Itoa(port), origin)
 		}
+	}
+	get := envGetter(env)
+	for _, k := range baseURLVars() {
+		base(get(k), "$"+k)
+	}
+	for _, e := range up.BaseURLs {
+		base(e.Value, e.Origin)
 	}
 	pol, err := egress.Resolve(src)
 	if err != nil {
