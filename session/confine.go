@@ -303,7 +303,7 @@ func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, erro
 	}
 	if p.net != nil {
 		pol.Net = &confine.Namespaces{ProxyPort: p.net.proxyPort, LoopbackPorts: p.net.loopback,
-			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env), Keep: p.keptUnderTmp(inv.Env())}
+			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env), Keep: p.keptUnderTmp(inv)}
 	}
 	if err := pol.Check(); err != nil {
 		return confine.Policy{}, err
@@ -340,10 +340,11 @@ var daemonSockets = []string{"/var/run/docker.sock", "/run/docker.sock", "/run/p
 // configuration files and state, its tree), what the read policy lets the
 // harness read besides (the git objects the sandbox borrows, the
 // harness's install), and the existing files and directories the
-// harness's environment env names (a configuration file a variable
-// points at). Only those under /tmp need it (a home or a project under
+// harness's environment, its arguments and the commands of its MCP
+// servers name (a configuration file a variable points at, pick's policy
+// file, a server's program; a socket stays hidden). Only those under /tmp need it (a home or a project under
 // /tmp); the launcher binds them back, and the read rules still apply.
-func (p *Plan) keptUnderTmp(env []string) []string {
+func (p *Plan) keptUnderTmp(inv *harness.Invocation) []string {
 	var out []string
 	add := func(path string) {
 		if strings.HasPrefix(path, "/tmp/") && !slices.Contains(out, path) {
@@ -356,10 +357,22 @@ func (p *Plan) keptUnderTmp(env []string) []string {
 			add(e.Path)
 		}
 	}
-	for _, kv := range env {
+	named := slices.Clone(inv.Args)
+	for _, kv := range inv.Env() {
 		_, v, _ := strings.Cut(kv, "=")
+		named = append(named, v)
+	}
+	if p.Resolved != nil {
+		for _, m := range p.Resolved.MCPServers {
+			named = append(named, m.Command)
+			named = append(named, m.Args...)
+		}
+	}
+	for _, v := range named {
 		if filepath.IsAbs(v) && filepath.Clean(v) == v {
-			if _, err := os.Stat(v); err == nil {
+			// A file or a directory, never a socket (a daemon's, which
+			// the namespaces hide) nor a fifo or a device.
+			if fi, err := os.Lstat(v); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
 				add(v)
 			}
 		}
