@@ -434,21 +434,8 @@ func Main(args []string) int {
 	if err := closeOnExecFrom(3 + m.Files); err != nil {
 		return fail(ExitCannotRun, fmt.Errorf("cannot close the inherited descriptors: %w", err))
 	}
-	abi := ABI()
-	if m.ABI > 0 {
-		abi = min(abi, m.ABI)
-	}
-	// apply checks the policy again (Policy.Check), without the home
-	// directory test: the launcher has no HOME. Start ran the whole check
-	// with workforce's.
-	if err := apply(m.Policy, abi); err != nil {
+	if err := confineSelf(m); err != nil {
 		return fail(ExitCannotRun, err)
-	}
-	// The filter goes on every thread (TSYNC); the thread that installs
-	// it is the one that executes the harness all the same.
-	runtime.LockOSThread()
-	if err := denyTerminalInjection(); err != nil {
-		return fail(ExitCannotRun, fmt.Errorf("cannot install the seccomp filter: %w", err))
 	}
 	if err := parentDeath(m); err != nil {
 		return fail(ExitCannotRun, err)
@@ -488,4 +475,28 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// confineSelf confines the launcher, and what it executes or starts, to
+// m's policy: Landlock on the ABI m allows (at most the kernel's), then
+// the seccomp filter. The calling thread stays locked to its goroutine:
+// the one that executes (or forks) the program.
+func confineSelf(m message) error {
+	abi := ABI()
+	if m.ABI > 0 {
+		abi = min(abi, m.ABI)
+	}
+	// apply checks the policy again (Policy.Check), without the home
+	// directory test: the launcher has no HOME. Start ran the whole check
+	// with workforce's.
+	if err := apply(m.Policy, abi); err != nil {
+		return err
+	}
+	// The filter goes on every thread (TSYNC); the thread that installs
+	// it is the one that executes the harness all the same.
+	runtime.LockOSThread()
+	if err := denyTerminalInjection(); err != nil {
+		return fmt.Errorf("cannot install the seccomp filter: %w", err)
+	}
+	return nil
 }

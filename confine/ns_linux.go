@@ -206,15 +206,8 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitCannotRun, fmt.Errorf("cannot make the launcher not dumpable: %w", err))
 	}
-	abi := ABI()
-	if m.ABI > 0 {
-		abi = min(abi, m.ABI)
-	}
-	if err := apply(m.Policy, abi); err != nil {
+	if err := confineSelf(m); err != nil {
 		return fail(ExitCannotRun, err)
-	}
-	if err := denyTerminalInjection(); err != nil {
-		return fail(ExitCannotRun, fmt.Errorf("cannot install the seccomp filter: %w", err))
 	}
 	if m.ParentDeath != 0 && closed(m.Sock) {
 		return fail(ExitCannotRun, fmt.Errorf("workforce (process %d) exited before the harness started", m.Parent))
