@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/seed-3bc194a6/workforce/internal/testtmp"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -49,7 +50,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	if code == 0 {
+		// The tests' projects, homes and helper programs live outside
+		// /tmp, as a user's do: a confined harness sees its session's
+		// tmp on /tmp (sandbox.md, namespaces).
+		done := testtmp.Outside()
 		code = m.Run()
+		done()
 	}
 	os.Exit(code)
 }
