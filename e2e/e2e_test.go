@@ -16,7 +16,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/seed-3bc194a6/workforce/internal/testtmp"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +30,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/internal/testtmp"
 )
 
 var (
