@@ -76,12 +76,13 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 	// what it finds.
 	cmd.Dir = os.TempDir()
 	cmd.Env = ProcessEnv(env, cmd.Dir)
-	if harness == persona.HarnessGemini {
-		// gemini --version writes into its home (gemini.go): not the
-		// user's.
-		if home, err := os.MkdirTemp("", "workforce-gemini-version-"); err == nil {
+	// gemini --version writes into its home (gemini.go), codex --version
+	// its arg0 lock into $CODEX_HOME/tmp (measured, codex 0.169.0): a
+	// throwaway home of their own, not the user's.
+	if v := map[string]string{persona.HarnessGemini: "GEMINI_CLI_HOME", persona.HarnessCodex: "CODEX_HOME"}[harness]; v != "" {
+		if home, err := os.MkdirTemp("", "workforce-"+harness+"-version-"); err == nil {
 			defer os.RemoveAll(home)
-			cmd.Env = append(cmd.Env, "GEMINI_CLI_HOME="+home)
+			cmd.Env = append(cmd.Env, v+"="+home)
 		}
 	}
 	b, err := cmd.Output()
