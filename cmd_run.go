@@ -155,15 +155,11 @@ func runAction(c *cli.Context) error {
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
-		Review: optionalBool(c, "review"), SandboxAllow: c.StringSlice("sandbox-allow"), NoHistory: c.Bool("no-history"),
-		SandboxDenyRead:   c.StringSlice(sandboxDenyReadFlag.Name),
+		Review: optionalBool(c, "review"), NoHistory: c.Bool("no-history"),
 		NoProjectPersonas: c.Bool(noProjectPersonasFlag.Name),
 	}
 	var err error
-	if opts.Sandbox, err = sandboxMode(c); err != nil {
-		return err
-	}
-	if opts.Network, err = networkFlags(c); err != nil {
+	if opts.SandboxFlags, err = sandboxFlags(c); err != nil {
 		return err
 	}
 	if err := inputValues(c, opts.Inputs); err != nil {

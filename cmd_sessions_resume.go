@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/urfave/cli/v2"
 )
@@ -76,13 +75,9 @@ type sessionsResumeOptions struct {
 	// Review and Timeout are as in runOptions.
 	Review  *bool
 	Timeout *time.Duration
-	// Sandbox and SandboxAllow are as in runOptions.
-	Sandbox         *confine.Mode
-	SandboxAllow    []string
-	SandboxDenyRead []string
-	// Network are the network flags, as in runOptions.
-	Network run.NetworkFlags
-	Env     procEnv
+	// SandboxFlags are as in runOptions.
+	run.SandboxFlags
+	Env procEnv
 }
 
 func sessionsResumeAction(c *cli.Context) error {
@@ -98,14 +93,10 @@ func sessionsResumeAction(c *cli.Context) error {
 		ID: args[0], Extra: extra, Inputs: map[string]string{},
 		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), AllowUnmapped: c.Bool("allow-unmapped"),
-		NoHistory: c.Bool(noHistoryFlag.Name), Review: optionalBool(c, "review"), Env: newProcEnv(), SandboxAllow: c.StringSlice("sandbox-allow"),
-		SandboxDenyRead: c.StringSlice(sandboxDenyReadFlag.Name),
+		NoHistory: c.Bool(noHistoryFlag.Name), Review: optionalBool(c, "review"), Env: newProcEnv(),
 	}
 	var err error
-	if opts.Sandbox, err = sandboxMode(c); err != nil {
-		return err
-	}
-	if opts.Network, err = networkFlags(c); err != nil {
+	if opts.SandboxFlags, err = sandboxFlags(c); err != nil {
 		return err
 	}
 	if err := inputValues(c, opts.Inputs); err != nil {
@@ -128,8 +119,8 @@ func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeO
 	ro := run.ResumeOptions{
 		ID: opts.ID, Task: opts.Task, Extra: opts.Extra, Inputs: opts.Inputs,
 		SyncDeletes: opts.SyncDeletes, SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, AllowUnmapped: opts.AllowUnmapped,
-		NoHistory: opts.NoHistory, Review: opts.Review, Timeout: opts.Timeout, Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow,
-		SandboxDenyRead: opts.SandboxDenyRead, Network: opts.Network, Env: runEnv(opts.Env),
+		NoHistory: opts.NoHistory, Review: opts.Review, Timeout: opts.Timeout,
+		SandboxFlags: opts.SandboxFlags, Env: runEnv(opts.Env),
 	}
 	hooks := runHooks(ctx, ios, opts.Env)
 	hooks.ResumedUsage = run.OwnUsage

@@ -220,35 +220,10 @@ func leafFindings(files []string, entries map[string]bool) ([]leafFinding, error
 				add("uses:"+base+":"+id.Name, id.Pos(), "%s uses %s of %s, another command's file: move it to a file no command owns (output.go, ui.go, runs.go...) or to the package that owns the idea", base, id.Name, filepath.Base(from))
 			}
 		}
-		// signal.Notify and os.Exit, under whatever name the file imports
-		// their package.
-		forbidden := map[string]string{}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			local := filepath.Base(p)
-			if imp.Name != nil {
-				local = imp.Name.Name
+		if base != "main.go" {
+			for _, c := range processCalls(f) {
+				add("calls:"+base+":"+c.local, c.sel.Pos(), "%s outside main.go: only main.go catches signals (notifyStop) and ends the process", c.what)
 			}
-			switch p {
-			case "os":
-				forbidden[local+".Exit"] = "os.Exit"
-			case "os/signal":
-				forbidden[local+".Notify"] = "signal.Notify"
-			}
-		}
-		if base != "main.go" && len(forbidden) > 0 {
-			ast.Inspect(f, func(n ast.Node) bool {
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if x, ok := sel.X.(*ast.Ident); ok {
-					if what, ok := forbidden[x.Name+"."+sel.Sel.Name]; ok {
-						add("calls:"+base+":"+x.Name+"."+sel.Sel.Name, sel.Pos(), "%s outside main.go: only main.go catches signals (notifyStop) and ends the process", what)
-					}
-				}
-				return true
-			})
 		}
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
@@ -366,28 +341,9 @@ func TestOneSignalSource(t *testing.T) {
 		if f.Name.Name == "main" || oneSignalExempt[filepath.ToSlash(path)] != "" {
 			return nil
 		}
-		forbidden := map[string]bool{}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			local := filepath.Base(p)
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
-			switch p {
-			case "os":
-				forbidden[local+".Exit"] = true
-			case "os/signal":
-				forbidden[local+".Notify"], forbidden[local+".NotifyContext"] = true, true
-			}
+		for _, c := range processCalls(f) {
+			found = append(found, fmt.Sprintf("%s: %s", fset.Position(c.sel.Pos()), c.local))
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if x, ok := sel.X.(*ast.Ident); ok && forbidden[x.Name+"."+sel.Sel.Name] {
-					found = append(found, fmt.Sprintf("%s: %s.%s", fset.Position(sel.Pos()), x.Name, sel.Sel.Name))
-				}
-			}
-			return true
-		})
 		return nil
 	})
 	if err != nil {
@@ -396,4 +352,46 @@ func TestOneSignalSource(t *testing.T) {
 	for _, f := range found {
 		t.Errorf("%s outside main.go: only main.go catches signals (notify) and ends the process", f)
 	}
+}
+
+// processCall is a use of os.Exit, signal.Notify or signal.NotifyContext
+// in a file: what it is, and how the file names it.
+type processCall struct {
+	what, local string
+	sel         *ast.SelectorExpr
+}
+
+// processCalls returns the uses in f of what only main.go may call (os.Exit,
+// signal.Notify, signal.NotifyContext), under whatever name f imports
+// their package.
+func processCalls(f *ast.File) []processCall {
+	forbidden := map[string]string{}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		local := filepath.Base(p)
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		switch p {
+		case "os":
+			forbidden[local+".Exit"] = "os.Exit"
+		case "os/signal":
+			forbidden[local+".Notify"], forbidden[local+".NotifyContext"] = "signal.Notify", "signal.NotifyContext"
+		}
+	}
+	var out []processCall
+	if len(forbidden) == 0 {
+		return nil
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok {
+				if what, ok := forbidden[x.Name+"."+sel.Sel.Name]; ok {
+					out = append(out, processCall{what: what, local: x.Name + "." + sel.Sel.Name, sel: sel})
+				}
+			}
+		}
+		return true
+	})
+	return out
 }

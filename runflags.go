@@ -53,16 +53,10 @@ type runOptions struct {
 	// Task, when set, makes the run unattended: the harness's one-shot
 	// mode with this task.
 	Task *string
-	// Sandbox is the sandbox mode asked for (nil: the default), and
-	// SandboxAllow the paths --sandbox-allow adds, as given.
-	Sandbox      *confine.Mode
-	SandboxAllow []string
-	// Network are --network, --network-allow and --network-narrow,
-	// checked (networkFlags).
-	Network run.NetworkFlags
-	// SandboxDenyRead are the paths --sandbox-deny-read adds, as given.
-	SandboxDenyRead []string
-	Env             procEnv
+	// SandboxFlags are --sandbox, --sandbox-allow, --sandbox-deny-read
+	// and the network flags, checked (sandboxFlags).
+	run.SandboxFlags
+	Env procEnv
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (--no-project-personas: a worker's run).
 	NoProjectPersonas bool
@@ -215,6 +209,18 @@ func sandboxMode(c *cli.Context) (*confine.Mode, error) {
 		return nil, usageError(fmt.Errorf("--sandbox: %w", err))
 	}
 	return &m, nil
+}
+
+// sandboxFlags reads the sandbox's and the network's flags run and
+// sessions resume share, checked (a usage error names the flag).
+func sandboxFlags(c *cli.Context) (run.SandboxFlags, error) {
+	f := run.SandboxFlags{SandboxAllow: c.StringSlice(sandboxAllowFlag.Name), SandboxDenyRead: c.StringSlice(sandboxDenyReadFlag.Name)}
+	var err error
+	if f.Sandbox, err = sandboxMode(c); err != nil {
+		return f, err
+	}
+	f.Network, err = networkFlags(c)
+	return f, err
 }
 
 // The flags of a run that run and sessions resume both take, with the

@@ -35,7 +35,7 @@ func (opts runOptions) toRun() run.Options {
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse, Live: opts.Live, SyncCommitted: opts.SyncCommitted,
 		SyncConfig: opts.SyncConfig, InstallInRepo: opts.InstallInRepo, RefreshSkills: opts.RefreshSkills,
 		AllowUnmapped: opts.AllowUnmapped, DryRun: opts.DryRun, Review: opts.Review, Timeout: opts.Timeout, Task: opts.Task,
-		Sandbox: opts.Sandbox, SandboxAllow: opts.SandboxAllow, SandboxDenyRead: opts.SandboxDenyRead, Network: opts.Network, NoProjectPersonas: opts.NoProjectPersonas,
+		SandboxFlags: opts.SandboxFlags, NoProjectPersonas: opts.NoProjectPersonas,
 		NoHistory: opts.NoHistory, Env: runEnv(opts.Env),
 	}
 }

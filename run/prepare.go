@@ -42,14 +42,7 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := Sandbox(env, opts.Sandbox, opts.SandboxAllow)
-	if err == nil {
-		err = DenyRead(&sb, env, opts.SandboxDenyRead)
-	}
-	if err != nil {
-		return nil, err
-	}
-	nw, err := Network(env, opts.Network)
+	sb, nw, err := opts.settings(env)
 	if err != nil {
 		return nil, err
 	}

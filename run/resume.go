@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -25,12 +24,8 @@ type ResumeOptions struct {
 	SyncDeletes, SyncCommitted, SyncConfig, AllowUnmapped, NoHistory bool
 	Review                                                           *bool
 	Timeout                                                          *time.Duration
-	Sandbox                                                          *confine.Mode
-	SandboxAllow                                                     []string
-	// Network are the network policy's flags, as in Options.
-	Network         NetworkFlags
-	SandboxDenyRead []string
-	Env             Env
+	SandboxFlags
+	Env Env
 }
 
 // PrepareResume plans the one-shot run that continues the conversation
@@ -43,14 +38,7 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 	if env.HomeErr != nil {
 		return nil, env.HomeErr
 	}
-	sb, err := Sandbox(env, opts.Sandbox, opts.SandboxAllow)
-	if err == nil {
-		err = DenyRead(&sb, env, opts.SandboxDenyRead)
-	}
-	if err != nil {
-		return nil, err
-	}
-	nw, err := Network(env, opts.Network)
+	sb, nw, err := opts.settings(env)
 	if err != nil {
 		return nil, err
 	}

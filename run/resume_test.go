@@ -25,7 +25,7 @@ func TestPrepareResume(t *testing.T) {
 		w.env.Environ = append(w.env.Environ, "LOG="+log)
 		task := "write the file"
 		var rec recorder
-		r, err := Prepare(context.Background(), Options{Ref: "editor", Task: &task, Keep: true, NoHistory: true, SandboxAllow: []string{log}, Env: w.env}, rec.hooks())
+		r, err := Prepare(context.Background(), Options{Ref: "editor", Task: &task, Keep: true, NoHistory: true, SandboxFlags: SandboxFlags{SandboxAllow: []string{log}}, Env: w.env}, rec.hooks())
 		must(t, err)
 		out, err := r.Start(Streams{Err: new(bytes.Buffer)})
 		must(t, err)
@@ -36,7 +36,7 @@ func TestPrepareResume(t *testing.T) {
 		hooks := rec.hooks()
 		asked := 0
 		hooks.ResumedUsage = func(h string, one *session.OneShotResult) string { asked++; return "" }
-		r, err = PrepareResume(context.Background(), ResumeOptions{ID: first.SessionID, Task: "go on", SandboxAllow: []string{log}, Env: w.env}, hooks)
+		r, err = PrepareResume(context.Background(), ResumeOptions{ID: first.SessionID, Task: "go on", SandboxFlags: SandboxFlags{SandboxAllow: []string{log}}, Env: w.env}, hooks)
 		must(t, err)
 		out, err = r.Start(Streams{Err: new(bytes.Buffer)})
 		must(t, err)

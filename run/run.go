@@ -98,24 +98,43 @@ type Options struct {
 	// Task, when set, makes the run unattended: the harness's one-shot
 	// mode with this task.
 	Task *string
-	// Sandbox is the sandbox mode asked for (nil: the default), and
-	// SandboxAllow the paths the confined harness may write too, as
-	// given (relative to the working directory).
-	Sandbox      *confine.Mode
-	SandboxAllow []string
-	// Network are the network policy's flags: --network and
-	// --network-allow (the user's word, widening config.json's), and
-	// --network-narrow (a batch task's, narrowing it).
-	Network NetworkFlags
-	// SandboxDenyRead are the paths the confined harness may not read
-	// besides the defaults, as given (--sandbox-deny-read).
-	SandboxDenyRead []string
+	SandboxFlags
 	// NoProjectPersonas looks the persona up in the user's layers and the
 	// built-in catalog only (a worker's run).
 	NoProjectPersonas bool
 	// NoHistory leaves the run out of the history.
 	NoHistory bool
 	Env       Env
+}
+
+// SandboxFlags are what a run (and a resumed one) asks of its sandbox:
+// the flags run and sessions resume share.
+type SandboxFlags struct {
+	// Sandbox is the sandbox mode asked for (nil: the default), and
+	// SandboxAllow the paths the confined harness may write too, as
+	// given (relative to the working directory).
+	Sandbox      *confine.Mode
+	SandboxAllow []string
+	// SandboxDenyRead are the paths the confined harness may not read
+	// besides the defaults, as given (--sandbox-deny-read).
+	SandboxDenyRead []string
+	// Network are the network policy's flags: --network and
+	// --network-allow (the user's word, widening config.json's), and
+	// --network-narrow (a batch task's, narrowing it).
+	Network NetworkFlags
+}
+
+// settings are the sandbox and the network settings f asks for in env.
+func (f SandboxFlags) settings(env Env) (session.Sandbox, session.NetworkSettings, error) {
+	sb, err := Sandbox(env, f.Sandbox, f.SandboxAllow)
+	if err == nil {
+		err = DenyRead(&sb, env, f.SandboxDenyRead)
+	}
+	if err != nil {
+		return session.Sandbox{}, session.NetworkSettings{}, err
+	}
+	nw, err := Network(env, f.Network)
+	return sb, nw, err
 }
 
 // NetworkFlags are the network policy's flags of a run: Mode

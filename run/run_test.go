@@ -155,7 +155,7 @@ func TestPrepare(t *testing.T) {
 			kind: Usage, err: "--keep needs a sandbox"},
 		{name: "mount.enabled false, confined", opts: func(w *world) Options { return Options{Ref: "inrepo"} },
 			kind: Usage, err: "while the write sandbox is on", hint: "--install-in-repo", warn: "sets mount.enabled false"},
-		{name: "mount.enabled false, unconfined", opts: func(w *world) Options { return Options{Ref: "inrepo", Sandbox: &off} },
+		{name: "mount.enabled false, unconfined", opts: func(w *world) Options { return Options{Ref: "inrepo", SandboxFlags: SandboxFlags{Sandbox: &off}} },
 			warn: "sets mount.enabled false", inRepo: true},
 		{name: "mount.enabled false, dry run", opts: func(w *world) Options { return Options{Ref: "inrepo", DryRun: true} },
 			warn: "sets mount.enabled false", inRepo: true},
