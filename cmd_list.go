@@ -95,7 +95,7 @@ func runList(_ context.Context, ios *iostreams, opts listOptions) error {
 		if r.Form == "flat" {
 			tiers = "flat"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, quote.Text(oneLine(r.Description, 72)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, quote.Text(quote.Line(r.Description, 72)))
 	}
 	return tw.Flush()
 }
