@@ -1,8 +1,9 @@
 package main
 
 // This file is what the commands share to print: JSON, the message lines
-// of stderr, and the reports, plans and hints more than one command
-// prints. Command files use these and never one another's helpers.
+// of stderr, and the reports and hints more than one command prints (the
+// text of a plan, a mapping, a persona is report's: WriteText). Command
+// files use these and never one another's helpers.
 //
 // Output rule: data goes to stdout; everything else goes to stderr, each
 // line prefixed with "workforce: error:", "workforce: warning:",
