@@ -7,18 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/seed-3bc194a6/workforce/install"
-	"github.com/seed-3bc194a6/workforce/internal/diag"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
-	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
 )
@@ -95,53 +88,6 @@ func projectLayerDir(env procEnv) (string, error) {
 	return filepath.Join(homedir.ProjectRoot(wd, homedir.RootMarkers), filepath.FromSlash(homedir.ProjectDir)), nil
 }
 
-// personaFiles returns arg, given in the working directory dir, as an
-// absolute path when it is a file, or the *.json files directly in it,
-// sorted, when it is a directory, or the files a doublestar pattern
-// matches; validate and sources list share it.
-func personaFiles(dir, arg string) ([]string, error) {
-	abs := pathutil.AbsIn(dir, arg)
-	if abs == "" {
-		return nil, fmt.Errorf("%s: no working directory to find it in", arg)
-	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) && persona.IsPattern(arg) {
-		if err := persona.CheckPattern(filepath.ToSlash(abs)); err != nil {
-			return nil, usageError(err)
-		}
-		matches, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly())
-		if err != nil {
-			return nil, err
-		}
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("pattern %q matches no file", arg)
-		}
-		sort.Strings(matches)
-		return matches, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file or directory", arg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []string{abs}, nil
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			files = append(files, filepath.Join(abs, e.Name()))
-		}
-	}
-	sort.Strings(files)
-	return files, nil
-}
-
 // installLayers is the cascade an install or an import into target is
 // read in, for the notes of what each persona overrides: the layers, with
 // the project layer target becomes when it is the project's (neither dir
@@ -188,50 +134,34 @@ func validatePersonas(ios *iostreams, env procEnv, paths []string) error {
 	if err != nil {
 		return err
 	}
-	checked := map[string]bool{}
-	if len(paths) > 0 {
-		layers = append([]persona.Layer{persona.FilesLayer("validate", files)}, layers...)
-		for _, f := range files {
-			checked[f] = true
-		}
-	}
-	cat := persona.LoadLayers(layers)
-	if len(paths) == 0 {
-		// Every file of every layer.
-		files = cat.Files()
-		for _, f := range files {
-			checked[f] = true
-		}
-		for _, ds := range [][]*diag.Diagnostic{cat.Errors, cat.Warnings} {
-			for _, d := range ds {
-				if !checked[d.File] {
-					checked[d.File] = true
-					files = append(files, d.File)
-				}
-			}
-		}
-		sort.Strings(files)
-	}
+	v := persona.Validate(layers, files)
 	bad := map[string]bool{}
-	for _, d := range cat.Errors {
-		if checked[d.File] {
-			errorf(ios.Err, "%s", d)
-			bad[d.File] = true
-		}
+	for _, d := range v.Errors {
+		errorf(ios.Err, "%s", d)
+		bad[d.File] = true
 	}
-	for _, d := range cat.Warnings {
-		if checked[d.File] {
-			warnf(ios.Err, "%s", d)
-		}
+	for _, d := range v.Warnings {
+		warnf(ios.Err, "%s", d)
 	}
-	for _, f := range files {
+	for _, f := range v.Files {
 		if !bad[f] {
 			fmt.Fprintf(ios.Out, "ok %s\n", f)
 		}
 	}
 	if len(bad) > 0 {
-		errorf(ios.Err, "%d of %d files have errors", len(bad), len(files))
+		errorf(ios.Err, "%d of %d files have errors", len(bad), len(v.Files))
 		return silentExit(exitFailure)
 	}
 	return nil
+}
+
+// personaFiles returns the persona files arg names in the working
+// directory dir (persona.FindFiles), an invalid pattern a usage error.
+func personaFiles(dir, arg string) ([]string, error) {
+	files, err := persona.FindFiles(dir, arg)
+	var pe *persona.PatternError
+	if errors.As(err, &pe) {
+		return nil, usageError(err)
+	}
+	return files, err
 }

@@ -254,10 +254,10 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 				}
 				note = "conflicts: " + strings.Join(paths, ", ")
 			} else if r.Status != report.StatusSucceeded && r.Message != "" {
-				note = oneLine(quote.Text(r.Message), 60)
+				note = quote.Line(quote.Text(r.Message), 60)
 			}
 		} else if ts.Error != "" {
-			note = oneLine(quote.Text(ts.Error), 60)
+			note = quote.Line(quote.Text(ts.Error), 60)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
 	}
@@ -453,7 +453,7 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
 	}
 	if ts.Result == nil && ts.Error != "" {
-		line += ": " + oneLine(quote.Text(ts.Error), 100)
+		line += ": " + quote.Line(quote.Text(ts.Error), 100)
 	}
 	if o.live != nil {
 		o.live.Ended(ts.ID, key, line)

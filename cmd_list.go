@@ -9,7 +9,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
-	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -78,7 +78,7 @@ func runList(_ context.Context, ios *iostreams, opts listOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := listReport(cat, opts)
+	out, err := toreport.List(cat, opts.Patterns, opts.Harnesses, opts.Tags)
 	if err != nil {
 		return err
 	}
@@ -95,67 +95,7 @@ func runList(_ context.Context, ios *iostreams, opts listOptions) error {
 		if r.Form == "flat" {
 			tiers = "flat"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, quote.Text(oneLine(r.Description, 72)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, tiers, r.DefaultTier, r.Harness, quote.Text(quote.Line(r.Description, 72)))
 	}
 	return tw.Flush()
-}
-
-// listReport selects the personas of cat by opts and makes their rows.
-func listReport(cat *persona.Catalog, opts listOptions) (report.List, error) {
-	out := report.List{Personas: []report.ListRow{}, Warnings: cat.Diagnostics()}
-	personas := cat.Personas
-	if len(opts.Patterns) > 0 {
-		var err error
-		if personas, err = cat.Select(opts.Patterns...); err != nil {
-			return out, err
-		}
-	}
-	if len(opts.Tags) > 0 {
-		// A tag pattern that no persona carries is a mistake, not a filter.
-		var all []string
-		for _, p := range cat.Personas {
-			all = append(all, p.Spec.Tags...)
-		}
-		if _, err := persona.SelectNames("tag", all, opts.Tags); err != nil {
-			return out, err
-		}
-	}
-	for _, p := range personas {
-		row := report.ListRow{
-			ID:          p.ID,
-			Source:      p.Layer,
-			Path:        p.Path,
-			Tiers:       p.Spec.TierNames(),
-			DefaultTier: p.Spec.EffectiveDefaultTier(),
-			Description: p.Spec.Description,
-			Form:        "tiered",
-			Harnesses:   p.Harnesses(),
-			Tags:        p.Spec.Tags,
-		}
-		if p.Spec.Flat() {
-			row.Form = "flat"
-		}
-		if rt := p.Spec.TierRuntime(row.DefaultTier); rt != nil {
-			row.Harness = rt.Harness
-		}
-		if row.Tiers == nil {
-			row.Tiers = []string{}
-		}
-		if row.Harnesses == nil {
-			row.Harnesses = []string{}
-		}
-		if row.Tags == nil {
-			row.Tags = []string{}
-		}
-		if len(opts.Harnesses) > 0 && !slices.ContainsFunc(row.Harnesses, func(h string) bool { return slices.Contains(opts.Harnesses, h) }) {
-			continue
-		}
-		if len(opts.Tags) > 0 && !slices.ContainsFunc(row.Tags, func(tag string) bool {
-			return slices.ContainsFunc(opts.Tags, func(pat string) bool { return persona.MatchPattern(pat, tag) })
-		}) {
-			continue
-		}
-		out.Personas = append(out.Personas, row)
-	}
-	return out, nil
 }

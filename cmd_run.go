@@ -210,6 +210,6 @@ func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
 	if opts.JSON {
 		return writeJSON(ios.Out, toreport.Plan(plan))
 	}
-	printPlan(ios.Out, toreport.Plan(plan))
+	toreport.Plan(plan).WriteText(ios.Out)
 	return nil
 }

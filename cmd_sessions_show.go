@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
-	"github.com/seed-3bc194a6/workforce/internal/diag"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
@@ -75,7 +72,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	}
 	if l.Session == nil {
 		// The sandbox is gone; the result of its one-shot run stays.
-		r, err := readResult(l.ResultDir)
+		r, err := run.ReadResult(l.ResultDir)
 		if err != nil {
 			return fmt.Errorf("session %s is gone, and its result cannot be read: %w", l.ID, err)
 		}
@@ -84,7 +81,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 		}
 		printOneShot(ios.Out, ios.Err, *r, nil)
 		if r.Network == nil {
-			printNetworkDenied(ios.Out, readNetworkLog(l.ResultDir))
+			printNetworkDenied(ios.Out, run.ReadNetworkLog(l.ResultDir))
 		}
 		fmt.Fprintf(ios.Out, "result: %s\n", filepath.Join(l.ResultDir, session.ResultFile))
 		return nil
@@ -101,7 +98,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	if l.ResultDir != "" {
 		// A run under way (or killed) has written its output there, and
 		// no result yet.
-		if result, err = readResult(l.ResultDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if result, err = run.ReadResult(l.ResultDir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			warnf(ios.Err, "the result of session %s cannot be read: %v", l.ID, err)
 		}
 	}
@@ -128,49 +125,9 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	}
 	if (result == nil || result.Network == nil) && l.ResultDir != "" {
 		// A run under way, killed, or whose result predates the record.
-		printNetworkDenied(w, readNetworkLog(l.ResultDir))
+		printNetworkDenied(w, run.ReadNetworkLog(l.ResultDir))
 	}
 	return nil
-}
-
-// readNetworkLog summarizes the network record a confined run left in
-// its results directory dir (session.NetworkLogFile); nil when there is
-// none. Lines that do not read as a record are skipped: the record is
-// appended while the run goes, and a killed run may leave half a line.
-func readNetworkLog(dir string) *report.Network {
-	data, err := os.ReadFile(filepath.Join(dir, session.NetworkLogFile))
-	if err != nil {
-		return nil
-	}
-	var recs []report.NetworkRecord
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		var r report.NetworkRecord
-		if json.Unmarshal(line, &r) == nil && r.Host != "" {
-			recs = append(recs, r)
-		}
-	}
-	return report.SummarizeNetwork("", recs)
-}
-
-// readResult reads the result a one-shot run left in its results
-// directory dir; a result that cannot be read is an error naming the file.
-func readResult(dir string) (*report.Result, error) {
-	path := filepath.Join(dir, session.ResultFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r report.Result
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, diag.JSONError(path, data, err)
-	}
-	if !slices.Contains(report.Statuses, r.Status) {
-		return nil, &diag.Diagnostic{File: path, Field: "status", Message: fmt.Sprintf("%q is not a status of a run", r.Status)}
-	}
-	if r.SessionID == "" {
-		return nil, &diag.Diagnostic{File: path, Field: "sessionId", Message: "missing"}
-	}
-	return &r, nil
 }
 
 // indented writes to w with each line indented by two spaces.

@@ -2,15 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/seed-3bc194a6/workforce/harness"
-	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/toreport"
@@ -95,7 +89,7 @@ func runShow(_ context.Context, ios *iostreams, opts showOptions) error {
 		for _, w := range out.Warnings {
 			warnf(ios.Err, "%s", w)
 		}
-		return printShow(ios.Out, out)
+		return out.WriteText(ios.Out)
 	}
 	if err := persona.CheckPattern(id); err != nil {
 		return usageError(err)
@@ -127,7 +121,7 @@ func runShow(_ context.Context, ios *iostreams, opts showOptions) error {
 		if i > 0 {
 			fmt.Fprintln(ios.Out)
 		}
-		if err := printShow(ios.Out, out); err != nil {
+		if err := out.WriteText(ios.Out); err != nil {
 			return err
 		}
 	}
@@ -160,101 +154,4 @@ func showReport(cat *persona.Catalog, p *persona.Persona, r *persona.Resolved, h
 	}
 	out.Mapping = toreport.Ptr(m, toreport.Mapping)
 	return out, nil
-}
-
-func printShow(w io.Writer, out report.Show) error {
-	fmt.Fprintf(w, "persona %s from %s (%s)\n", out.ID, out.Source, quote.Name(out.Path))
-	var chain []string
-	for _, o := range out.Chain {
-		chain = append(chain, o.Layer+":"+o.File)
-	}
-	fmt.Fprintf(w, "merged from: %s\n", strings.Join(chain, " <- "))
-	if o := out.Overrides; o != nil {
-		inherits := "nothing"
-		if len(out.Inherits) > 0 {
-			inherits = strings.Join(out.Inherits, ", ")
-		}
-		fmt.Fprintf(w, "overrides: the %s %s (%s); inherits %s\n", o.Layer, out.ID, o.File, inherits)
-	}
-	if o := out.Shadows; o != nil {
-		why := `"inherit": false`
-		if out.Spec.Inherit == nil || *out.Spec.Inherit {
-			why = "it extends another persona"
-		}
-		fmt.Fprintf(w, "shadows: the %s %s (%s); takes nothing from it: %s\n", o.Layer, out.ID, o.File, why)
-	}
-	fmt.Fprintln(w)
-
-	values := flatten(out.Spec)
-	fields := make([]string, 0, len(out.Provenance))
-	for f := range out.Provenance {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FIELD\tVALUE\tLAYER\tFILE")
-	for _, f := range fields {
-		for i, o := range out.Provenance[f] {
-			v := ""
-			if i == 0 {
-				v = oneLine(values[f], 48)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, quote.Text(v), o.Layer, quote.Name(o.File))
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	r := out.Resolved
-	form := ""
-	if out.Form == "flat" {
-		form = " (flat: one runtime serves every tier)"
-	}
-	fmt.Fprintf(w, "\ntier %s%s: harness %s, model %s\n", r.Tier, form, r.Harness, r.Model)
-	for _, f := range []string{"harness", "model", "systemPrompt"} {
-		if o, ok := r.Origins[f]; ok {
-			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, quote.Name(o.File))
-		}
-	}
-	for _, sc := range []report.Sidecar{r.Claude, r.Agents} {
-		switch {
-		case sc.Path == "" && sc.Content == "":
-			fmt.Fprintf(w, "%s: none\n", sc.Channel)
-		case sc.Path != "":
-			fmt.Fprintf(w, "%s: %s (%s, from %s)\n", sc.Channel, quote.Name(sc.Path), sc.Mode, sc.Origin.Layer)
-		default:
-			fmt.Fprintf(w, "%s: inline, %d bytes (%s, from %s)\n", sc.Channel, len(sc.Content), sc.Mode, sc.Origin.Layer)
-		}
-	}
-	if out.Mapping != nil {
-		fmt.Fprintln(w)
-		printMapping(w, out.Mapping)
-	}
-	return nil
-}
-
-// flatten maps the dotted field names of v's JSON form to compact JSON
-// values; objects are walked into, arrays and scalars are leaves.
-func flatten(v any) map[string]string {
-	b, _ := json.Marshal(v)
-	var doc any
-	_ = json.Unmarshal(b, &doc)
-	out := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if m, ok := v.(map[string]any); ok {
-			for k, x := range m {
-				key := k
-				if prefix != "" {
-					key = prefix + "." + k
-				}
-				walk(key, x)
-			}
-			return
-		}
-		b, _ := json.Marshal(v)
-		out[prefix] = string(b)
-	}
-	walk("", doc)
-	return out
 }

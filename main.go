@@ -24,7 +24,13 @@
 // it: pick's question and the reading of its answer are package pick's,
 // a resumed run's own usage package run's (run.OwnUsage), create's
 // target, staging directory and brief package author's, a batch task's
-// result without a run batch's (batch.ResultOf), --since history's.
+// result without a run batch's (batch.ResultOf), --since history's, the
+// text of a plan, a mapping and show's persona report's (WriteText),
+// list's selection toreport's (toreport.List), an event's form and what a
+// run kept in its results directory run's (run.Event, run.ReadResult,
+// run.ReadNetworkLog), finding and checking persona files persona's
+// (persona.FindFiles, persona.Validate), --network-narrow's JSON
+// netspec's (netspec.ParseJSON).
 // The run functions
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print (the one JSON writer

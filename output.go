@@ -1,8 +1,9 @@
 package main
 
 // This file is what the commands share to print: JSON, the message lines
-// of stderr, and the reports, plans and hints more than one command
-// prints. Command files use these and never one another's helpers.
+// of stderr, and the reports and hints more than one command prints (the
+// text of a plan, a mapping, a persona is report's: WriteText). Command
+// files use these and never one another's helpers.
 //
 // Output rule: data goes to stdout; everything else goes to stderr, each
 // line prefixed with "workforce: error:", "workforce: warning:",
@@ -15,8 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -182,15 +181,6 @@ func installConflict(w io.Writer, err error, verb string) error {
 		errorf(w, "conflict: %s/%s.json already exists", ce.Target, id)
 	}
 	return withCode(exitConflict, fmt.Errorf("nothing %s: %w", verb, err), "use --overwrite to replace them")
-}
-
-// oneLine shortens s to its first line and at most n characters.
-func oneLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // shellJoin quotes argv for display as a shell command line.
@@ -380,155 +370,4 @@ func removeBranch(ios *iostreams, s *session.Session) {
 // unless NO_COLOR is set.
 func useColor(ios *iostreams, env procEnv) bool {
 	return ios.OutTTY && env.getenv("NO_COLOR") == ""
-}
-
-// printMapping prints what a harness gets for each persona value.
-func printMapping(w io.Writer, m *report.Mapping) {
-	fmt.Fprintf(w, "mapping for %s (measured on %s):\n", m.Harness, m.Measured)
-	if len(m.Fields) == 0 {
-		fmt.Fprintln(w, "  nothing to map")
-	}
-	for _, f := range m.Fields {
-		if f.Refused != "" {
-			fmt.Fprintf(w, "  %s %s: refused: %s\n", f.Field, f.Value, f.Refused)
-		} else {
-			fmt.Fprintf(w, "  %s %s: %s\n", f.Field, f.Value, f.Applied)
-		}
-	}
-}
-
-// printConfine prints the write sandbox of a run: its mode, then what the
-// harness may write when it is confined, or why it is not.
-func printConfine(w io.Writer, c report.Confine) {
-	switch {
-	case c.Confined:
-		fmt.Fprintf(w, "write sandbox: %s: the harness may write only\n", c.Mode)
-		printEach(w, "  writable", c.Writable)
-		printEach(w, "  writable file", c.Files)
-		printEach(w, "  device", c.Devices)
-		if c.Reads != nil {
-			printReads(w, c.Mode, *c.Reads)
-		}
-	case c.Why != "":
-		fmt.Fprintf(w, "write sandbox: %s: not confined: %s\n", c.Mode, c.Why)
-	default:
-		fmt.Fprintf(w, "write sandbox: %s: not confined\n", c.Mode)
-	}
-}
-
-// printNetworkPolicy prints a run's network policies as the plan holds
-// them, unresolved: the user's, then each narrowing, with where each came
-// from.
-func printNetworkPolicy(w io.Writer, n report.NetworkPolicy) {
-	line := func(s report.NetSpec) string {
-		var parts []string
-		if s.Mode != "" {
-			parts = append(parts, "mode "+s.Mode)
-		}
-		if len(s.Allow) > 0 {
-			parts = append(parts, "allow "+strings.Join(s.Allow, " "))
-		}
-		if s.Presets != nil {
-			ps := strings.Join(*s.Presets, " ")
-			if ps == "" {
-				ps = "none"
-			}
-			parts = append(parts, "presets "+ps)
-		}
-		if len(parts) == 0 {
-			parts = append(parts, "the default")
-		}
-		return strings.Join(parts, ", ") + " (" + s.Origin + ")"
-	}
-	fmt.Fprintf(w, "network: %s\n", line(n.User))
-	for _, s := range n.Narrow {
-		fmt.Fprintf(w, "network narrowed: %s\n", line(s))
-	}
-}
-
-// printReads prints the read policy of a confined run: the default
-// denials below the home directory as one line, every other entry with
-// its origin.
-func printReads(w io.Writer, mode string, r report.Reads) {
-	if r.Strict {
-		fmt.Fprintf(w, "read sandbox: %s: the harness reads only the system directories and what it may write, and\n", mode)
-	} else {
-		fmt.Fprintf(w, "read sandbox: %s: the harness may not read\n", mode)
-	}
-	home := 0
-	for _, e := range r.Deny {
-		if e.Origin == "default" || strings.HasSuffix(e.Origin, "(the run uses its session's copy)") {
-			home++
-			continue
-		}
-		fmt.Fprintf(w, "  unreadable: %s (%s)\n", quote.Name(e.Path), e.Origin)
-	}
-	if home > 0 {
-		fmt.Fprintf(w, "  unreadable: %d credentials and harness configurations in the home directory (~/.ssh, ~/.aws, ~/.claude...: --json lists them)\n", home)
-	}
-	for _, e := range append(append([]report.ReadEntry{}, r.Roots...), r.Allow...) {
-		fmt.Fprintf(w, "  readable: %s (%s)\n", quote.Name(e.Path), e.Origin)
-	}
-}
-
-// printPlan prints the plan of a run, as run --dry-run does.
-func printPlan(w io.Writer, p report.Plan) {
-	fmt.Fprintf(w, "persona: %s@%s on %s\n", p.Persona, p.Tier, p.Harness)
-	for _, o := range p.Layers {
-		fmt.Fprintf(w, "layer: %s %s\n", o.Layer, quote.Name(o.File))
-	}
-	fmt.Fprintf(w, "model: %s\nroot: %s\n", p.Resolved.Model, quote.Name(p.Root))
-	if p.Profile != "" {
-		fmt.Fprintf(w, "profile: %s\n", p.Profile)
-	}
-	if p.InRepo {
-		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", quote.Name(p.Workdir))
-	} else {
-		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", quote.Name(p.Sandbox), quote.Name(p.Workdir))
-	}
-	printEach(w, "hidden", p.Hidden)
-	printEach(w, "ignored", p.Ignored)
-	printEach(w, "read-only", p.Readonly)
-	if e := p.Extend; e != nil {
-		printEach(w, "folded", e.Folded)
-		printEach(w, "loaded by the harness itself", e.LoadedAnyway)
-	}
-	if m := p.Materialized; m != nil {
-		fmt.Fprintf(w, "materialized: %s (%s)\n---\n%s\n---\n", quote.Name(m.Path), m.Mode, quote.Block(m.Text))
-	} else {
-		fmt.Fprintln(w, "materialized: none")
-	}
-	if sp := p.Skills; sp != nil {
-		for _, it := range sp.Items {
-			state := it.Kind
-			if it.Cache != state {
-				state += ", " + it.Cache
-			}
-			fmt.Fprintf(w, "skill: %s from %s (%s) -> %s\n", it.Name, it.Source, state, it.Dest)
-			for _, rel := range it.Replaces {
-				fmt.Fprintf(w, "skill replaces: %s (the repository's %s, hidden in the sandbox)\n", quote.Name(rel), it.Name)
-			}
-		}
-	}
-	printEach(w, "env", p.Env)
-	for _, v := range p.Sealed {
-		if v.Dropped {
-			fmt.Fprintf(w, "env dropped: %s\n", v.Name)
-		} else {
-			fmt.Fprintf(w, "env rewritten: %s=%s\n", v.Name, v.Value)
-		}
-	}
-	for _, path := range slices.Sorted(maps.Keys(p.ConfigFiles)) {
-		fmt.Fprintf(w, "config file: %s\n", quote.Name(path))
-	}
-	if p.Mapping != nil {
-		printMapping(w, p.Mapping)
-	}
-	if c := p.Confine; c != nil {
-		printConfine(w, *c)
-	}
-	if n := p.Network; n != nil {
-		printNetworkPolicy(w, *n)
-	}
-	fmt.Fprintf(w, "argv: %s\n", shellJoin(p.Argv))
 }

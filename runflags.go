@@ -6,8 +6,6 @@ package main
 // the task and the harness arguments from a command line.
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,11 +154,11 @@ func networkFlags(c *cli.Context) (run.NetworkFlags, error) {
 		f.Allow = append(f.Allow, a)
 	}
 	if c.IsSet(networkNarrowFlag.Name) {
-		n, err := parseNarrow(c.String(networkNarrowFlag.Name))
+		n, err := netspec.ParseJSON(c.String(networkNarrowFlag.Name))
 		if err != nil {
 			return f, usageError(fmt.Errorf("--network-narrow: %w", err))
 		}
-		f.Narrow = append(f.Narrow, n)
+		f.Narrow = append(f.Narrow, session.NetSpec{Mode: n.Mode, Allow: n.Allow, Presets: n.Presets, Origin: session.NetworkNarrowFlag})
 	}
 	return f, nil
 }
@@ -174,23 +172,6 @@ func withNetwork(cmd *exec.Cmd, f run.NetworkFlags) {
 	for _, a := range f.Allow {
 		cmd.Args = append(cmd.Args, "--"+networkAllowFlag.Name, a)
 	}
-}
-
-// parseNarrow reads the JSON policy of --network-narrow, checked.
-func parseNarrow(s string) (session.NetSpec, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	var n netspec.Spec
-	if err := dec.Decode(&n); err != nil {
-		return session.NetSpec{}, fmt.Errorf("want a JSON object such as {\"mode\": \"none\"}: %v", err)
-	}
-	if dec.More() {
-		return session.NetSpec{}, errors.New("want one JSON object")
-	}
-	if field, err := n.Check(); err != nil {
-		return session.NetSpec{}, fmt.Errorf("%s: %w", field, err)
-	}
-	return session.NetSpec{Mode: n.Mode, Allow: n.Allow, Presets: n.Presets, Origin: session.NetworkNarrowFlag}, nil
 }
 
 // syncConfigFlag is --sync-config of run, sessions resume and sessions

@@ -111,7 +111,9 @@
 //     fall back to the persona below.
 //   - Persona ids, tags and pack file paths are selected with doublestar
 //     globs (Select, SelectNames); a pattern that matches nothing is a
-//     *NoMatchError.
+//     *NoMatchError, an invalid one a *PatternError. FindFiles finds the
+//     files a path or a pattern names (validate, sources list), and
+//     Validate checks them over the layers (validate, create).
 //   - Setting a mode without a path is allowed in an override; after the
 //     cascade, each tier's effective mode needs an effective path or content.
 //   - Built-in personas must carry sidecars inline (the generator does it).

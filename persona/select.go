@@ -17,12 +17,20 @@ import (
 // selects by pattern rather than naming one thing.
 func IsPattern(s string) bool { return strings.ContainsAny(s, "*?[{\\") }
 
-// CheckPattern returns an error when pattern is not a valid glob.
+// CheckPattern returns a *PatternError when pattern is not a valid glob.
 func CheckPattern(pattern string) error {
 	if !doublestar.ValidatePattern(pattern) {
-		return fmt.Errorf("invalid pattern %q: an unclosed [ or {, or a \\ at its end", pattern)
+		return &PatternError{Pattern: pattern}
 	}
 	return nil
+}
+
+// PatternError is a pattern that is not a valid glob: the command line's
+// mistake.
+type PatternError struct{ Pattern string }
+
+func (e *PatternError) Error() string {
+	return fmt.Sprintf("invalid pattern %q: an unclosed [ or {, or a \\ at its end", e.Pattern)
 }
 
 // MatchPattern reports whether name matches the glob pattern; an invalid

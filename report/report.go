@@ -14,8 +14,10 @@
 // of package main compare the bytes with golden files.
 //
 // The package sits below the command layer and above nothing of
-// workforce: it imports no other package of the module. Batch results and
-// the history will be its types too.
+// workforce but internal/quote: the text forms of the plan, of a
+// harness's mapping and of a persona of show (text.go, WriteText) print
+// what the JSON carries, names quoted as every report line quotes them.
+// Batch results and the history are its types too.
 //
 // # The one-shot result
 //

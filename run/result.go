@@ -51,11 +51,7 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 	if one.Parsed && out.HasUsage {
 		// Usage only when the harness reported some: a codex turn that
 		// failed reports none, which is not 0 tokens.
-		u := out.Usage
-		r.Usage = &report.Usage{InputTokens: &u.Input, OutputTokens: &u.Output, CachedTokens: &u.Cached, CostUSD: u.CostUSD}
-		if u.Turns > 0 {
-			r.Usage.Turns = &u.Turns
-		}
+		r.Usage = reportUsage(out.Usage)
 	} else if o.Started {
 		msg := "the harness printed no result"
 		if e := LastLine(string(one.Stderr)); e != "" {

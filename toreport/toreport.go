@@ -6,6 +6,8 @@
 package toreport
 
 import (
+	"slices"
+
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/install"
@@ -302,4 +304,52 @@ func Resume(d discover.Diff) report.Resume {
 // HarnessStatus is a harness's installation status st in report's terms.
 func HarnessStatus(st harness.Status) report.HarnessStatus {
 	return report.HarnessStatus{Harness: st.Harness, Installed: st.Installed, Path: st.Path, Version: st.Version, Package: st.Package}
+}
+
+// List is what list prints of the personas of cat: those whose id matches
+// one of patterns (all without), with a tier running one of harnesses
+// (any without), carrying a tag that matches one of tags (any without),
+// with the catalog's diagnostics as warnings. A pattern no persona
+// matches, and a tag pattern no persona carries, is an error.
+func List(cat *persona.Catalog, patterns, harnesses, tags []string) (report.List, error) {
+	out := report.List{Personas: []report.ListRow{}, Warnings: cat.Diagnostics()}
+	personas := cat.Personas
+	if len(patterns) > 0 {
+		var err error
+		if personas, err = cat.Select(patterns...); err != nil {
+			return out, err
+		}
+	}
+	if len(tags) > 0 {
+		// A tag pattern that no persona carries is a mistake, not a filter.
+		var all []string
+		for _, p := range cat.Personas {
+			all = append(all, p.Spec.Tags...)
+		}
+		if _, err := persona.SelectNames("tag", all, tags); err != nil {
+			return out, err
+		}
+	}
+	for _, p := range personas {
+		row := report.ListRow{
+			ID: p.ID, Source: p.Layer, Path: p.Path, Tiers: orEmpty(p.Spec.TierNames()), DefaultTier: p.Spec.EffectiveDefaultTier(),
+			Description: p.Spec.Description, Form: "tiered", Harnesses: orEmpty(p.Harnesses()), Tags: orEmpty(p.Spec.Tags),
+		}
+		if p.Spec.Flat() {
+			row.Form = "flat"
+		}
+		if rt := p.Spec.TierRuntime(row.DefaultTier); rt != nil {
+			row.Harness = rt.Harness
+		}
+		if len(harnesses) > 0 && !slices.ContainsFunc(row.Harnesses, func(h string) bool { return slices.Contains(harnesses, h) }) {
+			continue
+		}
+		if len(tags) > 0 && !slices.ContainsFunc(row.Tags, func(tag string) bool {
+			return slices.ContainsFunc(tags, func(pat string) bool { return persona.MatchPattern(pat, tag) })
+		}) {
+			continue
+		}
+		out.Personas = append(out.Personas, row)
+	}
+	return out, nil
 }

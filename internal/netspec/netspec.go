@@ -2,7 +2,8 @@
 // writes them (config.json's "network", a persona's and a batch task's
 // "network", --network and --network-allow): the mode names, the presets
 // (names and hosts, presets.go) and the rules of an allow list (rule.go:
-// their syntax, matching and intersection), read in one place so that
+// their syntax, matching and intersection), a policy written as one JSON
+// object (ParseJSON: --network-narrow), read in one place so that
 // what a file is checked with when it is loaded is what the proxy runs
 // with. What a policy means (narrowing, the proxy, brokering) is the
 // egress package's. It imports nothing of workforce, so that the
@@ -10,6 +11,8 @@
 package netspec
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,6 +60,25 @@ type Spec struct {
 	Mode    string    `json:"mode,omitzero" yaml:"mode,omitempty"`
 	Allow   []string  `json:"allow,omitzero" yaml:"allow,omitempty"`
 	Presets *[]string `json:"presets,omitzero" yaml:"presets,omitempty"`
+}
+
+// ParseJSON reads a policy written as one JSON object ({"mode": "none",
+// "allow": [...], "presets": [...]}: --network-narrow), checked: an
+// unknown field, a second value or a wrong word is an error.
+func ParseJSON(s string) (Spec, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	var n Spec
+	if err := dec.Decode(&n); err != nil {
+		return Spec{}, fmt.Errorf("want a JSON object such as {\"mode\": \"none\"}: %v", err)
+	}
+	if dec.More() {
+		return Spec{}, errors.New("want one JSON object")
+	}
+	if field, err := n.Check(); err != nil {
+		return Spec{}, fmt.Errorf("%s: %w", field, err)
+	}
+	return n, nil
 }
 
 // IsZero reports whether s says nothing.

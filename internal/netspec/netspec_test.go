@@ -1,6 +1,8 @@
 package netspec
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -43,4 +45,61 @@ func TestSpecCheck(t *testing.T) {
 			t.Errorf("%+v.Check() = %q, %v; want %q, %q", tt.s, field, err, tt.field, tt.err)
 		}
 	}
+}
+
+// TestParseJSON: --network-narrow's policy, one JSON object of the
+// policy's fields, checked.
+func TestParseJSON(t *testing.T) {
+	none := []string{}
+	tests := []struct {
+		in   string
+		want Spec
+		err  string
+	}{
+		{in: `{"mode": "none"}`, want: Spec{Mode: "none"}},
+		{in: `{"allow": ["a.example:443"], "presets": []}`, want: Spec{Allow: []string{"a.example:443"}, Presets: &none}},
+		{in: ` {} `, want: Spec{}},
+		{in: `{"mode": "wide"}`, err: `mode: unknown network mode "wide"`},
+		{in: `{"allow": ["bad host"]}`, err: `allow[0]: network rule "bad host"`},
+		{in: `{"hosts": ["a"]}`, err: `want a JSON object such as {"mode": "none"}: json: unknown field "hosts"`},
+		{in: `none`, err: `want a JSON object such as {"mode": "none"}`},
+		{in: `{"mode": "none"} {}`, err: "want one JSON object"},
+	}
+	for _, tt := range tests {
+		got, err := ParseJSON(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseJSON(%s) = %+v, %v; want an error with %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseJSON(%s) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// FuzzParseJSON: what ParseJSON accepts passes Check, and reads back the
+// same from its own JSON.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{`{"mode": "none"}`, `{"allow": ["*.a.example:80"], "presets": ["dev"]}`, `{}`, `[`, `{"mode": "x"} 1`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseJSON(s)
+		if err != nil {
+			return
+		}
+		if field, err := n.Check(); err != nil {
+			t.Fatalf("ParseJSON(%q) = %+v, which fails Check at %s: %v", s, n, field, err)
+		}
+		b, err := json.Marshal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseJSON(string(b))
+		if err != nil || !reflect.DeepEqual(again, n) {
+			t.Fatalf("ParseJSON(%q) = %+v, whose JSON %s reads back as %+v, %v", s, n, b, again, err)
+		}
+	})
 }

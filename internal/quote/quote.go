@@ -218,6 +218,17 @@ func Unquote(q string) (string, error) {
 
 func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 
+// Line shortens s to its first line and at most n characters (n >= 1),
+// the last of them "…" when it cut: a cell of a table. It escapes nothing
+// (Text does).
+func Line(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
 // Shell quotes argv for display as a shell command line: an argument of
 // letters, digits and -_./=,:@ only as it is, any other in single quotes.
 func Shell(argv ...string) string {

@@ -1,6 +1,7 @@
 package quote
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -138,4 +139,41 @@ func TestShell(t *testing.T) {
 			t.Errorf("Shell(%q) = %s, want %s", tt.argv, got, tt.want)
 		}
 	}
+}
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 5, ""},
+		{"short", 5, "short"},
+		{"longer", 5, "long…"},
+		{"first\nsecond", 72, "first"},
+		{"ééééééé", 4, "ééé…"},
+	}
+	for _, tt := range tests {
+		if got := Line(tt.in, tt.n); got != tt.want {
+			t.Errorf("Line(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+func FuzzLine(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "ééééé", "\xff\xfe"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 1 || n > 1000 {
+			return
+		}
+		l := Line(s, n)
+		if strings.Contains(l, "\n") || utf8.RuneCountInString(l) > n {
+			t.Fatalf("Line(%q, %d) = %q: more than one line or %d characters", s, n, l, n)
+		}
+		if first, _, _ := strings.Cut(s, "\n"); utf8.RuneCountInString(first) <= n && l != first {
+			t.Fatalf("Line(%q, %d) = %q, want the first line %q as it is", s, n, l, first)
+		}
+	})
 }

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNetSpecText: a network policy on one line, "the default" when it
+// sets nothing, "presets none" for an empty list of presets.
+func TestNetSpecText(t *testing.T) {
+	none, dev := []string{}, []string{"dev", "go"}
+	tests := []struct {
+		s    NetSpec
+		want string
+	}{
+		{NetSpec{Origin: "config.json"}, "the default (config.json)"},
+		{NetSpec{Mode: "none", Origin: "--network"}, "mode none (--network)"},
+		{NetSpec{Allow: []string{"a.example", "b:8080"}, Presets: &dev, Origin: "batch task t1"}, "allow a.example b:8080, presets dev go (batch task t1)"},
+		{NetSpec{Mode: "allowlist", Presets: &none, Origin: "persona"}, "mode allowlist, presets none (persona)"},
+	}
+	for _, tt := range tests {
+		if got := tt.s.text(); got != tt.want {
+			t.Errorf("%+v.text() = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestConfineText: the write sandbox's lines, the read policy's below a
+// confined one, the home directory's default denials counted on one line.
+func TestConfineText(t *testing.T) {
+	reads := &Reads{
+		Deny:  []ReadEntry{{"/h/.ssh", "default"}, {"/h/.aws", "default"}, {"/h/.claude", "harness claude (the run uses its session's copy)"}, {"/srv/secret", "--sandbox-deny-read"}},
+		Allow: []ReadEntry{{"/h/.ssh/known_hosts", "config.json sandbox.allowRead"}},
+	}
+	tests := []struct {
+		name string
+		c    Confine
+		want string
+	}{
+		{"off", Confine{Mode: "off"}, "write sandbox: off: not confined\n"},
+		{"not confined, why", Confine{Mode: "on", Why: "no Landlock"}, "write sandbox: on: not confined: no Landlock\n"},
+		{"confined", Confine{Mode: "strict", Confined: true, Writable: []string{"/s\tb"}, Files: []string{"/f"}, Devices: []string{"/dev/null"}, Reads: reads},
+			"write sandbox: strict: the harness may write only\n" +
+				"  writable: \"/s\\tb\"\n  writable file: /f\n  device: /dev/null\n" +
+				"read sandbox: strict: the harness may not read\n" +
+				"  unreadable: /srv/secret (--sandbox-deny-read)\n" +
+				"  unreadable: 3 credentials and harness configurations in the home directory (~/.ssh, ~/.aws, ~/.claude...: --json lists them)\n" +
+				"  readable: /h/.ssh/known_hosts (config.json sandbox.allowRead)\n"},
+		{"strict reads", Confine{Mode: "strict", Confined: true, Reads: &Reads{Strict: true, Roots: []ReadEntry{{"/opt", "--sandbox-allow-read"}}}},
+			"write sandbox: strict: the harness may write only\n" +
+				"read sandbox: strict: the harness reads only the system directories and what it may write, and\n" +
+				"  readable: /opt (--sandbox-allow-read)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			tt.c.writeText(&b)
+			if b.String() != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestPlanText: the plan's lines in their order, names quoted, the
+// sections of what the plan carries only.
+func TestPlanText(t *testing.T) {
+	p := Plan{
+		Persona: "rev", Tier: "best", Harness: "codex", Resolved: &Resolved{Model: "m1"}, Root: "/r",
+		Sandbox: "/s", Workdir: "/s/w", Layers: []Origin{{Layer: "user", File: "/u/rev.json"}},
+		Hidden: []string{"AGENTS.md"}, Env: []string{"A=1"}, Sealed: []SealedVar{{Name: "X", Dropped: true}, {Name: "Y", Value: "y"}},
+		ConfigFiles: map[string]string{"/s/b": "", "/s/a": ""},
+		Mapping:     &Mapping{Harness: "codex", Measured: "0.1"},
+		Network:     &NetworkPolicy{User: NetSpec{Origin: "default"}, Narrow: []NetSpec{{Mode: "none", Origin: "--network-narrow"}}},
+		Argv:        []string{"codex", "a b"},
+	}
+	want := "persona: rev@best on codex\nlayer: user /u/rev.json\nmodel: m1\nroot: /r\nsandbox: /s\nruns in: /s/w\n" +
+		"hidden: AGENTS.md\nmaterialized: none\nenv: A=1\nenv dropped: X\nenv rewritten: Y=y\n" +
+		"config file: /s/a\nconfig file: /s/b\nmapping for codex (measured on 0.1):\n  nothing to map\n" +
+		"network: the default (default)\nnetwork narrowed: mode none (--network-narrow)\nargv: codex 'a b'\n"
+	var b strings.Builder
+	p.WriteText(&b)
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	p.InRepo, p.Sandbox = true, ""
+	b.Reset()
+	p.WriteText(&b)
+	if !strings.Contains(b.String(), "runs in: /s/w (no sandbox)\n") || strings.Contains(b.String(), "sandbox: ") {
+		t.Errorf("a run in the repository printed\n%s", b.String())
+	}
+}
+
+// TestShowText: where the persona comes from, each field's value
+// (shortened to 48 characters) with who set it, the tier resolved, flat said.
+func TestShowText(t *testing.T) {
+	no := false
+	s := Show{
+		ID: "rev", Source: "project", Path: "/p/rev.json", Form: "flat",
+		Chain:   []Origin{{Layer: "built-in", File: "rev.json"}, {Layer: "project", File: "/p/rev.json"}},
+		Shadows: &Origin{Layer: "user", File: "/u/rev.json"},
+		Spec:    &Persona{ID: "rev", Inherit: &no, Description: strings.Repeat("long ", 12), Runtime: Runtime{Model: "m"}},
+		Provenance: map[string][]Origin{
+			"model":       {{Layer: "project", File: "/p/rev.json"}, {Layer: "built-in", File: "rev.json"}},
+			"description": {{Layer: "project", File: "/p/rev.json"}},
+		},
+		Resolved: &Resolved{Tier: "default", Harness: "claude", Model: "m", Claude: Sidecar{Channel: "CLAUDE.md", Content: "hi", Mode: "append", Origin: Origin{Layer: "project"}}, Agents: Sidecar{Channel: "AGENTS.md"}},
+	}
+	want := "persona rev from project (/p/rev.json)\nmerged from: built-in:rev.json <- project:/p/rev.json\n" +
+		"shadows: the user rev (/u/rev.json); takes nothing from it: \"inherit\": false\n\n" +
+		"FIELD        VALUE                                             LAYER     FILE\n" +
+		"description  \"long long long long long long long long long l…  project   /p/rev.json\n" +
+		"model        \"m\"                                               project   /p/rev.json\n" +
+		"model                                                          built-in  rev.json\n" +
+		"\ntier default (flat: one runtime serves every tier): harness claude, model m\n" +
+		"CLAUDE.md: inline, 2 bytes (append, from project)\nAGENTS.md: none\n"
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestFlatten: dotted names to compact JSON, objects walked into, arrays
+// leaves.
+func TestFlatten(t *testing.T) {
+	got := flatten(map[string]any{"a": map[string]any{"b": 1, "c": []int{1, 2}}, "d": "x"})
+	want := map[string]string{"a.b": "1", "a.c": "[1,2]", "d": `"x"`}
+	if len(got) != len(want) {
+		t.Errorf("flatten = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("flatten[%q] = %q, want %q", k, got[k], v)
+		}
+	}
+}
