@@ -9,7 +9,8 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 # starts about 2 ms sooner) without urfave/cli's man page and markdown
 # generator, which workforce does not use and whose package initialisation
 # costs about 1 ms per command.
-BUILDFLAGS ?= -trimpath -tags urfave_cli_no_docs
+# -buildvcs=auto stamps the commit --version prints, whatever GOFLAGS says.
+BUILDFLAGS ?= -trimpath -buildvcs=auto -tags urfave_cli_no_docs
 OUT ?= bin/workforce
 
 build:

@@ -43,6 +43,7 @@ var depRules = map[string]depRule{
 	"W/internal/npm":         {deny: []string{anyOfOurs}},
 	"W/internal/pathutil":    {deny: []string{anyOfOurs}},
 	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
+	"W/internal/buildinfo":   {deny: []string{anyOfOurs}},
 	"W/internal/proctree":    {deny: []string{anyOfOurs}},
 	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine", "W/internal/netspec"}},
 	// The syntax of a network policy's words (modes, presets, HOST[:PORT]):

@@ -63,10 +63,12 @@ import (
 	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/buildinfo"
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version may be set at build time with -ldflags "-X main.version=...";
+// otherwise --version says what the Go toolchain stamped (buildinfo).
 var version = "dev"
 
 func main() {
@@ -136,7 +138,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Name:                 "workforce",
 		Usage:                "run coding agents with personas, in a sandbox",
 		Description:          "Run with no arguments on a terminal, workforce opens a persona picker: the personas\nrun last first, type to filter, Tab to change the tier, Enter to run (docs/picker.md).",
-		Version:              version,
+		Version:              buildinfo.Version(version),
 		Commands:             commands(),
 		Writer:               stdout,
 		ErrWriter:            stderr,

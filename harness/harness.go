@@ -154,6 +154,10 @@ type Invocation struct {
 	// it: the caller decides (workforce applies it to unattended runs) and
 	// passes it as the context's deadline (Start).
 	Timeout time.Duration `json:"-"`
+	// opencodeAsks are the opencode permissions that would ask
+	// (opencodeAsks): a one-shot run names them, since opencode run
+	// rejects them.
+	opencodeAsks []string
 	// Path is the binary found on the caller's PATH when planned; the
 	// harness is started from there even when the sealed PATH has no copy
 	// of it (a harness installed in the project's node_modules).

@@ -284,7 +284,9 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 		} else {
 			inv.Stdin = task
 		}
-		inv.Notes = append(inv.Notes, "opencode run cannot ask: a permission that would ask is rejected")
+		if len(inv.opencodeAsks) > 0 {
+			inv.Notes = append(inv.Notes, "opencode run cannot ask: what would ask is rejected ("+strings.Join(inv.opencodeAsks, ", ")+")")
+		}
 	}
 	inv.Args = args
 	inv.OneShot = true

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,5 +144,55 @@ func TestPlanOneShotSealsTheTask(t *testing.T) {
 	}
 	if got := inv.Args[len(inv.Args)-1]; got != "edit /box/a.go" {
 		t.Errorf("task = %q, want the sealed path", got)
+	}
+}
+
+// TestPlanOneShotOpencodeAsks: opencode run rejects what would ask, and
+// says so only where something would: the persona's rules, or the
+// permission of the user's own configuration.
+func TestPlanOneShotOpencodeAsks(t *testing.T) {
+	tests := []struct {
+		name     string
+		perms    persona.Permissions
+		userConf string
+		want     string
+	}{
+		{"no permissions", persona.Permissions{}, "", ""},
+		{"acceptEdits asks for commands and the web", persona.Permissions{Mode: "acceptEdits"}, "",
+			"opencode run cannot ask: what would ask is rejected (bash, webfetch, websearch)"},
+		{"bypassPermissions asks for nothing", persona.Permissions{Mode: "bypassPermissions"}, "", ""},
+		{"allow and deny rules ask for nothing", persona.Permissions{Allow: []string{"Read"}, Deny: []string{"WebFetch"}}, "", ""},
+		{"the user's configuration asks", persona.Permissions{}, `{
+			// JSONC, as opencode reads it
+			"permission": {"bash": {"git push *": "ask", "*": "allow"}, "edit": "allow"}}`,
+			"opencode run cannot ask: what would ask is rejected (bash)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.userConf != "" {
+				dir := filepath.Join(home, ".config", "opencode")
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(tt.userConf), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := persona.Resolved{ID: "ed", Harness: "opencode", Model: "mock/m", Permissions: tt.perms}
+			inv, err := PlanOneShot(&r, Options{ConfigDir: t.TempDir(), Env: []string{"HOME=" + home}}, OneShot{Task: "go"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for _, n := range inv.Notes {
+				if strings.Contains(n, "cannot ask") {
+					got = n
+				}
+			}
+			if got != tt.want {
+				t.Errorf("note %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/tailscale/hujson"
 )
 
 // opencode runs the agent workforce defines for the persona in a session
@@ -425,6 +427,7 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	if len(perm) > 0 {
 		agent["permission"] = perm
 	}
+	inv.opencodeAsks = opencodeAsks(perm, envLookup(o.Env))
 	if v := r.HarnessSettings.Reasoning; v != "" {
 		agent["reasoningEffort"] = v
 		m.apply(FieldReasoning, v, fmt.Sprintf("agent reasoningEffort %q", v))
@@ -536,4 +539,59 @@ func OpencodeAgent(r *persona.Resolved) (map[string]json.RawMessage, *Mapping, e
 	delete(agent, "mode")
 	delete(agent, "prompt")
 	return agent, inv.Mapping, nil
+}
+
+// opencodeAsks returns the permissions that would ask in the persona's
+// agent (its rules perm) or in the user's own opencode configuration
+// (the permission of $OPENCODE_CONFIG and of opencode.json / config.json
+// in the user's configuration directory), sorted: what `opencode run`,
+// which cannot ask, rejects. opencode's own defaults (measured on
+// 1.18.33: a directory outside the project, a .env file, a repeated tool
+// call) ask too; docs/harnesses.md says so once rather than every run.
+func opencodeAsks(perm ocPermission, get func(string) string) []string {
+	var asks []string
+	for _, r := range perm {
+		if r.action == "ask" {
+			asks = append(asks, r.perm)
+		}
+	}
+	for _, path := range opencodeUserConfigs(get) {
+		data, err := readOptional(path)
+		if err != nil || data == nil {
+			continue
+		}
+		std, err := hujson.Standardize(data)
+		if err != nil {
+			continue
+		}
+		var c struct {
+			Permission map[string]any `json:"permission"`
+		}
+		if json.Unmarshal(std, &c) != nil {
+			continue
+		}
+		for name, v := range c.Permission {
+			if asksIn(v) {
+				asks = append(asks, name)
+			}
+		}
+	}
+	slices.Sort(asks)
+	return slices.Compact(asks)
+}
+
+// asksIn reports whether an opencode permission value, an action or a
+// map from a pattern to one, holds "ask".
+func asksIn(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return v == "ask"
+	case map[string]any:
+		for _, x := range v {
+			if asksIn(x) {
+				return true
+			}
+		}
+	}
+	return false
 }

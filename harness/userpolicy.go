@@ -78,18 +78,7 @@ func ReadUserPolicy(h string, env []string) (UserPolicy, error) {
 		return codexUserPolicy(filepath.Join(codexHome(env), "config.toml"), home)
 	case persona.HarnessOpencode:
 		var p UserPolicy
-		paths := []string{get("OPENCODE_CONFIG")}
-		cfg := get("XDG_CONFIG_HOME")
-		if cfg == "" && home != "" {
-			cfg = filepath.Join(home, ".config")
-		}
-		if cfg != "" {
-			paths = append(paths, filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(cfg, "opencode", "config.json"))
-		}
-		for _, path := range paths {
-			if path == "" {
-				continue
-			}
+		for _, path := range opencodeUserConfigs(get) {
 			data, err := readOptional(path)
 			if err != nil || data == nil {
 				continue

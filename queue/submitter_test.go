@@ -313,11 +313,16 @@ func TestFollowIgnoresUnsealed(t *testing.T) {
 	var fsh shown
 	h := fsh.hooks()
 	h.Warn = func(msg string) { warned = append(warned, msg) }
+	reported := make(chan struct{})
 	go func() {
-		// t2's worker reports once the forged result was seen.
+		// t2's worker reports once the forged result was seen: its
+		// result ends Follow, its withdrawal comes after, and must be
+		// done before the test's connection closes.
+		defer close(reported)
 		time.Sleep(300 * time.Millisecond)
 		e.report(t, b, "t2", report.StatusFailed)
 	}()
+	defer func() { <-reported }()
 	f, err := s.Follow(ctx, h)
 	if err != nil {
 		t.Fatal(err)

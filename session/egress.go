@@ -46,6 +46,10 @@ import (
 //     base URL at the proxy, which adds the real key on the way to the
 //     provider (egress.Broker); the keys of the other providers workforce
 //     knows (harness.OtherProviderKeys) are not passed in at all;
+//   - the hosts of the remote MCP servers of the user's own harness
+//     configuration (harness.UserMCPServers) are always allowed, as the
+//     harness's API is; a loopback one is served inside as a loopback
+//     base URL is;
 //   - each connection is recorded in <home>/results/<id>/network.jsonl
 //     (NetworkLogFile), and a one-shot result carries the summary.
 
@@ -140,6 +144,9 @@ func planNetwork(nw *NetworkSettings, h, model string, env []string, record stri
 		base(get(k), "$"+k)
 	}
 	for _, e := range up.BaseURLs {
+		base(e.Value, e.Origin)
+	}
+	for _, e := range harness.UserMCPServers(h, env) {
 		base(e.Value, e.Origin)
 	}
 	pol, err := egress.Resolve(src)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/mount"
 )
 
 // Results. A one-shot run leaves its result (ResultFile, written by the
@@ -228,19 +229,14 @@ func PruneResults(dir string, lim ResultLimits, keep string, now time.Time) ([]s
 }
 
 // removeResult removes the results directory path, which must still be a
-// real directory (os.RemoveAll follows no symlink in it); one whose mode
-// forbids listing it is made listable first.
+// real directory (removing follows no symlink in it); directories below
+// it whose mode forbids listing or writing them are made so first
+// (mount.RemoveDir), as a user who is not root needs.
 func removeResult(path string) error {
 	if !isResultDir(path) {
 		return nil // gone, or replaced by something that is no result
 	}
-	err := os.RemoveAll(path)
-	if err != nil && errors.Is(err, fs.ErrPermission) {
-		if cerr := os.Chmod(path, 0o700); cerr == nil {
-			err = os.RemoveAll(path)
-		}
-	}
-	return err
+	return mount.RemoveDir(path)
 }
 
 // idTime returns the time in the session id name (NewDir:
