@@ -51,6 +51,7 @@ Example:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "run", Usage: "run the persona picked on the task, as workforce run PERSONA TASK does"},
 			&cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON line; with --run, the run's result"},
+			modelFlag,
 		},
 		Action: pickAction,
 	}
@@ -59,21 +60,25 @@ Example:
 // pickOptions are what `workforce pick` picks for: the task Task, and
 // whether to run the persona picked.
 type pickOptions struct {
-	Task      string
-	Run, JSON bool
-	Env       procEnv
+	// Model is the model of --run's run (--model), not the picker's.
+	Task, Model string
+	Run, JSON   bool
+	Env         procEnv
 }
 
 func pickAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError(errors.New("pick takes one task, quoted (or - to read it from stdin)"), `usage: workforce pick "TASK" [--run] [--json]`)
 	}
+	if err := checkFlags(c, flagRule{flag: modelFlag.Name, needs: "run", err: "--model goes with --run: it is the model of the run of the persona picked", hint: "\"pick\": {\"model\": ...} in <home>/config.json chooses the model that picks"}); err != nil {
+		return err
+	}
 	ios := newStreams(c)
 	task, err := readTask(ios.In, c.Args().Slice(), "")
 	if err != nil {
 		return err
 	}
-	return runPick(c.Context, ios, pickOptions{Task: task, Run: c.Bool("run"), JSON: c.Bool("json"), Env: newProcEnv()})
+	return runPick(c.Context, ios, pickOptions{Task: task, Model: c.String(modelFlag.Name), Run: c.Bool("run"), JSON: c.Bool("json"), Env: newProcEnv()})
 }
 
 func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
@@ -121,7 +126,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 	id := *ans.Persona
 	if opts.Run {
 		notef(ios.Err, "picked %s (%s): %s; running it", id, *ans.Confidence, ans.Reason)
-		return runPersona(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
+		return runPersona(ctx, ios, runOptions{Ref: id, Model: opts.Model, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
 	}
 	if opts.JSON {
 		return writeJSONLine(ios.Out, ans)

@@ -75,6 +75,15 @@ type Options struct {
 	Ref     string
 	Extra   []string
 	Harness string
+	// Model runs the persona on this model instead of its tier's
+	// (persona.ModelInherit: the harness's own default); one the harness
+	// cannot reach is refused (CheckModel).
+	Model string
+	// ForeignModelInherits runs the tier's model that Harness (another
+	// than the tier's) cannot reach as persona.ModelInherit, with a
+	// warning, instead of refusing it: create's run of the built-in
+	// persona author, whose models the user did not choose.
+	ForeignModelInherits bool
 	// Root is the project root to copy, as given (the nearest directory
 	// with .git above the working directory when empty).
 	Root    string
