@@ -29,7 +29,9 @@ not exactly that, or names no persona of the layers, is no match. The call
 runs as any unattended run does: in a sandbox (an empty directory), confined,
 on a per-session copy of the harness's configuration, read-only and with
 every tool denied. The harness is claude with a Haiku model unless "pick"
-in <home>/config.json says otherwise:
+in <home>/config.json says otherwise; when that harness is not installed,
+the first installed of claude, opencode, codex and gemini, on its own
+default model (a note says so):
 
    {"pick": {"harness": "codex", "model": "gpt-5-mini", "timeout": "60s"}}
 
@@ -108,7 +110,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 			return err
 		}
 		var hints []string
-		var nf *harness.NotFoundError
+		var nf interface{ Hint() string }
 		if errors.As(err, &nf) {
 			hints = append(hints, nf.Hint())
 		}
@@ -153,12 +155,12 @@ func pickNoMatch(ios *iostreams, opts pickOptions, ans pick.Answer) error {
 // when unset) prompt without tools (run.Ask), and returns its final
 // message. An error is that no harness could answer.
 func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cfg homedir.PickConfig, prompt string) (string, error) {
-	h, model := cfg.Harness, cfg.Model
-	if h == "" {
-		h = pick.DefaultHarness
+	h, model, note, ok := pick.Choose(cfg.Harness, cfg.Model, func(h string) bool { return harness.Installed(h, env.Environ) })
+	if !ok {
+		return "", &harness.NoneInstalledError{}
 	}
-	if model == "" && h == pick.DefaultHarness {
-		model = pick.DefaultModel
+	if note != "" {
+		notef(ios.Err, "%s", note)
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {
