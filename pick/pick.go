@@ -2,8 +2,10 @@
 // answer it reads: the candidates (each persona's id, intent and
 // description, cut to bounds so that a call over 1,000 personas stays
 // cheap), the prompts, the persona of the call (no tool to use), and the
-// strict reading of the one-line JSON answer. Asking is package run's
-// (run.Ask); printing and the exit statuses are the command's.
+// strict reading of the one-line JSON answer, and the harness asked
+// (Choose: the configured one, else the first installed). Asking is
+// package run's (run.Ask); printing and the exit statuses are the
+// command's.
 package pick
 
 import (

@@ -1,6 +1,7 @@
 // Package run runs a persona for any caller: it resolves the persona from
 // the catalog (the project's, the user's and the built-in layers), applies
-// the run policy (a persona's mount.enabled false, the write sandbox,
+// the run policy (a persona's mount.enabled false, a model the harness
+// cannot reach, refused by CheckModel, the write sandbox,
 // --root, the warnings of a project persona, the refusal of an env that
 // sets a loader variable), plans the run, starts it (interactively or
 // one-shot), builds and keeps a one-shot run's result, and writes the
