@@ -108,6 +108,7 @@ func commands() []*cli.Command {
 		createCommand(),
 		exportCommand(),
 		harnessCommand(),
+		historyCommand(),
 		importCommand(),
 		installCommand(),
 		listCommand(),
