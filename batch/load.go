@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,8 +44,9 @@ type LoadOptions struct {
 }
 
 // FileError is a batch file that is wrong (it cannot be read, an entry
-// is wrong, or names what is not there): nothing has started. Err is a
-// ParseError naming the file and the line, or the file's read error.
+// is wrong, or names what is not there): nothing has started. Err is
+// Problems, every problem of the file, each naming the file and the line,
+// or the file's read error.
 type FileError struct{ Err error }
 
 func (e *FileError) Error() string { return e.Err.Error() }
@@ -52,7 +54,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Load reads and checks the batch file of o: its syntax, each entry, and
 // what the file alone cannot say (the persona exists, the harness is
-// known, the directory exists). abs is the file's absolute path.
+// known, the directory exists). It goes on past a wrong entry, so that
+// the error (a *FileError of Problems) lists every problem of the file at
+// once. abs is the file's absolute path.
 func Load(o LoadOptions) (abs string, tasks []Prepared, err error) {
 	abs = o.File
 	if !filepath.IsAbs(abs) {
@@ -63,20 +67,27 @@ func Load(o LoadOptions) (abs string, tasks []Prepared, err error) {
 		return "", nil, &FileError{fmt.Errorf("batch file: %w", err)}
 	}
 	parsed, err := Parse(o.File, data)
-	if err != nil {
+	var probs Problems
+	if !errors.As(err, &probs) && err != nil {
 		return "", nil, &FileError{err}
 	}
-	lookup, err := o.Catalog()
-	if err != nil {
-		return "", nil, err
-	}
-	base := filepath.Dir(abs)
-	for _, t := range parsed {
-		p, err := o.prepare(t, base, lookup)
+	if len(parsed) > 0 {
+		lookup, err := o.Catalog()
 		if err != nil {
-			return "", nil, &FileError{&ParseError{File: o.File, Line: t.Line, Err: fmt.Errorf("task %s: %w", t.ID, err)}}
+			return "", nil, err
 		}
-		tasks = append(tasks, p)
+		base := filepath.Dir(abs)
+		for _, t := range parsed {
+			p, err := o.prepare(t, base, lookup)
+			if err != nil {
+				probs = append(probs, &ParseError{File: o.File, Line: t.Line, Err: fmt.Errorf("task %s: %w", t.ID, err)})
+				continue
+			}
+			tasks = append(tasks, p)
+		}
+	}
+	if len(probs) > 0 {
+		return "", nil, &FileError{probs.sorted()}
 	}
 	return abs, tasks, nil
 }
@@ -133,6 +144,9 @@ type OpenOptions struct {
 	ID string
 	// Home gives the workforce home, or why there is none.
 	Home func() (string, error)
+	// Rerun sets the tasks' states of the batch's last run aside
+	// (State.SetAside) once it is locked: every task runs again.
+	Rerun bool
 }
 
 // LockError is a batch that cannot be locked: another process runs it,
@@ -166,6 +180,12 @@ func OpenFile(o OpenOptions) (*Batch, error) {
 	}
 	if err := st.Lock(); err != nil {
 		return nil, &LockError{ID: id, Err: err}
+	}
+	if o.Rerun {
+		if err := st.SetAside(); err != nil {
+			st.Unlock()
+			return nil, err
+		}
 	}
 	b := &Batch{File: abs, Name: o.File, ID: id, State: st, Tasks: tasks, IDs: make([]string, len(tasks)),
 		Entries: make([]Task, len(tasks)), ByID: map[string]Prepared{}}
