@@ -197,9 +197,10 @@ func batchLoadOptions(opts batchOptions, remote func(batch.Task) string) (batch.
 	if err != nil {
 		return batch.LoadOptions{}, err
 	}
+	var cat *persona.Catalog
 	catalog := func() (batch.Lookup, error) {
-		cat, err := loadCatalog(opts.Env)
-		if err != nil {
+		var err error
+		if cat, err = loadCatalog(opts.Env); err != nil {
 			return nil, err
 		}
 		return func(ref string) (string, string, error) {
@@ -210,7 +211,17 @@ func batchLoadOptions(opts batchOptions, remote func(batch.Task) string) (batch.
 			return r.Tier, r.Harness, nil
 		}, nil
 	}
-	return batch.LoadOptions{File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote,
+	// An entry's inputs, as its run will resolve them (Load asks once
+	// the persona is found, so cat is loaded).
+	inputs := func(ref string, values map[string]string) error {
+		_, r, err := cat.Lookup(ref)
+		if err != nil {
+			return err
+		}
+		_, err = r.ResolveInputs(values, opts.Env.getenv)
+		return err
+	}
+	return batch.LoadOptions{File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote, Inputs: inputs,
 		KnownHarnesses: persona.KnownHarnesses, Harnesses: persona.Harnesses}, nil
 }
 

@@ -41,6 +41,11 @@ type LoadOptions struct {
 	// may go there): its tasks have a repository, no directory. When nil,
 	// the tasks run on this machine, each in its dir.
 	Remote func(Task) string
+	// Inputs, when set, checks an entry's inputs against its persona
+	// (PERSONA[@TIER]): an input the persona has not, one it requires
+	// that neither the entry nor the environment gives. Only on this
+	// machine: a worker's environment is its own.
+	Inputs func(ref string, inputs map[string]string) error
 }
 
 // FileError is a batch file that is wrong (it cannot be read, an entry
@@ -110,6 +115,11 @@ func (o LoadOptions) prepare(t Task, base string, lookup Lookup) (Prepared, erro
 	}
 	if t.Harness != "" {
 		h = t.Harness
+	}
+	if o.Inputs != nil && o.Remote == nil {
+		if err := o.Inputs(t.Persona, t.Inputs); err != nil {
+			return Prepared{}, fmt.Errorf("inputs: %v", err)
+		}
 	}
 	var dir string
 	if o.Remote == nil {

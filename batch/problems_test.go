@@ -78,7 +78,8 @@ func TestParseEveryProblem(t *testing.T) {
 }
 
 // TestLoadEveryProblem: Load lists the problems of the file's syntax and
-// of what it names (persona, directory, harness) together, by line.
+// of what it names (persona, directory, harness, inputs) together, by
+// line.
 func TestLoadEveryProblem(t *testing.T) {
 	dir := t.TempDir()
 	data := strings.Join([]string{
@@ -87,11 +88,19 @@ func TestLoadEveryProblem(t *testing.T) {
 		`{"id":"c","persona":"p","task":"t","dir":"web"}`,
 		`{"id":"d","persona":"p","task":"t"}`,
 		`{"id":"e","persona":"p","task":"t","harness":"vim"}`,
+		`{"id":"f","persona":"needy","task":"t"}`,
+		`{"id":"g","persona":"needy","task":"t","inputs":{"X":"1"}}`,
 	}, "\n")
 	if err := os.WriteFile(filepath.Join(dir, "t.jsonl"), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, tasks, err := Load(LoadOptions{File: "t.jsonl", WorkDir: dir, KnownHarnesses: []string{"claude"}, Harnesses: []string{"claude"},
+	inputs := func(ref string, in map[string]string) error {
+		if ref == "needy" && in["X"] == "" {
+			return errors.New("persona needy needs input X")
+		}
+		return nil
+	}
+	_, tasks, err := Load(LoadOptions{File: "t.jsonl", WorkDir: dir, KnownHarnesses: []string{"claude"}, Harnesses: []string{"claude"}, Inputs: inputs,
 		Catalog: func() (Lookup, error) {
 			return func(ref string) (string, string, error) {
 				if ref == "ghost" {
@@ -104,10 +113,10 @@ func TestLoadEveryProblem(t *testing.T) {
 	if !errors.As(err, &fe) || tasks != nil {
 		t.Fatalf("Load = %v, %v; want a FileError and no tasks", tasks, err)
 	}
-	if got := problemLines(t, err); !slices.Equal(got, []int{1, 2, 3, 5}) {
-		t.Errorf("problems on lines %v, want 1, 2, 3, 5: %v", got, err)
+	if got := problemLines(t, err); !slices.Equal(got, []int{1, 2, 3, 5, 6}) {
+		t.Errorf("problems on lines %v, want 1, 2, 3, 5, 6: %v", got, err)
 	}
-	for _, want := range []string{`t.jsonl:1: task a: no persona "ghost"`, `t.jsonl:2: task b: timeout "soon"`, "t.jsonl:3: task c: dir web is not a directory", `t.jsonl:5: task e: unknown harness "vim"`} {
+	for _, want := range []string{"t.jsonl:6: task f: inputs: persona needy needs input X", `t.jsonl:1: task a: no persona "ghost"`, `t.jsonl:2: task b: timeout "soon"`, "t.jsonl:3: task c: dir web is not a directory", `t.jsonl:5: task e: unknown harness "vim"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
