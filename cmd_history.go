@@ -100,8 +100,8 @@ func runHistory(_ context.Context, ios *iostreams, env procEnv, q history.Query,
 		if r.Resumable {
 			resumable = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", quote.Name(r.Persona), quote.Name(r.Tier), r.Harness, dash(quote.Name(r.Model)),
-			quote.Name(r.Project), r.Status, (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), cost, dash(quote.Name(r.SessionID)), resumable)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", quote.Name(r.Persona), quote.Name(r.Tier), quote.Name(r.Harness), dash(quote.Name(r.Model)),
+			quote.Name(r.Project), quote.Name(r.Status), (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), cost, dash(quote.Name(r.SessionID)), resumable)
 	}
 	return tw.Flush()
 }

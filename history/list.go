@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/report"
@@ -46,11 +47,20 @@ func List(recs []Record, q Query) []report.HistoryRun {
 	return runs
 }
 
-// Last returns the newest record of the session id in recs, and whether
-// there is one.
+// Last returns the newest record of the session id in recs, else, as
+// sessions resume takes the start of an id (the persona's name), the
+// newest whose session id starts with id; and whether there is one.
 func Last(recs []Record, id string) (Record, bool) {
+	if id == "" {
+		return Record{}, false
+	}
 	for i := len(recs) - 1; i >= 0; i-- {
 		if recs[i].SessionID == id {
+			return recs[i], true
+		}
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		if strings.HasPrefix(recs[i].SessionID, id) {
 			return recs[i], true
 		}
 	}

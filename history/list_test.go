@@ -94,6 +94,15 @@ func TestWhyGone(t *testing.T) {
 	if r, ok := Last([]Record{{SessionID: "x", Status: "failed"}, {SessionID: "y"}, {SessionID: "x", Status: "succeeded"}}, "x"); !ok || r.Status != "succeeded" {
 		t.Errorf("Last = %+v, %v; want the newest record of x", r, ok)
 	}
+	recs := []Record{{SessionID: "ed-1", Status: "failed"}, {SessionID: "editor-1"}, {SessionID: "editor-2", Status: "succeeded"}, {SessionID: "ed"}}
+	for id, want := range map[string]string{"editor": "editor-2", "ed": "ed", "editor-1": "editor-1", "ed-": "ed-1"} {
+		if r, ok := Last(recs, id); !ok || r.SessionID != want {
+			t.Errorf("Last(%q) = %q, %v; want %q", id, r.SessionID, ok, want)
+		}
+	}
+	if _, ok := Last(recs, ""); ok {
+		t.Error("Last found a record of no id")
+	}
 	if _, ok := Last(nil, "x"); ok {
 		t.Error("Last found a record in no history")
 	}

@@ -23,11 +23,15 @@ func goneError(home string, err error) error {
 	if rerr != nil || !ok {
 		return refused(err, "workforce history lists the recent runs and whether their session can be resumed")
 	}
-	err = fmt.Errorf("%w: %s", err, history.WhyGone(last))
+	if last.SessionID == ns.ID {
+		err = fmt.Errorf("%w: %s", err, history.WhyGone(last))
+	} else {
+		err = fmt.Errorf("%w: the last of its sessions, %s: %s", err, last.SessionID, history.WhyGone(last))
+	}
 	var hints []string
 	if last.Mode == history.ModeOneShot {
-		if _, serr := os.Stat(session.ResultDir(home, ns.ID)); serr == nil {
-			hints = append(hints, fmt.Sprintf("its result is kept: workforce sessions show %s", ns.ID))
+		if _, serr := os.Stat(session.ResultDir(home, last.SessionID)); serr == nil {
+			hints = append(hints, fmt.Sprintf("its result is kept: workforce sessions show %s", last.SessionID))
 		} else {
 			hints = append(hints, "its result was pruned since (workforce sessions prune-results, or by age and count after each one-shot run)")
 		}
