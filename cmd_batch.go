@@ -38,8 +38,8 @@ id (a safe name, unique), persona (PERSONA[@TIER]) and task are required;
 dir is the project directory, relative to the file's directory (default:
 that directory). A file with errors runs nothing: each problem is listed
 with its line, all at once (exit 2). --dry-run checks the whole file and
-prints the plan (each task's persona, tier, harness and directory)
-without running anything. repo (a git URL) and ref (default HEAD) replace dir for a
+prints the plan (each task's persona, tier, harness and directory, and
+whether a run now would run it) without running anything. repo (a git URL) and ref (default HEAD) replace dir for a
 queue of workers: with --queue nats://HOST the tasks are published to
 NATS JetStream and run by workforce worker on other machines, each in a
 clone of repo at the commit ref names now, the agent's work pushed back
