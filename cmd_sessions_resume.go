@@ -36,7 +36,9 @@ a one-shot run of codex or opencode records the one its output names; an
 interactive one the one its own session store says ran in the sandbox
 (docs/run.md, Resume). A session for which nothing says so cannot be
 resumed, and neither can a running or failed one, nor one whose sandbox
-is gone.
+is gone. Of a session that is gone, the error says why, as the history
+knows it: a one-shot run removes its session unless --keep (workforce
+history lists the runs and whether their session can be resumed).
 
 Exit status: as workforce run PERSONA TASK: interrupted 130 (128+signal),
 timed_out 124, conflict 3, denied 1, failed 1, succeeded 0; 1 when the

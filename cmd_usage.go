@@ -110,19 +110,6 @@ func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {
 	return nil
 }
 
-// usageWarnings bounds the warnings printed about a damaged history.
-const usageWarnings = 3
-
-func printHistoryWarnings(w io.Writer, warns []history.Warning) {
-	for i, h := range warns {
-		if i == usageWarnings {
-			warnf(w, "%d more lines of the history skipped", len(warns)-i)
-			break
-		}
-		warnf(w, "%v", h)
-	}
-}
-
 // readHarnessRecords reads the harnesses' records of the conversations
 // of the runs whose usage the history does not carry
 // (history.ReadSessionRecords), and warns on stderr of those it could not
