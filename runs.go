@@ -57,7 +57,10 @@ func runHooks(ctx context.Context, ios *iostreams, env procEnv) run.Hooks {
 		Signals: notify,
 		Version: func(h string) string { return versionCache(env).Installed(ctx, h, env.Environ).Version },
 		Profile: func(profile, h string) (discover.Profile, string, error) {
-			return harnessProfile(ctx, ios.Err, env, profile, h)
+			// A run says once whether the version's family was measured
+			// (run.Start); the profile's finer note is for context and
+			// harness check.
+			return harnessProfile(ctx, io.Discard, env, profile, h)
 		},
 		WriteJSON: writeJSON,
 	}

@@ -77,3 +77,35 @@ func TestProfileOfInstalledVersion(t *testing.T) {
 		t.Errorf("Profile() of a missing harness = %s, %+v; want the default profile", p.Name, st)
 	}
 }
+
+// TestVersionMeasured: a patch release of a measured family is measured,
+// a family never measured is not, and a version that cannot be read is
+// unknown.
+func TestVersionMeasured(t *testing.T) {
+	tests := []struct {
+		h, version      string
+		measured, known bool
+	}{
+		{"claude", "2.1.330 (Claude Code)", true, true},
+		{"claude", "2.1.332 (Claude Code)", true, true},
+		{"claude", "2.1.197 (Claude Code)", true, true},
+		{"claude", "2.2.0 (Claude Code)", false, true},
+		{"claude", "1.0.0", false, true},
+		{"codex", "codex-cli 0.169.2", true, true},
+		{"codex", "codex-cli 0.171.0", false, true},
+		{"opencode", "1.18.40", true, true},
+		{"gemini", "0.62.0", false, true},
+		{"claude", "", false, false},
+		{"claude", "unknown", false, false},
+		{"grok", "1.0.0", false, true},
+	}
+	for _, tt := range tests {
+		m, k := VersionMeasured(tt.h, tt.version)
+		if m != tt.measured || k != tt.known {
+			t.Errorf("VersionMeasured(%s, %q) = %v, %v; want %v, %v", tt.h, tt.version, m, k, tt.measured, tt.known)
+		}
+	}
+	if got := UnmeasuredNote("codex", "codex-cli 0.171.0"); !strings.Contains(got, "codex 0.171.0 is of a release family workforce never measured (measured: 0.169.0)") {
+		t.Errorf("UnmeasuredNote = %q", got)
+	}
+}
