@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/batchview"
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -81,9 +83,28 @@ func runPersona(ctx context.Context, ios *iostreams, opts runOptions) error {
 func startRun(ctx context.Context, ios *iostreams, opts runOptions, r *run.Run) error {
 	if opts.Task != nil {
 		var events *eventPrinter
+		var hooks []func(harness.Event)
 		if opts.Events {
 			events = newEventPrinter(ios.Out, filepath.Base(r.Plan.Sandbox), run.TreeRelative(r.Plan))
-			r.Hooks.Events = events.harness
+			hooks = append(hooks, events.harness)
+		}
+		if ios.ErrTTY {
+			// Progress on a terminal; none in a pipe.
+			progress, rel := batchview.StartProgress(ios.Err, batchview.Silence), run.TreeRelative(r.Plan)
+			defer progress.Stop()
+			hooks = append(hooks, func(e harness.Event) {
+				if ev, ok := run.Event(e); ok {
+					ev.Detail = rel(ev.Detail)
+					progress.Event(ev)
+				}
+			})
+		}
+		if len(hooks) > 0 {
+			r.Hooks.Events = func(e harness.Event) {
+				for _, h := range hooks {
+					h(e)
+				}
+			}
 		}
 		out, err := r.Start(run.Streams{Err: ios.Err})
 		if out != nil && out.Result != nil {
