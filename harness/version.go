@@ -64,7 +64,10 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 		return st
 	}
 	st.Installed, st.Path = true, p
-	key, entry, ok := identify(p)
+	real, entry, ok := identify(p)
+	// By harness too: one binary can answer as several (a multi-call
+	// program, a test's stand-ins), each with its own version.
+	key := harness + ":" + real
 	cache := vc.load()
 	if ok {
 		if e, hit := cache.Binaries[key]; hit && e.Size == entry.Size && e.ModTime == entry.ModTime && e.Change == entry.Change && e.Inode == entry.Inode {
@@ -99,8 +102,8 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 	return st
 }
 
-// identify returns the cache key of the binary at path and its size and
-// modification time.
+// identify returns the real path of the binary at path (its links
+// resolved) and its size, times and inode.
 func identify(path string) (string, versionEntry, bool) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {

@@ -66,6 +66,33 @@ func TestVersionCache(t *testing.T) {
 	}
 }
 
+// TestVersionCacheByHarness: one binary answering as two harnesses (links
+// to a multi-call program, as the tests' stand-ins are) has a version
+// cached for each.
+func TestVersionCacheByHarness(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \"$0\" in *claude) echo '2.1.330 (Claude Code)';; *) echo 'codex-cli 0.169.0';; esac\n"
+	prog := filepath.Join(t.TempDir(), "multi")
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"claude", "codex"} {
+		if err := os.Symlink(prog, filepath.Join(bin, h)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + bin + ":/usr/bin:/bin"}
+	vc := VersionCache{File: filepath.Join(t.TempDir(), "versions.json")}
+	for range 2 {
+		if v := vc.Installed(context.Background(), "claude", env).Version; v != "2.1.330 (Claude Code)" {
+			t.Errorf("claude: %q", v)
+		}
+		if v := vc.Installed(context.Background(), "codex", env).Version; v != "codex-cli 0.169.0" {
+			t.Errorf("codex: %q, the version of another harness of the same binary", v)
+		}
+	}
+}
+
 func TestProfileOfInstalledVersion(t *testing.T) {
 	env := standIn(t, "claude", `echo "2.1.197 (Claude Code)"`)
 	p, st, note := VersionCache{}.Profile(context.Background(), "claude", env)
