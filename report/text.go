@@ -188,7 +188,7 @@ func (s Show) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "persona %s from %s (%s)\n", s.ID, s.Source, quote.Name(s.Path))
 	var chain []string
 	for _, o := range s.Chain {
-		chain = append(chain, o.Layer+":"+o.File)
+		chain = append(chain, o.label(":"))
 	}
 	fmt.Fprintf(w, "merged from: %s\n", strings.Join(chain, " <- "))
 	if o := s.Overrides; o != nil {
@@ -216,12 +216,12 @@ func (s Show) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIELD\tVALUE\tLAYER\tFILE")
 	for _, f := range fields {
+		v := fieldValue(values, f)
 		for i, o := range s.Provenance[f] {
-			v := ""
-			if i == 0 {
-				v = quote.Line(values[f], 48)
+			if i > 0 {
+				v = ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, quote.Text(v), o.Layer, quote.Name(o.File))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, quote.Text(quote.Line(v, 48)), o.Layer, quote.Name(o.File))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -235,7 +235,7 @@ func (s Show) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "\ntier %s%s: harness %s, model %s\n", r.Tier, form, r.Harness, r.Model)
 	for _, f := range []string{"harness", "model", "systemPrompt"} {
 		if o, ok := r.Origins[f]; ok {
-			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, quote.Name(o.File))
+			fmt.Fprintf(w, "%s from %s\n", f, o.label(" "))
 		}
 	}
 	for _, sc := range []Sidecar{r.Claude, r.Agents} {
@@ -243,9 +243,9 @@ func (s Show) WriteText(w io.Writer) error {
 		case sc.Path == "" && sc.Content == "":
 			fmt.Fprintf(w, "%s: none\n", sc.Channel)
 		case sc.Path != "":
-			fmt.Fprintf(w, "%s: %s (%s, from %s)\n", sc.Channel, quote.Name(sc.Path), sc.Mode, sc.Origin.Layer)
+			fmt.Fprintf(w, "%s: %s%s\n", sc.Channel, quote.Name(sc.Path), sc.how())
 		default:
-			fmt.Fprintf(w, "%s: inline, %d bytes (%s, from %s)\n", sc.Channel, len(sc.Content), sc.Mode, sc.Origin.Layer)
+			fmt.Fprintf(w, "%s: inline, %d bytes%s\n", sc.Channel, len(sc.Content), sc.how())
 		}
 	}
 	if s.Mapping != nil {
@@ -255,8 +255,49 @@ func (s Show) WriteText(w io.Writer) error {
 	return nil
 }
 
+// label is where o is, for a line of text: the layer, sep and the file
+// ("user /home/u/.config/workforce/personas/x.json"), or the file alone
+// when its name already says its layer ("built-in:x.json").
+func (o Origin) label(sep string) string {
+	if strings.HasPrefix(o.File, o.Layer+":") {
+		return quote.Name(o.File)
+	}
+	return o.Layer + sep + quote.Name(o.File)
+}
+
+// how is " (MODE, from LAYER)" for a sidecar's line, leaving out what
+// is empty, "" when both are.
+func (sc Sidecar) how() string {
+	var parts []string
+	if sc.Mode != "" {
+		parts = append(parts, sc.Mode)
+	}
+	if sc.Origin.Layer != "" {
+		parts = append(parts, "from "+sc.Origin.Layer)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// fieldValue is the value of the dotted field f among values (flatten's):
+// its JSON, or for an instruction-file channel given inline (claudeMd,
+// agentsMd: the JSON has claudeMdContent) its size.
+func fieldValue(values map[string]string, f string) string {
+	if v, ok := values[f]; ok {
+		return v
+	}
+	var content string
+	if err := json.Unmarshal([]byte(values[f+"Content"]), &content); err == nil {
+		return fmt.Sprintf("inline, %d bytes", len(content))
+	}
+	return ""
+}
+
 // flatten maps the dotted field names of v's JSON form to compact JSON
-// values; objects are walked into, arrays and scalars are leaves.
+// values, objects included (an input's "inputs.BASE" and its
+// "inputs.BASE.default" both).
 func flatten(v any) map[string]string {
 	b, _ := json.Marshal(v)
 	var doc any
@@ -265,6 +306,10 @@ func flatten(v any) map[string]string {
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
 		if m, ok := v.(map[string]any); ok {
+			if prefix != "" {
+				b, _ := json.Marshal(v)
+				out[prefix] = string(b)
+			}
 			for k, x := range m {
 				key := k
 				if prefix != "" {

@@ -123,11 +123,46 @@ func TestShowText(t *testing.T) {
 	}
 }
 
-// TestFlatten: dotted names to compact JSON, objects walked into, arrays
-// leaves.
+// TestShowTextBuiltin: a built-in file's name, which says its layer, is
+// not prefixed with it again; a field whose value is an object (an
+// input) or an inline instruction file (claudeMd) shows a value.
+func TestShowTextBuiltin(t *testing.T) {
+	f := Origin{Layer: "built-in", File: "built-in:rev.json"}
+	main := "main"
+	s := Show{
+		ID: "rev", Source: "built-in", Path: f.File, Form: "tiered", Chain: []Origin{f},
+		Spec: &Persona{ID: "rev", Inputs: map[string]Input{"BASE": {Default: &main}},
+			Runtime: Runtime{Model: "m", Sidecars: Sidecars{ClaudeMdContent: "four"}}},
+		Provenance: map[string][]Origin{"inputs.BASE": {f}, "claudeMd": {f}, "model": {f}},
+		Resolved: &Resolved{Tier: "best", Harness: "claude", Model: "m", Origins: map[string]Origin{"model": f},
+			Claude: Sidecar{Channel: "CLAUDE.md", Content: "four", Origin: f}, Agents: Sidecar{Channel: "AGENTS.md", Path: "/a.md"}},
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, line string }{
+		{"chain", "merged from: built-in:rev.json\n"},
+		{"origin", "model from built-in:rev.json\n"},
+		{"input", `inputs.BASE  {"default":"main"}  built-in  built-in:rev.json` + "\n"},
+		{"inline file", "claudeMd     inline, 4 bytes     built-in  built-in:rev.json\n"},
+		{"no mode", "CLAUDE.md: inline, 4 bytes (from built-in)\n"},
+		{"neither mode nor layer", "AGENTS.md: /a.md\n"},
+	} {
+		if !strings.Contains(b.String(), tc.line) {
+			t.Errorf("%s: no line %q in\n%s", tc.name, tc.line, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "built-in:built-in:") || strings.Contains(b.String(), "built-in built-in:") {
+		t.Errorf("a doubled layer in\n%s", b.String())
+	}
+}
+
+// TestFlatten: dotted names to compact JSON, objects walked into and
+// kept whole too, arrays leaves.
 func TestFlatten(t *testing.T) {
 	got := flatten(map[string]any{"a": map[string]any{"b": 1, "c": []int{1, 2}}, "d": "x"})
-	want := map[string]string{"a.b": "1", "a.c": "[1,2]", "d": `"x"`}
+	want := map[string]string{"a": `{"b":1,"c":[1,2]}`, "a.b": "1", "a.c": "[1,2]", "d": `"x"`}
 	if len(got) != len(want) {
 		t.Errorf("flatten = %v, want %v", got, want)
 	}
