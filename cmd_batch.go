@@ -70,7 +70,7 @@ Example:
    workforce batch status tasks.jsonl
    workforce batch remote.jsonl --queue nats://queue.internal --detach`,
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores, halved for opencode)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once", DefaultText: "twice the cores, halved for opencode"},
 			&cli.StringFlag{Name: "id", Usage: "the batch's id, its directory under <home>/batches (default: the file's name and a hash of its path)"},
 			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
 			&cli.BoolFlag{Name: "json", Usage: "print one result per task, as JSON lines"},
