@@ -325,3 +325,81 @@ func flatten(v any) map[string]string {
 	walk("", doc)
 	return out
 }
+
+// Summary is the files a sync-back created, updated or deleted, for a
+// line of text: their count and the first n of their names, sorted and
+// quoted ("2 files changed: a.go, b.go", "5 files changed: a.go, b.go,
+// c.go and 2 more"); "" for none or a nil f.
+func (f *Files) Summary(n int) string {
+	if f == nil {
+		return ""
+	}
+	paths := slices.Concat(f.Created, f.Updated, f.Deleted)
+	if len(paths) == 0 {
+		return ""
+	}
+	slices.Sort(paths)
+	return fmt.Sprintf("%s changed: %s", plural(len(paths), "file"), names(paths, n))
+}
+
+// WriteHeld prints the work of session id held for review (run
+// --review), as Result.Held lists it: a line naming the session and the
+// count, then each file with what the agent did to it, indented. A nil
+// f (the files could not be listed) prints the first line alone.
+func (f *Files) WriteHeld(w io.Writer, id string) {
+	if f == nil {
+		fmt.Fprintf(w, "held for review: %s\n", quote.Name(id))
+		return
+	}
+	type held struct{ path, kind string }
+	var all []held
+	for _, g := range []struct {
+		kind  string
+		paths []string
+	}{{"created", f.Created}, {"updated", f.Updated}, {"deleted", f.Deleted}} {
+		for _, p := range g.paths {
+			all = append(all, held{p, g.kind})
+		}
+	}
+	for _, c := range f.Conflicts {
+		all = append(all, held{c.Path, "conflict"})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].path < all[j].path })
+	fmt.Fprintf(w, "held for review: %s (%s)\n", quote.Name(id), plural(len(all), "file"))
+	for _, h := range all {
+		fmt.Fprintf(w, "  %s: %s\n", h.kind, quote.Name(h.path))
+	}
+}
+
+// Text is where a queue worker put the agent's work, for a line of
+// text: "branch B pushed to REPO, N files changed", or "nothing pushed"
+// when there was nothing to publish.
+func (p Published) Text() string {
+	if p.Branch == "" {
+		return "nothing pushed"
+	}
+	return fmt.Sprintf("branch %s pushed to %s, %s changed", quote.Name(p.Branch), quote.Name(p.Repo), plural(p.Files, "file"))
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// names is the first n of paths, quoted, comma-separated, and "and K
+// more" for the rest.
+func names(paths []string, n int) string {
+	n = max(n, 1)
+	shown := make([]string, 0, n)
+	for _, p := range paths[:min(n, len(paths))] {
+		shown = append(shown, quote.Name(p))
+	}
+	s := strings.Join(shown, ", ")
+	if rest := len(paths) - len(shown); rest > 0 {
+		s += fmt.Sprintf(" and %d more", rest)
+	}
+	return s
+}

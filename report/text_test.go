@@ -172,3 +172,53 @@ func TestFlatten(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesSummary: the count of the files changed and the first few
+// names, sorted and quoted; nothing for none.
+func TestFilesSummary(t *testing.T) {
+	tests := []struct {
+		name string
+		f    *Files
+		n    int
+		want string
+	}{
+		{"nil", nil, 3, ""},
+		{"none", &Files{Conflicts: []Conflict{{Path: "c"}}}, 3, ""},
+		{"one", &Files{Created: []string{"out.txt"}}, 3, "1 file changed: out.txt"},
+		{"sorted over the kinds", &Files{Created: []string{"b"}, Updated: []string{"c"}, Deleted: []string{"a"}}, 3, "3 files changed: a, b, c"},
+		{"more than n", &Files{Updated: []string{"a", "b", "c", "d", "e"}}, 3, "5 files changed: a, b, c and 2 more"},
+		{"a name quoted", &Files{Created: []string{"x\x1b[2J"}}, 3, `1 file changed: "x\033[2J"`},
+	}
+	for _, tc := range tests {
+		if got := tc.f.Summary(tc.n); got != tc.want {
+			t.Errorf("%s: Summary(%d) = %q, want %q", tc.name, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestWriteHeld: the session, the count, each file with its kind, sorted
+// and quoted; a nil list names the session alone.
+func TestWriteHeld(t *testing.T) {
+	var b strings.Builder
+	(&Files{Created: []string{"new.txt"}, Updated: []string{"a\nb"}, Deleted: []string{"z"}, Conflicts: []Conflict{{Path: "m"}}}).WriteHeld(&b, "s1")
+	want := "held for review: s1 (4 files)\n  updated: \"a\\nb\"\n  conflict: m\n  created: new.txt\n  deleted: z\n"
+	if b.String() != want {
+		t.Errorf("WriteHeld =\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	(*Files)(nil).WriteHeld(&b, "s1")
+	if b.String() != "held for review: s1\n" {
+		t.Errorf("WriteHeld of nil = %q", b.String())
+	}
+}
+
+// TestPublishedText: the branch, the repository and the count; nothing
+// pushed said so.
+func TestPublishedText(t *testing.T) {
+	if got, want := (Published{Repo: "https://h/r.git", Branch: "workforce/e-1", Files: 2}).Text(), "branch workforce/e-1 pushed to https://h/r.git, 2 files changed"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	if got := (Published{Repo: "r"}).Text(); got != "nothing pushed" {
+		t.Errorf("Text() of nothing = %q", got)
+	}
+}
