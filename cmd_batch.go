@@ -262,6 +262,12 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
 	}
 	tw.Flush()
+	// The branch a queue worker pushed each task's work to.
+	for _, id := range ids {
+		if r := states[id].Result; r != nil && r.Published != nil {
+			fmt.Fprintf(w, "%s: %s\n", id, r.Published.Text())
+		}
+	}
 	// The destinations the network proxy denied each task's run (a
 	// worker's result, quoted).
 	for _, id := range ids {
@@ -449,6 +455,9 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		return
 	}
 	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, quote.Name(string(ts.Status)), (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+	if r := ts.Result; r != nil && r.Files.Summary(3) != "" {
+		line += ", " + r.Files.Summary(3)
+	}
 	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
 		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
 	}
