@@ -2,8 +2,11 @@ package report
 
 // The text forms of the reports whose text more than a field or two
 // decides: the plan of run --dry-run, a harness's mapping, a persona of
-// show. Each prints what its JSON carries, on the writer given; every
-// name the agent or a file may have chosen goes through quote.
+// show, the files a run changed (Files.Summary, a batch task's line) or
+// holds for review (Files.WriteHeld), the branch a queue worker pushed
+// (Published.Text). Each prints what its JSON carries, on the writer
+// given; every name the agent or a file may have chosen goes through
+// quote.
 
 import (
 	"encoding/json"
