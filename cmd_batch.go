@@ -77,7 +77,7 @@ Example:
    workforce batch status tasks.jsonl
    workforce batch remote.jsonl --queue nats://queue.internal --detach`,
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores, halved for opencode)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once", DefaultText: "twice the cores, halved for opencode"},
 			&cli.StringFlag{Name: "id", Usage: "the batch's id, its directory under <home>/batches (default: the file's name and a hash of its path)"},
 			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
 			&cli.BoolFlag{Name: "rerun", Usage: "run every task again under the same id, the last run's states set aside in <home>/batches/<id>/previous/"},
@@ -310,6 +310,12 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
 	}
 	tw.Flush()
+	// The branch a queue worker pushed each task's work to.
+	for _, id := range ids {
+		if r := states[id].Result; r != nil && r.Published != nil {
+			fmt.Fprintf(w, "%s: %s\n", id, r.Published.Text())
+		}
+	}
 	// The destinations the network proxy denied each task's run (a
 	// worker's result, quoted).
 	for _, id := range ids {
@@ -497,6 +503,9 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		return
 	}
 	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, quote.Name(string(ts.Status)), (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+	if r := ts.Result; r != nil && r.Files.Summary(3) != "" {
+		line += ", " + r.Files.Summary(3)
+	}
 	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
 		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
 	}

@@ -39,7 +39,7 @@ Example:
 			&cli.StringFlag{Name: "harness", Value: "codex", Usage: "harness or profile: " + strings.Join(discover.Names(), ", ")},
 			profileFlag(),
 			markersFlag,
-			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files (default: the profile's)"},
+			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files", DefaultText: "the profile's"},
 			&cli.StringSliceFlag{Name: "fallback", Usage: "extra instruction file name tried after the profile's own (codex)"},
 			&cli.BoolFlag{Name: "no-globals", Usage: "leave out global files from the home directory"},
 			jsonFlag(),

@@ -172,7 +172,12 @@ func writeCommand(b *strings.Builder, name string, c *cli.Command) {
 			if u, err := strconv.Unquote(def); err == nil {
 				def = u
 			}
-			meaning += " (default: `" + def + "`)"
+			if strings.Contains(def, " ") {
+				// Words saying where the default comes from, not a value.
+				meaning += " " + inline("(default: "+def+")")
+			} else {
+				meaning += " (default: `" + def + "`)"
+			}
 		}
 		if s, ok := f.(cli.DocGenerationSliceFlag); ok && s.IsSliceFlag() && !strings.Contains(f.GetUsage(), "repeatable") {
 			meaning += " (repeatable)"

@@ -252,12 +252,18 @@ func reviewHeld(ctx context.Context, ios *iostreams, opts runOptions, res *sessi
 		}
 	default:
 		fmt.Fprintf(w, "held for review: %s\n", s.ID())
-		hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", s.ID(), s.ID(), s.ID())
-		if s.Record.Branch != "" {
-			hintf(stderr, "git merge %s brings in the agent's commits", s.Record.Branch)
-		}
+		hintHeld(stderr, s.Record)
 	}
 	return silentExit(status)
+}
+
+// hintHeld names the commands that review, apply and drop the work held
+// for review in the session of record r.
+func hintHeld(stderr io.Writer, r session.Record) {
+	hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", r.ID, r.ID, r.ID)
+	if r.Branch != "" {
+		hintf(stderr, "git merge %s brings in the agent's commits", r.Branch)
+	}
 }
 
 // askReview asks on the terminal tty what to do with the agent's work,
@@ -315,6 +321,9 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		if b := r.Branch; b != nil {
 			fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(b.Commits), quote.Name(b.Name))
 		}
+		if r.Held != nil {
+			r.Held.WriteHeld(w, r.SessionID)
+		}
 		return
 	}
 	if res.Report != nil && !res.Held {
@@ -324,7 +333,10 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		printBranch(w, stderr, res.Session.Record)
 	}
 	if res.Held {
-		fmt.Fprintf(w, "held for review: %s\n", r.SessionID)
+		r.Held.WriteHeld(w, r.SessionID)
+		if res.Session != nil {
+			hintHeld(stderr, res.Session.Record)
+		}
 	} else if res.Kept && res.Session != nil {
 		fmt.Fprintf(w, "sandbox kept: %s\n", res.Session.Dir)
 	}
