@@ -28,15 +28,18 @@ func batchCommand() *cli.Command {
 		Usage:     "run many persona tasks unattended, a few at a time, each as a one-shot run in its own sandbox",
 		ArgsUsage: "FILE",
 		Description: `Reads the tasks of FILE (JSONL, one object a line, or YAML, a list; by the
-extension, else by the content), one task an entry:
+extension, else by the content), one task an entry; as JSONL, one task a
+line, as here (these lines paste into a .jsonl file as they are):
 
-   {"id": "parser-tests", "persona": "test-writer@best", "task": "add tests for ./pkg/parser",
-    "dir": "services/api", "harness": "codex", "inputs": {"TARGET": "./pkg/parser"}, "timeout": "20m"}
+   {"id": "parser-tests", "persona": "test-writer@best", "task": "add tests for ./pkg/parser", "dir": "services/api", "inputs": {"TARGET": "./pkg/parser"}, "timeout": "20m"}
+   {"id": "api-review", "persona": "code-reviewer", "task": "review the API handlers", "dir": "services/api", "harness": "codex"}
 
 id (a safe name, unique), persona (PERSONA[@TIER]) and task are required;
 dir is the project directory, relative to the file's directory (default:
-that directory). A file with an error runs nothing: the error names the
-line (exit 2). repo (a git URL) and ref (default HEAD) replace dir for a
+that directory). A file with errors runs nothing: each problem is listed
+with its line, all at once (exit 2). --dry-run checks the whole file and
+prints the plan (each task's persona, tier, harness and directory, and
+whether a run now would run it) without running anything. repo (a git URL) and ref (default HEAD) replace dir for a
 queue of workers: with --queue nats://HOST the tasks are published to
 NATS JetStream and run by workforce worker on other machines, each in a
 clone of repo at the commit ref names now, the agent's work pushed back
@@ -52,7 +55,9 @@ twice the cores, halved when a task runs on opencode).
 The batch's state is in <home>/batches/<id>/ (the id: the file's name and a
 hash of its path, or --id). Running the same file again resumes it: a task
 whose entry is unchanged and done is skipped, an edited one runs again, and
---retry failed runs again the tasks that did not succeed. Ctrl-C (SIGINT,
+--retry failed runs again the tasks that did not succeed, and --rerun
+runs every task again under the same id (the last run's task states are
+set aside in <home>/batches/<id>/previous/, replacing an older one). Ctrl-C (SIGINT,
 SIGTERM, SIGHUP) stops the running tasks as run stops (their work synced
 back) and starts no more; the interrupted tasks run on the next run.
 
@@ -65,14 +70,18 @@ docs/batch.md has the details.
 
 Example:
 
+   workforce batch tasks.jsonl --dry-run
    workforce batch tasks.jsonl --jobs 4
+   workforce batch tasks.jsonl --rerun
    workforce batch tasks.yaml --retry failed --json > results.jsonl
    workforce batch status tasks.jsonl
    workforce batch remote.jsonl --queue nats://queue.internal --detach`,
 		Flags: append([]cli.Flag{
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores, halved for opencode)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once", DefaultText: "twice the cores, halved for opencode"},
 			&cli.StringFlag{Name: "id", Usage: "the batch's id, its directory under <home>/batches (default: the file's name and a hash of its path)"},
 			&cli.StringFlag{Name: "retry", Usage: "run again the done tasks whose status is not succeeded: failed"},
+			&cli.BoolFlag{Name: "rerun", Usage: "run every task again under the same id, the last run's states set aside in <home>/batches/<id>/previous/"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "check the whole file and print the plan (tasks, personas, dirs), running nothing; every problem listed, exit 2"},
 			&cli.BoolFlag{Name: "json", Usage: "print one result per task, as JSON lines"},
 			noHistoryFlag, networkFlag, networkAllowFlag,
 			&cli.BoolFlag{Name: "detach", Usage: "with --queue: publish the tasks and exit, without following them"},
@@ -107,6 +116,8 @@ type batchOptions struct {
 	// Network are --network and --network-allow, given to each task's
 	// run (a task's own network narrows it: --network-narrow).
 	Network run.NetworkFlags
+	// Rerun runs every task again, the last run set aside (--rerun).
+	Rerun bool
 }
 
 func batchAction(c *cli.Context) error {
@@ -117,7 +128,7 @@ func batchAction(c *cli.Context) error {
 		return usagef("--detach goes with --queue: on this machine the tasks run in this process")
 	}
 	opts := batchOptions{File: c.Args().First(), ID: c.String("id"), Jobs: c.Int("jobs"), JSON: c.Bool("json"), Env: newProcEnv(),
-		NoHistory: c.Bool("no-history")}
+		NoHistory: c.Bool("no-history"), Rerun: c.Bool("rerun")}
 	switch r := c.String("retry"); r {
 	case "":
 	case "failed":
@@ -135,6 +146,12 @@ func batchAction(c *cli.Context) error {
 	if c.IsSet("queue") && (c.IsSet(networkFlag.Name) || c.IsSet(networkAllowFlag.Name)) {
 		return usageError(errors.New("--network and --network-allow go without --queue: a worker's own config.json decides its runs' network"), "narrow a task's network with \"network\" in the batch file")
 	}
+	if opts.Rerun && (c.IsSet("retry") || c.IsSet("queue")) {
+		return usagef("--rerun runs every task again on this machine: it goes without --retry and --queue")
+	}
+	if c.Bool("dry-run") {
+		return batchDryRunAction(c, opts)
+	}
 	if c.IsSet("queue") {
 		return batchQueueAction(c, opts)
 	}
@@ -143,16 +160,47 @@ func batchAction(c *cli.Context) error {
 
 // openBatch checks the batch file of opts and opens its batch, locked
 // (batch.OpenFile): remote checks an entry for a queue (nil: the tasks
-// run on this machine). A wrong file is a usage error; a batch another
-// process runs, a failure with a hint.
+// run on this machine). A wrong file is a usage error listing every
+// problem; a batch another process runs, a failure with a hint.
 func openBatch(opts batchOptions, remote func(batch.Task) string) (*batch.Batch, error) {
-	wd, err := opts.Env.dir()
+	lo, err := batchLoadOptions(opts, remote)
 	if err != nil {
 		return nil, err
 	}
+	b, err := batch.OpenFile(batch.OpenOptions{ID: opts.ID, Home: opts.Env.home, LoadOptions: lo, Rerun: opts.Rerun})
+	var le *batch.LockError
+	switch {
+	case errors.As(err, new(*batch.FileError)):
+		return nil, fileProblems(err)
+	case errors.As(err, &le):
+		return nil, withCode(exitFailure, err, "wait for it to end, or give another --id")
+	}
+	return b, err
+}
+
+// fileProblems is the usage error of a wrong batch file (a
+// *batch.FileError): each problem a line, and how many there are when more
+// than one.
+func fileProblems(err error) error {
+	var probs batch.Problems
+	if errors.As(err, &probs) && len(probs) > 1 {
+		return usageError(err, fmt.Sprintf("%d problems in the batch file; nothing was run", len(probs)))
+	}
+	return usageError(err)
+}
+
+// batchLoadOptions are how the batch file of opts is read and checked
+// (batch.Load): against the catalog of personas, on this machine or, with
+// remote, for a queue.
+func batchLoadOptions(opts batchOptions, remote func(batch.Task) string) (batch.LoadOptions, error) {
+	wd, err := opts.Env.dir()
+	if err != nil {
+		return batch.LoadOptions{}, err
+	}
+	var cat *persona.Catalog
 	catalog := func() (batch.Lookup, error) {
-		cat, err := loadCatalog(opts.Env)
-		if err != nil {
+		var err error
+		if cat, err = loadCatalog(opts.Env); err != nil {
 			return nil, err
 		}
 		return func(ref string) (string, string, error) {
@@ -163,18 +211,18 @@ func openBatch(opts batchOptions, remote func(batch.Task) string) (*batch.Batch,
 			return r.Tier, r.Harness, nil
 		}, nil
 	}
-	b, err := batch.OpenFile(batch.OpenOptions{ID: opts.ID, Home: opts.Env.home, LoadOptions: batch.LoadOptions{
-		File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote,
-		KnownHarnesses: persona.KnownHarnesses, Harnesses: persona.Harnesses}})
-	var fe *batch.FileError
-	var le *batch.LockError
-	switch {
-	case errors.As(err, &fe):
-		return nil, usageError(err)
-	case errors.As(err, &le):
-		return nil, withCode(exitFailure, err, "wait for it to end, or give another --id")
+	// An entry's inputs, as its run will resolve them (Load asks once
+	// the persona is found, so cat is loaded).
+	inputs := func(ref string, values map[string]string) error {
+		_, r, err := cat.Lookup(ref)
+		if err != nil {
+			return err
+		}
+		_, err = r.ResolveInputs(values, opts.Env.getenv)
+		return err
 	}
-	return b, err
+	return batch.LoadOptions{File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote, Inputs: inputs,
+		KnownHarnesses: persona.KnownHarnesses, Harnesses: persona.Harnesses}, nil
 }
 
 // runBatch runs the batch file of opts on this machine (batch.RunLocal)
@@ -262,6 +310,12 @@ func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskStat
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
 	}
 	tw.Flush()
+	// The branch a queue worker pushed each task's work to.
+	for _, id := range ids {
+		if r := states[id].Result; r != nil && r.Published != nil {
+			fmt.Fprintf(w, "%s: %s\n", id, r.Published.Text())
+		}
+	}
 	// The destinations the network proxy denied each task's run (a
 	// worker's result, quoted).
 	for _, id := range ids {
@@ -449,6 +503,9 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		return
 	}
 	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, quote.Name(string(ts.Status)), (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+	if r := ts.Result; r != nil && r.Files.Summary(3) != "" {
+		line += ", " + r.Files.Summary(3)
+	}
 	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
 		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
 	}

@@ -43,10 +43,10 @@ Example:
    workforce context --harness claude
    workforce context services/api --harness codex --max-bytes 8192 --json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "harness", Usage: "harness or profile: " + strings.Join(discover.Names(), ", ") + " (default: claude, else the first installed of " + strings.Join(persona.Harnesses, ", ") + ", else codex)"},
+			&cli.StringFlag{Name: "harness", Usage: "harness or profile: " + strings.Join(discover.Names(), ", "), DefaultText: "claude, else the first installed of " + strings.Join(persona.Harnesses, ", ") + ", else codex"},
 			profileFlag(),
 			markersFlag,
-			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files (default: the profile's)"},
+			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files", DefaultText: "the profile's"},
 			&cli.StringSliceFlag{Name: "fallback", Usage: "extra instruction file name tried after the profile's own (codex)"},
 			&cli.BoolFlag{Name: "no-globals", Usage: "leave out global files from the home directory"},
 			jsonFlag(),

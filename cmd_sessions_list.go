@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/history"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
@@ -21,7 +22,9 @@ func sessionsListCommand() *cli.Command {
 		Description: `Lists the sessions of <home>/sessions, oldest first: id, persona, phase, age,
 the number of files a sync-back would bring back, and the project root. A
 session whose process is gone before its work was synced back is marked
-stale: workforce sessions sync ID finishes it.
+stale: workforce sessions sync ID finishes it. A one-shot run removes its
+session when it ends unless run with --keep (or --review): workforce
+history lists the past runs, and whether their session is still kept.
 
 Example:
 
@@ -87,6 +90,9 @@ func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(ios.Out, "no sessions")
+		if recs, _, _ := history.ReadAll(home); len(recs) > 0 {
+			notef(ios.Err, "one-shot runs remove their session when they end unless run with --keep (or --review); the %d runs of the history: workforce history", len(recs))
+		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)

@@ -31,8 +31,8 @@ Example:
    workforce sessions prune-results
    workforce sessions prune-results --max-age 168h --max-count 50`,
 		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "max-age", Action: notNegative("max-age"), Usage: "remove results older than this (e.g. 168h); 0 for no limit (default: \"results\" in <home>/config.json, else 720h)"},
-			&cli.IntFlag{Name: "max-count", Action: atLeast("max-count", 0), Usage: "keep at most this many results, the newest; 0 for no limit (default: \"results\" in <home>/config.json, else 500)"},
+			&cli.DurationFlag{Name: "max-age", Action: notNegative("max-age"), Usage: "remove results older than this (e.g. 168h); 0 for no limit", DefaultText: "\"results\" in <home>/config.json, else 720h"},
+			&cli.IntFlag{Name: "max-count", Action: atLeast("max-count", 0), Usage: "keep at most this many results, the newest; 0 for no limit", DefaultText: "\"results\" in <home>/config.json, else 500"},
 		},
 		Action: sessionsPruneResultsAction,
 	}

@@ -36,7 +36,9 @@ a one-shot run of codex or opencode records the one its output names; an
 interactive one the one its own session store says ran in the sandbox
 (docs/run.md, Resume). A session for which nothing says so cannot be
 resumed, and neither can a running or failed one, nor one whose sandbox
-is gone.
+is gone. Of a session that is gone, the error says why, as the history
+knows it: a one-shot run removes its session unless --keep (workforce
+history lists the runs and whether their session can be resumed).
 
 Exit status: as workforce run PERSONA TASK: interrupted 130 (128+signal),
 timed_out 124, conflict 3, denied 1, failed 1, succeeded 0; 1 when the
@@ -52,10 +54,10 @@ Example:
 			&cli.StringFlag{Name: "task-file", Usage: "read the task from this file (as a TASK argument does)"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input value of the persona, NAME=VALUE (repeatable)"},
 			syncDeletesFlag,
-			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back (default: \"review\" in <home>/config.json; a session held for review is held again)"},
+			&cli.BoolFlag{Name: "review", Usage: "hold the agent's work for review instead of syncing it back (default: \"review\" in <home>/config.json; a session held for review is held again)", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
 			syncConfigFlag,
-			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit (default: the persona's harnessSettings.timeoutSeconds)"},
+			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit", DefaultText: "the persona's harnessSettings.timeoutSeconds"},
 			allowUnmappedFlag, modelFlag,
 			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, networkFlag, networkAllowFlag, noHistoryFlag,
 		},

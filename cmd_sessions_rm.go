@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/internal/quote"
@@ -21,7 +22,9 @@ func sessionsRmCommand() *cli.Command {
 		Description: `Removes the named sessions, or with --stale every stale session, with the
 agent's work that was not synced back; --warm removes the warm sandboxes
 that run --reuse keeps. It asks first on a terminal; --yes
-answers for you, and is needed when there is no terminal. A running session
+answers for you, and is needed when there is no terminal. Sessions synced
+back with no change left in their sandboxes (kept by run --keep) lose no
+work: they are removed without asking, with a note. A running session
 is refused, and so is one whose harness outlived its workforce process and
 still runs, unless --force. A session whose record cannot be read is
 removed all the same, with a warning. The branch workforce/<id> of the
@@ -109,15 +112,15 @@ func runSessionsRm(_ context.Context, ios *iostreams, opts sessionsRmOptions) er
 		fmt.Fprintln(ios.Out, "no stale sessions")
 		return nil
 	}
+	if !opts.Yes && !slices.ContainsFunc(targets, func(s *session.Session) bool { return !s.Settled() }) {
+		notef(ios.Err, "nothing to ask: %s synced back, with no change left in its sandbox that is not in the repository", sessionIDs(targets))
+		opts.Yes = true
+	}
 	if !opts.Yes {
 		if !ios.ErrTTY || !ios.InTTY {
 			return usageError(errors.New("sessions rm removes the agent's work that was not synced back"), "add --yes to remove without asking")
 		}
-		var names []string
-		for _, s := range targets {
-			names = append(names, s.ID())
-		}
-		fmt.Fprintf(ios.Err, "workforce: remove %s and the work in them? [y/N] ", strings.Join(names, ", "))
+		fmt.Fprintf(ios.Err, "workforce: remove %s and the work in them? [y/N] ", sessionIDs(targets))
 		answer, _ := bufio.NewReader(ios.In).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			return errors.New("nothing removed")
@@ -136,4 +139,13 @@ func runSessionsRm(_ context.Context, ios *iostreams, opts sessionsRmOptions) er
 		}
 	}
 	return failed
+}
+
+// sessionIDs is the ids of ss, comma-separated.
+func sessionIDs(ss []*session.Session) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.ID()
+	}
+	return strings.Join(names, ", ")
 }

@@ -106,21 +106,17 @@ func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {
 	if opts.JSON {
 		return writeJSON(ios.Out, rep)
 	}
+	if len(rep.Groups) == 0 {
+		// Nothing to sum: say so and where the history is, not a bare header.
+		if since.IsZero() {
+			fmt.Fprintf(ios.Out, "no runs in the history yet (%s): workforce run and batch record each run there\n", quote.Name(history.Path(home)))
+		} else {
+			fmt.Fprintf(ios.Out, "no runs since %s in the history (%s)\n", since.UTC().Format(time.RFC3339), quote.Name(history.Path(home)))
+		}
+		return nil
+	}
 	printUsage(ios.Out, rep)
 	return nil
-}
-
-// usageWarnings bounds the warnings printed about a damaged history.
-const usageWarnings = 3
-
-func printHistoryWarnings(w io.Writer, warns []history.Warning) {
-	for i, h := range warns {
-		if i == usageWarnings {
-			warnf(w, "%d more lines of the history skipped", len(warns)-i)
-			break
-		}
-		warnf(w, "%v", h)
-	}
 }
 
 // readHarnessRecords reads the harnesses' records of the conversations

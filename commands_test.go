@@ -111,3 +111,28 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagHelpOneDefault: a flag whose usage says its own default does
+// not get urfave/cli's besides ("(default: twice the cores) (default:
+// 0)").
+func TestFlagHelpOneDefault(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	var walk func(path string, cmds []*cli.Command)
+	n := 0
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			name := path + " " + c.Name
+			for _, f := range c.Flags {
+				n++
+				if help := cli.FlagStringer(f); strings.Count(help, "(default") > 1 {
+					t.Errorf("%s: two defaults in %q", name, help)
+				}
+			}
+			walk(name, c.Subcommands)
+		}
+	}
+	walk("workforce", app.Commands)
+	if n < 50 {
+		t.Fatalf("only %d flags: the walk found too few commands", n)
+	}
+}

@@ -59,6 +59,7 @@ var depRules = map[string]depRule{
 	"W/internal/standin":              {deny: []string{anyOfOurs}},
 	"W/internal/benchtree/mkpersonas": {deny: []string{anyOfOurs}, allow: []string{"W/internal/benchtree"}},
 	"W/internal/convstore":            {deny: []string{anyOfOurs}}, // where each harness keeps its conversations: harness and history/sessions read it
+	"W/internal/suggest":              {deny: []string{anyOfOurs}}, // the "did you mean" of a mistyped persona id or flag
 	// The JSON the commands print: types of its own, so that the packages
 	// below can change theirs freely; their text forms quote names
 	// through internal/quote.

@@ -116,6 +116,7 @@ func commands() []*cli.Command {
 		createCommand(),
 		exportCommand(),
 		harnessCommand(),
+		historyCommand(),
 		importCommand(),
 		installCommand(),
 		listCommand(),

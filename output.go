@@ -139,7 +139,7 @@ func printPersonaWarnings(w io.Writer, cat *persona.Catalog, p *persona.Persona)
 func lookupError(err error) error {
 	var ue *persona.UnknownError
 	if errors.As(err, &ue) {
-		return withCode(exitFailure, err, "`workforce list` shows the personas of every layer")
+		return withCode(exitFailure, err, ue.Hints()...)
 	}
 	return err
 }

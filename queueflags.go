@@ -119,7 +119,7 @@ func queueArgs(o queue.Options) []string {
 // workerFlags are worker's own flags, after queueFlags.
 func workerFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once (default: twice the cores)"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Action: atLeast("jobs", 1), Usage: "run this many tasks at once", DefaultText: "twice the cores"},
 		&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Action: ackWaitFlag, Usage: "how long the server waits for a sign of life of a task before it gives it to another worker; set when the consumer is made (by the first worker)"},
 		&cli.StringFlag{Name: "name", Usage: "the worker's name in the results and on the server (default: the host's name and the process id)"},
 		&cli.DurationFlag{Name: "git-timeout", Value: defaultGitTimeout, Action: notNegative("git-timeout"), Usage: "how long a task's checkout, and each push of its work, may take before it fails, so that a git server that stalls holds no task slot for good (0: no limit)"},

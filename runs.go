@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seed-3bc194a6/workforce/batchview"
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -57,7 +59,10 @@ func runHooks(ctx context.Context, ios *iostreams, env procEnv) run.Hooks {
 		Signals: notify,
 		Version: func(h string) string { return versionCache(env).Installed(ctx, h, env.Environ).Version },
 		Profile: func(profile, h string) (discover.Profile, string, error) {
-			return harnessProfile(ctx, ios.Err, env, profile, h)
+			// A run says once whether the version's family was measured
+			// (run.Start); the profile's finer note is for context and
+			// harness check.
+			return harnessProfile(ctx, io.Discard, env, profile, h)
 		},
 		WriteJSON: writeJSON,
 	}
@@ -78,9 +83,28 @@ func runPersona(ctx context.Context, ios *iostreams, opts runOptions) error {
 func startRun(ctx context.Context, ios *iostreams, opts runOptions, r *run.Run) error {
 	if opts.Task != nil {
 		var events *eventPrinter
+		var hooks []func(harness.Event)
 		if opts.Events {
 			events = newEventPrinter(ios.Out, filepath.Base(r.Plan.Sandbox), run.TreeRelative(r.Plan))
-			r.Hooks.Events = events.harness
+			hooks = append(hooks, events.harness)
+		}
+		if ios.ErrTTY {
+			// Progress on a terminal; none in a pipe.
+			progress, rel := batchview.StartProgress(ios.Err, batchview.Silence), run.TreeRelative(r.Plan)
+			defer progress.Stop()
+			hooks = append(hooks, func(e harness.Event) {
+				if ev, ok := run.Event(e); ok {
+					ev.Detail = rel(ev.Detail)
+					progress.Event(ev)
+				}
+			})
+		}
+		if len(hooks) > 0 {
+			r.Hooks.Events = func(e harness.Event) {
+				for _, h := range hooks {
+					h(e)
+				}
+			}
 		}
 		out, err := r.Start(run.Streams{Err: ios.Err})
 		if out != nil && out.Result != nil {
@@ -228,12 +252,18 @@ func reviewHeld(ctx context.Context, ios *iostreams, opts runOptions, res *sessi
 		}
 	default:
 		fmt.Fprintf(w, "held for review: %s\n", s.ID())
-		hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", s.ID(), s.ID(), s.ID())
-		if s.Record.Branch != "" {
-			hintf(stderr, "git merge %s brings in the agent's commits", s.Record.Branch)
-		}
+		hintHeld(stderr, s.Record)
 	}
 	return silentExit(status)
+}
+
+// hintHeld names the commands that review, apply and drop the work held
+// for review in the session of record r.
+func hintHeld(stderr io.Writer, r session.Record) {
+	hintf(stderr, "workforce sessions diff %s shows the agent's work; workforce sessions apply %s [PATH...] applies it; workforce sessions discard %s drops it", r.ID, r.ID, r.ID)
+	if r.Branch != "" {
+		hintf(stderr, "git merge %s brings in the agent's commits", r.Branch)
+	}
 }
 
 // askReview asks on the terminal tty what to do with the agent's work,
@@ -291,6 +321,9 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		if b := r.Branch; b != nil {
 			fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(b.Commits), quote.Name(b.Name))
 		}
+		if r.Held != nil {
+			r.Held.WriteHeld(w, r.SessionID)
+		}
 		return
 	}
 	if res.Report != nil && !res.Held {
@@ -300,7 +333,10 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		printBranch(w, stderr, res.Session.Record)
 	}
 	if res.Held {
-		fmt.Fprintf(w, "held for review: %s\n", r.SessionID)
+		r.Held.WriteHeld(w, r.SessionID)
+		if res.Session != nil {
+			hintHeld(stderr, res.Session.Record)
+		}
 	} else if res.Kept && res.Session != nil {
 		fmt.Fprintf(w, "sandbox kept: %s\n", res.Session.Dir)
 	}

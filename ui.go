@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/internal/lazyre"
+	"github.com/seed-3bc194a6/workforce/internal/suggest"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -236,7 +237,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	help := "`" + name + " --help` lists its flags"
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usageError(fmt.Errorf("unknown flag %s for %s", flagName(f), name), help)
+		return usageError(fmt.Errorf("unknown flag %s for %s", flagName(f), name), append(similarFlags(c, f), help)...)
 	}
 	if f, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return usageError(fmt.Errorf("%s %s needs a value", name, flagName(f)), help)
@@ -275,6 +276,28 @@ func flagKind(c *cli.Context, f string) string {
 		}
 	}
 	return ""
+}
+
+// similarFlags is the "did you mean" hint of the unknown flag f ("-josn")
+// given to c's command, naming the flags of at least two letters it was
+// likely meant to be; none when nothing is close.
+func similarFlags(c *cli.Context, f string) []string {
+	var names []string
+	if c != nil && c.Command != nil && len(c.Command.Flags) > 0 {
+		for _, fl := range c.Command.Flags {
+			names = append(names, fl.Names()...)
+		}
+	} else if c != nil && c.App != nil {
+		for _, fl := range c.App.Flags {
+			names = append(names, fl.Names()...)
+		}
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return len(n) < 2 })
+	similar := suggest.Closest(strings.TrimLeft(f, "-"), names)
+	if len(similar) == 0 {
+		return nil
+	}
+	return []string{suggest.Hint("--", similar)}
 }
 
 // commandPath is the command line's command as the user typed it:

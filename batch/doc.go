@@ -1,8 +1,12 @@
 // Package batch runs many persona tasks as one-shot runs: the batch file
 // (Parse: JSONL or YAML, one Task an entry; Load checks each entry beyond
-// its syntax, the personas through a Lookup the caller gives), the state
+// its syntax, the personas through a Lookup the caller gives; both go on
+// past a wrong entry and return every problem of the file at once,
+// Problems, by line, so that batch --dry-run lists them all), the state
 // of a batch on disk (State: <home>/batches/<id>/, written atomically,
-// which makes a batch resumable; OpenFile opens and locks it), the pool
+// which makes a batch resumable; OpenFile opens and locks it, and with
+// Rerun sets the last run's task states aside in previous/ so that every
+// task runs again under the same id), the pool
 // that runs tasks a few at a time (Pool), and the local pool's loop
 // (Batch.RunLocal: plan, run, record each task's state).
 //

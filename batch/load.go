@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,11 +41,17 @@ type LoadOptions struct {
 	// may go there): its tasks have a repository, no directory. When nil,
 	// the tasks run on this machine, each in its dir.
 	Remote func(Task) string
+	// Inputs, when set, checks an entry's inputs against its persona
+	// (PERSONA[@TIER]): an input the persona has not, one it requires
+	// that neither the entry nor the environment gives. Only on this
+	// machine: a worker's environment is its own.
+	Inputs func(ref string, inputs map[string]string) error
 }
 
 // FileError is a batch file that is wrong (it cannot be read, an entry
-// is wrong, or names what is not there): nothing has started. Err is a
-// ParseError naming the file and the line, or the file's read error.
+// is wrong, or names what is not there): nothing has started. Err is
+// Problems, every problem of the file, each naming the file and the line,
+// or the file's read error.
 type FileError struct{ Err error }
 
 func (e *FileError) Error() string { return e.Err.Error() }
@@ -52,7 +59,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Load reads and checks the batch file of o: its syntax, each entry, and
 // what the file alone cannot say (the persona exists, the harness is
-// known, the directory exists). abs is the file's absolute path.
+// known, the directory exists). It goes on past a wrong entry, so that
+// the error (a *FileError of Problems) lists every problem of the file at
+// once. abs is the file's absolute path.
 func Load(o LoadOptions) (abs string, tasks []Prepared, err error) {
 	abs = o.File
 	if !filepath.IsAbs(abs) {
@@ -63,20 +72,27 @@ func Load(o LoadOptions) (abs string, tasks []Prepared, err error) {
 		return "", nil, &FileError{fmt.Errorf("batch file: %w", err)}
 	}
 	parsed, err := Parse(o.File, data)
-	if err != nil {
+	var probs Problems
+	if !errors.As(err, &probs) && err != nil {
 		return "", nil, &FileError{err}
 	}
-	lookup, err := o.Catalog()
-	if err != nil {
-		return "", nil, err
-	}
-	base := filepath.Dir(abs)
-	for _, t := range parsed {
-		p, err := o.prepare(t, base, lookup)
+	if len(parsed) > 0 {
+		lookup, err := o.Catalog()
 		if err != nil {
-			return "", nil, &FileError{&ParseError{File: o.File, Line: t.Line, Err: fmt.Errorf("task %s: %w", t.ID, err)}}
+			return "", nil, err
 		}
-		tasks = append(tasks, p)
+		base := filepath.Dir(abs)
+		for _, t := range parsed {
+			p, err := o.prepare(t, base, lookup)
+			if err != nil {
+				probs = append(probs, &ParseError{File: o.File, Line: t.Line, Err: fmt.Errorf("task %s: %w", t.ID, err)})
+				continue
+			}
+			tasks = append(tasks, p)
+		}
+	}
+	if len(probs) > 0 {
+		return "", nil, &FileError{probs.sorted()}
 	}
 	return abs, tasks, nil
 }
@@ -99,6 +115,11 @@ func (o LoadOptions) prepare(t Task, base string, lookup Lookup) (Prepared, erro
 	}
 	if t.Harness != "" {
 		h = t.Harness
+	}
+	if o.Inputs != nil && o.Remote == nil {
+		if err := o.Inputs(t.Persona, t.Inputs); err != nil {
+			return Prepared{}, fmt.Errorf("inputs: %v", err)
+		}
 	}
 	var dir string
 	if o.Remote == nil {
@@ -133,6 +154,9 @@ type OpenOptions struct {
 	ID string
 	// Home gives the workforce home, or why there is none.
 	Home func() (string, error)
+	// Rerun sets the tasks' states of the batch's last run aside
+	// (State.SetAside) once it is locked: every task runs again.
+	Rerun bool
 }
 
 // LockError is a batch that cannot be locked: another process runs it,
@@ -166,6 +190,12 @@ func OpenFile(o OpenOptions) (*Batch, error) {
 	}
 	if err := st.Lock(); err != nil {
 		return nil, &LockError{ID: id, Err: err}
+	}
+	if o.Rerun {
+		if err := st.SetAside(); err != nil {
+			st.Unlock()
+			return nil, err
+		}
 	}
 	b := &Batch{File: abs, Name: o.File, ID: id, State: st, Tasks: tasks, IDs: make([]string, len(tasks)),
 		Entries: make([]Task, len(tasks)), ByID: map[string]Prepared{}}

@@ -145,34 +145,70 @@ func FormatOf(name string, data []byte) Format {
 	return YAML
 }
 
+// Problems are every problem of a batch file, by line: each a
+// *ParseError naming the file and the line. Its text is one problem a
+// line, so that a wrong file is put right in one go.
+type Problems []*ParseError
+
+func (p Problems) Error() string {
+	lines := make([]string, len(p))
+	for i, e := range p {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap gives the problems to errors.Is and errors.As.
+func (p Problems) Unwrap() []error {
+	errs := make([]error, len(p))
+	for i, e := range p {
+		errs[i] = e
+	}
+	return errs
+}
+
+// sorted is p by line, the problems of a line in the order found.
+func (p Problems) sorted() Problems {
+	slices.SortStableFunc(p, func(a, b *ParseError) int { return a.Line - b.Line })
+	return p
+}
+
 // Parse reads the batch file name, with content data, and checks each
-// entry (Validate) and that ids are unique. The error is a *ParseError
-// naming the file and the entry's line.
+// entry (Validate) and that ids are unique. It goes on past a wrong
+// entry: the error is Problems, every problem found, each naming the
+// file and the entry's line; tasks are the entries without one. A YAML
+// file that is not YAML is one problem.
 func Parse(name string, data []byte) ([]Task, error) {
 	var tasks []Task
-	var err error
+	var probs Problems
 	if FormatOf(name, data) == JSONL {
-		tasks, err = parseJSONL(name, data)
+		tasks, probs = parseJSONL(name, data)
 	} else {
-		tasks, err = parseYAML(name, data)
+		tasks, probs = parseYAML(name, data)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len(tasks) == 0 {
-		return nil, &ParseError{File: name, Err: errors.New("no tasks")}
+	if len(tasks) == 0 && len(probs) == 0 {
+		return nil, Problems{{File: name, Err: errors.New("no tasks")}}
 	}
 	seen := map[string]int{}
+	valid := tasks[:0:0]
 	for _, t := range tasks {
+		bad := false
 		if err := t.Validate(); err != nil {
-			return nil, &ParseError{File: name, Line: t.Line, Err: err}
+			probs, bad = append(probs, &ParseError{File: name, Line: t.Line, Err: err}), true
 		}
-		if l, ok := seen[t.ID]; ok {
-			return nil, &ParseError{File: name, Line: t.Line, Err: fmt.Errorf("id %q is taken by the task on line %d", t.ID, l)}
+		if l, ok := seen[t.ID]; ok && t.ID != "" {
+			probs, bad = append(probs, &ParseError{File: name, Line: t.Line, Err: fmt.Errorf("id %q is taken by the task on line %d", t.ID, l)}), true
+		} else if t.ID != "" {
+			seen[t.ID] = t.Line
 		}
-		seen[t.ID] = t.Line
+		if !bad {
+			valid = append(valid, t)
+		}
 	}
-	return tasks, nil
+	if len(probs) > 0 {
+		return valid, probs.sorted()
+	}
+	return valid, nil
 }
 
 // Validate checks one entry: its id, persona, task and timeout, and that
@@ -250,9 +286,11 @@ func (t Task) nulField() string {
 	return ""
 }
 
-// parseJSONL reads one JSON object a line.
-func parseJSONL(name string, data []byte) ([]Task, error) {
+// parseJSONL reads one JSON object a line, and the problem of each line
+// that is not one.
+func parseJSONL(name string, data []byte) ([]Task, Problems) {
 	var tasks []Task
+	var probs Problems
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 16<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -264,18 +302,20 @@ func parseJSONL(name string, data []byte) ([]Task, error) {
 		dec.DisallowUnknownFields()
 		var t Task
 		if err := dec.Decode(&t); err != nil {
-			return nil, &ParseError{File: name, Line: n, Err: jsonError(err)}
+			probs = append(probs, &ParseError{File: name, Line: n, Err: jsonError(err)})
+			continue
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			return nil, &ParseError{File: name, Line: n, Err: errors.New("more than one JSON value on the line: want one object a line")}
+			probs = append(probs, &ParseError{File: name, Line: n, Err: errors.New("more than one JSON value on the line: want one object a line")})
+			continue
 		}
 		t.Line = n
 		tasks = append(tasks, t)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &ParseError{File: name, Err: err}
+		probs = append(probs, &ParseError{File: name, Err: err})
 	}
-	return tasks, nil
+	return tasks, probs
 }
 
 // jsonError says what encoding/json found wrong in words of the file.
@@ -293,58 +333,69 @@ func jsonError(err error) error {
 	return fmt.Errorf("not a JSON object: %v", err)
 }
 
-// parseYAML reads a sequence of mappings.
-func parseYAML(name string, data []byte) ([]Task, error) {
+// parseYAML reads a sequence of mappings, and the problem of each entry
+// that is not a task; a file that is not YAML is one problem.
+func parseYAML(name string, data []byte) ([]Task, Problems) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &ParseError{File: name, Line: yamlLine(err), Err: yamlError(err)}
+		return nil, Problems{{File: name, Line: yamlLine(err), Err: yamlError(err)}}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, nil
 	}
 	seq := doc.Content[0]
 	if seq.Kind != yaml.SequenceNode {
-		return nil, &ParseError{File: name, Line: seq.Line, Err: errors.New("want a list of tasks (- id: ...)")}
+		return nil, Problems{{File: name, Line: seq.Line, Err: errors.New("want a list of tasks (- id: ...)")}}
 	}
 	var tasks []Task
+	var probs Problems
 	for _, n := range seq.Content {
 		if n.Kind != yaml.MappingNode {
-			return nil, &ParseError{File: name, Line: n.Line, Err: errors.New("a task must be a mapping (id: ..., persona: ..., task: ...)")}
+			probs = append(probs, &ParseError{File: name, Line: n.Line, Err: errors.New("a task must be a mapping (id: ..., persona: ..., task: ...)")})
+			continue
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if !slices.Contains(fields, k.Value) {
-				return nil, &ParseError{File: name, Line: k.Line, Err: fmt.Errorf("unknown field %q; want %s", k.Value, strings.Join(fields, ", "))}
-			}
-			v := n.Content[i+1]
-			if k.Value == "network" {
-				if err := yamlNetwork(v); err != nil {
-					return nil, &ParseError{File: name, Line: v.Line, Err: err}
-				}
-				continue
-			}
-			if k.Value != "inputs" && v.Kind != yaml.ScalarNode {
-				return nil, &ParseError{File: name, Line: v.Line, Err: fmt.Errorf("%s: want a string", k.Value)}
-			}
-			if k.Value == "inputs" {
-				if v.Kind != yaml.MappingNode {
-					return nil, &ParseError{File: name, Line: v.Line, Err: errors.New("inputs: want a mapping NAME: VALUE")}
-				}
-				for j := 1; j < len(v.Content); j += 2 {
-					if v.Content[j].Kind != yaml.ScalarNode {
-						return nil, &ParseError{File: name, Line: v.Content[j].Line, Err: fmt.Errorf("inputs.%s: want a string", v.Content[j-1].Value)}
-					}
-				}
-			}
+		if p := yamlEntry(name, n); len(p) > 0 {
+			probs = append(probs, p...)
+			continue
 		}
 		var t Task
 		if err := n.Decode(&t); err != nil {
-			return nil, &ParseError{File: name, Line: n.Line, Err: yamlError(err)}
+			probs = append(probs, &ParseError{File: name, Line: n.Line, Err: yamlError(err)})
+			continue
 		}
 		t.Line = n.Line
 		tasks = append(tasks, t)
 	}
-	return tasks, nil
+	return tasks, probs
+}
+
+// yamlEntry checks the keys and the shape of the values of the entry n
+// of the file name: the problem of each.
+func yamlEntry(name string, n *yaml.Node) Problems {
+	var probs Problems
+	add := func(line int, err error) { probs = append(probs, &ParseError{File: name, Line: line, Err: err}) }
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case !slices.Contains(fields, k.Value):
+			add(k.Line, fmt.Errorf("unknown field %q; want %s", k.Value, strings.Join(fields, ", ")))
+		case k.Value == "network":
+			if err := yamlNetwork(v); err != nil {
+				add(v.Line, err)
+			}
+		case k.Value == "inputs" && v.Kind != yaml.MappingNode:
+			add(v.Line, errors.New("inputs: want a mapping NAME: VALUE"))
+		case k.Value == "inputs":
+			for j := 1; j < len(v.Content); j += 2 {
+				if v.Content[j].Kind != yaml.ScalarNode {
+					add(v.Content[j].Line, fmt.Errorf("inputs.%s: want a string", v.Content[j-1].Value))
+				}
+			}
+		case v.Kind != yaml.ScalarNode:
+			add(v.Line, fmt.Errorf("%s: want a string", k.Value))
+		}
+	}
+	return probs
 }
 
 // yamlNetwork checks the shape of a task's network in YAML: a mapping of

@@ -102,8 +102,9 @@ func TestDigest(t *testing.T) {
 }
 
 // FuzzParse checks that Parse never panics, that what it accepts is
-// valid (ids safe and unique, tasks not blank), and that an error names
-// the file and a line within it.
+// valid (ids safe and unique, tasks not blank), also next to problems, and
+// that an error is every problem, by line, each naming the file and a line
+// within it.
 func FuzzParse(f *testing.F) {
 	f.Add("b.jsonl", `{"id":"a","persona":"p","task":"t","inputs":{"K":"v"}}`)
 	f.Add("b.yaml", "- id: a\n  persona: p@best\n  task: t\n  dir: x\n")
@@ -111,20 +112,32 @@ func FuzzParse(f *testing.F) {
 	f.Add("tasks", "- id: &x a\n  persona: *x\n  task: t\n")
 	f.Add("b.jsonl", "{\"id\":\"a\",\"task\":\"\u2028\"}\n{")
 	f.Add("b.yaml", "- id: a\n  inputs: {K: [1]}\n")
+	f.Add("b.jsonl", `{"id":"a","persona":"p","task":"t"}`+"\nnot json\n"+`{"id":"a","persona":"p","task":"t"}`)
+	f.Add("b.yaml", "- id: a\n  persona: p\n  task: t\n  prompt: x\n- nope\n- id: b\n")
 	f.Add("b.jsonl", `{"id":"a","persona":"p","task":"t","network":{"mode":"none","allow":["a.com:1","[::1]:2"],"presets":[]}}`)
 	f.Add("b.yaml", "- id: a\n  persona: p\n  task: t\n  network: {mode: open, allow: ['*.b.org'], presets: [dev]}\n")
 	f.Fuzz(func(t *testing.T, name, data string) {
 		tasks, err := Parse(name, []byte(data))
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.File != name {
-				t.Fatalf("Parse error %v is not a *ParseError naming %q", err, name)
+			// Every problem, by line; the tasks without one are checked
+			// below all the same.
+			var probs Problems
+			if !errors.As(err, &probs) || len(probs) == 0 {
+				t.Fatalf("Parse error %v is not Problems", err)
 			}
-			// YAML breaks lines at \r too.
-			if lines := strings.Count(data, "\n") + strings.Count(data, "\r") + 1; pe.Line < 0 || pe.Line > lines {
-				t.Fatalf("error line %d of a %d-line file: %v", pe.Line, lines, err)
+			for i, pe := range probs {
+				if pe.File != name {
+					t.Fatalf("Parse error %v does not name %q", pe, name)
+				}
+				// YAML breaks lines at \r, NEL, LS and PS too, and may name
+				// the line after the last for what the file ends without
+				// ("---" alone).
+				if lines := strings.Count(data, "\n") + strings.Count(data, "\r") + strings.Count(data, "\u0085") + strings.Count(data, "\u2028") + strings.Count(data, "\u2029") + 2; pe.Line < 0 || pe.Line > lines || (i > 0 && pe.Line < probs[i-1].Line) {
+					t.Fatalf("error line %d of a %d-line file, out of place or order: %v", pe.Line, lines, err)
+				}
 			}
-			return
+		} else if len(tasks) == 0 {
+			t.Fatal("Parse found no tasks and no problem")
 		}
 		seen := map[string]bool{}
 		for _, tk := range tasks {

@@ -349,6 +349,12 @@ type Decision struct {
 	NamespacesWarning error
 }
 
+// SignalScopeABI is the first Landlock ABI with the signal scope
+// (LANDLOCK_SCOPE_SIGNAL, Linux 6.12): from it on, the harness can signal
+// only the processes of its own domain (itself and what it started), not
+// workforce nor any other process of the user.
+const SignalScopeABI = 6
+
 // RootWarningEnv is the environment variable that, set to "off", keeps
 // Decide from warning of a confined run as root (Decision.Root): for a
 // container where root is the only user, once its user has read the

@@ -46,12 +46,6 @@ const (
 	deviceRights = fileRights | landlock.AccessFSSet(ll.AccessFSIoctlDev)
 )
 
-// SignalScopeABI is the first Landlock ABI with the signal scope
-// (LANDLOCK_SCOPE_SIGNAL, Linux 6.12): from it on, the harness can signal
-// only the processes of its own domain (itself and what it started), not
-// workforce nor any other process of the user.
-const SignalScopeABI = 6
-
 // scopes returns the IPC scopes applied on ABI abi: the signal scope
 // where the kernel has it. The abstract Unix socket scope is left alone
 // (see the package documentation).

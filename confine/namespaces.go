@@ -59,9 +59,6 @@ type Ending struct {
 	Left []Proc `json:"left,omitempty"`
 }
 
-// maxLeft bounds the processes an Ending names.
-const maxLeft = 1000
-
 // Launched is what Start started.
 type Launched struct {
 	// Listeners are the listening sockets the launcher made on 127.0.0.1

@@ -875,3 +875,6 @@ func releaseStreams() {
 		unix.Close(null)
 	}
 }
+
+// maxLeft bounds the processes an Ending names.
+const maxLeft = 1000

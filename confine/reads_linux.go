@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -109,4 +111,41 @@ func readRules(p Policy) (rules []landlock.Rule, done func(), err error) {
 		rules = append(rules, landlock.PathAccess(rights, name))
 	}
 	return rules, done, nil
+}
+
+// effective returns the deny and allow lists r means on this system: in
+// strict mode "/" is denied and the read roots that exist are allowed.
+// Each path is resolved (ResolvePath) and kept as written too.
+func (r *ReadPolicy) effective() (deny, allow []string) {
+	deny = slices.Clone(r.Deny)
+	allow = slices.Clone(r.Allow)
+	if r.Strict {
+		deny = append(deny, "/")
+		allow = append(allow, r.Roots...)
+		for _, root := range StrictRoots {
+			matches, _ := filepath.Glob(root)
+			for _, m := range matches {
+				if fi, err := os.Lstat(m); err == nil && fi.IsDir() {
+					allow = append(allow, m)
+				} else if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					// /lib -> usr/lib: the target is granted by its path.
+					allow = append(allow, ResolvePath(m))
+				}
+			}
+		}
+	}
+	return resolveAll(deny), resolveAll(allow)
+}
+
+// resolveAll returns paths, each followed by its resolved form
+// (ResolvePath) when that differs.
+func resolveAll(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, p)
+		if r := ResolvePath(p); r != p {
+			out = append(out, r)
+		}
+	}
+	return out
 }

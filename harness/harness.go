@@ -207,6 +207,9 @@ func (inv *Invocation) Env() []string { return inv.env }
 // o.AllowUnmapped is not set, it returns the invocation, without them, and
 // an *UnmappedError naming them.
 func Plan(r *persona.Resolved, o Options) (*Invocation, error) {
+	if err := refuseOutsideSandbox(r.Harness, append(append([]string(nil), o.Extra...), o.oneShotExtra...)); err != nil {
+		return nil, err
+	}
 	inv := &Invocation{Harness: r.Harness, Binary: r.Harness, Files: map[string]string{}, StateFiles: map[string]string{}}
 	if p, err := LookPath(r.Harness, o.Env); err == nil {
 		inv.Path = p

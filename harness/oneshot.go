@@ -74,9 +74,9 @@ type RefusedFlags struct {
 // persona's mapping uses and refuses them among extra arguments.
 var OneShotRefused = []RefusedFlags{
 	{Harness: persona.HarnessCodex, Mode: "codex exec", Measured: codexMeasured,
-		Flags: []string{"-a", "--ask-for-approval", "--search", "--no-alt-screen", "--no-daemon", "--remote"}},
+		Flags: []string{"-a", "--ask-for-approval", "--search", "--no-alt-screen", "--no-daemon"}},
 	{Harness: persona.HarnessCodex, Mode: "codex exec resume", Measured: codexMeasured,
-		Flags: []string{"-a", "--ask-for-approval", "--search", "--no-alt-screen", "--no-daemon", "--remote",
+		Flags: []string{"-a", "--ask-for-approval", "--search", "--no-alt-screen", "--no-daemon",
 			"-s", "--sandbox", "-C", "--cd", "-p", "--profile", "--add-dir"}},
 }
 
@@ -155,14 +155,48 @@ const maxTaskArg = 64 << 10
 // that cannot take one.
 var ErrNoSessionID = errors.New("only claude and gemini take a session id fixed before the run (--session-id)")
 
-// RefusedFlagError reports an extra argument the one-shot mode refuses.
+// OutsideSandbox are the harnesses' flags that would run the agent
+// where workforce's sandbox does not reach, which workforce refuses among
+// the extra arguments of every run, with why: codex's --remote (taken by
+// codex exec since 0.171.0, and by the interactive codex) hands the
+// conversation to a remote app server, which runs the agent and its
+// commands on its own machine, outside workforce's sandbox and network
+// policy.
+var OutsideSandbox = []struct {
+	Harness, Flag, Why string
+}{
+	{persona.HarnessCodex, "--remote", "a remote app server runs the agent outside workforce's sandbox"},
+}
+
+// RefusedFlagError reports an extra argument the one-shot mode, or
+// workforce, refuses.
 type RefusedFlagError struct {
 	Flag string
 	Mode string
+	// Why is set when workforce refuses it (OutsideSandbox), not the
+	// harness.
+	Why string
 }
 
 func (e *RefusedFlagError) Error() string {
+	if e.Why != "" {
+		return fmt.Sprintf("workforce refuses %s %s: %s", e.Mode, e.Flag, e.Why)
+	}
 	return fmt.Sprintf("%s refuses %s", e.Mode, e.Flag)
+}
+
+// refuseOutsideSandbox returns a *RefusedFlagError for the first of extra
+// that OutsideSandbox lists for harness h.
+func refuseOutsideSandbox(h string, extra []string) error {
+	for _, a := range extra {
+		flag, _, _ := strings.Cut(a, "=")
+		for _, o := range OutsideSandbox {
+			if o.Harness == h && flag == o.Flag {
+				return &RefusedFlagError{Flag: o.Flag, Mode: h, Why: o.Why}
+			}
+		}
+	}
+	return nil
 }
 
 // PlanOneShot builds the one-shot invocation of r.Harness for r and s:

@@ -196,3 +196,24 @@ func TestPlanOneShotOpencodeAsks(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedOutsideSandbox: codex --remote hands the agent to a remote
+// app server, outside the sandbox: refused for that reason in both modes,
+// however it is written.
+func TestRefusedOutsideSandbox(t *testing.T) {
+	r := persona.Resolved{ID: "ed", Harness: "codex", Model: "gpt-5"}
+	for _, extra := range [][]string{{"--remote", "ws://host:4500"}, {"--remote=ws://host:4500"}} {
+		_, err := PlanOneShot(&r, Options{ConfigDir: t.TempDir(), Extra: extra}, OneShot{Task: "go"})
+		var rf *RefusedFlagError
+		if !errors.As(err, &rf) || rf.Flag != "--remote" || !strings.Contains(err.Error(), "outside workforce's sandbox") {
+			t.Errorf("one-shot %q: err = %v, want --remote refused for running outside the sandbox", extra, err)
+		}
+		_, err = Plan(&r, Options{ConfigDir: t.TempDir(), Extra: extra})
+		if !errors.As(err, &rf) || rf.Why == "" {
+			t.Errorf("interactive %q: err = %v, want --remote refused", extra, err)
+		}
+	}
+	if _, err := Plan(&persona.Resolved{ID: "ed", Harness: "claude", Model: "m"}, Options{ConfigDir: t.TempDir(), Extra: []string{"--remote"}}); err != nil {
+		t.Errorf("claude --remote: %v, want it passed on (it is not codex's)", err)
+	}
+}

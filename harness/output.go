@@ -27,6 +27,11 @@ type Outcome struct {
 	// Model is the model the harness says it ran (claude's init line);
 	// empty when it says none.
 	Model string `json:"model,omitempty"`
+	// OwnSandbox is the harness's own sandbox as it reports it (claude's
+	// init line carries sandbox_enabled from 2.1.332 on); nil when it
+	// says nothing. workforce turns the harness's sandbox off where it
+	// confines the harness itself: true there says that did not work.
+	OwnSandbox *bool `json:"ownSandbox,omitempty"`
 	// Final is the agent's final message.
 	Final string `json:"final,omitempty"`
 	Usage Usage  `json:"usage"`

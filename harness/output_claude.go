@@ -47,6 +47,9 @@ type claudeStream struct {
 	ToolUseID string `json:"tool_use_id"`
 	// Model is the model the run uses, on the init line.
 	Model string `json:"model"`
+	// SandboxEnabled is Claude Code's own sandbox, on the init line
+	// (2.1.332 on).
+	SandboxEnabled *bool `json:"sandbox_enabled"`
 	// Message is an object for assistant and user lines (its content a
 	// list of blocks, or a user's text), a string for permission_denied.
 	Message json.RawMessage `json:"message"`
@@ -120,6 +123,9 @@ func (c *claudeReader) Line(line []byte) []Event {
 		}
 		if s.Subtype == "init" && s.Model != "" {
 			o.Model = s.Model
+		}
+		if s.Subtype == "init" && s.SandboxEnabled != nil {
+			o.OwnSandbox = s.SandboxEnabled
 		}
 	case "assistant":
 		for _, b := range blocks {

@@ -244,6 +244,25 @@ func TestClaudeStoppedEarly(t *testing.T) {
 	}
 }
 
+// TestClaudeOwnSandbox reads Claude Code's own sandbox from its init line
+// (sandbox_enabled, 2.1.332 on: the 2.1.330 fixture with the field added
+// as the newer release writes it), and nothing from a line without it.
+func TestClaudeOwnSandbox(t *testing.T) {
+	data := fixture(t, "claude-write.jsonl")
+	out, err := ParseOutput("claude", data)
+	if err != nil || out.OwnSandbox != nil {
+		t.Fatalf("2.1.330: OwnSandbox = %v, %v; want nil", out.OwnSandbox, err)
+	}
+	for _, on := range []bool{true, false} {
+		field := fmt.Sprintf(`"subtype":"init","sandbox_enabled":%v,`, on)
+		with := bytes.Replace(data, []byte(`"subtype":"init",`), []byte(field), 1)
+		out, err := ParseOutput("claude", with)
+		if err != nil || out.OwnSandbox == nil || *out.OwnSandbox != on {
+			t.Errorf("sandbox_enabled %v: OwnSandbox = %v, %v", on, out.OwnSandbox, err)
+		}
+	}
+}
+
 func describe(e Event) string {
 	switch e.Type {
 	case EventStarted:

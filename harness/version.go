@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/discover"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"golang.org/x/mod/semver"
 )
 
 // Status is what Check found about one harness.
@@ -61,7 +64,10 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 		return st
 	}
 	st.Installed, st.Path = true, p
-	key, entry, ok := identify(p)
+	real, entry, ok := identify(p)
+	// By harness too: one binary can answer as several (a multi-call
+	// program, a test's stand-ins), each with its own version.
+	key := harness + ":" + real
 	cache := vc.load()
 	if ok {
 		if e, hit := cache.Binaries[key]; hit && e.Size == entry.Size && e.ModTime == entry.ModTime && e.Change == entry.Change && e.Inode == entry.Inode {
@@ -96,8 +102,8 @@ func (vc VersionCache) Installed(ctx context.Context, harness string, env []stri
 	return st
 }
 
-// identify returns the cache key of the binary at path and its size and
-// modification time.
+// identify returns the real path of the binary at path (its links
+// resolved) and its size, times and inode.
 func identify(path string) (string, versionEntry, bool) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -161,4 +167,48 @@ func (vc VersionCache) Profile(ctx context.Context, harness string, env []string
 	st := vc.Installed(ctx, harness, env)
 	p, note := discover.ForVersion(harness, st.Version)
 	return p, st, note
+}
+
+// MeasuredVersions are the versions of harness h workforce's tables were
+// measured on (the flag mapping, the output parser, the state list:
+// Measured; instruction discovery: discover's profiles), sorted.
+func MeasuredVersions(h string) []string {
+	var out []string
+	if m := Measured[h]; m != "" {
+		out = append(out, m)
+	}
+	for _, p := range discover.Profiles {
+		if p.Harness == h {
+			out = append(out, p.Measured...)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return semver.Compare("v"+a, "v"+b) })
+	return slices.Compact(out)
+}
+
+// VersionMeasured says whether version (what `HARNESS --version` prints)
+// of harness h is of a measured release family: its major.minor is that
+// of a version MeasuredVersions lists. A patch release of a measured
+// family counts (harnesses ship one a day); a family never measured does
+// not: the flag mapping, the output parser and the state list depend on
+// the version as much as discovery does. known is false when the version
+// cannot be read.
+func VersionMeasured(h, version string) (measured, known bool) {
+	v := discover.ParseVersion(version)
+	if v == "" {
+		return false, false
+	}
+	for _, m := range MeasuredVersions(h) {
+		if semver.MajorMinor("v"+m) == semver.MajorMinor("v"+v) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// UnmeasuredNote is what a run says of version of harness h when its
+// release family was never measured.
+func UnmeasuredNote(h, version string) string {
+	return fmt.Sprintf("%s %s is of a release family workforce never measured (measured: %s): its flags, output, state and instruction files may differ; check it with make e2e (docs/e2e.md)",
+		h, discover.ParseVersion(version), strings.Join(MeasuredVersions(h), ", "))
 }

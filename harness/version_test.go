@@ -66,6 +66,33 @@ func TestVersionCache(t *testing.T) {
 	}
 }
 
+// TestVersionCacheByHarness: one binary answering as two harnesses (links
+// to a multi-call program, as the tests' stand-ins are) has a version
+// cached for each.
+func TestVersionCacheByHarness(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \"$0\" in *claude) echo '2.1.330 (Claude Code)';; *) echo 'codex-cli 0.169.0';; esac\n"
+	prog := filepath.Join(t.TempDir(), "multi")
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"claude", "codex"} {
+		if err := os.Symlink(prog, filepath.Join(bin, h)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + bin + ":/usr/bin:/bin"}
+	vc := VersionCache{File: filepath.Join(t.TempDir(), "versions.json")}
+	for range 2 {
+		if v := vc.Installed(context.Background(), "claude", env).Version; v != "2.1.330 (Claude Code)" {
+			t.Errorf("claude: %q", v)
+		}
+		if v := vc.Installed(context.Background(), "codex", env).Version; v != "codex-cli 0.169.0" {
+			t.Errorf("codex: %q, the version of another harness of the same binary", v)
+		}
+	}
+}
+
 func TestProfileOfInstalledVersion(t *testing.T) {
 	env := standIn(t, "claude", `echo "2.1.197 (Claude Code)"`)
 	p, st, note := VersionCache{}.Profile(context.Background(), "claude", env)
@@ -75,5 +102,37 @@ func TestProfileOfInstalledVersion(t *testing.T) {
 	p, st, _ = VersionCache{}.Profile(context.Background(), "opencode", env)
 	if p.Name != "opencode" || st.Installed {
 		t.Errorf("Profile() of a missing harness = %s, %+v; want the default profile", p.Name, st)
+	}
+}
+
+// TestVersionMeasured: a patch release of a measured family is measured,
+// a family never measured is not, and a version that cannot be read is
+// unknown.
+func TestVersionMeasured(t *testing.T) {
+	tests := []struct {
+		h, version      string
+		measured, known bool
+	}{
+		{"claude", "2.1.330 (Claude Code)", true, true},
+		{"claude", "2.1.332 (Claude Code)", true, true},
+		{"claude", "2.1.197 (Claude Code)", true, true},
+		{"claude", "2.2.0 (Claude Code)", false, true},
+		{"claude", "1.0.0", false, true},
+		{"codex", "codex-cli 0.169.2", true, true},
+		{"codex", "codex-cli 0.171.0", false, true},
+		{"opencode", "1.18.40", true, true},
+		{"gemini", "0.62.0", false, true},
+		{"claude", "", false, false},
+		{"claude", "unknown", false, false},
+		{"grok", "1.0.0", false, true},
+	}
+	for _, tt := range tests {
+		m, k := VersionMeasured(tt.h, tt.version)
+		if m != tt.measured || k != tt.known {
+			t.Errorf("VersionMeasured(%s, %q) = %v, %v; want %v, %v", tt.h, tt.version, m, k, tt.measured, tt.known)
+		}
+	}
+	if got := UnmeasuredNote("codex", "codex-cli 0.171.0"); !strings.Contains(got, "codex 0.171.0 is of a release family workforce never measured (measured: 0.169.0)") {
+		t.Errorf("UnmeasuredNote = %q", got)
 	}
 }

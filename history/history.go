@@ -22,6 +22,11 @@
 // The format is documented in docs/history.md; a field added later is
 // optional, and a change that is not additive changes Format.
 //
+// Listing (list.go): what `workforce history` prints. List filters the
+// records (persona, since, a limit) into report.HistoryRun, newest first,
+// asking the caller whether each run's session is still kept and can be
+// resumed; WhyGone says, from a session's last record, why it is gone.
+//
 // Usage totals (usage.go): what `workforce usage` reports. RunsUsage takes
 // the usage the records carry, ReadSessionRecords and MatchSessionRecords
 // find the others in the harnesses' own records (history/sessions; where
@@ -137,6 +142,11 @@ type Record struct {
 	// harness (HOST:PORT, each once), from the one-shot result's network;
 	// absent when none was or the run had no network policy.
 	DeniedHosts []string `json:"deniedHosts,omitempty"`
+	// SessionKept says whether the session outlived the run (--keep,
+	// --review, conflicts, a resumed session): workforce history and
+	// sessions resume read it to say why a session is gone. Absent in
+	// the records of an older workforce and of a run without a sandbox.
+	SessionKept *bool `json:"sessionKept,omitempty"`
 }
 
 // UsageFromSessionRecords is Record.UsageFrom of a usage read from the

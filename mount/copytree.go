@@ -1,16 +1,13 @@
 package mount
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -123,7 +120,7 @@ func walkCopy(ctx context.Context, src, dst string, workers int, v visitor, refr
 		}
 		err = unix.Fchmod(fd, d.mode)
 		if err == nil {
-			err = futimens(fd, d.mtime)
+			err = setDirTimes(fd, d.mtime)
 		}
 		unix.Close(fd)
 		if err != nil {
@@ -245,7 +242,8 @@ func (c *copier) dir(j dirJob) {
 			var err error
 			if ws, ok := lookupWarm(warmed, name); known && ok {
 				matched++
-				cur = unix.Stat_t{Mode: ws.mode, Size: ws.size, Mtim: ws.mtime}
+				cur = unix.Stat_t{Size: ws.size, Mtim: ws.mtime}
+				setStatField(&cur.Mode, ws.mode)
 				links = uint64(ws.nlink)
 			} else {
 				// Not in the state (new in src, or not walked by the
@@ -391,75 +389,6 @@ func removeAt(dfd int, path, name string) error {
 // readNames lists the directory open as fd.
 func readNames(fd int, path string) ([]string, error) { return readRels(fd, path, "") }
 
-// direntBufs are the buffers directories are read into.
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// The layout of the records getdents64 returns (struct linux_dirent64).
-var (
-	direntIno    = int(unsafe.Offsetof(unix.Dirent{}.Ino))
-	direntReclen = int(unsafe.Offsetof(unix.Dirent{}.Reclen))
-	direntName   = int(unsafe.Offsetof(unix.Dirent{}.Name))
-)
-
-// readRels lists the directory open as fd (path) as the paths of its
-// entries below the directory rel: rel + "/" + name, or the name alone
-// when rel is "". The paths of what one read of the directory returns are
-// substrings of one string, made to measure: a directory costs a few
-// allocations, not two per entry (the copy reads every directory of the
-// project).
-func readRels(fd int, path, rel string) ([]string, error) {
-	bp := direntBufs.Get().(*[]byte)
-	defer direntBufs.Put(bp)
-	buf := *bp
-	var rels []string
-	for reads := 0; ; reads++ {
-		n, err := unix.Getdents(fd, buf)
-		if err != nil {
-			return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
-		}
-		if n <= 0 {
-			if reads > 1 {
-				// A name renamed over while the directory was read may
-				// be listed twice: once is what a listing means.
-				rels = uniqueRels(rels)
-			}
-			return rels, nil
-		}
-		// Twice over the records: to measure, then to copy.
-		size, count := 0, 0
-		if err := eachDirent(buf[:n], func(name []byte) {
-			size += len(name)
-			if rel != "" {
-				size += len(rel) + 1
-			}
-			count++
-		}); err != nil {
-			return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
-		}
-		if count == 0 {
-			continue
-		}
-		block := make([]byte, 0, size)
-		rels = slices.Grow(rels, count)
-		eachDirent(buf[:n], func(name []byte) {
-			if rel != "" {
-				block = append(block, rel...)
-				block = append(block, '/')
-			}
-			block = append(block, name...)
-		})
-		all := unsafe.String(unsafe.SliceData(block), len(block)) // block is not written again
-		eachDirent(buf[:n], func(name []byte) {
-			m := len(name)
-			if rel != "" {
-				m += len(rel) + 1
-			}
-			rels = append(rels, all[:m])
-			all = all[m:]
-		})
-	}
-}
-
 // uniqueRels returns rels without the repeats of a path, in order.
 func uniqueRels(rels []string) []string {
 	seen := make(map[string]bool, len(rels))
@@ -471,34 +400,6 @@ func uniqueRels(rels []string) []string {
 		}
 	}
 	return out
-}
-
-// eachDirent calls f with the name of each entry of buf, records of
-// getdents64, but "." and "..".
-func eachDirent(buf []byte, f func(name []byte)) error {
-	for off := 0; off < len(buf); {
-		if off+direntName > len(buf) {
-			return unix.EIO
-		}
-		reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+direntReclen])))
-		if reclen <= direntName || off+reclen > len(buf) {
-			return unix.EIO
-		}
-		ino := *(*uint64)(unsafe.Pointer(&buf[off+direntIno]))
-		name := buf[off+direntName : off+reclen]
-		off += reclen
-		if ino == 0 {
-			continue // an entry removed (as readdir(3))
-		}
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
-		if len(name) == 0 || string(name) == "." || string(name) == ".." {
-			continue
-		}
-		f(name)
-	}
-	return nil
 }
 
 // baseName returns the name of rel, a path below the directory dir (""
@@ -557,29 +458,6 @@ var umask = func() uint32 {
 }()
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
-
-// copyData copies size bytes from in to out: copy_file_range (a clone on
-// file systems that share blocks), or read and write when refused.
-func copyData(in, out int, size int64) error {
-	var done int64
-	for done < size {
-		n, err := unix.CopyFileRange(in, nil, out, nil, int(min(size-done, 1<<30)), 0)
-		if err != nil {
-			if done == 0 && (errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP)) {
-				break
-			}
-			return err
-		}
-		if n == 0 {
-			return nil // the file shrank meanwhile
-		}
-		done += int64(n)
-	}
-	if done >= size {
-		return nil
-	}
-	return copyRest(in, out)
-}
 
 // copyRest copies in from its offset to its end with read and write.
 func copyRest(in, out int) error {
@@ -648,7 +526,7 @@ type statEntry struct {
 
 // toWarm keeps of st its mode, size and modification time.
 func toWarm(st *unix.Stat_t) warmStat {
-	return warmStat{mode: st.Mode, nlink: uint32(st.Nlink), size: st.Size, mtime: st.Mtim}
+	return warmStat{mode: uint32(st.Mode), nlink: uint32(st.Nlink), size: st.Size, mtime: st.Mtim}
 }
 
 // statTree lstats every entry below root on workers goroutines, and hands
@@ -749,35 +627,19 @@ func statTreeFrom(ctx context.Context, root, start string, workers int, skip fun
 	return firstErr
 }
 
-// openBeneath opens the directory rel (slashes; "" for the root) below
-// the directory rootfd, through no symlink.
-func openBeneath(rootfd int, rel string) (int, error) {
-	if rel == "" {
-		rel = "."
-	}
-	how := unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	for {
-		fd, err := unix.Openat2(rootfd, rel, &how)
-		switch {
-		case err == nil:
-			return fd, nil
-		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
-			continue // a rename elsewhere meanwhile: try again
-		case errors.Is(err, unix.ENOSYS):
-			return openComponents(rootfd, rel)
-		}
-		return -1, err
-	}
-}
-
-// openComponents is openBeneath for kernels without openat2: one openat
-// per component, none of them followed if it is a link.
+// openComponents is openBeneath for kernels without openat2, and for
+// systems without it (copytree_other.go): one openat per component, none
+// of them followed if it is a link (O_NOFOLLOW), and ".." refused. It is
+// as safe as openat2's RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS against the
+// links an agent plants in the sandbox: every step opens a child of the
+// directory the step before opened, so no link and no ".." can lead out
+// of rootfd, whatever is renamed meanwhile (a directory moved elsewhere
+// below the root is still below it); a component that is a link fails
+// with ELOOP (or ENOTDIR), as openat2 fails with ELOOP. Magic links are
+// links too. rel "" is the root.
 func openComponents(rootfd int, rel string) (int, error) {
 	fd, err := unix.Openat(rootfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil || rel == "." {
+	if err != nil || rel == "." || rel == "" {
 		return fd, err
 	}
 	for _, part := range strings.Split(rel, "/") {
@@ -807,12 +669,43 @@ func chmodDirAt(dfd int, name string) error {
 	return unix.Fchmod(fd, 0o700)
 }
 
-// futimens sets the access and modification times of the open file fd.
-func futimens(fd int, t unix.Timespec) error {
-	ts := [2]unix.Timespec{t, t}
-	_, _, errno := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
-	if errno != 0 {
-		return errno
+// setStatField stores v in *p, a field of unix.Stat_t whose width is the
+// system's: st_mode is 32 bits on Linux, 16 on macOS and FreeBSD.
+func setStatField[T ~uint16 | ~uint32 | ~uint64](p *T, v uint32) { *p = T(v) }
+
+// readRelsPortable is readRels by the directory reading of package os,
+// for systems without getdents64 (copytree_other.go): the directory open
+// as fd (path) is opened again (the listing of fd itself would move its
+// offset) and its names read whole.
+func readRelsPortable(fd int, path, rel string) ([]string, error) {
+	dfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: path, Err: err}
 	}
-	return nil
+	f := os.NewFile(uintptr(dfd), path)
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	rels := make([]string, 0, len(names))
+	for _, name := range names {
+		if name == "" || name == "." || name == ".." {
+			continue
+		}
+		if rel != "" {
+			name = rel + "/" + name
+		}
+		rels = append(rels, name)
+	}
+	// A name renamed over while the directory was read may be listed
+	// twice: once is what a listing means.
+	return uniqueRels(rels), nil
+}
+
+// dirTimesPortable is setDirTimes for systems without a futimens the
+// copy can call (copytree_other.go): utimensat on the path "." of the
+// directory fd, which is the directory itself and follows nothing.
+func dirTimesPortable(fd int, t unix.Timespec) error {
+	return unix.UtimesNanoAt(fd, ".", []unix.Timespec{t, t}, 0)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -124,4 +125,31 @@ func setCasefold(dir string) error {
 		return errors.New("the attribute did not hold")
 	}
 	return err
+}
+
+// TestLiveNeverCrossesDotGitAliases: live sync carries a name taken for
+// .git neither way.
+func TestLiveNeverCrossesDotGitAliases(t *testing.T) {
+	s, l, root := liveSession(t, LiveOptions{Deletes: true})
+	for _, rel := range dotGitWrites {
+		write(t, filepath.Join(s.Tree, filepath.FromSlash(rel)), "by the agent\n")
+		write(t, filepath.Join(root, filepath.FromSlash("user/"+rel)), "by the user\n")
+	}
+	write(t, filepath.Join(s.Tree, "marker.txt"), "last\n")
+	write(t, filepath.Join(root, "user-marker.txt"), "last\n")
+	waitFor(t, "marker.txt in the real tree", contentIs(filepath.Join(root, "marker.txt"), "last\n"))
+	waitFor(t, "user-marker.txt in the sandbox", contentIs(filepath.Join(s.Tree, "user-marker.txt"), "last\n"))
+	time.Sleep(300 * time.Millisecond)
+	rep := l.Stop()
+	if len(rep.Failed) != 0 || len(rep.Conflicts) != 0 {
+		t.Errorf("live report: %+v", rep)
+	}
+	for _, rel := range dotGitWrites {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+			t.Errorf("the agent's %s crossed to the real tree", rel)
+		}
+		if _, err := os.Lstat(filepath.Join(s.Tree, filepath.FromSlash("user/"+rel))); err == nil {
+			t.Errorf("the user's %s crossed to the sandbox", "user/"+rel)
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package mount
 
-import "iter"
+import (
+	"iter"
+	"path"
+)
 
 // entryList is entries kept as the batches that brought them (one per
 // directory of a walk): keeping a batch copies nothing, and a walk of
@@ -62,4 +65,23 @@ func (a *seenState) all() iter.Seq[*statEntry] {
 			}
 		}
 	}
+}
+
+// underAny reports whether a directory above rel is in dirs.
+func underAny(rel string, dirs map[string]bool) bool {
+	for d := dirOf(rel); d != ""; d = dirOf(d) {
+		if dirs[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// dirOf is the directory of rel ("" for a name at the root).
+func dirOf(rel string) string {
+	d := path.Dir(rel)
+	if d == "." {
+		return ""
+	}
+	return d
 }

@@ -210,15 +210,6 @@ func (j *journal) close() {
 	}
 }
 
-// dirOf is the directory of rel ("" for a name at the root).
-func dirOf(rel string) string {
-	d := path.Dir(rel)
-	if d == "." {
-		return ""
-	}
-	return d
-}
-
 // statJournal hands visit, as statTree would hand them over, the entries
 // of the sandbox the journal names (dirty) and every entry below those of
 // them that are directories now, each once; skip is statTree's. It
@@ -384,14 +375,4 @@ func (s *Sandbox) keepUnchanged(a *seenState, dirty map[string]struct{}) {
 		}
 	}
 	a.base, a.dirty, a.dirs = &s.base, dirty, dirs
-}
-
-// underAny reports whether a directory above rel is in dirs.
-func underAny(rel string, dirs map[string]bool) bool {
-	for d := dirOf(rel); d != ""; d = dirOf(d) {
-		if dirs[d] {
-			return true
-		}
-	}
-	return false
 }

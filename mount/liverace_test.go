@@ -99,8 +99,6 @@ func TestLiveRace(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestLiveConflictOfADeletion: the user changes a file the agent
 // deleted: a conflict with no saved version (Saved empty), the user's file
 // kept, the sandbox's still gone.

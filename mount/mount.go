@@ -80,6 +80,12 @@
 // (syncat.go, with the limits that remain). While the harness runs, a
 // journal (journal_linux.go) records which entries change, so that
 // sync-back need not stat every file.
+//
+// Off Linux (macOS, FreeBSD) the package builds and works without the
+// Linux fast paths: the copy uses the portable fallbacks of
+// copytree_other.go, as safe against planted links (a build with the
+// portablefs tag runs the tests through them on Linux), sync-back walks
+// the whole sandbox (no inotify journal), and Live fails.
 package mount
 
 import (

@@ -626,3 +626,6 @@ func TestSyncFileOverDirectory(t *testing.T) {
 		t.Errorf("the ignored file is gone: %v", err)
 	}
 }
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

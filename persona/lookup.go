@@ -5,15 +5,31 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/suggest"
 )
 
 // UnknownError is the error of a reference to a persona id that no
 // layer defines.
 type UnknownError struct {
 	ID string
+	// Similar are the ids of the catalog ID was likely meant to be, the
+	// likeliest first (a typing mistake away, or holding its letters in
+	// order: reviewer for code-reviewer).
+	Similar []string
 }
 
 func (e *UnknownError) Error() string { return fmt.Sprintf("unknown persona %q", e.ID) }
+
+// Hints are what to say after the error: the ids it was likely meant to
+// be, then where to see them all.
+func (e *UnknownError) Hints() []string {
+	hints := []string{"`workforce list` shows the personas of every layer"}
+	if h := suggest.Hint("", e.Similar); h != "" {
+		hints = append([]string{h}, hints...)
+	}
+	return hints
+}
 
 // Lookup finds the persona and tier a reference names, "ID" or "ID@TIER"
 // (the default tier when none is given), and resolves it. The id may be a
@@ -38,7 +54,11 @@ func (c *Catalog) Lookup(ref string) (*Persona, *Resolved, error) {
 	} else {
 		var ok bool
 		if p, ok = c.Get(id); !ok {
-			return nil, nil, &UnknownError{ID: id}
+			ids := make([]string, len(c.Personas))
+			for i, p := range c.Personas {
+				ids[i] = p.ID
+			}
+			return nil, nil, &UnknownError{ID: id, Similar: suggest.Closest(id, ids)}
 		}
 	}
 	r, err := p.Resolve(tier)

@@ -96,3 +96,27 @@ func TestNamedID(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupUnknownSimilar: an id no layer defines is an *UnknownError
+// naming the ids it was likely meant to be, which its hints say first.
+func TestLookupUnknownSimilar(t *testing.T) {
+	c := &Catalog{Personas: []*Persona{{ID: "code-reviewer"}, {ID: "debugger"}, {ID: "test-writer"}}}
+	tests := []struct {
+		ref, hint string
+		similar   []string
+	}{
+		{ref: "reviewer", similar: []string{"code-reviewer"}, hint: "did you mean code-reviewer?"},
+		{ref: "debuger@best", similar: []string{"debugger"}, hint: "did you mean debugger?"},
+		{ref: "nobody", similar: nil, hint: "`workforce list` shows the personas of every layer"},
+	}
+	for _, tc := range tests {
+		_, _, err := c.Lookup(tc.ref)
+		ue, ok := err.(*UnknownError)
+		if !ok {
+			t.Fatalf("Lookup(%q) = %v, want an *UnknownError", tc.ref, err)
+		}
+		if !slices.Equal(ue.Similar, tc.similar) || ue.Hints()[0] != tc.hint {
+			t.Errorf("Lookup(%q): similar %q, hints %q; want %q, first hint %q", tc.ref, ue.Similar, ue.Hints(), tc.similar, tc.hint)
+		}
+	}
+}

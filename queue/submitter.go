@@ -202,14 +202,15 @@ func refOf(t batch.Task) [2]string {
 	return [2]string{t.Repo, t.Ref}
 }
 
-// resolve resolves every ref of tasks before anything is published: a
-// ref that names nothing is the file's error.
+// resolve resolves every ref of tasks before anything is published: the
+// refs that name nothing are the file's problems, all of them.
 func (s *Submitter) resolve(ctx context.Context, tasks []batch.Task) (map[[2]string]string, error) {
 	resolveRef := s.ResolveRef
 	if resolveRef == nil {
 		resolveRef = gitwork.ResolveRef
 	}
 	commits := map[[2]string]string{}
+	var probs batch.Problems
 	for _, t := range tasks {
 		k := refOf(t)
 		if _, ok := commits[k]; ok {
@@ -217,9 +218,13 @@ func (s *Submitter) resolve(ctx context.Context, tasks []batch.Task) (map[[2]str
 		}
 		c, err := resolveRef(ctx, k[0], k[1])
 		if err != nil {
-			return nil, &batch.FileError{Err: &batch.ParseError{File: s.Batch.Name, Line: s.Batch.ByID[t.ID].Line, Err: fmt.Errorf("task %s: %w", t.ID, err)}}
+			// Every ref that names nothing, each once, by its first task.
+			probs = append(probs, &batch.ParseError{File: s.Batch.Name, Line: s.Batch.ByID[t.ID].Line, Err: fmt.Errorf("task %s: %w", t.ID, err)})
 		}
 		commits[k] = c
+	}
+	if len(probs) > 0 {
+		return nil, &batch.FileError{Err: probs}
 	}
 	return commits, nil
 }

@@ -54,8 +54,8 @@ func (e *submitEnv) open(t *testing.T, tasks ...[2]string) *batch.Batch {
 
 // resolver resolves a ref to a commit of its name; "gone" names none.
 func resolver(_ context.Context, url, ref string) (string, error) {
-	if ref == "gone" {
-		return "", errors.New("no ref gone in " + url)
+	if ref == "gone" || ref == "lost" {
+		return "", errors.New("no ref " + ref + " in " + url)
 	}
 	return strings.Repeat(ref[:1], 40), nil
 }
@@ -189,19 +189,19 @@ func TestSubmit(t *testing.T) {
 	}
 }
 
-// TestSubmitErrors: a ref that names nothing is the file's error, naming
-// its line, before anything is published; a signal caught before the
+// TestSubmitErrors: the refs that name nothing are the file's errors,
+// all of them, each naming its line, before anything is published; a signal caught before the
 // publishing publishes nothing, and one caught while following ends it
 // with the tasks left.
 func TestSubmitErrors(t *testing.T) {
 	ctx := context.Background()
 	e := newSubmitEnv(t)
-	b := e.open(t, [2]string{"t1", "main"}, [2]string{"t2", "gone"})
+	b := e.open(t, [2]string{"t1", "main"}, [2]string{"t2", "gone"}, [2]string{"t3", "lost"})
 	s := &Submitter{Batch: b, Options: Options{URL: e.url}, ResolveRef: resolver}
 	_, err := s.Submit(ctx, batch.Hooks{})
 	var fe *batch.FileError
-	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "tasks.jsonl:2: task t2: no ref gone") {
-		t.Errorf("a ref that names nothing: %v, want the file's error at line 2", err)
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "tasks.jsonl:2: task t2: no ref gone in ") || !strings.Contains(err.Error(), "tasks.jsonl:3: task t3: no ref lost in ") {
+		t.Errorf("refs that name nothing: %v, want the file's errors at lines 2 and 3, both", err)
 	}
 	if _, ok := ReadRecord(b.State, "t1"); ok {
 		t.Error("t1 was published before every ref was resolved")

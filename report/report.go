@@ -37,6 +37,11 @@
 //     harness that ran. Always present.
 //   - harnessVersion: the installed harness's version. Absent when it could
 //     not be read.
+//   - harnessVersionMeasured: whether that version is of a release family
+//     (major.minor) workforce was measured on; false is also said on
+//     stderr. Absent when the version could not be read. (Issue 42 wrote
+//     it harness.versionMeasured; harness is a string of the result's
+//     contract, so the field sits beside harnessVersion.)
 //   - model: the model the persona names, or the one the harness reported
 //     using when the persona names none. Absent when neither is known.
 //   - harnessSessionId: the harness's own id of the conversation (claude's

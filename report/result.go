@@ -42,6 +42,11 @@ type Result struct {
 	// HarnessVersion is the installed harness's version; absent when it
 	// could not be read.
 	HarnessVersion string `json:"harnessVersion,omitempty"`
+	// HarnessVersionMeasured says whether the harness's version is of a
+	// release family workforce was measured on (its major.minor); absent
+	// when the version could not be read. A field, not a warning: a
+	// patch release of a measured family is measured.
+	HarnessVersionMeasured *bool `json:"harnessVersionMeasured,omitempty"`
 	// Model is the model the harness ran: the one the persona names, or
 	// the one the harness reported using when the persona names none;
 	// absent when neither is known.

@@ -2,8 +2,11 @@ package report
 
 // The text forms of the reports whose text more than a field or two
 // decides: the plan of run --dry-run, a harness's mapping, a persona of
-// show. Each prints what its JSON carries, on the writer given; every
-// name the agent or a file may have chosen goes through quote.
+// show, the files a run changed (Files.Summary, a batch task's line) or
+// holds for review (Files.WriteHeld), the branch a queue worker pushed
+// (Published.Text). Each prints what its JSON carries, on the writer
+// given; every name the agent or a file may have chosen goes through
+// quote.
 
 import (
 	"encoding/json"
@@ -188,7 +191,7 @@ func (s Show) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "persona %s from %s (%s)\n", s.ID, s.Source, quote.Name(s.Path))
 	var chain []string
 	for _, o := range s.Chain {
-		chain = append(chain, o.Layer+":"+o.File)
+		chain = append(chain, o.label(":"))
 	}
 	fmt.Fprintf(w, "merged from: %s\n", strings.Join(chain, " <- "))
 	if o := s.Overrides; o != nil {
@@ -216,12 +219,12 @@ func (s Show) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIELD\tVALUE\tLAYER\tFILE")
 	for _, f := range fields {
+		v := fieldValue(values, f)
 		for i, o := range s.Provenance[f] {
-			v := ""
-			if i == 0 {
-				v = quote.Line(values[f], 48)
+			if i > 0 {
+				v = ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, quote.Text(v), o.Layer, quote.Name(o.File))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f, quote.Text(quote.Line(v, 48)), o.Layer, quote.Name(o.File))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -235,7 +238,7 @@ func (s Show) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "\ntier %s%s: harness %s, model %s\n", r.Tier, form, r.Harness, r.Model)
 	for _, f := range []string{"harness", "model", "systemPrompt"} {
 		if o, ok := r.Origins[f]; ok {
-			fmt.Fprintf(w, "%s from %s %s\n", f, o.Layer, quote.Name(o.File))
+			fmt.Fprintf(w, "%s from %s\n", f, o.label(" "))
 		}
 	}
 	for _, sc := range []Sidecar{r.Claude, r.Agents} {
@@ -243,9 +246,9 @@ func (s Show) WriteText(w io.Writer) error {
 		case sc.Path == "" && sc.Content == "":
 			fmt.Fprintf(w, "%s: none\n", sc.Channel)
 		case sc.Path != "":
-			fmt.Fprintf(w, "%s: %s (%s, from %s)\n", sc.Channel, quote.Name(sc.Path), sc.Mode, sc.Origin.Layer)
+			fmt.Fprintf(w, "%s: %s%s\n", sc.Channel, quote.Name(sc.Path), sc.how())
 		default:
-			fmt.Fprintf(w, "%s: inline, %d bytes (%s, from %s)\n", sc.Channel, len(sc.Content), sc.Mode, sc.Origin.Layer)
+			fmt.Fprintf(w, "%s: inline, %d bytes%s\n", sc.Channel, len(sc.Content), sc.how())
 		}
 	}
 	if s.Mapping != nil {
@@ -255,8 +258,49 @@ func (s Show) WriteText(w io.Writer) error {
 	return nil
 }
 
+// label is where o is, for a line of text: the layer, sep and the file
+// ("user /home/u/.config/workforce/personas/x.json"), or the file alone
+// when its name already says its layer ("built-in:x.json").
+func (o Origin) label(sep string) string {
+	if strings.HasPrefix(o.File, o.Layer+":") {
+		return quote.Name(o.File)
+	}
+	return o.Layer + sep + quote.Name(o.File)
+}
+
+// how is " (MODE, from LAYER)" for a sidecar's line, leaving out what
+// is empty, "" when both are.
+func (sc Sidecar) how() string {
+	var parts []string
+	if sc.Mode != "" {
+		parts = append(parts, sc.Mode)
+	}
+	if sc.Origin.Layer != "" {
+		parts = append(parts, "from "+sc.Origin.Layer)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// fieldValue is the value of the dotted field f among values (flatten's):
+// its JSON, or for an instruction-file channel given inline (claudeMd,
+// agentsMd: the JSON has claudeMdContent) its size.
+func fieldValue(values map[string]string, f string) string {
+	if v, ok := values[f]; ok {
+		return v
+	}
+	var content string
+	if err := json.Unmarshal([]byte(values[f+"Content"]), &content); err == nil {
+		return fmt.Sprintf("inline, %d bytes", len(content))
+	}
+	return ""
+}
+
 // flatten maps the dotted field names of v's JSON form to compact JSON
-// values; objects are walked into, arrays and scalars are leaves.
+// values, objects included (an input's "inputs.BASE" and its
+// "inputs.BASE.default" both).
 func flatten(v any) map[string]string {
 	b, _ := json.Marshal(v)
 	var doc any
@@ -265,6 +309,10 @@ func flatten(v any) map[string]string {
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
 		if m, ok := v.(map[string]any); ok {
+			if prefix != "" {
+				b, _ := json.Marshal(v)
+				out[prefix] = string(b)
+			}
 			for k, x := range m {
 				key := k
 				if prefix != "" {
@@ -279,4 +327,82 @@ func flatten(v any) map[string]string {
 	}
 	walk("", doc)
 	return out
+}
+
+// Summary is the files a sync-back created, updated or deleted, for a
+// line of text: their count and the first n of their names, sorted and
+// quoted ("2 files changed: a.go, b.go", "5 files changed: a.go, b.go,
+// c.go and 2 more"); "" for none or a nil f.
+func (f *Files) Summary(n int) string {
+	if f == nil {
+		return ""
+	}
+	paths := slices.Concat(f.Created, f.Updated, f.Deleted)
+	if len(paths) == 0 {
+		return ""
+	}
+	slices.Sort(paths)
+	return fmt.Sprintf("%s changed: %s", plural(len(paths), "file"), names(paths, n))
+}
+
+// WriteHeld prints the work of session id held for review (run
+// --review), as Result.Held lists it: a line naming the session and the
+// count, then each file with what the agent did to it, indented. A nil
+// f (the files could not be listed) prints the first line alone.
+func (f *Files) WriteHeld(w io.Writer, id string) {
+	if f == nil {
+		fmt.Fprintf(w, "held for review: %s\n", quote.Name(id))
+		return
+	}
+	type held struct{ path, kind string }
+	var all []held
+	for _, g := range []struct {
+		kind  string
+		paths []string
+	}{{"created", f.Created}, {"updated", f.Updated}, {"deleted", f.Deleted}} {
+		for _, p := range g.paths {
+			all = append(all, held{p, g.kind})
+		}
+	}
+	for _, c := range f.Conflicts {
+		all = append(all, held{c.Path, "conflict"})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].path < all[j].path })
+	fmt.Fprintf(w, "held for review: %s (%s)\n", quote.Name(id), plural(len(all), "file"))
+	for _, h := range all {
+		fmt.Fprintf(w, "  %s: %s\n", h.kind, quote.Name(h.path))
+	}
+}
+
+// Text is where a queue worker put the agent's work, for a line of
+// text: "branch B pushed to REPO, N files changed", or "nothing pushed"
+// when there was nothing to publish.
+func (p Published) Text() string {
+	if p.Branch == "" {
+		return "nothing pushed"
+	}
+	return fmt.Sprintf("branch %s pushed to %s, %s changed", quote.Name(p.Branch), quote.Name(p.Repo), plural(p.Files, "file"))
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// names is the first n of paths, quoted, comma-separated, and "and K
+// more" for the rest.
+func names(paths []string, n int) string {
+	n = max(n, 1)
+	shown := make([]string, 0, n)
+	for _, p := range paths[:min(n, len(paths))] {
+		shown = append(shown, quote.Name(p))
+	}
+	s := strings.Join(shown, ", ")
+	if rest := len(paths) - len(shown); rest > 0 {
+		s += fmt.Sprintf(" and %d more", rest)
+	}
+	return s
 }

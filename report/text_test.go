@@ -123,11 +123,46 @@ func TestShowText(t *testing.T) {
 	}
 }
 
-// TestFlatten: dotted names to compact JSON, objects walked into, arrays
-// leaves.
+// TestShowTextBuiltin: a built-in file's name, which says its layer, is
+// not prefixed with it again; a field whose value is an object (an
+// input) or an inline instruction file (claudeMd) shows a value.
+func TestShowTextBuiltin(t *testing.T) {
+	f := Origin{Layer: "built-in", File: "built-in:rev.json"}
+	main := "main"
+	s := Show{
+		ID: "rev", Source: "built-in", Path: f.File, Form: "tiered", Chain: []Origin{f},
+		Spec: &Persona{ID: "rev", Inputs: map[string]Input{"BASE": {Default: &main}},
+			Runtime: Runtime{Model: "m", Sidecars: Sidecars{ClaudeMdContent: "four"}}},
+		Provenance: map[string][]Origin{"inputs.BASE": {f}, "claudeMd": {f}, "model": {f}},
+		Resolved: &Resolved{Tier: "best", Harness: "claude", Model: "m", Origins: map[string]Origin{"model": f},
+			Claude: Sidecar{Channel: "CLAUDE.md", Content: "four", Origin: f}, Agents: Sidecar{Channel: "AGENTS.md", Path: "/a.md"}},
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, line string }{
+		{"chain", "merged from: built-in:rev.json\n"},
+		{"origin", "model from built-in:rev.json\n"},
+		{"input", `inputs.BASE  {"default":"main"}  built-in  built-in:rev.json` + "\n"},
+		{"inline file", "claudeMd     inline, 4 bytes     built-in  built-in:rev.json\n"},
+		{"no mode", "CLAUDE.md: inline, 4 bytes (from built-in)\n"},
+		{"neither mode nor layer", "AGENTS.md: /a.md\n"},
+	} {
+		if !strings.Contains(b.String(), tc.line) {
+			t.Errorf("%s: no line %q in\n%s", tc.name, tc.line, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "built-in:built-in:") || strings.Contains(b.String(), "built-in built-in:") {
+		t.Errorf("a doubled layer in\n%s", b.String())
+	}
+}
+
+// TestFlatten: dotted names to compact JSON, objects walked into and
+// kept whole too, arrays leaves.
 func TestFlatten(t *testing.T) {
 	got := flatten(map[string]any{"a": map[string]any{"b": 1, "c": []int{1, 2}}, "d": "x"})
-	want := map[string]string{"a.b": "1", "a.c": "[1,2]", "d": `"x"`}
+	want := map[string]string{"a": `{"b":1,"c":[1,2]}`, "a.b": "1", "a.c": "[1,2]", "d": `"x"`}
 	if len(got) != len(want) {
 		t.Errorf("flatten = %v, want %v", got, want)
 	}
@@ -135,5 +170,55 @@ func TestFlatten(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("flatten[%q] = %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// TestFilesSummary: the count of the files changed and the first few
+// names, sorted and quoted; nothing for none.
+func TestFilesSummary(t *testing.T) {
+	tests := []struct {
+		name string
+		f    *Files
+		n    int
+		want string
+	}{
+		{"nil", nil, 3, ""},
+		{"none", &Files{Conflicts: []Conflict{{Path: "c"}}}, 3, ""},
+		{"one", &Files{Created: []string{"out.txt"}}, 3, "1 file changed: out.txt"},
+		{"sorted over the kinds", &Files{Created: []string{"b"}, Updated: []string{"c"}, Deleted: []string{"a"}}, 3, "3 files changed: a, b, c"},
+		{"more than n", &Files{Updated: []string{"a", "b", "c", "d", "e"}}, 3, "5 files changed: a, b, c and 2 more"},
+		{"a name quoted", &Files{Created: []string{"x\x1b[2J"}}, 3, `1 file changed: "x\033[2J"`},
+	}
+	for _, tc := range tests {
+		if got := tc.f.Summary(tc.n); got != tc.want {
+			t.Errorf("%s: Summary(%d) = %q, want %q", tc.name, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestWriteHeld: the session, the count, each file with its kind, sorted
+// and quoted; a nil list names the session alone.
+func TestWriteHeld(t *testing.T) {
+	var b strings.Builder
+	(&Files{Created: []string{"new.txt"}, Updated: []string{"a\nb"}, Deleted: []string{"z"}, Conflicts: []Conflict{{Path: "m"}}}).WriteHeld(&b, "s1")
+	want := "held for review: s1 (4 files)\n  updated: \"a\\nb\"\n  conflict: m\n  created: new.txt\n  deleted: z\n"
+	if b.String() != want {
+		t.Errorf("WriteHeld =\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	(*Files)(nil).WriteHeld(&b, "s1")
+	if b.String() != "held for review: s1\n" {
+		t.Errorf("WriteHeld of nil = %q", b.String())
+	}
+}
+
+// TestPublishedText: the branch, the repository and the count; nothing
+// pushed said so.
+func TestPublishedText(t *testing.T) {
+	if got, want := (Published{Repo: "https://h/r.git", Branch: "workforce/e-1", Files: 2}).Text(), "branch workforce/e-1 pushed to https://h/r.git, 2 files changed"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	if got := (Published{Repo: "r"}).Text(); got != "nothing pushed" {
+		t.Errorf("Text() of nothing = %q", got)
 	}
 }

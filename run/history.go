@@ -111,6 +111,13 @@ func historyRecord(p *persona.Persona, plan *session.Plan, out *Outcome, status 
 	if s := res.Session; s != nil {
 		r.SessionID, r.HarnessSessionID = s.Record.ID, s.Record.HarnessSessionID
 	}
+	if !plan.InRepo && plan.Sandbox != "" {
+		// Whether the session's directory outlived the run, as it is
+		// now: a resumed session stays, a one-shot run's goes unless kept.
+		_, err := os.Stat(plan.Sandbox)
+		kept := err == nil
+		r.SessionKept = &kept
+	}
 	if res.OneShot == nil {
 		r.Status = string(interactiveStatus(res, failed))
 		return r

@@ -32,7 +32,7 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 	}
 	r := report.Result{
 		SessionID: filepath.Base(plan.Sandbox), Persona: plan.Persona, Tier: plan.Tier, Harness: plan.Harness,
-		HarnessVersion: plan.HarnessVersion, Model: model, HarnessSessionID: sid,
+		HarnessVersion: plan.HarnessVersion, HarnessVersionMeasured: plan.VersionMeasured, Model: model, HarnessSessionID: sid,
 		Status: report.DecideStatus(o), Message: out.Final, DurationMS: took.Milliseconds(), Warnings: warnings,
 	}
 	if r.Message == "" && out.ErrorText != "" {

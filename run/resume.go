@@ -47,7 +47,7 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 	}
 	s, err := session.Open(env.Home, opts.ID)
 	if err != nil {
-		return nil, err
+		return nil, goneError(env.Home, err)
 	}
 	if err := s.Resumable(); err != nil {
 		return nil, resumeError(s, err)

@@ -240,7 +240,7 @@ func refused(err error, hints ...string) error {
 func lookupError(err error) error {
 	var ue *persona.UnknownError
 	if errors.As(err, &ue) {
-		return refused(err, "`workforce list` shows the personas of every layer")
+		return refused(err, ue.Hints()...)
 	}
 	return err
 }

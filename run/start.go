@@ -62,6 +62,11 @@ func (r *Run) Start(s Streams) (*Outcome, error) {
 	for _, n := range r.Plan.Notes {
 		r.Hooks.warn("%s", n)
 	}
+	if m := r.Plan.VersionMeasured; m != nil && !*m {
+		// On stderr on every run; in a one-shot result as
+		// harnessVersionMeasured, not among its warnings.
+		r.Hooks.warn("%s", harness.UnmeasuredNote(r.Plan.Harness, r.Plan.HarnessVersion))
+	}
 	r.start = time.Now()
 	if !r.opts.NoHistory && r.history() {
 		r.usage = &usageReader{start: r.start}

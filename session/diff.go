@@ -48,6 +48,19 @@ func (s *Session) Changed() ([]Change, error) {
 	return changesOf(box)
 }
 
+// Settled reports whether removing s loses none of the agent's work:
+// its record (read with ReadRecord) says it synced back, and its sandbox
+// holds no change a sync-back would bring (Changed is empty). A session
+// whose record or sandbox cannot be read is not settled, nor is one held
+// for review, left running or failed.
+func (s *Session) Settled() bool {
+	if s.Record.Phase != Synced {
+		return false
+	}
+	changes, err := s.Changed()
+	return err == nil && len(changes) == 0
+}
+
 func changesOf(box *mount.Sandbox) ([]Change, error) {
 	rep, err := box.Sync(context.Background(), mount.SyncOptions{Deletes: true, DryRun: true, SyncConfig: true})
 	if err != nil {

@@ -141,6 +141,9 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 		for _, w := range out.Warnings {
 			o.Warn(w)
 		}
+		if p.Confine.Confined && out.OwnSandbox != nil && *out.OwnSandbox {
+			o.Warn(fmt.Sprintf("%s reports its own sandbox on (sandbox_enabled), which workforce turns off where it confines the harness itself: check your %s settings", p.Harness, p.Harness))
+		}
 	}
 	if rawErr == nil {
 		rawErr = saveOutput(dir, raw)

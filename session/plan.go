@@ -98,26 +98,30 @@ type Plan struct {
 	// HarnessVersion is the installed harness's version, when known;
 	// Profile the discovery profile that decides which instruction files
 	// are hidden and folded.
-	HarnessVersion string            `json:"harnessVersion,omitempty"`
-	Profile        string            `json:"profile,omitempty"`
-	Layers         []persona.Origin  `json:"layers"`
-	Resolved       *persona.Resolved `json:"resolved"`
-	Root           string            `json:"root"`
-	Cwd            string            `json:"cwd"`
-	Sandbox        string            `json:"sandbox"`
-	Workdir        string            `json:"workdir"`
-	Materialized   *Materialized     `json:"materialized"`
-	Extend         *Extend           `json:"extend,omitempty"`
-	Hidden         []string          `json:"hidden"`
-	Ignored        []string          `json:"ignored"`
-	Readonly       []string          `json:"readonly"`
-	Argv           []string          `json:"argv"`
-	Env            []string          `json:"env"`
-	Sealed         []mount.SealedVar `json:"sealedEnv"`
-	ConfigFiles    map[string]string `json:"configFiles,omitempty"`
-	Notes          []string          `json:"notes,omitempty"`
-	InRepo         bool              `json:"installInRepo"`
-	Skills         *skill.Plan       `json:"skills,omitempty"`
+	HarnessVersion string `json:"harnessVersion,omitempty"`
+	// VersionMeasured says whether HarnessVersion is of a release family
+	// workforce was measured on (harness.VersionMeasured); nil when the
+	// version is not known.
+	VersionMeasured *bool             `json:"harnessVersionMeasured,omitempty"`
+	Profile         string            `json:"profile,omitempty"`
+	Layers          []persona.Origin  `json:"layers"`
+	Resolved        *persona.Resolved `json:"resolved"`
+	Root            string            `json:"root"`
+	Cwd             string            `json:"cwd"`
+	Sandbox         string            `json:"sandbox"`
+	Workdir         string            `json:"workdir"`
+	Materialized    *Materialized     `json:"materialized"`
+	Extend          *Extend           `json:"extend,omitempty"`
+	Hidden          []string          `json:"hidden"`
+	Ignored         []string          `json:"ignored"`
+	Readonly        []string          `json:"readonly"`
+	Argv            []string          `json:"argv"`
+	Env             []string          `json:"env"`
+	Sealed          []mount.SealedVar `json:"sealedEnv"`
+	ConfigFiles     map[string]string `json:"configFiles,omitempty"`
+	Notes           []string          `json:"notes,omitempty"`
+	InRepo          bool              `json:"installInRepo"`
+	Skills          *skill.Plan       `json:"skills,omitempty"`
 	// Mapping is what the harness gets for each persona value that
 	// changes what the agent may do or how it runs, and what it refused.
 	Mapping *harness.Mapping `json:"mapping"`
@@ -250,6 +254,9 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		// No instruction file to place: the version still goes into the
 		// plan and a one-shot result.
 		p.HarnessVersion = o.Version(r.Harness)
+	}
+	if m, ok := harness.VersionMeasured(r.Harness, p.HarnessVersion); ok {
+		p.VersionMeasured = &m
 	}
 
 	if len(r.Skills) > 0 && p.session == nil {

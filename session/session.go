@@ -899,7 +899,7 @@ func Find(home, id string) (*Session, error) {
 		}
 		switch len(matches) {
 		case 0:
-			return nil, fmt.Errorf("no session %s in %s", id, Dir(home))
+			return nil, &NoSessionError{ID: id, Dir: Dir(home)}
 		case 1:
 			dir = filepath.Join(Dir(home), matches[0])
 		default:

@@ -277,3 +277,35 @@ func TestRemoveUnreadable(t *testing.T) {
 		t.Error("the half-removed session is still there")
 	}
 }
+
+// TestSettled: a session loses no work when removed only when it synced
+// back and its sandbox holds no change; one held for review, left
+// running, or whose sandbox cannot be read is not settled.
+func TestSettled(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("real"), 0o644))
+	clean := leaveSession(t, home, root, func(string) {})
+	changed := leaveSession(t, home, root, func(tree string) {
+		must(t, os.WriteFile(filepath.Join(tree, "a.txt"), []byte("agent"), 0o644))
+	})
+	tests := []struct {
+		name  string
+		s     *Session
+		phase Phase
+		want  bool
+	}{
+		{"synced, no change", clean, Synced, true},
+		{"synced, a change left", changed, Synced, false},
+		{"held for review, no change", clean, Review, false},
+		{"running, no change", clean, Running, false},
+		{"synced, no sandbox", &Session{Dir: filepath.Join(home, "gone")}, Synced, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.s.Record.Phase = tc.phase
+			if got := tc.s.Settled(); got != tc.want {
+				t.Errorf("Settled() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -159,7 +159,7 @@ func Mapping(m harness.Mapping) report.Mapping {
 // Plan is the session plan p in report's terms.
 func Plan(p *session.Plan) report.Plan {
 	return report.Plan{
-		Persona: p.Persona, Tier: p.Tier, Harness: p.Harness, HarnessVersion: p.HarnessVersion, Profile: p.Profile,
+		Persona: p.Persona, Tier: p.Tier, Harness: p.Harness, HarnessVersion: p.HarnessVersion, VersionMeasured: p.VersionMeasured, Profile: p.Profile,
 		Layers: Each(p.Layers, Origin), Resolved: Ptr(p.Resolved, Resolved),
 		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Workdir: p.Workdir,
 		Materialized: Ptr(p.Materialized, func(m session.Materialized) report.Materialized {
