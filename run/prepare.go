@@ -139,6 +139,24 @@ func resolve(opts Options, lo persona.Options, hooks Hooks) (*persona.Persona, *
 	return p, r, nil
 }
 
+// CheckEntryModel is CheckModel for a batch entry of the catalog cat:
+// the persona ref names on harness h ("" for its tier's) with model (""
+// for its tier's), in the environment environ.
+func CheckEntryModel(cat *persona.Catalog, ref, h, model string, environ []string) error {
+	p, r, err := cat.Lookup(ref)
+	if err != nil {
+		return err
+	}
+	switched := h != "" && h != r.Harness
+	if h != "" {
+		r.Harness = h
+	}
+	if model != "" {
+		r.Model = model
+	}
+	return CheckModel(p.ID, r, model != "", switched, nil, environ)
+}
+
 // CheckModel refuses the run of persona id (resolved as r) when its model
 // is of a vendor its harness cannot reach (harness.CheckModel, in the
 // environment environ with the persona's env, and the harness arguments
