@@ -70,13 +70,16 @@ const StderrTail = 4 << 10
 
 // runOneShot runs a one-shot plan: the harness gets inv.Stdin, never the
 // terminal; its standard output is captured, not shown, and read line by
-// line as it comes (harness.OutputWriter); its standard error is shown and
-// captured. Everything else is as in run.
+// line as it comes (harness.OutputWriter); its standard error is
+// captured, and shown escaped a line at a time (escapedLines), unless it
+// carries the harness's log (harness.LogsOnStderr: kept, not shown).
+// Everything else is as in run.
 //
 // Output. Neither is held in memory: each goes, as it comes, to its file
 // in the results directory (stdout.jsonl.part, stderr.txt.part, renamed
 // stdout.jsonl and stderr.txt once the harness has exited and the files
-// of an earlier run of the session have moved, saveOutput), whole; what
+// of an earlier run of the session have moved, saveOutput), stdout whole,
+// stderr bounded (StderrFileMax, StderrFileEnd); what
 // the outcome needs is kept as the output is read (harness.OutputWriter:
 // a line longer than harness.MaxLine is cut, and a warning says so), and
 // the last StderrTail bytes of stderr. A file that cannot be written
