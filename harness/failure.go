@@ -36,8 +36,11 @@ import (
 //   - gemini -p: no login exits 41 before any output, stderr "Please set
 //     an Auth method in your .../settings.json or specify one of the
 //     following environment variables before running: GEMINI_API_KEY,
-//     ..."; a proxy's 403 makes it retry (fetch failed) until the time
-//     limit.
+//     ..."; a refused key (with security.auth.selectedType
+//     "gemini-api-key", without which a key and a base URL give "Invalid
+//     auth method selected", exit 41) a result with status error and the
+//     provider's "API key not valid", exit 144; a proxy's 403 makes it
+//     retry (fetch failed) until the time limit.
 //
 // Diagnose reads the table; a harness's new wording is one line of it.
 

@@ -46,6 +46,8 @@ func TestDiagnose(t *testing.T) {
 			CauseNetwork, `connection to api\.anthropic\.com:443 .*--network-allow api\.anthropic\.com `, "Forbidden: workforce"},
 		{"gemini no login", "gemini", "", "gemini-nokey", nil, nil,
 			CauseCredentials, `^gemini has no credentials for google: set GEMINI_API_KEY or GOOGLE_API_KEY, or run gemini and choose how to log in$`, "Please set an Auth method"},
+		{"gemini refused key", "gemini", "", "gemini-badkey", []string{"GEMINI_API_KEY=x"}, nil,
+			CauseCredentials, `^gemini's credentials for google were refused: check GEMINI_API_KEY or GOOGLE_API_KEY, or run gemini and choose how to log in$`, "API key not valid"},
 		{"gemini bad auth", "gemini", "", "gemini-badauth", nil, nil,
 			CauseCredentials, `^gemini has no credentials for google`, "Invalid auth method"},
 		{"a failure of another kind", "claude", "", "", nil, nil, "", "", ""},
