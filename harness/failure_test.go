@@ -129,3 +129,40 @@ func TestOneShotLogArgs(t *testing.T) {
 		t.Errorf("OneShotLogArgs[opencode] = %q", got)
 	}
 }
+
+// FuzzDiagnose: whatever a harness prints, Diagnose returns no cause or
+// one of the three kinds, with a message, and evidence no longer than
+// maxEvidence that is part of what was printed.
+func FuzzDiagnose(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "failure", "*"))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		h := strings.SplitN(filepath.Base(p), "-", 2)[0]
+		f.Add(h, "anthropic/m", "", b, "api.anthropic.com:443")
+		f.Add(h, "", string(b), []byte(nil), "")
+	}
+	f.Fuzz(func(t *testing.T, h, model, errText string, stderr []byte, denied string) {
+		fl := Failure{Harness: h, Model: model, ErrorText: errText, Stderr: stderr}
+		if denied != "" {
+			fl.Denied = []string{denied}
+		}
+		c := Diagnose(fl)
+		if c == nil {
+			return
+		}
+		switch c.Kind {
+		case CauseCredentials, CauseModel, CauseNetwork:
+		default:
+			t.Fatalf("Diagnose kind %q", c.Kind)
+		}
+		if c.Message == "" {
+			t.Fatal("Diagnose gave a cause with no message")
+		}
+		if len(c.Evidence) > maxEvidence+len("…") {
+			t.Fatalf("evidence of %d bytes", len(c.Evidence))
+		}
+		if ev := strings.TrimSuffix(c.Evidence, "…"); ev != "" && !strings.Contains(errText, ev) && !strings.Contains(string(stderr), ev) {
+			t.Fatalf("evidence %q is not in what the harness printed", c.Evidence)
+		}
+	})
+}
