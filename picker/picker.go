@@ -1,8 +1,11 @@
 // Package picker is the terminal persona picker that `workforce` opens
 // when it is started with no arguments on a terminal. It shows the items
 // it is given (the personas), the recent ones first, filters them by fuzzy
-// match as the user types, lets the user pick a tier, and returns the
-// choice: it runs nothing.
+// match as the user types, lets the user pick a tier, asks for the
+// persona's required inputs on a screen of its own, and returns the
+// choice: it runs nothing. A tier its caller marks as unable to start
+// (Tier.Missing: its harness not installed) is shown so and never
+// picked; the status line says why.
 //
 // It is a Bubble Tea program (charm.land/bubbletea/v2) drawn in the
 // terminal's alternate screen with Lip Gloss styles, the query an input
