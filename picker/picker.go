@@ -75,9 +75,10 @@ type Item struct {
 	Inputs []Input
 }
 
-// startable reports whether a tier of it can start.
+// startable reports whether a tier of it can start (an item without
+// tiers is not known not to).
 func (it Item) startable() bool {
-	return slices.ContainsFunc(it.Tiers, func(t Tier) bool { return t.Missing == "" })
+	return len(it.Tiers) == 0 || slices.ContainsFunc(it.Tiers, func(t Tier) bool { return t.Missing == "" })
 }
 
 // Choice is what the user picked: a persona, a tier, and the value given

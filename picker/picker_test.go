@@ -493,3 +493,22 @@ func TestRunAsks(t *testing.T) {
 		}
 	}
 }
+
+func TestStartable(t *testing.T) {
+	missing := Tier{Name: "best", Harness: "claude", Missing: "claude is not installed"}
+	tests := []struct {
+		tiers []Tier
+		want  bool
+	}{
+		{nil, true}, // not known not to start: run says
+		{[]Tier{{Name: "best", Harness: "claude"}}, true},
+		{[]Tier{missing, {Name: "minimum", Harness: "codex"}}, true},
+		{[]Tier{missing}, false},
+		{[]Tier{missing, missing}, false},
+	}
+	for _, tt := range tests {
+		if got := (Item{ID: "x", Tiers: tt.tiers}).startable(); got != tt.want {
+			t.Errorf("startable(%+v) = %v, want %v", tt.tiers, got, tt.want)
+		}
+	}
+}
