@@ -550,7 +550,7 @@ func (m *model) View() tea.View {
 	for ; shown < h; shown++ {
 		b.WriteString("\n")
 	}
-	b.WriteString(strings.Join(m.statusLines(), "\n") + "\n" + m.details() + m.help.View(m.keys))
+	b.WriteString(strings.Join(m.statusLines(), "\n") + "\n" + m.details() + m.helpLine(m.keys))
 	v := tea.NewView(b.String())
 	v.AltScreen = true
 	v.WindowTitle = "workforce"
@@ -559,6 +559,13 @@ func (m *model) View() tea.View {
 		v.Cursor = c
 	}
 	return v
+}
+
+// helpLine is the keys' help, cut to the terminal's width: Bubbles' help
+// cuts it with "…" only where the "…" fits, and otherwise leaves it
+// whole.
+func (m *model) helpLine(keys help.KeyMap) string {
+	return ansi.Truncate(m.help.View(keys), max(m.width, 1), "")
 }
 
 // statusLines are the status, on the line above the details: one empty
@@ -622,7 +629,7 @@ func (m *model) answerView() tea.View {
 		lines = lines[cut:]
 		at = max(at-cut, 0)
 	}
-	v := tea.NewView(strings.Join(lines, "\n") + "\n" + strings.Join(status, "\n") + "\n" + m.details() + m.help.View(m.answerKeys))
+	v := tea.NewView(strings.Join(lines, "\n") + "\n" + strings.Join(status, "\n") + "\n" + m.details() + m.helpLine(m.answerKeys))
 	v.AltScreen = true
 	v.WindowTitle = "workforce"
 	if c := m.answer.Cursor(); c != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -511,4 +512,47 @@ func TestStartable(t *testing.T) {
 			t.Errorf("startable(%+v) = %v, want %v", tt.tiers, got, tt.want)
 		}
 	}
+}
+
+// FuzzAnswerView: whatever a persona file says of an input, and whatever
+// the status, the screen asking for it fits the terminal and holds no
+// control character of the persona's text.
+func FuzzAnswerView(f *testing.F) {
+	f.Add("SYMPTOM", "what goes wrong: an error message, a failing test", "claude is not installed: npm install -g x · tab: another tier", 80, 24)
+	f.Add("A\x1b[2J", "line\none\u202e\x07", "", 12, 9)
+	f.Add("N", strings.Repeat("word ", 60), strings.Repeat("long ", 40), 30, 10)
+	f.Fuzz(func(t *testing.T, name, desc, status string, width, height int) {
+		width, height = 10+abs(width)%150, 9+abs(height)%60
+		its := []Item{{ID: "p", Tiers: []Tier{{Name: "best", Harness: "claude"}}, Inputs: []Input{{Name: name, Description: desc}}}}
+		m := newModel(its, nil)
+		m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+		m.Update(press("enter"))
+		if m.asking < 0 {
+			t.Fatal("enter did not ask for the input")
+		}
+		m.status = status
+		v := m.View()
+		lines := strings.Split(strings.TrimSuffix(ansi.Strip(v.Content), "\n"), "\n")
+		if len(lines) != height {
+			t.Errorf("%d lines at height %d", len(lines), height)
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > width {
+				t.Errorf("line %q is %d wide, more than %d", l, w, width)
+			}
+			if strings.ContainsFunc(l, func(r rune) bool { return !unicode.IsGraphic(r) }) {
+				t.Errorf("line %q holds a character that does not print as itself", l)
+			}
+		}
+		if c := v.Cursor; c == nil || c.Position.Y < 0 || c.Position.Y >= height || !strings.HasPrefix(lines[c.Position.Y], "›") {
+			t.Errorf("the cursor %+v is not on the answer's line:\n%s", c, strings.Join(lines, "\n"))
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
