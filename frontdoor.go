@@ -2,16 +2,21 @@ package main
 
 // The front door: `workforce` with no arguments on a terminal opens the
 // persona picker (package picker), then runs the persona picked as
-// `workforce run PERSONA@TIER` would, interactively, in the working
-// directory. docs/picker.md says how it behaves.
+// `workforce run PERSONA@TIER --input NAME=VALUE...` would, interactively,
+// in the working directory, with the inputs the picker asked for. A tier
+// whose harness is not on PATH is marked and cannot be picked.
+// docs/picker.md says how it behaves.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/history"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/picker"
@@ -59,7 +64,7 @@ func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 	if home, err := env.home(); err == nil {
 		recent = recentPersonas(ios.Err, home)
 	}
-	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ, Signals: notify})
+	choice, err := picker.Run(ctx, picker.Options{Items: pickerItems(cat, env), Recent: recent, In: ios.In, Out: ios.Out, Environ: env.Environ, Signals: notify})
 	var sig *picker.SignalError
 	switch {
 	case errors.Is(err, picker.ErrQuit):
@@ -71,12 +76,25 @@ func runFrontDoor(ctx context.Context, ios *iostreams, env procEnv) error {
 	case err != nil:
 		return fmt.Errorf("the picker failed: %w", err)
 	}
+	opts, argv := pickedRun(choice, env)
+	fmt.Fprintf(ios.Err, "workforce: %s\n", shellJoin(argv))
+	return runPersona(ctx, ios, opts)
+}
+
+// pickedRun is the run of what the picker returned, and the command line
+// that runs the same.
+func pickedRun(choice picker.Choice, env procEnv) (runOptions, []string) {
 	ref := choice.ID
 	if choice.Tier != "" {
 		ref += "@" + choice.Tier
 	}
-	fmt.Fprintf(ios.Err, "workforce: %s\n", shellJoin([]string{"workforce", "run", ref}))
-	return runPersona(ctx, ios, runOptions{Ref: ref, Inputs: map[string]string{}, Env: env})
+	argv := []string{"workforce", "run", ref}
+	inputs := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(choice.Inputs)) {
+		inputs[name] = choice.Inputs[name]
+		argv = append(argv, "--input", name+"="+choice.Inputs[name])
+	}
+	return runOptions{Ref: ref, Inputs: inputs, Env: env}, argv
 }
 
 // recentPersonas are the ids of the personas run lately, newest first,
@@ -98,13 +116,18 @@ func recentPersonas(stderr io.Writer, home string) []string {
 }
 
 // pickerItems are the personas of cat as the picker shows them: their
-// source layer, and each tier with its harness and model (a flat
-// persona's one runtime once, as its default tier).
-func pickerItems(cat *persona.Catalog) []picker.Item {
+// source layer; each tier with its harness and model (a flat persona's
+// one runtime once, as its default tier), and whether its harness is
+// on the PATH of env; the inputs to ask for, those a run without
+// --input in env would miss.
+func pickerItems(cat *persona.Catalog, env procEnv) []picker.Item {
 	items := make([]picker.Item, 0, len(cat.Personas))
 	for _, p := range cat.Personas {
 		s := p.Spec
 		it := picker.Item{ID: p.ID, Intent: s.Intent, Description: s.Description, Tags: s.Tags, Source: p.Layer}
+		for _, name := range s.MissingInputs(env.getenv) {
+			it.Inputs = append(it.Inputs, picker.Input{Name: name, Description: s.Inputs[name].Description})
+		}
 		def := s.EffectiveDefaultTier()
 		names := s.TierNames()
 		if s.Flat() && def != "" {
@@ -118,9 +141,21 @@ func pickerItems(cat *persona.Catalog) []picker.Item {
 			if name == def {
 				it.Default = len(it.Tiers)
 			}
-			it.Tiers = append(it.Tiers, picker.Tier{Name: name, Harness: rt.Harness, Model: rt.Model})
+			it.Tiers = append(it.Tiers, picker.Tier{Name: name, Harness: rt.Harness, Model: rt.Model, Missing: missingHarness(rt.Harness, env)})
 		}
 		items = append(items, it)
 	}
 	return items
+}
+
+// missingHarness says why harness h cannot start in env, and how to
+// install it: "" when it is on PATH.
+func missingHarness(h string, env procEnv) string {
+	if _, err := harness.LookPath(h, env.Environ); err == nil {
+		return ""
+	}
+	if pkg := harness.Packages[h]; pkg != "" {
+		return fmt.Sprintf("%s is not installed: npm install -g %s", h, pkg)
+	}
+	return h + " is not installed (not found on PATH)"
 }

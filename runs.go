@@ -314,6 +314,9 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		fmt.Fprintf(w, "denied: %s %s\n", quote.Text(d.Tool), quote.Text(d.Detail))
 	}
 	printNetworkDenied(w, r.Network)
+	if c := r.Cause; c != nil {
+		fmt.Fprintf(w, "cause: %s\n", quote.Text(c.Message))
+	}
 	if res == nil {
 		if f := r.Files; f != nil {
 			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts, Refused: f.Refused, Held: f.Held})
@@ -341,6 +344,9 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		fmt.Fprintf(w, "sandbox kept: %s\n", res.Session.Dir)
 	}
 	if res.OneShot.Dir != "" {
+		if r.Status == report.StatusFailed || r.Status == report.StatusTimedOut {
+			fmt.Fprintf(w, "the harness's stderr and log: %s\n", filepath.Join(res.OneShot.Dir, session.ErrorsFile))
+		}
 		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, session.ResultFile))
 	}
 }

@@ -50,6 +50,15 @@
 // bounds (MaxDenials, the tool calls waiting for their result); the raw
 // output is the caller's to keep.
 //
+// A failed one-shot run (failure.go): FailurePatterns are the lines each
+// harness prints when it has no credentials, when its key is refused, when
+// it does not know the model and when workforce's proxy refuses its
+// connection, as measured; Diagnose turns them, the key variables of the
+// harness's environment and the proxy's denials into a likely Cause. A
+// harness that logs its errors only to a file is asked to print its log on
+// stderr in one-shot runs (OneShotLogArgs: opencode), where the caller
+// keeps it.
+//
 // Persona env values may reference the caller's environment as $VAR or
 // ${VAR}. Extra arguments go after the harness's own flags (for codex,
 // before the prompt).

@@ -90,6 +90,26 @@ var oneShotHeads = map[string]struct{ start, resume []string }{
 	persona.HarnessGemini:   {start: []string{"-p"}, resume: []string{"-p"}},
 }
 
+// OneShotLogArgs are the arguments that send a harness's own log lines
+// to its stderr in a one-shot run, at the level that holds its errors, so
+// that the results directory's stderr.txt keeps them. opencode logs to a
+// file of its state ($XDG_DATA_HOME/opencode/log), which held its INFO
+// lines and not the error that ended the run (measured on 1.18.33: the
+// file is not flushed before it exits, and the state goes with the
+// session); with --print-logs --log-level WARN its WARN and ERROR lines
+// go to stderr (the file then stays empty). claude, codex and gemini say
+// their errors on stdout or stderr already (failure.go). Lines on stderr
+// that are a harness's log are kept, not shown on the terminal
+// (LogsOnStderr).
+var OneShotLogArgs = map[string][]string{
+	persona.HarnessOpencode: {"--print-logs", "--log-level", "WARN"},
+}
+
+// LogsOnStderr reports whether harness h's one-shot stderr carries its
+// log lines (OneShotLogArgs): lines for the results directory, not for
+// the terminal.
+func LogsOnStderr(h string) bool { return len(OneShotLogArgs[h]) > 0 }
+
 // OneShotMode is the one-shot command line of harness h, as its users
 // know it ("codex exec"): the harness and the first argument its one-shot
 // runs start with; "" for a harness workforce does not run.
@@ -308,6 +328,7 @@ func PlanOneShot(r *persona.Resolved, o Options, s OneShot) (*Invocation, error)
 		}
 		args = append(args, extra...)
 	case persona.HarnessOpencode:
+		args = append(args, OneShotLogArgs[r.Harness]...)
 		args = append(args, base...)
 		if s.Resume != "" {
 			args = append(args, "--session", s.Resume)

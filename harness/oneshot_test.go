@@ -98,7 +98,7 @@ func TestPlanOneShot(t *testing.T) {
 			r:        persona.Resolved{ID: "ed", Harness: "opencode", Model: "mock/m"},
 			s:        OneShot{Task: "write the file", Resume: "ses_1"},
 			extra:    []string{"--title", "t"},
-			wantArgs: "run|--format|json|--agent|ed|--session|ses_1|--title|t|write the file",
+			wantArgs: "run|--format|json|--print-logs|--log-level|WARN|--agent|ed|--session|ses_1|--title|t|write the file",
 		},
 	}
 	for _, tt := range tests {

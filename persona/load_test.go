@@ -456,6 +456,38 @@ func TestResolveInputs(t *testing.T) {
 	}
 }
 
+// TestMissingInputs: the inputs the picker asks for are those a run
+// without --input would report missing.
+func TestMissingInputs(t *testing.T) {
+	def := "fallback"
+	inputs := map[string]Input{
+		"SYMPTOM":  {Description: "what goes wrong"},
+		"AREA":     {},
+		"FROM_ENV": {Env: "OTHER"},
+		"DEFAULTS": {Default: &def},
+		"OPTIONAL": {Optional: true},
+	}
+	tests := []struct {
+		name   string
+		inputs map[string]Input
+		env    map[string]string
+		want   []string
+	}{
+		{name: "no inputs"},
+		{name: "without a value, sorted", inputs: inputs, want: []string{"AREA", "FROM_ENV", "SYMPTOM"}},
+		{name: "from the environment", inputs: inputs, env: map[string]string{"OTHER": "x", "SYMPTOM": "y"}, want: []string{"AREA"}},
+		{name: "the input's own name is not its variable when env names another", inputs: inputs, env: map[string]string{"FROM_ENV": "x"}, want: []string{"AREA", "FROM_ENV", "SYMPTOM"}},
+		{name: "an empty variable is no value", inputs: inputs, env: map[string]string{"AREA": ""}, want: []string{"AREA", "FROM_ENV", "SYMPTOM"}},
+		{name: "defaults and optional only", inputs: map[string]Input{"D": {Default: &def}, "O": {Optional: true}}},
+	}
+	for _, tt := range tests {
+		s := &Spec{Inputs: tt.inputs}
+		if got := s.MissingInputs(func(k string) string { return tt.env[k] }); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: MissingInputs() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestSubstitute(t *testing.T) {
 	values := map[string]string{"NAME": "world", "N2": "two", "EMPTY": ""}
 	tests := []struct{ in, want string }{

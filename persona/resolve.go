@@ -1,6 +1,7 @@
 package persona
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -205,6 +206,20 @@ func (r *Resolved) ResolveInputs(explicit map[string]string, getenv func(string)
 		return nil, &MissingInputError{Persona: r.ID, Names: missing}
 	}
 	return values, nil
+}
+
+// MissingInputs returns the names of the inputs of s that have no value
+// unless one is given explicitly, sorted: those with no default, not
+// optional, and with nothing in their environment variable. They are the
+// names ResolveInputs reports missing when no explicit value is given;
+// the persona picker asks for them.
+func (s *Spec) MissingInputs(getenv func(string) string) []string {
+	r := Resolved{Inputs: s.Inputs}
+	var missing *MissingInputError
+	if _, err := r.ResolveInputs(nil, getenv); errors.As(err, &missing) {
+		return missing.Names
+	}
+	return nil
 }
 
 // Substitute replaces $NAME and ${NAME} in text with values[NAME]. Names

@@ -1,8 +1,11 @@
 // Package picker is the terminal persona picker that `workforce` opens
 // when it is started with no arguments on a terminal. It shows the items
 // it is given (the personas), the recent ones first, filters them by fuzzy
-// match as the user types, lets the user pick a tier, and returns the
-// choice: it runs nothing.
+// match as the user types, lets the user pick a tier, asks for the
+// persona's required inputs on a screen of its own, and returns the
+// choice: it runs nothing. A tier its caller marks as unable to start
+// (Tier.Missing: its harness not installed) is shown so and never
+// picked; the status line says why.
 //
 // It is a Bubble Tea program (charm.land/bubbletea/v2) drawn in the
 // terminal's alternate screen with Lip Gloss styles, the query an input
@@ -42,6 +45,17 @@ const RecentCount = 3
 // runs.
 type Tier struct {
 	Name, Harness, Model string
+	// Missing, when set, says why the tier cannot start and what to do
+	// about it ("claude is not installed: npm install -g ..."): the
+	// picker marks the tier and Enter on it says this instead of
+	// picking it.
+	Missing string
+}
+
+// Input is an input the picker asks for once its item is picked: one
+// the run has no value for otherwise.
+type Input struct {
+	Name, Description string
 }
 
 // Item is a persona as the picker shows it.
@@ -56,11 +70,22 @@ type Item struct {
 	// default tier among them.
 	Tiers   []Tier
 	Default int
+	// Inputs are asked for, in this order, on a screen of their own
+	// after the item is picked; each needs a value that is not blank.
+	Inputs []Input
 }
 
-// Choice is what the user picked: a persona and a tier.
+// startable reports whether a tier of it can start (an item without
+// tiers is not known not to).
+func (it Item) startable() bool {
+	return len(it.Tiers) == 0 || slices.ContainsFunc(it.Tiers, func(t Tier) bool { return t.Missing == "" })
+}
+
+// Choice is what the user picked: a persona, a tier, and the value given
+// to each of the persona's Inputs (nil when it has none).
 type Choice struct {
 	ID, Tier string
+	Inputs   map[string]string
 }
 
 // ErrQuit is Run's error when the user quit (Esc), and ErrInterrupted
@@ -100,9 +125,10 @@ type Options struct {
 	Signals func(c chan<- os.Signal, sigs ...os.Signal) (stop func())
 }
 
-// Run shows the picker until the user picks a persona (Enter), quits
-// (Esc: ErrQuit) or interrupts (Ctrl-C: ErrInterrupted), or a signal
-// quits it (*SignalError).
+// Run shows the picker until the user picks a persona (Enter) and
+// answers its inputs, quits (Esc: ErrQuit) or interrupts (Ctrl-C:
+// ErrInterrupted), or a signal quits it (*SignalError). A tier that
+// cannot start (Tier.Missing) is never picked: Enter on it says why.
 //
 // The signals are Run's own, not Bubble Tea's handler (which takes
 // SIGTERM for a plain quit, and SIGINT for an error): whichever comes, the
@@ -164,6 +190,14 @@ type keyMap struct {
 	Up, Down, Tier, TierBack, Run, Quit key.Binding
 }
 
+// inputKeys are the keys of the screen that asks for an input.
+type inputKeys struct {
+	Answer, Quit key.Binding
+}
+
+func (k inputKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Answer, k.Quit} }
+func (k inputKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
 func newKeyMap() keyMap {
 	return keyMap{
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move")),
@@ -195,8 +229,23 @@ type model struct {
 	// fields are what the query is matched against.
 	fields fieldIndex
 
-	input         textinput.Model
-	keys          keyMap
+	input textinput.Model
+	keys  keyMap
+	// status is a line on what the last key did not do (why a tier
+	// cannot start, that an input needs a value); any other key
+	// clears it.
+	status string
+
+	// asking is the picked item whose Inputs are asked for, one at a
+	// time on a screen of their own (-1 on the list), picked its
+	// persona and tier, answers the values given so far, answer the
+	// line being typed.
+	asking     int
+	picked     Choice
+	answers    []string
+	answer     textinput.Model
+	answerKeys inputKeys
+
 	help          help.Model
 	width, height int
 	styles        styles
@@ -206,7 +255,7 @@ type model struct {
 }
 
 func newModel(items []Item, recent []string) *model {
-	m := &model{items: items, keys: newKeyMap(), help: help.New(), width: 80, height: 24, styles: newStyles()}
+	m := &model{items: items, keys: newKeyMap(), help: help.New(), width: 80, height: 24, styles: newStyles(), asking: -1}
 	m.help.Styles = m.styles.help
 	m.tier = make([]int, len(items))
 	byID := map[string]int{}
@@ -243,6 +292,15 @@ func newModel(items []Item, recent []string) *model {
 	st.Focused.Placeholder = m.styles.dim
 	m.input.SetStyles(st)
 	m.input.Focus()
+	m.answer = textinput.New()
+	m.answer.Prompt = "› "
+	m.answer.SetVirtualCursor(false)
+	m.answer.SetWidth(m.width - 3)
+	m.answer.SetStyles(st)
+	m.answerKeys = inputKeys{
+		Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")),
+		Quit:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "quit")),
+	}
 	m.filter()
 	return m
 }
@@ -255,6 +313,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
 		m.input.SetWidth(max(msg.Width-3, 1))
+		m.answer.SetWidth(max(msg.Width-3, 1))
 		m.scroll()
 		return m, nil
 	case tea.KeyPressMsg:
@@ -262,20 +321,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.interrupted = true
 			return m, tea.Quit
 		}
+		m.status = ""
+		if m.asking >= 0 {
+			return m.updateAnswer(msg)
+		}
 		switch {
 		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
 		case key.Matches(msg, m.keys.Run):
-			if len(m.rows) == 0 {
-				return m, nil
-			}
-			it := m.items[m.rows[m.cursor]]
-			c := Choice{ID: it.ID}
-			if t := m.tier[m.rows[m.cursor]]; t < len(it.Tiers) {
-				c.Tier = it.Tiers[t].Name
-			}
-			m.choice = &c
-			return m, tea.Quit
+			return m.pick()
 		case key.Matches(msg, m.keys.Up):
 			m.move(-1)
 			return m, nil
@@ -290,12 +344,82 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	}
-	before := m.input.Value()
 	var cmd tea.Cmd
+	if m.asking >= 0 {
+		m.answer, cmd = m.answer.Update(msg)
+		return m, cmd
+	}
+	before := m.input.Value()
 	m.input, cmd = m.input.Update(msg)
 	if m.input.Value() != before {
 		m.filter()
 	}
+	return m, cmd
+}
+
+// pick is Enter on the list: the selected item's tier is picked, and its
+// inputs asked for, unless the tier cannot start, which the status line
+// then says.
+func (m *model) pick() (tea.Model, tea.Cmd) {
+	if len(m.rows) == 0 {
+		return m, nil
+	}
+	i := m.rows[m.cursor]
+	it := m.items[i]
+	c := Choice{ID: it.ID}
+	if t := m.tier[i]; t < len(it.Tiers) {
+		c.Tier = it.Tiers[t].Name
+		if why := it.Tiers[t].Missing; why != "" {
+			m.status = why
+			switch {
+			case !it.startable():
+				m.status += " · no tier of " + it.ID + " can start"
+			case len(it.Tiers) > 1:
+				m.status += " · tab: another tier"
+			}
+			m.scroll() // a long status takes a line from the list
+			return m, nil
+		}
+	}
+	if len(it.Inputs) > 0 {
+		m.asking, m.picked, m.answers = i, c, nil
+		m.answer.Reset()
+		return m, m.answer.Focus()
+	}
+	m.choice = &c
+	return m, tea.Quit
+}
+
+// updateAnswer is a key on the screen that asks for an input: Enter
+// takes the answer, unless it is blank, and asks for the next input, or
+// ends with the choice after the last; Esc quits.
+func (m *model) updateAnswer(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.answerKeys.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, m.answerKeys.Answer):
+		inputs := m.items[m.asking].Inputs
+		in := inputs[len(m.answers)]
+		v := strings.TrimSpace(m.answer.Value())
+		if v == "" {
+			m.status = in.Name + " needs a value: type it, or esc to quit"
+			return m, nil
+		}
+		m.answers = append(m.answers, v)
+		m.answer.Reset()
+		if len(m.answers) < len(inputs) {
+			return m, nil
+		}
+		c := m.picked
+		c.Inputs = make(map[string]string, len(inputs))
+		for k, in := range inputs {
+			c.Inputs[in.Name] = m.answers[k]
+		}
+		m.choice = &c
+		return m, tea.Quit
+	}
+	var cmd tea.Cmd
+	m.answer, cmd = m.answer.Update(msg)
 	return m, cmd
 }
 
@@ -363,7 +487,10 @@ const (
 )
 
 // listHeight is how many lines the list has on the screen.
-func (m *model) listHeight() int { return max(m.height-linesAbove-linesBelow, 1) }
+// A status wider than the terminal takes a second line from the list.
+func (m *model) listHeight() int {
+	return max(m.height-linesAbove-linesBelow-len(m.statusLines())+1, 1)
+}
 
 // scroll moves the list so that the cursor's line, and the header above
 // the first row, are on the screen.
@@ -390,6 +517,9 @@ func (m *model) scroll() {
 }
 
 func (m *model) View() tea.View {
+	if m.asking >= 0 {
+		return m.answerView()
+	}
 	var b strings.Builder
 	st := m.styles
 	title := st.title.Render("workforce") + st.dim.Render(" · pick a persona to run here")
@@ -420,12 +550,90 @@ func (m *model) View() tea.View {
 	for ; shown < h; shown++ {
 		b.WriteString("\n")
 	}
-	b.WriteString("\n" + m.details() + m.help.View(m.keys))
+	b.WriteString(strings.Join(m.statusLines(), "\n") + "\n" + m.details() + m.helpLine(m.keys))
 	v := tea.NewView(b.String())
 	v.AltScreen = true
 	v.WindowTitle = "workforce"
 	if c := m.input.Cursor(); c != nil {
 		c.Position.Y = 1
+		v.Cursor = c
+	}
+	return v
+}
+
+// helpLine is the keys' help, cut to the terminal's width: Bubbles' help
+// cuts it with "…" only where the "…" fits, and otherwise leaves it
+// whole.
+func (m *model) helpLine(keys help.KeyMap) string {
+	return ansi.Truncate(m.help.View(keys), max(m.width, 1), "")
+}
+
+// statusLines are the status, on the line above the details: one empty
+// line when there is none, else the status wrapped to the terminal's
+// width on one line or two, cut at the end of the second.
+func (m *model) statusLines() []string {
+	if m.status == "" {
+		return []string{""}
+	}
+	w := max(m.width, 1)
+	// Wrapped between its parts (" · ") where it can be.
+	var lines []string
+	for _, part := range strings.Split(oneLine(m.status), " · ") {
+		if n := len(lines); n > 0 && ansi.StringWidth(lines[n-1]+" · "+part) <= w {
+			lines[n-1] += " · " + part
+			continue
+		}
+		lines = append(lines, strings.Split(ansi.Wrap(part, w, ""), "\n")...)
+	}
+	if len(lines) > 2 {
+		lines = []string{lines[0], strings.Join(lines[1:], " ")}
+	}
+	for i, l := range lines {
+		lines[i] = m.styles.status.Render(ansi.Truncate(l, w, "…"))
+	}
+	return lines
+}
+
+// answerView is the screen that asks for an input of the picked item:
+// the persona and tier picked, the input's name and description (wrapped
+// to the terminal's width), the answer's line; below, as on the list,
+// the status, the persona's details and the keys.
+func (m *model) answerView() tea.View {
+	st := m.styles
+	it := m.items[m.asking]
+	// After the last answer, the program's last frame asks it still.
+	k := min(len(m.answers), len(it.Inputs)-1)
+	in := it.Inputs[k]
+	ref := m.picked.ID
+	if m.picked.Tier != "" {
+		ref += "@" + m.picked.Tier
+	}
+	title := st.title.Render("workforce") + st.dim.Render(" · run "+ref+" · input "+strconv.Itoa(k+1)+" of "+strconv.Itoa(len(it.Inputs)))
+	lines := []string{ansi.Truncate(title, m.width, "…"), ""}
+	question := st.title.Render(oneLine(in.Name))
+	if d := oneLine(in.Description); d != "" {
+		question += ": " + d
+	}
+	for _, l := range strings.Split(ansi.Wrap(question, max(m.width, 1), ""), "\n") {
+		lines = append(lines, ansi.Truncate(l, m.width, "…"))
+	}
+	at := len(lines)
+	lines = append(lines, m.answer.View())
+	status := m.statusLines()
+	h := max(m.height-linesBelow-len(status)+1, 1)
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	if cut := len(lines) - h; cut > 0 {
+		// A screen too short: the answer's line stays, the title goes.
+		lines = lines[cut:]
+		at = max(at-cut, 0)
+	}
+	v := tea.NewView(strings.Join(lines, "\n") + "\n" + strings.Join(status, "\n") + "\n" + m.details() + m.helpLine(m.answerKeys))
+	v.AltScreen = true
+	v.WindowTitle = "workforce"
+	if c := m.answer.Cursor(); c != nil {
+		c.Position.Y = at
 		v.Cursor = c
 	}
 	return v
@@ -473,7 +681,7 @@ func (m *model) columns() columns {
 		for _, t := range it.Tiers {
 			c.tier = max(c.tier, w(t.Name))
 			c.harness = max(c.harness, w(t.Harness))
-			c.model = max(c.model, w(modelName(t.Model)))
+			c.model = max(c.model, w(modelCell(t)))
 		}
 	}
 	c.id, c.model = min(c.id, maxID), min(c.model, maxModel)
@@ -497,7 +705,22 @@ func modelName(s string) string {
 	return s
 }
 
-// rowView is the line of row r.
+// notInstalled is what the model's column says of a tier that cannot
+// start.
+const notInstalled = "not installed"
+
+// modelCell is what the model's column says of t: its model, or that it
+// cannot start.
+func modelCell(t Tier) string {
+	if t.Missing != "" {
+		return notInstalled
+	}
+	return modelName(t.Model)
+}
+
+// rowView is the line of row r. A tier that cannot start is faint, its
+// model's column saying so; the whole row is faint when no tier of the
+// item can start.
 func (m *model) rowView(r int, c columns) string {
 	i := m.rows[r]
 	it := m.items[i]
@@ -516,13 +739,21 @@ func (m *model) rowView(r int, c columns) string {
 	if len(it.Tiers) > 1 {
 		tier = st.tier.Render(tier)
 	}
-	body := cell(it.ID, c.id) + sep + st.source.Render(cell(it.Source, c.source)) + sep + tier + sep +
-		cell(t.Harness, c.harness) + sep + cell(modelName(t.Model), c.model)
+	runtime := tier + sep + cell(t.Harness, c.harness) + sep + cell(modelCell(t), c.model)
+	if t.Missing != "" {
+		runtime = st.dim.Render(ansi.Strip(runtime))
+	}
+	body := cell(it.ID, c.id) + sep + st.source.Render(cell(it.Source, c.source)) + sep + runtime
 	if c.desc > 0 {
 		body += sep + st.dim.Render(cell(it.Description, c.desc))
 	}
-	if selected {
+	switch {
+	case selected && !it.startable():
+		body = st.selected.Faint(true).Render(ansi.Strip(body))
+	case selected:
 		body = st.selected.Render(ansi.Strip(body))
+	case !it.startable():
+		body = st.dim.Render(ansi.Strip(body))
 	}
 	body = ansi.Truncate(body, max(m.width-marker, 1), "…")
 	if selected {
@@ -571,8 +802,8 @@ func oneLine(s string) string {
 // styles are the picker's styles: the terminal's own colours (ANSI 0-15),
 // so that they follow its theme.
 type styles struct {
-	title, dim, header, accent, source, tier, selected lipgloss.Style
-	help                                               help.Styles
+	title, dim, header, accent, source, tier, selected, status lipgloss.Style
+	help                                                       help.Styles
 }
 
 func newStyles() styles {
@@ -585,6 +816,7 @@ func newStyles() styles {
 		source:   lipgloss.NewStyle().Foreground(lipgloss.Blue),
 		tier:     lipgloss.NewStyle().Foreground(lipgloss.Magenta),
 		selected: lipgloss.NewStyle().Reverse(true),
+		status:   lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Yellow),
 		help: help.Styles{
 			ShortKey: lipgloss.NewStyle().Bold(true), ShortDesc: dim, ShortSeparator: dim, Ellipsis: dim,
 			FullKey: lipgloss.NewStyle().Bold(true), FullDesc: dim, FullSeparator: dim,

@@ -83,6 +83,12 @@
 //     changed or when it did not fit in a message: a warning says so);
 //     the worker's name. All three are absent for a run on this machine.
 //     (The name branch was taken: it is the agent's own commits.)
+//   - cause: kind (credentials, model or network), message (what to do:
+//     how to log in, which host to allow) and evidence (the harness's
+//     line that tells, cut to 400 bytes): the likely cause of a run that
+//     failed or timed out, from the harness's measured error lines
+//     (harness.Diagnose) and the proxy's denials. Absent when nothing
+//     known explains it, and for a run that did not fail.
 //
 // The lists that are always present print as [] even when the Go value
 // is nil (Result and Files marshal them so).

@@ -98,6 +98,24 @@ type Result struct {
 	// Network is what the confined harness's network did (network.go);
 	// absent when the run had no network policy (not confined).
 	Network *Network `json:"network,omitempty"`
+	// Cause is the likely cause of a run that failed or timed out, from
+	// the harness's measured error lines and the proxy's denials; absent
+	// when nothing known explains it (or the run did not fail).
+	Cause *Cause `json:"cause,omitempty"`
+}
+
+// Cause is the likely cause of a failed run: its kind, a sentence that
+// says it and what to do, and the line of the harness's output or log
+// that says so.
+type Cause struct {
+	// Kind is credentials (missing or refused), model (a model the
+	// harness does not know) or network (the sandbox's network policy
+	// denied a connection).
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Evidence is the harness's line that tells (cut to 400 bytes);
+	// absent when the cause comes from the proxy's record alone.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Published is where a queue worker put the agent's work: the branch it

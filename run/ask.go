@@ -95,11 +95,16 @@ func answer(q Question, res *session.Result, err error) (string, error) {
 		msg := fmt.Sprintf("%s printed no answer", h)
 		if t := one.Outcome.ErrorText; t != "" {
 			msg = fmt.Sprintf("%s failed: %s", h, firstLine(t, 200))
-		} else if e := LastLine(string(one.Stderr)); e != "" {
+		} else if e := LastLine(string(one.Stderr)); e != "" && !harness.LogsOnStderr(h) {
 			msg += "; its stderr ends: " + e
 		}
 		if !res.Harness.Success() {
 			msg += fmt.Sprintf(" (exit status %d)", harnessCode(res.Harness))
+		}
+		// The likely cause (no credentials: how to log in).
+		f := harness.Failure{Harness: h, Model: q.Resolved.Model, ErrorText: one.Outcome.ErrorText, Stderr: one.Stderr, Env: q.Env.Environ}
+		if c := harness.Diagnose(f); c != nil {
+			msg += ": " + c.Message
 		}
 		return "", errors.New(msg)
 	}

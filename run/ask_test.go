@@ -39,6 +39,9 @@ func TestAnswer(t *testing.T) {
 			OneShot: &session.OneShotResult{Outcome: &harness.Outcome{}}}, wantErr: "(exit status 137)"},
 		{name: "the harness's error", res: &session.Result{OneShot: &session.OneShotResult{Parsed: true,
 			Outcome: &harness.Outcome{Error: true, ErrorText: "overloaded\nretry later"}}}, wantErr: "claude failed: overloaded"},
+		{name: "no credentials", res: &session.Result{Harness: harness.Exit{Code: 1}, OneShot: &session.OneShotResult{Parsed: true,
+			Outcome: &harness.Outcome{Error: true, ErrorText: "Not logged in · Please run /login"}}},
+			wantErr: "claude failed: Not logged in · Please run /login (exit status 1): claude has no credentials for anthropic: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, or run claude and /login"},
 	}
 	for _, tt := range tests {
 		got, err := answer(q, tt.res, tt.err)

@@ -2,12 +2,15 @@ package run
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/egress"
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -54,7 +57,11 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 		r.Usage = reportUsage(out.Usage)
 	} else if o.Started {
 		msg := "the harness printed no result"
-		if e := LastLine(string(one.Stderr)); e != "" {
+		if harness.LogsOnStderr(plan.Harness) {
+			// Its stderr is its log (harness.OneShotLogArgs): the
+			// cause, when known, says what it tells.
+			msg += "; its log is in the results directory's " + session.ErrorsFile
+		} else if e := LastLine(string(one.Stderr)); e != "" {
 			msg += "; its stderr ends: " + e
 		}
 		r.Warnings = append(r.Warnings, msg)
@@ -69,7 +76,35 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 		rec := res.Session.Record
 		r.Branch = &report.Branch{Name: rec.Branch, Head: rec.Head, Commits: rec.Commits}
 	}
+	if r.Status == report.StatusFailed || r.Status == report.StatusTimedOut {
+		r.Cause = failureCause(plan, res)
+	}
 	return r
+}
+
+// failureCause is the likely cause of the failed one-shot run res of
+// plan (harness.Diagnose): from the error its output reported, the end of
+// its stderr (its log lines, where harness.OneShotLogArgs sends them
+// there), its environment and the proxy's denials; nil when nothing known
+// explains it.
+func failureCause(plan *session.Plan, res *session.Result) *report.Cause {
+	f := harness.Failure{
+		Harness: plan.Harness, Model: plan.Resolved.Model,
+		ErrorText: res.OneShot.Outcome.ErrorText, Stderr: res.OneShot.StderrEnd(),
+	}
+	if inv := plan.Invocation(); inv != nil {
+		f.Env = inv.Env()
+	}
+	if n := res.Network; n != nil {
+		for _, d := range n.Denied {
+			f.Denied = append(f.Denied, net.JoinHostPort(d.Host, strconv.Itoa(d.Port)))
+		}
+	}
+	c := harness.Diagnose(f)
+	if c == nil {
+		return nil
+	}
+	return &report.Cause{Kind: c.Kind, Message: c.Message, Evidence: c.Evidence}
 }
 
 // oneShotOutcome is what report.DecideStatus decides a one-shot run's

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/egress"
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -41,19 +43,43 @@ type OneShotResult struct {
 	Dir string
 }
 
+// StderrEnd is the end of the harness's standard error, its last
+// StderrEndSize bytes as kept in Dir's stderr.txt (Stderr when the file
+// cannot be read): where its last error and log lines are.
+func (r *OneShotResult) StderrEnd() []byte {
+	if r.Dir != "" {
+		if f, err := os.Open(filepath.Join(r.Dir, errorsFile)); err == nil {
+			defer f.Close()
+			if st, err := f.Stat(); err == nil {
+				off := max(st.Size()-StderrEndSize, 0)
+				if b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off)); err == nil {
+					return b
+				}
+			}
+		}
+	}
+	return r.Stderr
+}
+
+// StderrEndSize is how much of the end of stderr.txt StderrEnd reads.
+const StderrEndSize = 64 << 10
+
 // StderrTail is how much of the end of the harness's standard error a
 // OneShotResult holds.
 const StderrTail = 4 << 10
 
 // runOneShot runs a one-shot plan: the harness gets inv.Stdin, never the
 // terminal; its standard output is captured, not shown, and read line by
-// line as it comes (harness.OutputWriter); its standard error is shown and
-// captured. Everything else is as in run.
+// line as it comes (harness.OutputWriter); its standard error is
+// captured, and shown escaped a line at a time (escapedLines), unless it
+// carries the harness's log (harness.LogsOnStderr: kept, not shown).
+// Everything else is as in run.
 //
 // Output. Neither is held in memory: each goes, as it comes, to its file
 // in the results directory (stdout.jsonl.part, stderr.txt.part, renamed
 // stdout.jsonl and stderr.txt once the harness has exited and the files
-// of an earlier run of the session have moved, saveOutput), whole; what
+// of an earlier run of the session have moved, saveOutput), stdout whole,
+// stderr bounded (StderrFileMax, StderrFileEnd); what
 // the outcome needs is kept as the output is read (harness.OutputWriter:
 // a line longer than harness.MaxLine is cut, and a warning says so), and
 // the last StderrTail bytes of stderr. A file that cannot be written
@@ -94,10 +120,13 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 	errTail := &tail{max: StderrTail}
 	o.Stdin = strings.NewReader(p.inv.Stdin)
 	o.Stdout = io.MultiWriter(raw.stdout, stdout)
-	if o.Stderr != nil {
+	var shown *escapedLines
+	if o.Stderr != nil && !harness.LogsOnStderr(p.Harness) {
 		// The files first: a terminal that fails stops the writes
-		// after it.
-		o.Stderr = io.MultiWriter(raw.stderr, errTail, o.Stderr)
+		// after it. The harness's text is escaped (it may carry what
+		// the agent wrote); its log lines are kept, not shown.
+		shown = &escapedLines{w: o.Stderr}
+		o.Stderr = io.MultiWriter(raw.stderr, errTail, shown)
 	} else {
 		o.Stderr = io.MultiWriter(raw.stderr, errTail)
 	}
@@ -119,6 +148,9 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 		return ""
 	}
 	res, err := p.run(o)
+	if shown != nil {
+		shown.flush()
+	}
 	if res == nil {
 		raw.discard()
 		return nil, err
@@ -190,6 +222,11 @@ const OutputFile = "stdout.jsonl"
 // errorsFile is the name of the harness's stderr in a results directory.
 const errorsFile = "stderr.txt"
 
+// ErrorsFile is the name of the harness's stderr, with its log lines
+// where harness.OneShotLogArgs sends them there, in a results directory
+// (bounded: StderrFileMax).
+const ErrorsFile = errorsFile
+
 // outputFiles are the files of a run in its results directory.
 var outputFiles = []string{ResultFile, OutputFile, errorsFile}
 
@@ -210,7 +247,7 @@ type rawOutput struct {
 // harness's raw output goes to. It never returns nil: after an error
 // its writers drop what they get.
 func openOutput(dir string) (*rawOutput, error) {
-	r := &rawOutput{dir: dir, stdout: &spill{}, stderr: &spill{}}
+	r := &rawOutput{dir: dir, stdout: &spill{}, stderr: &spill{limit: StderrFileMax, end: &tail{max: StderrFileEnd}}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return r, err
 	}
@@ -250,25 +287,60 @@ func (r *rawOutput) discard() {
 	os.Remove(r.dir) // only when empty
 }
 
+// StderrFileMax and StderrFileEnd bound the harness's stderr kept in a
+// results directory (stderr.txt): its first StderrFileMax bytes, and
+// when it was longer, a line saying how many bytes were left out and its
+// last StderrFileEnd bytes (where its last error is), written once the
+// harness has exited.
+const (
+	StderrFileMax = 1 << 20
+	StderrFileEnd = 256 << 10
+)
+
 // spill is a file that never fails a write: the first error is kept and
-// the file let go.
+// the file let go. With a limit, the file takes the first limit bytes,
+// and end the rest (its last bytes), written when it closes after a line
+// saying how much was left out.
 type spill struct {
-	f   *os.File
-	err error
+	f       *os.File
+	err     error
+	limit   int64
+	written int64
+	end     *tail
+	over    int64
 }
 
 func (s *spill) Write(p []byte) (int, error) {
-	if s.f != nil && s.err == nil {
+	n := len(p)
+	if s.limit > 0 {
+		room := max(s.limit-s.written, 0)
+		if int64(len(p)) > room {
+			s.end.Write(p[room:])
+			s.over += int64(len(p)) - room
+			p = p[:room]
+		}
+		s.written += int64(len(p))
+	}
+	if s.f != nil && s.err == nil && len(p) > 0 {
 		if _, err := s.f.Write(p); err != nil {
 			s.err = err
 		}
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (s *spill) close() error {
 	if s.f == nil {
 		return nil
+	}
+	if s.over > 0 && s.err == nil {
+		end := s.end.bytes()
+		note := fmt.Sprintf("\n[workforce: %d bytes of the harness's stderr left out here; the last %d follow]\n", s.over-int64(len(end)), len(end))
+		if _, err := s.f.WriteString(note); err != nil {
+			s.err = err
+		} else if _, err := s.f.Write(end); err != nil {
+			s.err = err
+		}
 	}
 	err := s.f.Close()
 	s.f = nil
@@ -276,6 +348,56 @@ func (s *spill) close() error {
 		s.err = err
 	}
 	return err
+}
+
+// escapedLines writes the harness's stderr to the terminal a line at a
+// time, escaped (quote.Block): text the agent may have put there prints
+// as itself or escaped, never as terminal control. A line longer than
+// maxShownLine is written in pieces.
+type escapedLines struct {
+	w   io.Writer
+	buf []byte
+}
+
+// maxShownLine is the longest piece of a line escapedLines holds back.
+const maxShownLine = 64 << 10
+
+func (e *escapedLines) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			e.buf = append(e.buf, p...)
+			if len(e.buf) >= maxShownLine {
+				e.line(false)
+			}
+			break
+		}
+		e.buf = append(e.buf, p[:i]...)
+		p = p[i+1:]
+		if err := e.line(true); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// line writes the held line, escaped, with its newline when nl.
+func (e *escapedLines) line(nl bool) error {
+	s := quote.Block(string(e.buf))
+	e.buf = e.buf[:0]
+	if nl {
+		s += "\n"
+	}
+	_, err := io.WriteString(e.w, s)
+	return err
+}
+
+// flush writes a last line without its newline.
+func (e *escapedLines) flush() {
+	if len(e.buf) > 0 {
+		e.line(true)
+	}
 }
 
 // tail keeps the last max bytes written to it.

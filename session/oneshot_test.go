@@ -153,3 +153,77 @@ func TestEarlierOutputs(t *testing.T) {
 		t.Errorf("EarlierOutputs(\"\") = %q", got)
 	}
 }
+
+// TestSpillLimit checks that a spill with a limit keeps the first limit
+// bytes, then a line saying how much was left out and the last bytes,
+// whatever the writes; and everything when under the limit.
+func TestSpillLimit(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"under the limit", []string{"abc", "de"}, "abcde"},
+		{"exactly the limit", []string{"0123456789"}, "0123456789"},
+		{"one write over", []string{"0123456789ABCDEFGHIJ"},
+			"0123456789\n[workforce: 6 bytes of the harness's stderr left out here; the last 4 follow]\nGHIJ"},
+		{"many writes over", []string{"01234", "56789A", "BC", "DEFGHIJ"},
+			"0123456789\n[workforce: 6 bytes of the harness's stderr left out here; the last 4 follow]\nGHIJ"},
+		{"over by less than the end", []string{"0123456789", "AB"},
+			"0123456789\n[workforce: 0 bytes of the harness's stderr left out here; the last 2 follow]\nAB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "stderr.txt")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &spill{f: f, limit: 10, end: &tail{max: 4}}
+			for _, w := range tt.writes {
+				if n, err := s.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
+				}
+			}
+			if err := s.close(); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if string(got) != tt.want {
+				t.Errorf("file = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEscapedLines checks that what the harness writes on stderr reaches
+// the terminal a line at a time, with what is not text escaped, whatever
+// the writes' boundaries.
+func TestEscapedLines(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{"plain lines", []string{"one\ntwo\n"}, "one\ntwo\n"},
+		{"a line in pieces", []string{"o", "ne\ntw", "o\n"}, "one\ntwo\n"},
+		{"terminal control", []string{"a\x1b[31mred\n"}, `a\033[31mred` + "\n"},
+		{"a cursor move and a bell", []string{"x\x1b[2J\a\n"}, `x\033[2J\a` + "\n"},
+		{"a UTF-8 letter split across writes", []string{"caf\xc3", "\xa9\n"}, "café\n"},
+		{"a last line without its newline", []string{"end"}, "end\n"},
+		{"a tab kept", []string{"a\tb\n"}, "a\tb\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			e := &escapedLines{w: &b}
+			for _, w := range tt.writes {
+				e.Write([]byte(w))
+			}
+			e.flush()
+			if b.String() != tt.want {
+				t.Errorf("shown %q, want %q", b.String(), tt.want)
+			}
+		})
+	}
+}

@@ -118,6 +118,11 @@
 // the sandbox. $STANDIN_OUTPUT_<NAME> (NAME in capitals), when set, is
 // the file of the harness it is named after instead, so that two
 // harnesses of one test answer differently.
+//
+// Named opencode with --print-logs among its arguments, it then prints
+// the file $STANDIN_LOGS names, if any, on its standard error: the log
+// lines the real opencode prints there (harness/testdata/failure holds
+// the measured ones).
 package main
 
 import (
@@ -131,6 +136,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,6 +269,23 @@ func printOutput() {
 	if _, err := os.Stdout.Write(data); err != nil {
 		fail("%v", err)
 	}
+	printLogs()
+}
+
+// printLogs prints the file $STANDIN_LOGS names, if any, on stderr when
+// the stand-in is opencode and --print-logs is among its arguments: as
+// the real opencode, whose log lines (its errors among them) reach
+// stderr only then (harness/testdata/failure).
+func printLogs() {
+	logs := os.Getenv("STANDIN_LOGS")
+	if logs == "" || filepath.Base(os.Args[0]) != "opencode" || !slices.Contains(os.Args[1:], "--print-logs") {
+		return
+	}
+	data, err := os.ReadFile(logs)
+	if err != nil {
+		fail("%v", err)
+	}
+	os.Stderr.Write(data)
 }
 
 func fail(format string, args ...any) {
