@@ -135,6 +135,7 @@ func validatePersonas(ios *iostreams, env procEnv, paths []string) error {
 		return err
 	}
 	v := persona.Validate(layers, files)
+	v.Errors = append(v.Errors, run.ModelProblems(v, env.Environ)...)
 	bad := map[string]bool{}
 	for _, d := range v.Errors {
 		errorf(ios.Err, "%s", d)

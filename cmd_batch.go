@@ -221,7 +221,8 @@ func batchLoadOptions(opts batchOptions, remote func(batch.Task) string) (batch.
 		_, err = r.ResolveInputs(values, opts.Env.getenv)
 		return err
 	}
-	return batch.LoadOptions{File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote, Inputs: inputs,
+	model := func(ref, h, m string) error { return run.CheckEntryModel(cat, ref, h, m, opts.Env.Environ) }
+	return batch.LoadOptions{File: opts.File, WorkDir: wd, Catalog: catalog, Remote: remote, Inputs: inputs, Model: model,
 		KnownHarnesses: persona.KnownHarnesses, Harnesses: persona.Harnesses}, nil
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/seed-3bc194a6/workforce/discover"
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -25,6 +27,11 @@ directory by default: the project root, the instruction files loaded in
 order with their size, whether the byte budget cut them and whether they are
 global or project files, then the exact text the harness injects.
 
+Without --harness, the harness is claude, or when claude is not installed
+the first installed of opencode, codex and gemini (a note says which); with
+none installed, codex's newest profile, with a warning naming how to
+install them.
+
 --harness claude, opencode, codex or gemini takes the profile of the installed
 version of that harness (workforce harness check shows which), with a
 warning when that version was not measured; --profile forces one. --harness
@@ -36,7 +43,7 @@ Example:
    workforce context --harness claude
    workforce context services/api --harness codex --max-bytes 8192 --json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "harness", Value: "codex", Usage: "harness or profile: " + strings.Join(discover.Names(), ", ")},
+			&cli.StringFlag{Name: "harness", Usage: "harness or profile: " + strings.Join(discover.Names(), ", "), DefaultText: "claude, else the first installed of " + strings.Join(persona.Harnesses, ", ") + ", else codex"},
 			profileFlag(),
 			markersFlag,
 			&cli.IntFlag{Name: "max-bytes", Action: atLeast("max-bytes", 0), Usage: "byte budget across project files", DefaultText: "the profile's"},
@@ -177,6 +184,9 @@ func runContext(ctx context.Context, ios *iostreams, opts contextOptions) error 
 // profile itself.
 func contextProfile(ctx context.Context, ios *iostreams, opts contextOptions) (discover.Profile, string, error) {
 	name := opts.Harness
+	if name == "" {
+		name = contextHarness(ios, opts.Env)
+	}
 	if persona.IsHarness(name) {
 		return harnessProfile(ctx, ios.Err, opts.Env, opts.Profile, name)
 	}
@@ -193,6 +203,22 @@ func contextProfile(ctx context.Context, ios *iostreams, opts contextOptions) (d
 		return p, "", usageError(fmt.Errorf("--profile goes with --harness claude, opencode, codex or gemini, not with the profile %s", name))
 	}
 	return p, "", nil
+}
+
+// contextHarness is the harness context shows without --harness: claude,
+// else the first installed (a note says which), else codex with a
+// warning naming how to install one.
+func contextHarness(ios *iostreams, env procEnv) string {
+	h, err := harness.FirstInstalled(env.Environ)
+	var none *harness.NoneInstalledError
+	switch {
+	case errors.As(err, &none):
+		warnf(ios.Err, "%v; showing codex's instruction discovery (%s)", err, none.Hint())
+		return persona.HarnessCodex
+	case h != persona.HarnessClaude:
+		notef(ios.Err, "claude is not installed: showing %s, the first installed of %s (--harness chooses)", h, strings.Join(persona.Harnesses, ", "))
+	}
+	return h
 }
 
 // discoverOptions are the discovery options of profile p in the

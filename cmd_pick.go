@@ -29,7 +29,9 @@ not exactly that, or names no persona of the layers, is no match. The call
 runs as any unattended run does: in a sandbox (an empty directory), confined,
 on a per-session copy of the harness's configuration, read-only and with
 every tool denied. The harness is claude with a Haiku model unless "pick"
-in <home>/config.json says otherwise:
+in <home>/config.json says otherwise; when that harness is not installed,
+the first installed of claude, opencode, codex and gemini, on its own
+default model (a note says so):
 
    {"pick": {"harness": "codex", "model": "gpt-5-mini", "timeout": "60s"}}
 
@@ -51,6 +53,7 @@ Example:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "run", Usage: "run the persona picked on the task, as workforce run PERSONA TASK does"},
 			&cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON line; with --run, the run's result"},
+			modelFlag,
 		},
 		Action: pickAction,
 	}
@@ -59,21 +62,25 @@ Example:
 // pickOptions are what `workforce pick` picks for: the task Task, and
 // whether to run the persona picked.
 type pickOptions struct {
-	Task      string
-	Run, JSON bool
-	Env       procEnv
+	// Model is the model of --run's run (--model), not the picker's.
+	Task, Model string
+	Run, JSON   bool
+	Env         procEnv
 }
 
 func pickAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError(errors.New("pick takes one task, quoted (or - to read it from stdin)"), `usage: workforce pick "TASK" [--run] [--json]`)
 	}
+	if err := checkFlags(c, flagRule{flag: modelFlag.Name, needs: "run", err: "--model goes with --run: it is the model of the run of the persona picked", hint: "\"pick\": {\"model\": ...} in <home>/config.json chooses the model that picks"}); err != nil {
+		return err
+	}
 	ios := newStreams(c)
 	task, err := readTask(ios.In, c.Args().Slice(), "")
 	if err != nil {
 		return err
 	}
-	return runPick(c.Context, ios, pickOptions{Task: task, Run: c.Bool("run"), JSON: c.Bool("json"), Env: newProcEnv()})
+	return runPick(c.Context, ios, pickOptions{Task: task, Model: c.String(modelFlag.Name), Run: c.Bool("run"), JSON: c.Bool("json"), Env: newProcEnv()})
 }
 
 func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
@@ -103,7 +110,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 			return err
 		}
 		var hints []string
-		var nf *harness.NotFoundError
+		var nf interface{ Hint() string }
 		if errors.As(err, &nf) {
 			hints = append(hints, nf.Hint())
 		}
@@ -121,7 +128,7 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 	id := *ans.Persona
 	if opts.Run {
 		notef(ios.Err, "picked %s (%s): %s; running it", id, *ans.Confidence, ans.Reason)
-		return runPersona(ctx, ios, runOptions{Ref: id, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
+		return runPersona(ctx, ios, runOptions{Ref: id, Model: opts.Model, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
 	}
 	if opts.JSON {
 		return writeJSONLine(ios.Out, ans)
@@ -148,12 +155,12 @@ func pickNoMatch(ios *iostreams, opts pickOptions, ans pick.Answer) error {
 // when unset) prompt without tools (run.Ask), and returns its final
 // message. An error is that no harness could answer.
 func askPicker(ctx context.Context, ios *iostreams, env procEnv, home string, cfg homedir.PickConfig, prompt string) (string, error) {
-	h, model := cfg.Harness, cfg.Model
-	if h == "" {
-		h = pick.DefaultHarness
+	h, model, note, ok := pick.Choose(cfg.Harness, cfg.Model, func(h string) bool { return harness.Installed(h, env.Environ) })
+	if !ok {
+		return "", &harness.NoneInstalledError{}
 	}
-	if model == "" && h == pick.DefaultHarness {
-		model = pick.DefaultModel
+	if note != "" {
+		notef(ios.Err, "%s", note)
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {

@@ -87,6 +87,7 @@ Example:
    workforce run editor "fix the failing test in ./pkg/parser" --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "harness", Usage: "run on this harness instead of the tier's: claude, opencode, codex or gemini"},
+			modelFlag,
 			&cli.StringFlag{Name: "root", Usage: "the project root to copy (default: the nearest directory with .git, else the working directory); it must contain the working directory"},
 			&cli.StringSliceFlag{Name: "input", Usage: "an input value, NAME=VALUE (repeatable)"},
 			syncDeletesFlag,
@@ -150,7 +151,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	opts := runOptions{
-		Ref: args[0], Extra: extra, Harness: c.String("harness"), Root: c.String("root"), Profile: c.String("profile"),
+		Ref: args[0], Extra: extra, Harness: c.String("harness"), Model: c.String(modelFlag.Name), Root: c.String("root"), Profile: c.String("profile"),
 		Inputs:      map[string]string{},
 		SyncDeletes: c.Bool("sync-deletes"), Keep: c.Bool("keep"), Reuse: c.Bool("reuse"), Live: c.Bool("live"),
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),

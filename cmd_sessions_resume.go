@@ -58,7 +58,7 @@ Example:
 			&cli.BoolFlag{Name: "sync-committed", Usage: "also sync back, as changes, what the agent committed (it is on its branch workforce/<id> either way)"},
 			syncConfigFlag,
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m); 0 for no limit", DefaultText: "the persona's harnessSettings.timeoutSeconds"},
-			allowUnmappedFlag,
+			allowUnmappedFlag, modelFlag,
 			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, networkFlag, networkAllowFlag, noHistoryFlag,
 		},
 		Action: sessionsResumeAction,
@@ -69,9 +69,9 @@ Example:
 // Task, the arguments Extra passed to the harness, the persona's input
 // values Inputs, and the choices of the command line, as in runOptions.
 type sessionsResumeOptions struct {
-	ID, Task string
-	Extra    []string
-	Inputs   map[string]string
+	ID, Task, Model string
+	Extra           []string
+	Inputs          map[string]string
 
 	JSON, Events, SyncDeletes, SyncCommitted, SyncConfig, AllowUnmapped, NoHistory bool
 	// Review and Timeout are as in runOptions.
@@ -92,7 +92,7 @@ func sessionsResumeAction(c *cli.Context) error {
 		return usagef("sessions resume takes a session id (workforce sessions lists them) and a task (TASK, - for stdin, or --task-file F), then optionally -- and harness arguments")
 	}
 	opts := sessionsResumeOptions{
-		ID: args[0], Extra: extra, Inputs: map[string]string{},
+		ID: args[0], Extra: extra, Inputs: map[string]string{}, Model: c.String(modelFlag.Name),
 		JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"), SyncDeletes: c.Bool("sync-deletes"),
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), AllowUnmapped: c.Bool("allow-unmapped"),
 		NoHistory: c.Bool(noHistoryFlag.Name), Review: optionalBool(c, "review"), Env: newProcEnv(),
@@ -119,7 +119,7 @@ func sessionsResumeAction(c *cli.Context) error {
 
 func runSessionsResume(ctx context.Context, ios *iostreams, opts sessionsResumeOptions) error {
 	ro := run.ResumeOptions{
-		ID: opts.ID, Task: opts.Task, Extra: opts.Extra, Inputs: opts.Inputs,
+		ID: opts.ID, Task: opts.Task, Extra: opts.Extra, Inputs: opts.Inputs, Model: opts.Model,
 		SyncDeletes: opts.SyncDeletes, SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, AllowUnmapped: opts.AllowUnmapped,
 		NoHistory: opts.NoHistory, Review: opts.Review, Timeout: opts.Timeout,
 		SandboxFlags: opts.SandboxFlags, Env: runEnv(opts.Env),

@@ -13,7 +13,8 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "[PATH...]",
 		Description: `Checks persona files: JSON syntax, the schema, sidecar paths and the files
 they name, and the persona each file makes once laid over your layers (an
-override must find its base; extends must not form a cycle). A directory
+override must find its base; extends must not form a cycle; a tier's model
+is one its harness can reach: docs/run.md#model). A directory
 stands for the *.json files directly in it; a PATH may be a doublestar glob
 (personas/**/*.json), and one that matches no file is an error. Without a
 PATH, every file of every layer is checked (project, configured

@@ -16,6 +16,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/netspec"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
@@ -28,6 +29,10 @@ type runOptions struct {
 	Ref     string
 	Extra   []string
 	Harness string
+	// Model is --model: the model instead of the tier's;
+	// ForeignModelInherits is as in run.Options (create).
+	Model                string
+	ForeignModelInherits bool
 	// Root is the project root to copy, as given (the nearest directory
 	// with .git above the working directory when empty).
 	Root    string
@@ -209,4 +214,12 @@ func sandboxFlags(c *cli.Context) (run.SandboxFlags, error) {
 var (
 	syncDeletesFlag   = &cli.BoolFlag{Name: "sync-deletes", Usage: "apply the agent's deletions to the repository"}
 	allowUnmappedFlag = &cli.BoolFlag{Name: "allow-unmapped", Usage: "start the harness even when it cannot apply some of the persona's permissions, settings or MCP servers, without them (a warning names each)"}
+	// modelFlag is --model of run, sessions resume and pick --run.
+	modelFlag = &cli.StringFlag{Name: "model", Usage: "run on this model instead of the tier's (" + persona.ModelInherit + ": the harness's own default); a model of a vendor the harness cannot reach, such as a Claude model on codex, is refused (docs/run.md#model)",
+		Action: func(c *cli.Context, m string) error {
+			if strings.TrimSpace(m) == "" || strings.ContainsAny(m, " \t\r\n\x00") {
+				return usagef("--model %q: want a model's name, such as claude-opus-4-5, gpt-5-mini or openai/gpt-5-mini", m)
+			}
+			return nil
+		}}
 )

@@ -33,7 +33,7 @@ func runEnv(env procEnv) run.Env {
 // toRun is opts in package run's terms.
 func (opts runOptions) toRun() run.Options {
 	return run.Options{
-		Ref: opts.Ref, Extra: opts.Extra, Harness: opts.Harness, Root: opts.Root, Profile: opts.Profile, Inputs: opts.Inputs,
+		Ref: opts.Ref, Extra: opts.Extra, Harness: opts.Harness, Model: opts.Model, ForeignModelInherits: opts.ForeignModelInherits, Root: opts.Root, Profile: opts.Profile, Inputs: opts.Inputs,
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse, Live: opts.Live, SyncCommitted: opts.SyncCommitted,
 		SyncConfig: opts.SyncConfig, InstallInRepo: opts.InstallInRepo, RefreshSkills: opts.RefreshSkills,
 		AllowUnmapped: opts.AllowUnmapped, DryRun: opts.DryRun, Review: opts.Review, Timeout: opts.Timeout, Task: opts.Task,

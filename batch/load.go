@@ -46,6 +46,11 @@ type LoadOptions struct {
 	// that neither the entry nor the environment gives. Only on this
 	// machine: a worker's environment is its own.
 	Inputs func(ref string, inputs map[string]string) error
+	// Model, when set, checks that an entry's run can reach its model:
+	// the entry's model ("" for its tier's) on the entry's harness (""
+	// for its tier's). Only on this machine, as Inputs: a worker's
+	// configuration of its harnesses is its own.
+	Model func(ref, harness, model string) error
 }
 
 // FileError is a batch file that is wrong (it cannot be read, an entry
@@ -119,6 +124,11 @@ func (o LoadOptions) prepare(t Task, base string, lookup Lookup) (Prepared, erro
 	if o.Inputs != nil && o.Remote == nil {
 		if err := o.Inputs(t.Persona, t.Inputs); err != nil {
 			return Prepared{}, fmt.Errorf("inputs: %v", err)
+		}
+	}
+	if o.Model != nil && o.Remote == nil {
+		if err := o.Model(t.Persona, t.Harness, t.Model); err != nil {
+			return Prepared{}, err
 		}
 	}
 	var dir string

@@ -27,7 +27,7 @@ const ParentDeathSignal = syscall.SIGUSR1
 
 // Command is the process that runs task t as a one-shot run: the
 // workforce binary exe as `run PERSONA - --events`, with the task's
-// harness, inputs, timeout and network (--network-narrow) as flags, in the task's directory (dir, the
+// harness, model, inputs, timeout and network (--network-narrow) as flags, in the task's directory (dir, the
 // task's ProjectDir) and with the task text on stdin (so that a task that
 // reads as a flag stays a task). The child is the leader of a process
 // group of its own: a terminal's Ctrl-C reaches the pool alone, which
@@ -37,6 +37,9 @@ func Command(exe string, t Task, dir string) *exec.Cmd {
 	args := []string{"run", t.Persona, "-", "--events"}
 	if t.Harness != "" {
 		args = append(args, "--harness", t.Harness)
+	}
+	if t.Model != "" {
+		args = append(args, "--model", t.Model)
 	}
 	keys := make([]string, 0, len(t.Inputs))
 	for k := range t.Inputs {

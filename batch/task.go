@@ -38,6 +38,10 @@ type Task struct {
 	Ref  string `json:"ref,omitempty" yaml:"ref,omitempty"`
 	// Harness runs the persona on this harness instead of its tier's.
 	Harness string `json:"harness,omitempty" yaml:"harness,omitempty"`
+	// Model runs the persona on this model instead of its tier's (the
+	// child run's --model, which refuses a model the harness cannot
+	// reach).
+	Model string `json:"model,omitempty" yaml:"model,omitempty"`
 	// Inputs are the persona's input values.
 	Inputs map[string]string `json:"inputs,omitempty" yaml:"inputs,omitempty"`
 	// Timeout limits the run, as a Go duration ("30m"); empty: the
@@ -54,7 +58,7 @@ type Task struct {
 }
 
 // fields are the keys an entry may have.
-var fields = []string{"id", "persona", "task", "dir", "repo", "ref", "harness", "inputs", "timeout", "network"}
+var fields = []string{"id", "persona", "task", "dir", "repo", "ref", "harness", "model", "inputs", "timeout", "network"}
 
 // networkFields are the keys of a task's network.
 var networkFields = []string{"mode", "allow", "presets"}
@@ -231,6 +235,8 @@ func (t Task) Validate() error {
 		return fmt.Errorf("task %s: dir and repo conflict: give one", t.ID)
 	case t.Ref != "" && t.Repo == "":
 		return fmt.Errorf("task %s: ref goes with repo", t.ID)
+	case t.Model != "" && (strings.TrimSpace(t.Model) == "" || strings.ContainsAny(t.Model, " \t\r\n") || strings.HasPrefix(t.Model, "-")):
+		return fmt.Errorf("task %s: model %q: want a model's name, such as claude-opus-4-5, gpt-5-mini or openai/gpt-5-mini", t.ID, t.Model)
 	}
 	for k := range t.Inputs {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
@@ -257,7 +263,7 @@ func (t Task) Validate() error {
 func (t Task) nulField() string {
 	nul := func(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 	for _, f := range []struct{ name, v string }{{"id", t.ID}, {"persona", t.Persona}, {"task", t.Task}, {"dir", t.Dir},
-		{"repo", t.Repo}, {"ref", t.Ref}, {"harness", t.Harness}, {"timeout", t.Timeout}} {
+		{"repo", t.Repo}, {"ref", t.Ref}, {"harness", t.Harness}, {"model", t.Model}, {"timeout", t.Timeout}} {
 		if nul(f.v) {
 			return f.name
 		}

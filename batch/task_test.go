@@ -27,6 +27,10 @@ func TestParse(t *testing.T) {
 		{name: "unsafe id", file: "b.jsonl", data: `{"id":"-rf","persona":"p","task":"t"}`, wantLine: 1, wantErr: `id "-rf"`},
 		{name: "blank task", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"  "}`, wantLine: 1, wantErr: "task is missing or empty"},
 		{name: "bad persona", file: "b.jsonl", data: `{"id":"a","persona":"p@","task":"t"}`, wantLine: 1, wantErr: "want PERSONA or PERSONA@TIER"},
+		{name: "model", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","model":"openai/gpt-5-mini"}`, wantIDs: []string{"a"}},
+		{name: "model with a space", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","model":"gpt 5"}`, wantLine: 1, wantErr: `task a: model "gpt 5": want a model's name`},
+		{name: "model a flag", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","model":"--help"}`, wantLine: 1, wantErr: `task a: model "--help": want a model's name`},
+		{name: "NUL in the model", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","model":"m\u0000"}`, wantLine: 1, wantErr: "task a: model holds a NUL byte"},
 		{name: "bad timeout", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","timeout":"-1s"}`, wantLine: 1, wantErr: "want a positive duration"},
 		{name: "unknown field", file: "b.jsonl", data: `{"id":"a","persona":"p","task":"t","x":1}`, wantLine: 1, wantErr: `unknown field "x"`},
 		{name: "wrong type", file: "b.jsonl", data: `{"id":"a","persona":"p","task":1}`, wantLine: 1, wantErr: "task: want a string, not a JSON number"},
@@ -152,6 +156,21 @@ func FuzzParse(f *testing.F) {
 			seen[tk.ID] = true
 		}
 	})
+}
+
+// TestCommandModel: a task's model reaches its run as --model; none
+// gives no flag.
+func TestCommandModel(t *testing.T) {
+	tasks, err := Parse("b.jsonl", []byte(`{"id":"a","persona":"p","task":"t","harness":"codex","model":"gpt-5-mini"}`+"\n"+`{"id":"b","persona":"p","task":"t"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(Command("workforce", tasks[0], "/p").Args, " "); !strings.Contains(got, " --harness codex --model gpt-5-mini") {
+		t.Errorf("Command(a).Args = %s, want --model gpt-5-mini", got)
+	}
+	if got := strings.Join(Command("workforce", tasks[1], "/p").Args, " "); strings.Contains(got, "--model") {
+		t.Errorf("Command(b).Args = %s, want no --model", got)
+	}
 }
 
 // TestCommandNetwork: a task's network reaches its run as

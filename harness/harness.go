@@ -35,6 +35,14 @@
 // Mapping records it field by field, and MappingDoc renders the table of
 // docs/harnesses.md from the same code.
 //
+// Which models each harness reaches is a table of its own (models.go):
+// CheckModel refuses a model of a vendor the harness cannot reach (a
+// Claude model on codex) before a run plans anything, unless the user
+// pointed the harness at a provider of their own (OwnProvider). Which
+// harnesses are installed (installed.go): FirstInstalled, in the order
+// claude, opencode, codex, gemini, for the commands that fall back to an
+// installed harness (pick, context).
+//
 // One-shot output (output.go) is read as it comes, in bounded memory: an
 // OutputWriter scans each byte once, holds a line up to MaxLine (a longer
 // one is cut, not read, and the outcome's warnings name it), passes the

@@ -68,6 +68,9 @@ func FindFiles(dir, arg string) ([]string, error) {
 type Validation struct {
 	Files            []string
 	Errors, Warnings []*diag.Diagnostic
+	// Catalog is the catalog the files were loaded into, for the checks
+	// this package cannot make (run.ModelProblems).
+	Catalog *Catalog
 }
 
 // Validate loads the persona files files over layers, as the first layer
@@ -98,7 +101,7 @@ func Validate(layers []Layer, files []string) Validation {
 		}
 		sort.Strings(files)
 	}
-	v := Validation{Files: files}
+	v := Validation{Files: files, Catalog: cat}
 	for _, d := range cat.Errors {
 		if checked[d.File] {
 			v.Errors = append(v.Errors, d)

@@ -2,8 +2,10 @@
 // answer it reads: the candidates (each persona's id, intent and
 // description, cut to bounds so that a call over 1,000 personas stays
 // cheap), the prompts, the persona of the call (no tool to use), and the
-// strict reading of the one-line JSON answer. Asking is package run's
-// (run.Ask); printing and the exit statuses are the command's.
+// strict reading of the one-line JSON answer, and the harness asked
+// (Choose: the configured one, else the first installed). Asking is
+// package run's (run.Ask); printing and the exit statuses are the
+// command's.
 package pick
 
 import (
@@ -226,4 +228,42 @@ func Resolved(h, model string) *persona.Resolved {
 	}
 	return &persona.Resolved{ID: "pick", Tier: "best", Harness: h, Model: model, SystemPrompt: SystemPrompt,
 		Permissions: persona.Permissions{Mode: "dontAsk", Deny: deny}}
+}
+
+// Choose returns the harness and the model that pick asks: the ones
+// configured ("pick" in config.json: harness, model), by default claude
+// with DefaultModel. When that harness is not on the PATH of env, the
+// first installed of claude, opencode, codex and gemini, on its own
+// default model (DefaultModel for claude), and a note saying so;
+// installed says whether a harness is. ok is false when none is.
+func Choose(configured, model string, installed func(h string) bool) (h, m, note string, ok bool) {
+	want := configured
+	if want == "" {
+		want = DefaultHarness
+	}
+	for _, c := range append([]string{want}, persona.Harnesses...) {
+		if installed(c) {
+			h, ok = c, true
+			break
+		}
+	}
+	if !ok {
+		return "", "", "", false
+	}
+	if h == want {
+		m = model
+	} else {
+		what := "the default harness " + want
+		if configured != "" {
+			what = "pick.harness " + want
+		}
+		note = fmt.Sprintf("%s is not installed; asking %s, the first installed of %s, on its own default model", what, h, strings.Join(persona.Harnesses, ", "))
+	}
+	if m == "" {
+		m = persona.ModelInherit
+		if h == DefaultHarness {
+			m = DefaultModel
+		}
+	}
+	return h, m, note, true
 }

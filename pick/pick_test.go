@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -300,4 +301,30 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+func TestChoose(t *testing.T) {
+	for _, tc := range []struct {
+		name, configured, model string
+		installed               []string
+		h, m                    string
+		note                    string
+		ok                      bool
+	}{
+		{"the default", "", "", []string{"claude", "opencode"}, "claude", DefaultModel, "", true},
+		{"configured", "codex", "gpt-5-mini", []string{"claude", "codex"}, "codex", "gpt-5-mini", "", true},
+		{"configured without a model", "codex", "", []string{"codex"}, "codex", persona.ModelInherit, "", true},
+		{"opencode when claude is missing", "", "", []string{"opencode", "codex"}, "opencode", persona.ModelInherit,
+			"the default harness claude is not installed; asking opencode, the first installed of claude, opencode, codex, gemini, on its own default model", true},
+		{"claude when the configured one is missing", "gemini", "gemini-2.5-flash", []string{"codex", "claude"}, "claude", DefaultModel,
+			"pick.harness gemini is not installed; asking claude", true},
+		{"none", "", "", nil, "", "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, m, note, ok := Choose(tc.configured, tc.model, func(h string) bool { return slices.Contains(tc.installed, h) })
+			if h != tc.h || m != tc.m || ok != tc.ok || !strings.HasPrefix(note, tc.note) || (tc.note == "") != (note == "") {
+				t.Errorf("Choose = %q, %q, %q, %v; want %q, %q, %q..., %v", h, m, note, ok, tc.h, tc.m, tc.note, tc.ok)
+			}
+		})
+	}
 }

@@ -117,13 +117,77 @@ func resolve(opts Options, lo persona.Options, hooks Hooks) (*persona.Persona, *
 	if hooks.Catalog != nil {
 		hooks.Catalog(cat, p)
 	}
+	switched := opts.Harness != "" && opts.Harness != r.Harness
 	if opts.Harness != "" {
 		r.Harness = opts.Harness
 	}
 	if err := persona.Runnable(r.Harness); err != nil {
 		return nil, nil, refused(fmt.Errorf("%s@%s: %w", p.ID, r.Tier, err), "run it on another harness: --harness "+strings.Join(persona.Harnesses, "|"))
 	}
+	if opts.Model != "" {
+		r.Model = opts.Model
+		delete(r.Origins, "model")
+	}
+	err = CheckModel(p.ID, r, opts.Model != "", switched, opts.Extra, opts.Env.Environ)
+	if err != nil && switched && opts.Model == "" && opts.ForeignModelInherits {
+		hooks.warn("%s@%s's model %s is not one %s takes: %s runs with its own default model", p.ID, r.Tier, r.Model, r.Harness, r.Harness)
+		r.Model, err = persona.ModelInherit, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	return p, r, nil
+}
+
+// CheckEntryModel is CheckModel for a batch entry of the catalog cat:
+// the persona ref names on harness h ("" for its tier's) with model (""
+// for its tier's), in the environment environ.
+func CheckEntryModel(cat *persona.Catalog, ref, h, model string, environ []string) error {
+	p, r, err := cat.Lookup(ref)
+	if err != nil {
+		return err
+	}
+	switched := h != "" && h != r.Harness
+	if h != "" {
+		r.Harness = h
+	}
+	if model != "" {
+		r.Model = model
+	}
+	return CheckModel(p.ID, r, model != "", switched, nil, environ)
+}
+
+// CheckModel refuses the run of persona id (resolved as r) when its model
+// is of a vendor its harness cannot reach (harness.CheckModel, in the
+// environment environ with the persona's env, and the harness arguments
+// extra): a usage error naming the model, the harness and what it
+// takes, with a hint that says where the model came from (--model when
+// flag, the tier's on a harness --harness switched to, the persona's
+// file) and what to do.
+func CheckModel(id string, r *persona.Resolved, flag, switched bool, extra, environ []string) error {
+	env := append([]string(nil), environ...)
+	for k, v := range r.Env {
+		env = append(env, k+"="+v)
+	}
+	err := harness.CheckModel(r.Harness, r.Model, env, extra)
+	var me *harness.ModelError
+	if !errors.As(err, &me) {
+		return err
+	}
+	others := "--harness " + strings.Join(me.Runs(), " or --harness ")
+	switch {
+	case flag:
+		return usage(err, "pass a model "+r.Harness+" takes, or run on a harness that takes "+r.Model+": "+others)
+	case switched:
+		return usage(fmt.Errorf("%s@%s: the tier's %w", id, r.Tier, err),
+			"--harness "+r.Harness+" keeps the tier's model: pass --model with a model "+r.Harness+" takes, or --model "+persona.ModelInherit+" for its own default")
+	}
+	where := "the persona's file"
+	if o, ok := r.Origins["model"]; ok && o.File != "" {
+		where = quote.Name(o.File)
+	}
+	return usage(fmt.Errorf("%s@%s: %w", id, r.Tier, err),
+		"set a model "+r.Harness+" takes in "+where+" (workforce validate checks it), or pass --model for this run")
 }
 
 // sandboxOff says whether the run goes in the repository itself: with

@@ -20,6 +20,9 @@ type ResumeOptions struct {
 	ID, Task string
 	Extra    []string
 	Inputs   map[string]string
+	// Model continues the conversation on this model instead of the
+	// tier's, as Options.Model.
+	Model string
 
 	SyncDeletes, SyncCommitted, SyncConfig, AllowUnmapped, NoHistory bool
 	Review                                                           *bool
@@ -51,6 +54,12 @@ func PrepareResume(ctx context.Context, opts ResumeOptions, hooks Hooks) (*Run, 
 	}
 	r, p, warned, err := resumePersona(opts.Env, s.Record, hooks)
 	if err != nil {
+		return nil, err
+	}
+	if opts.Model != "" {
+		r.Model = opts.Model
+	}
+	if err := CheckModel(s.Record.Persona, r, opts.Model != "", false, opts.Extra, env.Environ); err != nil {
 		return nil, err
 	}
 	values, err := session.Inputs(r, opts.Inputs, env.Getenv)

@@ -1,6 +1,7 @@
 // Package run runs a persona for any caller: it resolves the persona from
 // the catalog (the project's, the user's and the built-in layers), applies
-// the run policy (a persona's mount.enabled false, the write sandbox,
+// the run policy (a persona's mount.enabled false, a model the harness
+// cannot reach, refused by CheckModel, the write sandbox,
 // --root, the warnings of a project persona, the refusal of an env that
 // sets a loader variable), plans the run, starts it (interactively or
 // one-shot), builds and keeps a one-shot run's result, and writes the
@@ -75,6 +76,15 @@ type Options struct {
 	Ref     string
 	Extra   []string
 	Harness string
+	// Model runs the persona on this model instead of its tier's
+	// (persona.ModelInherit: the harness's own default); one the harness
+	// cannot reach is refused (CheckModel).
+	Model string
+	// ForeignModelInherits runs the tier's model that Harness (another
+	// than the tier's) cannot reach as persona.ModelInherit, with a
+	// warning, instead of refusing it: create's run of the built-in
+	// persona author, whose models the user did not choose.
+	ForeignModelInherits bool
 	// Root is the project root to copy, as given (the nearest directory
 	// with .git above the working directory when empty).
 	Root    string
