@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
+	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -150,7 +152,7 @@ func Diagnose(f Failure) *Cause {
 		denied := ""
 		if len(f.Denied) > 0 {
 			denied = f.Denied[0]
-		} else if m := deniesRe.FindStringSubmatch(line); m != nil {
+		} else if m := deniesRe().FindStringSubmatch(line); m != nil {
 			denied = m[1]
 		}
 		return networkCause(f.Harness, denied, evidence)
@@ -179,16 +181,17 @@ func Diagnose(f Failure) *Cause {
 }
 
 // deniesRe finds the host and port in workforce's denial message.
-var deniesRe = regexp.MustCompile(`network policy denies (\S+?:\d+)`)
+var deniesRe = lazyre.New(`network policy denies (\S+?:\d+)`)
 
-// patternRes are FailurePatterns' expressions, compiled.
-var patternRes = func() []*regexp.Regexp {
+// patternRes are FailurePatterns' expressions, compiled when first
+// needed (nothing is compiled at start-up).
+var patternRes = sync.OnceValue(func() []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(FailurePatterns))
 	for i, p := range FailurePatterns {
 		out[i] = regexp.MustCompile(p.Text)
 	}
 	return out
-}()
+})
 
 // match is the first pattern of f.Harness found in f's error, or else in
 // a line of its stderr (the last such line), with the line.
@@ -213,7 +216,7 @@ func match(f Failure) (*FailurePattern, string) {
 			continue
 		}
 		for _, l := range lines {
-			if patternRes[i].MatchString(l) {
+			if patternRes()[i].MatchString(l) {
 				return &FailurePatterns[i], l
 			}
 		}
