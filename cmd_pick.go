@@ -54,6 +54,7 @@ Example:
 			&cli.BoolFlag{Name: "run", Usage: "run the persona picked on the task, as workforce run PERSONA TASK does"},
 			&cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON line; with --run, the run's result"},
 			modelFlag,
+			&cli.StringSliceFlag{Name: "input", Usage: "with --run, an input value of the persona picked, NAME=VALUE (repeatable); a required input left without one gets the task"},
 		},
 		Action: pickAction,
 	}
@@ -65,6 +66,7 @@ type pickOptions struct {
 	// Model is the model of --run's run (--model), not the picker's.
 	Task, Model string
 	Run, JSON   bool
+	Inputs      map[string]string
 	Env         procEnv
 }
 
@@ -72,7 +74,12 @@ func pickAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError(errors.New("pick takes one task, quoted (or - to read it from stdin)"), `usage: workforce pick "TASK" [--run] [--json]`)
 	}
-	if err := checkFlags(c, flagRule{flag: modelFlag.Name, needs: "run", err: "--model goes with --run: it is the model of the run of the persona picked", hint: "\"pick\": {\"model\": ...} in <home>/config.json chooses the model that picks"}); err != nil {
+	if err := checkFlags(c, flagRule{flag: modelFlag.Name, needs: "run", err: "--model goes with --run: it is the model of the run of the persona picked", hint: "\"pick\": {\"model\": ...} in <home>/config.json chooses the model that picks"},
+		flagRule{flag: "input", needs: "run", err: "--input goes with --run: it is an input of the run of the persona picked"}); err != nil {
+		return err
+	}
+	inputs := map[string]string{}
+	if err := inputValues(c, inputs); err != nil {
 		return err
 	}
 	ios := newStreams(c)
@@ -80,7 +87,7 @@ func pickAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return runPick(c.Context, ios, pickOptions{Task: task, Model: c.String(modelFlag.Name), Run: c.Bool("run"), JSON: c.Bool("json"), Env: newProcEnv()})
+	return runPick(c.Context, ios, pickOptions{Task: task, Model: c.String(modelFlag.Name), Run: c.Bool("run"), JSON: c.Bool("json"), Inputs: inputs, Env: newProcEnv()})
 }
 
 func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
@@ -128,7 +135,12 @@ func runPick(ctx context.Context, ios *iostreams, opts pickOptions) error {
 	id := *ans.Persona
 	if opts.Run {
 		notef(ios.Err, "picked %s (%s): %s; running it", id, *ans.Confidence, ans.Reason)
-		return runPersona(ctx, ios, runOptions{Ref: id, Model: opts.Model, Task: &opts.Task, JSON: opts.JSON, Inputs: map[string]string{}, Env: opts.Env})
+		p, _ := cat.Get(id)
+		inputs, filled := pick.RunInputs(p, opts.Task, opts.Inputs, opts.Env.getenv)
+		if len(filled) > 0 {
+			notef(ios.Err, "%s needs %s: the task is its value (--input NAME=VALUE gives another)", id, strings.Join(filled, ", "))
+		}
+		return runPersona(ctx, ios, runOptions{Ref: id, Model: opts.Model, Task: &opts.Task, JSON: opts.JSON, Inputs: inputs, Env: opts.Env})
 	}
 	if opts.JSON {
 		return writeJSONLine(ios.Out, ans)

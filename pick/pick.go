@@ -11,6 +11,7 @@ package pick
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -266,4 +267,27 @@ func Choose(configured, model string, installed func(h string) bool) (h, m, note
 		}
 	}
 	return h, m, note, true
+}
+
+// RunInputs are the inputs of the run pick --run starts with persona p on
+// task: given (--input), and each required input a run would still miss
+// (persona.Spec.MissingInputs: no value given, no default, nothing in its
+// variable) set to the task, which is what the user said of the work;
+// filled names those, so the caller can say so. A debugger's SYMPTOM is
+// the task "the tests of the parser fail since yesterday".
+func RunInputs(p *persona.Persona, task string, given map[string]string, getenv func(string) string) (inputs map[string]string, filled []string) {
+	inputs = maps.Clone(given)
+	if inputs == nil {
+		inputs = map[string]string{}
+	}
+	if p == nil || p.Spec == nil {
+		return inputs, nil
+	}
+	for _, name := range p.Spec.MissingInputs(getenv) {
+		if _, ok := inputs[name]; !ok {
+			inputs[name] = task
+			filled = append(filled, name)
+		}
+	}
+	return inputs, filled
 }

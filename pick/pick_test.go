@@ -328,3 +328,20 @@ func TestChoose(t *testing.T) {
 		})
 	}
 }
+
+func TestRunInputs(t *testing.T) {
+	p := &persona.Persona{ID: "dbg", Spec: &persona.Spec{Inputs: map[string]persona.Input{
+		"SYMPTOM": {Description: "what goes wrong"},
+		"BASE":    {Default: new("main")},
+		"TOKEN":   {Env: "DBG_TOKEN"},
+	}}}
+	env := func(k string) string { return map[string]string{"DBG_TOKEN": "t"}[k] }
+	in, filled := RunInputs(p, "tests fail", nil, env)
+	if in["SYMPTOM"] != "tests fail" || len(in) != 1 || len(filled) != 1 || filled[0] != "SYMPTOM" {
+		t.Errorf("inputs %v, filled %v; want SYMPTOM from the task alone", in, filled)
+	}
+	in, filled = RunInputs(p, "tests fail", map[string]string{"SYMPTOM": "exit 1"}, env)
+	if in["SYMPTOM"] != "exit 1" || len(filled) != 0 {
+		t.Errorf("inputs %v, filled %v; want the given value kept", in, filled)
+	}
+}
