@@ -88,6 +88,9 @@ func TestQueueFlagsEnvStripped(t *testing.T) {
 // branch holds no queue setting, no password, no credential path, and
 // the rest of the worker's environment.
 func TestWorkerTaskEnv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a worker and a NATS server): runs without -short")
+	}
 	kp, err := nkeys.CreateUser()
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +142,9 @@ func TestWorkerTaskEnv(t *testing.T) {
 // instructions; the worker runs its own persona (its model, its
 // CLAUDE.md), and the result says the project's personas were ignored.
 func TestWorkerIgnoresProjectPersonas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a worker and a NATS server): runs without -short")
+	}
 	f := newQueueFixture(t)
 	work := filepath.Join(f.root, "seed")
 	gittest.Run(t, work, "checkout", "-q", "-b", "project", "main")

@@ -13,6 +13,9 @@ import (
 // answers holds a task's checkout no longer than the worker's
 // --git-timeout, and the error says which limit ended it.
 func TestWorkerGitTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a worker and a NATS server): runs without -short")
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

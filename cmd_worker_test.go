@@ -235,6 +235,9 @@ func waitFor(t testing.TB, what string, within time.Duration, cond func() bool) 
 // remote at the commit the result names, and its patch applies to the
 // commit it started from and gives that commit's tree.
 func TestQueueWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (a worker and a NATS server): runs without -short")
+	}
 	f := newQueueFixture(t)
 	tasks := filepath.Join(f.root, "tasks.jsonl")
 	var lines []string
