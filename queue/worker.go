@@ -36,8 +36,8 @@ type Published struct {
 	Files  int
 }
 
-// Git is what a worker does with git (package gitwork; the command layer
-// fills it in, the tests may fake it).
+// Git is what a worker does with git (package gitwork, as GitWork makes
+// it; the tests may fake it).
 type Git struct {
 	// Checkout makes dest (which does not exist) a clone of url at
 	// commit.
