@@ -16,6 +16,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/run"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -303,27 +304,7 @@ func installCreated(ctx context.Context, ios *iostreams, opts createOptions, tar
 	os.RemoveAll(stage)
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
-	for _, in := range res.Installed {
-		var sidecars, skills int
-		for _, a := range in.Assets {
-			if strings.HasPrefix(a, "skills/") {
-				skills++
-			} else {
-				sidecars++
-			}
-		}
-		fmt.Fprintf(ios.Out, "created %s: %s", in.ID, in.File)
-		if sidecars > 0 {
-			fmt.Fprintf(ios.Out, " (+%d sidecar%s)", sidecars, plural(sidecars, "", "s"))
-		}
-		if skills > 0 {
-			fmt.Fprintf(ios.Out, " (+%d skill%s)", skills, plural(skills, "", "s"))
-		}
-		fmt.Fprintln(ios.Out)
-	}
-	for _, in := range res.Installed {
-		fmt.Fprintf(ios.Out, "run it: workforce run %s\n", in.ID)
-	}
+	toreport.Install(*res).WriteCreatedText(ios.Out)
 	if target.Layer == "library" {
 		hintf(ios.Err, "go generate ./personas builds it into the catalog (in %s)", filepath.Dir(target.Dir))
 	}

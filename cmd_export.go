@@ -11,7 +11,6 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
-	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
@@ -104,20 +103,12 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	files := make([]report.Exported, len(plan.Files))
-	for i, f := range plan.Files {
-		files[i] = report.Exported{Persona: f.Persona, Tier: f.Tier, Harness: f.Harness, Agent: f.Agent, File: f.Path,
-			Dropped: toreport.Each(f.Dropped, toreport.Dropped), Content: string(f.Data)}
-		if files[i].Dropped == nil {
-			files[i].Dropped = []report.Dropped{}
-		}
+	for _, f := range plan.Files {
 		for _, d := range f.Dropped {
 			warnf(ios.Err, "%s: %s's agent file cannot say %s", f.Agent, opts.Harness, d)
 		}
 	}
-	if len(plan.Files) == 0 {
-		files = nil
-	}
+	files := toreport.Exported(plan.Files)
 	if opts.DryRun {
 		if opts.JSON {
 			return writeJSON(ios.Out, files)

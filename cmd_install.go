@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
@@ -122,26 +121,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	}
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
-	for _, in := range res.Installed {
-		fmt.Fprintf(ios.Out, "installed %s: %s", in.ID, in.File)
-		var sidecars, skills int
-		for _, a := range in.Assets {
-			if strings.HasPrefix(a, "skills/") {
-				skills++
-			} else {
-				sidecars++
-			}
-		}
-		switch {
-		case sidecars > 0 && skills > 0:
-			fmt.Fprintf(ios.Out, " (+%d sidecars, +%d skills)", sidecars, skills)
-		case sidecars > 0:
-			fmt.Fprintf(ios.Out, " (+%d sidecars)", sidecars)
-		case skills > 0:
-			fmt.Fprintf(ios.Out, " (+%d skills)", skills)
-		}
-		fmt.Fprintln(ios.Out)
-	}
+	toreport.Install(*res).WriteText(ios.Out)
 	return nil
 }
 

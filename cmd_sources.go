@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/personas"
-	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -79,28 +78,11 @@ func runSourcesList(_ context.Context, ios *iostreams, opts sourcesListOptions) 
 	if err != nil {
 		return err
 	}
-	out := report.Sources{Sources: []report.Source{}}
-	for _, l := range cat.Layers {
-		r := report.Source{Name: l.Name, Dir: l.Dir, Personas: len(personas.Files), Exists: true}
-		if l.Dir != "" {
-			files, err := personaFiles(opts.Env.Dir, l.Dir)
-			r.Exists, r.Personas = err == nil, len(files)
-		}
-		out.Sources = append(out.Sources, r)
-	}
+	out := toreport.Sources(cat.Layers, opts.Env.Dir, len(personas.Files))
 	if opts.JSON {
 		return writeJSON(ios.Out, out)
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAYER\tPERSONAS\tDIR")
-	for _, r := range out.Sources {
-		dir := r.Dir
-		if !r.Exists {
-			dir += " (missing)"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Name, r.Personas, dir)
-	}
-	return tw.Flush()
+	return out.WriteText(ios.Out)
 }
 
 // sourcesEditOptions are the persona directory `workforce sources add`
