@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -71,6 +72,42 @@ func TestExported(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Exported(tt.files); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Exported = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestImports: the agents an import made personas of, nil for none; a dry
+// run's without a file; an install's each with its file in the target and
+// the persona of its id it is laid over or hides.
+func TestImports(t *testing.T) {
+	found := []native.Imported{
+		{Spec: &persona.Spec{ID: "a", Runtime: persona.Runtime{Harness: "claude"}}, Source: "/s/a.md"},
+		{Spec: &persona.Spec{ID: "b", Runtime: persona.Runtime{Harness: "codex"}}, Source: "/s/b.toml"},
+	}
+	o := persona.Origin{Layer: "builtin", File: "b.json"}
+	res := &install.Result{Target: "/t", Installed: []install.Installed{
+		{ID: "b", File: "/t/b.json", Overrides: &o, Inherits: []string{"model"}},
+		{ID: "a", File: "/t/a.json", Shadows: &o},
+	}}
+	ro := &report.Origin{Layer: "builtin", File: "b.json"}
+	tests := []struct {
+		name  string
+		found []native.Imported
+		res   *install.Result
+		want  []report.Imported
+	}{
+		{"none", nil, nil, nil},
+		{"dry run", found, nil, []report.Imported{{ID: "a", Harness: "claude", Source: "/s/a.md"}, {ID: "b", Harness: "codex", Source: "/s/b.toml"}}},
+		{"installed", found, res, []report.Imported{
+			{ID: "a", Harness: "claude", Source: "/s/a.md", File: "/t/a.json", Shadows: ro},
+			{ID: "b", Harness: "codex", Source: "/s/b.toml", File: "/t/b.json", Overrides: ro, Inherits: []string{"model"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Imports(tt.found, tt.res); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Imports = %#v, want %#v", got, tt.want)
 			}
 		})
 	}

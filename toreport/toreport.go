@@ -353,38 +353,3 @@ func List(cat *persona.Catalog, patterns, harnesses, tags []string) (report.List
 	}
 	return out, nil
 }
-
-// Sources are the layers of a catalog, highest first, with the number of
-// persona files each holds (persona.FindFiles of its directory, a
-// relative one under wd; the built-in layer holds builtin) and whether its
-// directory exists.
-func Sources(layers []persona.Layer, wd string, builtin int) report.Sources {
-	out := report.Sources{Sources: []report.Source{}}
-	for _, l := range layers {
-		r := report.Source{Name: l.Name, Dir: l.Dir, Personas: builtin, Exists: true}
-		if l.Dir != "" {
-			files, err := persona.FindFiles(wd, l.Dir)
-			r.Exists, r.Personas = err == nil, len(files)
-		}
-		out.Sources = append(out.Sources, r)
-	}
-	return out
-}
-
-// Exported are the agent files of an export (files), in report's terms:
-// nil for none, each with its dropped fields (an empty list for none)
-// and its content.
-func Exported(files []native.ExportFile) []report.Exported {
-	if len(files) == 0 {
-		return nil
-	}
-	out := make([]report.Exported, len(files))
-	for i, f := range files {
-		out[i] = report.Exported{Persona: f.Persona, Tier: f.Tier, Harness: f.Harness, Agent: f.Agent, File: f.Path,
-			Dropped: Each(f.Dropped, Dropped), Content: string(f.Data)}
-		if out[i].Dropped == nil {
-			out[i].Dropped = []report.Dropped{}
-		}
-	}
-	return out
-}
