@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/seed-3bc194a6/workforce/install"
-	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
@@ -106,7 +105,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	}
 	res, err := install.Pack(p, install.Options{
 		Target: target, Personas: opts.Personas, Overwrite: opts.Overwrite,
-		Source: lockSource(opts.Env.Dir, source), Resolved: p.Resolved, Frozen: opts.Frozen,
+		Source: install.LockSource(opts.Env.Dir, source), Resolved: p.Resolved, Frozen: opts.Frozen,
 		Layers: installLayers(opts.Env, target, opts.Dir, opts.User),
 	})
 	var fe *install.FrozenError
@@ -123,16 +122,4 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	overrideNotes(ios.Err, res.Installed)
 	toreport.Install(*res).WriteText(ios.Out)
 	return nil
-}
-
-// lockSource is how the lock file names source, given in the working
-// directory dir: a local directory or tarball by its absolute path, so
-// that outdated finds it from anywhere; anything else as given.
-func lockSource(dir, source string) string {
-	if abs := pathutil.AbsIn(dir, source); abs != "" {
-		if _, err := os.Stat(abs); err == nil {
-			return abs
-		}
-	}
-	return source
 }
