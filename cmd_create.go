@@ -140,16 +140,9 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	if err != nil {
 		return err
 	}
-	choice, fromConfig := opts.SaveIn, false
-	if choice == "" {
-		cc, err := homedir.ReadCreateConfig(home)
-		if err != nil {
-			return err
-		}
-		choice, fromConfig = cc.SaveIn, cc.SaveIn != ""
-	}
-	if choice == "" {
-		choice = "cwd"
+	choice, fromConfig, err := author.Choice(home, opts.SaveIn)
+	if err != nil {
+		return err
 	}
 	target, err := resolveCreateTarget(opts.Env, home, choice)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/personas"
@@ -104,30 +102,14 @@ func sourcesEditAction(run func(context.Context, *iostreams, sourcesEditOptions)
 }
 
 // sourcesEdit applies edit to the config of the workforce home with the
-// directory of opts, absolute unless it starts with ~, and writes it back
-// when edit changed it.
+// directory of opts, absolute unless it starts with ~ (homedir.EditDirs),
+// and writes it back when edit changed it.
 func sourcesEdit(opts sourcesEditOptions, edit func(cfg *homedir.Config, home, dir string) (bool, error)) error {
 	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
-	cfg, err := homedir.ReadConfig(home)
-	if err != nil {
-		return err
-	}
-	dir := opts.Dir
-	if dir != "~" && !strings.HasPrefix(dir, "~/") && !filepath.IsAbs(dir) {
-		wd, err := opts.Env.dir()
-		if err != nil {
-			return err
-		}
-		dir = filepath.Join(wd, dir)
-	}
-	changed, err := edit(cfg, home, dir)
-	if err != nil || !changed {
-		return err
-	}
-	return homedir.WriteConfig(home, cfg)
+	return homedir.EditDirs(home, opts.Dir, opts.Env.dir, func(cfg *homedir.Config, dir string) (bool, error) { return edit(cfg, home, dir) })
 }
 
 func runSourcesAdd(_ context.Context, ios *iostreams, opts sourcesEditOptions) error {

@@ -190,3 +190,20 @@ func layerWords(layer string) string {
 	}
 	return "a directory of personas"
 }
+
+// Choice is the --save-in-directory choice of a create: given when it is
+// set, else "create": {"saveIn"} of home's config.json (fromConfig), else
+// cwd.
+func Choice(home, given string) (choice string, fromConfig bool, err error) {
+	if given != "" {
+		return given, false, nil
+	}
+	cc, err := homedir.ReadCreateConfig(home)
+	if err != nil {
+		return "", false, err
+	}
+	if cc.SaveIn != "" {
+		return cc.SaveIn, true, nil
+	}
+	return "cwd", false, nil
+}

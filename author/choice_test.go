@@ -1,0 +1,37 @@
+package author
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestChoice: the choice given wins, then "create": {"saveIn"} of
+// config.json, then cwd; a config.json that cannot be read is an error.
+func TestChoice(t *testing.T) {
+	tests := []struct {
+		name, config, given string
+		want                string
+		fromConfig, wantErr bool
+	}{
+		{"nothing", "", "", "cwd", false, false},
+		{"given", `{"create": {"saveIn": "user"}}`, "dir:2", "dir:2", false, false},
+		{"configured", `{"create": {"saveIn": "user"}}`, "", "user", true, false},
+		{"configured empty", `{"create": {}}`, "", "cwd", false, false},
+		{"a bad config", `{"create": `, "", "", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.config != "" {
+				if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(tt.config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, fromConfig, err := Choice(home, tt.given)
+			if got != tt.want || fromConfig != tt.fromConfig || (err != nil) != tt.wantErr {
+				t.Errorf("Choice = %q, %v, %v; want %q, %v, an error: %v", got, fromConfig, err, tt.want, tt.fromConfig, tt.wantErr)
+			}
+		})
+	}
+}
