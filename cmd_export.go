@@ -11,6 +11,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
@@ -113,9 +114,7 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		if opts.JSON {
 			return writeJSON(ios.Out, files)
 		}
-		for _, e := range files {
-			fmt.Fprintf(ios.Out, "# %s\n%s", e.File, e.Content)
-		}
+		report.Exports(files).WriteFilesText(ios.Out)
 		return nil
 	}
 	if len(plan.Conflicts) > 0 {
@@ -133,8 +132,6 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		}
 		return writeJSON(ios.Out, files)
 	}
-	for _, e := range files {
-		fmt.Fprintf(ios.Out, "exported %s@%s: %s\n", e.Persona, e.Tier, e.File)
-	}
+	report.Exports(files).WriteText(ios.Out)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
@@ -112,8 +113,6 @@ func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
 	}
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
-	for _, in := range all {
-		fmt.Fprintf(ios.Out, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
-	}
+	report.Imports(all).WriteText(ios.Out)
 	return nil
 }

@@ -135,3 +135,33 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// Exports are the agent files of an export.
+type Exports []Exported
+
+// WriteText prints a line a file written, as workforce export does
+// without --json: "exported ID@TIER: FILE".
+func (es Exports) WriteText(w io.Writer) {
+	for _, e := range es {
+		fmt.Fprintf(w, "exported %s@%s: %s\n", e.Persona, e.Tier, e.File)
+	}
+}
+
+// WriteFilesText prints each file after a "# FILE" line, as workforce
+// export --dry-run does without --json.
+func (es Exports) WriteFilesText(w io.Writer) {
+	for _, e := range es {
+		fmt.Fprintf(w, "# %s\n%s", e.File, e.Content)
+	}
+}
+
+// Imports are the agents an import made personas of.
+type Imports []Imported
+
+// WriteText prints a line a persona written, as workforce import does
+// without --json: "imported ID: FILE (from SOURCE)".
+func (is Imports) WriteText(w io.Writer) {
+	for _, in := range is {
+		fmt.Fprintf(w, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
+	}
+}

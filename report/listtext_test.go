@@ -26,6 +26,8 @@ func TestListText(t *testing.T) {
 		{ID: "c", File: "/t/c.json", Assets: []string{"skills/s/SKILL.md", "skills/s/x.md"}},
 		{ID: "d", File: "/t/d.json", Assets: []string{"d.md", "e.md", "skills/s/SKILL.md"}},
 	}}
+	exports := Exports{{Persona: "p", Tier: "best", File: "/a/p.md", Content: "one\n"}, {Persona: "p", Tier: "fast", File: "/a/p-fast.md", Content: "two\n"}}
+	imports := Imports{{ID: "a", File: "/t/a.json", Source: "/s/a.md"}}
 	tests := []struct {
 		name  string
 		write func(*strings.Builder)
@@ -46,6 +48,9 @@ func TestListText(t *testing.T) {
 		{"create", func(b *strings.Builder) { inst.WriteCreatedText(b) },
 			"created a: /t/a.json\ncreated b: /t/b.json (+1 sidecar)\ncreated c: /t/c.json (+2 skills)\ncreated d: /t/d.json (+2 sidecars) (+1 skill)\n" +
 				"run it: workforce run a\nrun it: workforce run b\nrun it: workforce run c\nrun it: workforce run d\n"},
+		{"export", func(b *strings.Builder) { exports.WriteText(b) }, "exported p@best: /a/p.md\nexported p@fast: /a/p-fast.md\n"},
+		{"export --dry-run", func(b *strings.Builder) { exports.WriteFilesText(b) }, "# /a/p.md\none\n# /a/p-fast.md\ntwo\n"},
+		{"import", func(b *strings.Builder) { imports.WriteText(b) }, "imported a: /t/a.json (from /s/a.md)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
