@@ -30,20 +30,6 @@ func loadCatalog(env procEnv) (*persona.Catalog, error) {
 	return persona.Load(o)
 }
 
-// cascadeLayers returns the layers of the cascade, for install.Options;
-// nil when they cannot be read (the notes they give are then left out).
-func cascadeLayers(env procEnv) []persona.Layer {
-	o, err := loadOptions(env)
-	if err != nil {
-		return nil
-	}
-	layers, err := persona.Layers(o)
-	if err != nil {
-		return nil
-	}
-	return layers
-}
-
 // layerTarget returns the layer directory an install, an import or
 // outdated works on: dir when given, the user layer with user, else the
 // project layer, found from the working directory or, when there is none
@@ -69,12 +55,21 @@ func layerTarget(env procEnv, dir string, user bool) (string, error) {
 // installLayers is the cascade an install or an import into target is
 // read in, for the notes of what each persona overrides: the layers, with
 // the project layer target becomes when it is the project's (neither dir
-// nor user) and the project has none yet.
+// nor user) and the project has none yet; nil when they cannot be read
+// (the notes they give are then left out).
 func installLayers(env procEnv, target, dir string, user bool) []persona.Layer {
-	if dir == "" && !user {
-		return persona.WithProjectLayer(cascadeLayers(env), target)
+	o, err := loadOptions(env)
+	if err != nil {
+		return nil
 	}
-	return cascadeLayers(env)
+	layers, err := persona.Layers(o)
+	if err != nil {
+		return nil
+	}
+	if dir == "" && !user {
+		return persona.WithProjectLayer(layers, target)
+	}
+	return layers
 }
 
 // outsideNote says when an install or an import landed in a directory

@@ -32,14 +32,7 @@ func batchDryRunAction(c *cli.Context, opts batchOptions) error {
 	if id == "" {
 		id = batch.IDFor(abs)
 	}
-	harnesses := make([]string, len(tasks))
-	for i, t := range tasks {
-		harnesses[i] = t.Harness
-	}
-	jobs := opts.Jobs
-	if jobs == 0 {
-		jobs = batch.DefaultJobs(harnesses)
-	}
+	jobs := batch.Jobs(opts.Jobs, tasks)
 	home, _ := opts.Env.home()
 	runs := batch.Decisions(home, id, tasks, opts.Rerun, opts.Retry)
 	return batch.DryRun{ID: id, File: abs, Jobs: jobs, Tasks: tasks, Remote: remote != nil, Runs: runs}.WriteText(ios.Out)

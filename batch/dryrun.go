@@ -23,6 +23,19 @@ type DryRun struct {
 	Runs []string
 }
 
+// Jobs is how many of tasks run at a time: jobs, or when it is 0 the
+// default for their harnesses (DefaultJobs).
+func Jobs(jobs int, tasks []Prepared) int {
+	if jobs != 0 {
+		return jobs
+	}
+	harnesses := make([]string, len(tasks))
+	for i, t := range tasks {
+		harnesses[i] = t.Harness
+	}
+	return DefaultJobs(harnesses)
+}
+
 // Decisions say, for each of tasks, whether a run of the batch id under
 // home would run it and why (Plan), from the batch's state as it is,
 // read without taking its lock: "yes (new)", "no (done)"... Every task

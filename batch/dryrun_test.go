@@ -81,3 +81,25 @@ func TestDryRunText(t *testing.T) {
 		})
 	}
 }
+
+// TestJobs: the number given wins; 0 is the default of the tasks'
+// harnesses, the heaviest of them deciding.
+func TestJobs(t *testing.T) {
+	claude, opencode := Prepared{Harness: "claude"}, Prepared{Harness: "opencode"}
+	tests := []struct {
+		name  string
+		jobs  int
+		tasks []Prepared
+		want  int
+	}{
+		{"given", 3, []Prepared{opencode}, 3},
+		{"claude", 0, []Prepared{claude}, DefaultJobs([]string{"claude"})},
+		{"with opencode", 0, []Prepared{claude, opencode}, DefaultJobs([]string{"opencode"})},
+		{"no tasks", 0, nil, DefaultJobs(nil)},
+	}
+	for _, tt := range tests {
+		if got := Jobs(tt.jobs, tt.tasks); got != tt.want {
+			t.Errorf("%s: Jobs = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
