@@ -53,8 +53,7 @@ func workerAction(c *cli.Context) error {
 	}
 	name := c.String("name")
 	if name == "" {
-		host, _ := os.Hostname()
-		name = fmt.Sprintf("%s-%d", host, os.Getpid())
+		name = queue.DefaultName()
 	}
 	if !batch.SafeName(name) {
 		return usagef("--name %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", name)
@@ -89,10 +88,7 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 		return err
 	}
 	defer conn.Close()
-	jobs := opts.Jobs
-	if jobs == 0 {
-		jobs = batch.DefaultJobs(nil)
-	}
+	jobs := batch.Jobs(opts.Jobs, nil)
 	dir := homedir.WorkerDir(home)
 	var logMu sync.Mutex
 	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: queue.GitWork(filepath.Join(dir, "repos"), opts.GitTimeout),

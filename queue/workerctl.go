@@ -13,6 +13,13 @@ import (
 	"github.com/seed-3bc194a6/workforce/gitwork"
 )
 
+// DefaultName is the name of a worker given none: the host's name and
+// the process's id, "host-1234".
+func DefaultName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
 // HandleSignals reads sigs, the signals that stop the worker, for as long
 // as the process runs: the first drains the worker (Drain: it takes no
 // more tasks, the running ones finish and report), each later one

@@ -104,3 +104,16 @@ func TestHandleSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultName: a worker given no name is named by its host and its
+// process.
+func TestDefaultName(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	got := DefaultName()
+	if want := fmt.Sprintf("%s-%d", host, os.Getpid()); got != want {
+		t.Errorf("DefaultName() = %q, want %q", got, want)
+	}
+}
