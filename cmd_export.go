@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -95,10 +93,9 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		if err != nil {
 			return err
 		}
-		if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		if out, err = native.ProjectAgentDir(wd, opts.Harness); err != nil {
 			return err
 		}
-		out = filepath.Join(home.ProjectRoot(wd, home.RootMarkers), filepath.FromSlash(native.AgentDirs[opts.Harness]))
 	}
 	plan, err := native.PlanExport(p, native.ExportOptions{Tier: tier, Harness: opts.Harness, Dir: out, Check: !opts.DryRun, Overwrite: opts.Overwrite})
 	if err != nil {
@@ -127,10 +124,7 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		return err
 	}
 	if opts.JSON {
-		for i := range files {
-			files[i].Content = ""
-		}
-		return writeJSON(ios.Out, files)
+		return writeJSON(ios.Out, report.Exports(files).WithoutContent())
 	}
 	report.Exports(files).WriteText(ios.Out)
 	return nil

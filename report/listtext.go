@@ -139,6 +139,15 @@ func plural(n int) string {
 // Exports are the agent files of an export.
 type Exports []Exported
 
+// WithoutContent clears the files' text, in place, and returns es: what
+// export --json prints of the files it wrote.
+func (es Exports) WithoutContent() Exports {
+	for i := range es {
+		es[i].Content = ""
+	}
+	return es
+}
+
 // WriteText prints a line a file written, as workforce export does
 // without --json: "exported ID@TIER: FILE".
 func (es Exports) WriteText(w io.Writer) {

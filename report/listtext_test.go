@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,11 @@ func TestListText(t *testing.T) {
 				"run it: workforce run a\nrun it: workforce run b\nrun it: workforce run c\nrun it: workforce run d\n"},
 		{"export", func(b *strings.Builder) { exports.WriteText(b) }, "exported p@best: /a/p.md\nexported p@fast: /a/p-fast.md\n"},
 		{"export --dry-run", func(b *strings.Builder) { exports.WriteFilesText(b) }, "# /a/p.md\none\n# /a/p-fast.md\ntwo\n"},
+		{"export --json", func(b *strings.Builder) {
+			for _, e := range exports.WithoutContent() {
+				fmt.Fprintf(b, "%s %q\n", e.File, e.Content)
+			}
+		}, "/a/p.md \"\"\n/a/p-fast.md \"\"\n"},
 		{"import", func(b *strings.Builder) { imports.WriteText(b) }, "imported a: /t/a.json (from /s/a.md)\n"},
 	}
 	for _, tt := range tests {
