@@ -175,14 +175,10 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 		return err
 	}
 	written := filepath.Join(stage, "personas")
-	ref := author.Persona
-	if opts.Tier != "" {
-		ref += "@" + opts.Tier
-	}
 	authorEnv := opts.Env
 	authorEnv.Dir = written // the staging directory is the agent's project
 	ro := runOptions{
-		Ref: ref, Harness: opts.Harness, Root: written, Env: authorEnv, Review: new(bool),
+		Ref: author.Ref(opts.Tier), Harness: opts.Harness, Root: written, Env: authorEnv, Review: new(bool),
 		Inputs: map[string]string{"PERSONA": author.Brief(opts.Description, target, homedir.ProjectRoot(wd, homedir.RootMarkers))},
 	}
 	if err := runAuthor(ctx, ios, ro, opts.Description); err != nil {

@@ -24,6 +24,15 @@ import (
 // Persona is the persona create runs.
 const Persona = "persona-author"
 
+// Ref is the reference of the persona author on tier: PERSONA@TIER, or
+// without a tier its default one.
+func Ref(tier string) string {
+	if tier == "" {
+		return Persona
+	}
+	return Persona + "@" + tier
+}
+
 // Target is where create installs: Dir, the layer directory, from the
 // choice Choice; Store is the choice as --save-default stores it (a path
 // made absolute).

@@ -35,3 +35,12 @@ func TestChoice(t *testing.T) {
 		})
 	}
 }
+
+// TestRef: the persona author on the tier given, or on its default.
+func TestRef(t *testing.T) {
+	for tier, want := range map[string]string{"": "persona-author", "best": "persona-author@best"} {
+		if got := Ref(tier); got != want {
+			t.Errorf("Ref(%q) = %q, want %q", tier, got, want)
+		}
+	}
+}
