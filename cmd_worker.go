@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
@@ -90,22 +89,19 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 	defer conn.Close()
 	jobs := batch.Jobs(opts.Jobs, nil)
 	dir := homedir.WorkerDir(home)
-	var logMu sync.Mutex
 	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: queue.GitWork(filepath.Join(dir, "repos"), opts.GitTimeout),
 		AckWait: opts.AckWait, DenyRead: qo.Files(),
 		Log: func(format string, args ...any) {
-			logMu.Lock()
-			defer logMu.Unlock()
 			fmt.Fprintf(ios.Err, "workforce: worker %s: %s\n", opts.Name, fmt.Sprintf(format, args...))
 		}}
 	sigs, stop := notifyStop()
 	defer stop()
 	interruptedBy := w.HandleSignals(sigs)
-	w.Log("pulling tasks from %s, %d at a time", queue.Redact(qo.URL), jobs)
+	w.Logf("pulling tasks from %s, %d at a time", queue.Redact(qo.URL), jobs)
 	if err := w.Run(ctx); err != nil {
 		return err
 	}
-	w.Log("stopped: %s", w.Summary())
+	w.Logf("stopped: %s", w.Summary())
 	if sig := interruptedBy(); sig != nil {
 		return silentExit(signalStatus(sig))
 	}

@@ -95,6 +95,8 @@ type Worker struct {
 	// counts of the tasks it ran, by how they ended.
 	mu     sync.Mutex
 	counts map[string]int
+	// logMu makes Log's calls one at a time.
+	logMu sync.Mutex
 	// stopPulls cancels the pulls under way (Drain).
 	stopPulls context.CancelFunc
 }
@@ -207,7 +209,15 @@ func (w *Worker) count(k string) {
 }
 
 func (w *Worker) logf(format string, args ...any) {
+	w.Logf(format, args...)
+}
+
+// Logf says what the worker does through Log, one call at a time: the
+// worker's lines and its caller's never interleave.
+func (w *Worker) Logf(format string, args ...any) {
 	if w.Log != nil {
+		w.logMu.Lock()
+		defer w.logMu.Unlock()
 		w.Log(format, args...)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -115,5 +116,41 @@ func TestDefaultName(t *testing.T) {
 	got := DefaultName()
 	if want := fmt.Sprintf("%s-%d", host, os.Getpid()); got != want {
 		t.Errorf("DefaultName() = %q, want %q", got, want)
+	}
+}
+
+// TestLogfOneAtATime: the worker's log lines and its caller's, from many
+// goroutines, reach Log one call at a time.
+func TestLogfOneAtATime(t *testing.T) {
+	var inside, most, calls int32
+	var mu sync.Mutex
+	w := &Worker{Log: func(string, ...any) {
+		mu.Lock()
+		inside++
+		calls++
+		most = max(most, inside)
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		mu.Lock()
+		inside--
+		mu.Unlock()
+	}}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				if i%2 == 0 {
+					w.Logf("caller")
+				} else {
+					w.logf("worker")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if most != 1 || calls != 40 {
+		t.Errorf("Log was called %d times, at most %d at once; want 40, one at a time", calls, most)
 	}
 }
