@@ -127,14 +127,6 @@ func resolveCreateTarget(env procEnv, home, choice string) (author.Target, error
 	return author.Resolve(home, choice, env.dir, func() (string, error) { return layerTarget(env, "", false) })
 }
 
-// plural is one or many as n is 1 or not.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	home, err := opts.Env.home()
 	if err != nil {
@@ -241,7 +233,7 @@ func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *
 	case report.StatusSucceeded:
 		return nil
 	case report.StatusDenied:
-		warnf(ios.Err, "the persona author was refused %d action%s; what it wrote is checked all the same", len(res.Denials), plural(len(res.Denials), "", "s"))
+		warnf(ios.Err, "%s", author.Refused(len(res.Denials)))
 		return nil
 	}
 	return fail(oneShotStatus(res.Status, nil), fmt.Sprintf("ended with status %s", res.Status))

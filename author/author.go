@@ -2,9 +2,10 @@
 // author's run: where the new persona lands (--save-in-directory's
 // choices: cwd, user, dir:N, library or a path), the staging directory
 // the agent writes into (<home>/create/<time>-<random>/personas), and the
-// brief it is given (its PERSONA input). It runs nothing and prints
-// nothing: running the persona author is package run's, checking and
-// installing what it wrote and the printing are the command's.
+// brief it is given (its PERSONA input), with the text of its warnings
+// (Refused). It runs nothing and prints nothing: running the persona
+// author is package run's, checking and installing what it wrote and the
+// printing are the command's.
 package author
 
 import (
@@ -104,6 +105,12 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Refused is create's warning of a persona author's run that was refused
+// n actions (it ended denied): what it wrote is checked all the same.
+func Refused(n int) string {
+	return fmt.Sprintf("the persona author was refused %d action%s; what it wrote is checked all the same", n, plural(n, "", "s"))
 }
 
 // NotCatalogError is --save-in-directory=library outside a catalog

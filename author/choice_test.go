@@ -44,3 +44,15 @@ func TestRef(t *testing.T) {
 		}
 	}
 }
+
+// TestRefused: create's warning counts the actions refused, one or many.
+func TestRefused(t *testing.T) {
+	for n, want := range map[int]string{
+		1: "the persona author was refused 1 action; what it wrote is checked all the same",
+		3: "the persona author was refused 3 actions; what it wrote is checked all the same",
+	} {
+		if got := Refused(n); got != want {
+			t.Errorf("Refused(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
