@@ -79,9 +79,5 @@ func runHistory(_ context.Context, ios *iostreams, env procEnv, q history.Query,
 		}
 		return nil
 	}
-	if len(runs) == 0 {
-		fmt.Fprintf(ios.Out, "no runs in the history (%s)\n", quote.Name(history.Path(home)))
-		return nil
-	}
-	return report.HistoryRuns(runs).WriteText(ios.Out)
+	return report.HistoryRuns(runs).WriteText(ios.Out, history.Path(home))
 }

@@ -28,8 +28,12 @@ type HistoryRuns []HistoryRun
 
 // WriteText prints the runs as a table, as workforce history does
 // without --json: an unknown model, cost or session as "-", every name
-// quoted.
-func (rs HistoryRuns) WriteText(w io.Writer) error {
+// quoted; no runs as a line naming the history's file, file.
+func (rs HistoryRuns) WriteText(w io.Writer, file string) error {
+	if len(rs) == 0 {
+		fmt.Fprintf(w, "no runs in the history (%s)\n", quote.Name(file))
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PERSONA\tTIER\tHARNESS\tMODEL\tPROJECT\tSTATUS\tDURATION\tCOST\tSESSION\tRESUMABLE")
 	for _, r := range rs {

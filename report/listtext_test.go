@@ -34,12 +34,12 @@ func TestListText(t *testing.T) {
 		write func(*strings.Builder)
 		want  string
 	}{
-		{"history", func(b *strings.Builder) { _ = hist.WriteText(b) },
+		{"history", func(b *strings.Builder) { _ = hist.WriteText(b, "/h/history.jsonl") },
 			"PERSONA  TIER  HARNESS  MODEL  PROJECT  STATUS     DURATION  COST     SESSION  RESUMABLE\n" +
 				"rev      best  claude   opus   /p       succeeded  1m1s      $0.0123  s1       yes\n" +
 				"\"a\\tb\"   fast  codex    -      /q       failed     0s        -        -        no\n"},
-		{"history, none", func(b *strings.Builder) { _ = HistoryRuns(nil).WriteText(b) },
-			"PERSONA  TIER  HARNESS  MODEL  PROJECT  STATUS  DURATION  COST  SESSION  RESUMABLE\n"},
+		{"history, none", func(b *strings.Builder) { _ = HistoryRuns(nil).WriteText(b, "/h/a b\tc.jsonl") },
+			"no runs in the history (\"/h/a b\\tc.jsonl\")\n"},
 		{"outdated", func(b *strings.Builder) { outdated.WriteText(b) },
 			"git+file:///r\tabc\tdef\tthe ref moved\n@acme/p\t-\t-\tgone\n"},
 		{"sources", func(b *strings.Builder) { _ = sources.WriteText(b) },
