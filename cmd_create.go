@@ -259,8 +259,7 @@ func installCreated(ctx context.Context, ios *iostreams, opts createOptions, tar
 	if err := validatePersonas(vios, opts.Env, []string{written}); err != nil {
 		return withCode(exitFailure, errors.New("the persona the agent wrote is not valid: nothing installed"), kept)
 	}
-	pj := `{"name": "workforce-create", "private": true, "agentworkforce": {"personas": "personas"}}` + "\n"
-	if err := os.WriteFile(filepath.Join(stage, "package.json"), []byte(pj), 0o644); err != nil {
+	if err := author.WritePackage(stage); err != nil {
 		return err
 	}
 	p, cleanup, err := install.Open(ctx, stage, install.OpenOptions{})

@@ -167,6 +167,14 @@ func NewStage(home string) (string, error) {
 	return stage, nil
 }
 
+// WritePackage makes the staging directory stage a pack of what the
+// agent wrote into its personas/: a private package.json that names it,
+// for install.Open.
+func WritePackage(stage string) error {
+	pj := `{"name": "workforce-create", "private": true, "agentworkforce": {"personas": "personas"}}` + "\n"
+	return os.WriteFile(filepath.Join(stage, "package.json"), []byte(pj), 0o644)
+}
+
 // RemoveIfEmpty removes the staging directory stage when the agent wrote
 // nothing into written: there is nothing to look at.
 func RemoveIfEmpty(stage, written string) {

@@ -1,6 +1,7 @@
 package author
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,5 +55,38 @@ func TestRefused(t *testing.T) {
 		if got := Refused(n); got != want {
 			t.Errorf("Refused(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestWritePackage: the staging directory's package.json names its
+// personas/ directory, where the agent writes, as the pack's personas,
+// and is private (never published).
+func TestWritePackage(t *testing.T) {
+	stage, err := NewStage(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePackage(stage); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(stage, "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pj struct {
+		Name           string `json:"name"`
+		Private        bool   `json:"private"`
+		AgentWorkforce struct {
+			Personas string `json:"personas"`
+		} `json:"agentworkforce"`
+	}
+	if err := json.Unmarshal(data, &pj); err != nil {
+		t.Fatalf("package.json: %v\n%s", err, data)
+	}
+	if pj.Name == "" || !pj.Private {
+		t.Errorf("package.json: name %q, private %v; want a name, private", pj.Name, pj.Private)
+	}
+	if fi, err := os.Stat(filepath.Join(stage, pj.AgentWorkforce.Personas)); pj.AgentWorkforce.Personas == "" || err != nil || !fi.IsDir() {
+		t.Errorf("package.json's personas %q is not the staging directory's personas/ (%v)", pj.AgentWorkforce.Personas, err)
 	}
 }
