@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
@@ -32,24 +30,10 @@ func loadCatalog(env procEnv) (*persona.Catalog, error) {
 	return persona.Load(o)
 }
 
-// cascadeLayers returns the layers of the cascade, for install.Options;
-// nil when they cannot be read (the notes they give are then left out).
-func cascadeLayers(env procEnv) []persona.Layer {
-	o, err := loadOptions(env)
-	if err != nil {
-		return nil
-	}
-	layers, err := persona.Layers(o)
-	if err != nil {
-		return nil
-	}
-	return layers
-}
-
 // layerTarget returns the layer directory an install, an import or
 // outdated works on: dir when given, the user layer with user, else the
 // project layer, found from the working directory or, when there is none
-// yet, where it goes (projectLayerDir).
+// yet, where it goes (persona.ProjectTarget).
 func layerTarget(env procEnv, dir string, user bool) (string, error) {
 	if dir != "" {
 		return dir, nil
@@ -65,37 +49,25 @@ func layerTarget(env procEnv, dir string, user bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	layers, err := persona.Layers(o)
-	if err != nil {
-		return "", err
-	}
-	if layers[0].Name == persona.LayerProject {
-		return layers[0].Dir, nil
-	}
-	return projectLayerDir(env)
-}
-
-// projectLayerDir is where a new project layer goes: under the project root
-// (the nearest directory with .git), or the working directory without one.
-func projectLayerDir(env procEnv) (string, error) {
-	wd, err := env.dir()
-	if err != nil {
-		return "", err
-	}
-	if wd, err = filepath.EvalSymlinks(wd); err != nil {
-		return "", err
-	}
-	return filepath.Join(homedir.ProjectRoot(wd, homedir.RootMarkers), filepath.FromSlash(homedir.ProjectDir)), nil
+	return persona.ProjectTarget(o)
 }
 
 // installLayers is the cascade an install or an import into target is
 // read in, for the notes of what each persona overrides: the layers, with
 // the project layer target becomes when it is the project's (neither dir
-// nor user) and the project has none yet.
+// nor user) and the project has none yet; nil when they cannot be read
+// (the notes they give are then left out).
 func installLayers(env procEnv, target, dir string, user bool) []persona.Layer {
-	layers := cascadeLayers(env)
-	if dir == "" && !user && len(layers) > 0 && layers[0].Name != persona.LayerProject {
-		layers = append([]persona.Layer{{Name: persona.LayerProject, Dir: target}}, layers...)
+	o, err := loadOptions(env)
+	if err != nil {
+		return nil
+	}
+	layers, err := persona.Layers(o)
+	if err != nil {
+		return nil
+	}
+	if dir == "" && !user {
+		return persona.WithProjectLayer(layers, target)
 	}
 	return layers
 }
@@ -115,16 +87,12 @@ func outsideNote(w io.Writer, res *install.Result) {
 // error and warning on ios.Err at file:line:column, "ok FILE" on ios.Out
 // for each file without errors, and an *exitError when some have errors.
 func validatePersonas(ios *iostreams, env procEnv, paths []string) error {
-	var files []string
-	for _, arg := range paths {
-		found, err := personaFiles(env.Dir, arg)
-		if err != nil {
-			return err
-		}
-		files = append(files, found...)
+	files, err := persona.FindAllFiles(env.Dir, paths)
+	if errors.As(err, new(*persona.PatternError)) {
+		return usageError(err)
 	}
-	if len(paths) > 0 && len(files) == 0 {
-		return fmt.Errorf("no *.json persona files in %s", strings.Join(paths, ", "))
+	if err != nil {
+		return err
 	}
 	lo, err := loadOptions(env)
 	if err != nil {
@@ -154,15 +122,4 @@ func validatePersonas(ios *iostreams, env procEnv, paths []string) error {
 		return silentExit(exitFailure)
 	}
 	return nil
-}
-
-// personaFiles returns the persona files arg names in the working
-// directory dir (persona.FindFiles), an invalid pattern a usage error.
-func personaFiles(dir, arg string) ([]string, error) {
-	files, err := persona.FindFiles(dir, arg)
-	var pe *persona.PatternError
-	if errors.As(err, &pe) {
-		return nil, usageError(err)
-	}
-	return files, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/run"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -126,29 +127,14 @@ func resolveCreateTarget(env procEnv, home, choice string) (author.Target, error
 	return author.Resolve(home, choice, env.dir, func() (string, error) { return layerTarget(env, "", false) })
 }
 
-// plural is one or many as n is 1 or not.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
-	choice, fromConfig := opts.SaveIn, false
-	if choice == "" {
-		cc, err := homedir.ReadCreateConfig(home)
-		if err != nil {
-			return err
-		}
-		choice, fromConfig = cc.SaveIn, cc.SaveIn != ""
-	}
-	if choice == "" {
-		choice = "cwd"
+	choice, fromConfig, err := author.Choice(home, opts.SaveIn)
+	if err != nil {
+		return err
 	}
 	target, err := resolveCreateTarget(opts.Env, home, choice)
 	if err != nil {
@@ -181,14 +167,10 @@ func runCreate(ctx context.Context, ios *iostreams, opts createOptions) error {
 		return err
 	}
 	written := filepath.Join(stage, "personas")
-	ref := author.Persona
-	if opts.Tier != "" {
-		ref += "@" + opts.Tier
-	}
 	authorEnv := opts.Env
 	authorEnv.Dir = written // the staging directory is the agent's project
 	ro := runOptions{
-		Ref: ref, Harness: opts.Harness, ForeignModelInherits: true, Root: written, Env: authorEnv, Review: new(bool),
+		Ref: author.Ref(opts.Tier), Harness: opts.Harness, ForeignModelInherits: true, Root: written, Env: authorEnv, Review: new(bool),
 		Inputs: map[string]string{"PERSONA": author.Brief(opts.Description, target, homedir.ProjectRoot(wd, homedir.RootMarkers))},
 	}
 	if err := runAuthor(ctx, ios, ro, opts.Description); err != nil {
@@ -251,7 +233,7 @@ func runAuthor(ctx context.Context, ios *iostreams, ro runOptions, description *
 	case report.StatusSucceeded:
 		return nil
 	case report.StatusDenied:
-		warnf(ios.Err, "the persona author was refused %d action%s; what it wrote is checked all the same", len(res.Denials), plural(len(res.Denials), "", "s"))
+		warnf(ios.Err, "%s", author.Refused(len(res.Denials)))
 		return nil
 	}
 	return fail(oneShotStatus(res.Status, nil), fmt.Sprintf("ended with status %s", res.Status))
@@ -277,8 +259,7 @@ func installCreated(ctx context.Context, ios *iostreams, opts createOptions, tar
 	if err := validatePersonas(vios, opts.Env, []string{written}); err != nil {
 		return withCode(exitFailure, errors.New("the persona the agent wrote is not valid: nothing installed"), kept)
 	}
-	pj := `{"name": "workforce-create", "private": true, "agentworkforce": {"personas": "personas"}}` + "\n"
-	if err := os.WriteFile(filepath.Join(stage, "package.json"), []byte(pj), 0o644); err != nil {
+	if err := author.WritePackage(stage); err != nil {
 		return err
 	}
 	p, cleanup, err := install.Open(ctx, stage, install.OpenOptions{})
@@ -303,27 +284,7 @@ func installCreated(ctx context.Context, ios *iostreams, opts createOptions, tar
 	os.RemoveAll(stage)
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
-	for _, in := range res.Installed {
-		var sidecars, skills int
-		for _, a := range in.Assets {
-			if strings.HasPrefix(a, "skills/") {
-				skills++
-			} else {
-				sidecars++
-			}
-		}
-		fmt.Fprintf(ios.Out, "created %s: %s", in.ID, in.File)
-		if sidecars > 0 {
-			fmt.Fprintf(ios.Out, " (+%d sidecar%s)", sidecars, plural(sidecars, "", "s"))
-		}
-		if skills > 0 {
-			fmt.Fprintf(ios.Out, " (+%d skill%s)", skills, plural(skills, "", "s"))
-		}
-		fmt.Fprintln(ios.Out)
-	}
-	for _, in := range res.Installed {
-		fmt.Fprintf(ios.Out, "run it: workforce run %s\n", in.ID)
-	}
+	toreport.Install(*res).WriteCreatedText(ios.Out)
 	if target.Layer == "library" {
 		hintf(ios.Err, "go generate ./personas builds it into the catalog (in %s)", filepath.Dir(target.Dir))
 	}

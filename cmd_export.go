@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -95,36 +93,25 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		if err != nil {
 			return err
 		}
-		if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		if out, err = native.ProjectAgentDir(wd, opts.Harness); err != nil {
 			return err
 		}
-		out = filepath.Join(home.ProjectRoot(wd, home.RootMarkers), filepath.FromSlash(native.AgentDirs[opts.Harness]))
 	}
 	plan, err := native.PlanExport(p, native.ExportOptions{Tier: tier, Harness: opts.Harness, Dir: out, Check: !opts.DryRun, Overwrite: opts.Overwrite})
 	if err != nil {
 		return err
 	}
-	files := make([]report.Exported, len(plan.Files))
-	for i, f := range plan.Files {
-		files[i] = report.Exported{Persona: f.Persona, Tier: f.Tier, Harness: f.Harness, Agent: f.Agent, File: f.Path,
-			Dropped: toreport.Each(f.Dropped, toreport.Dropped), Content: string(f.Data)}
-		if files[i].Dropped == nil {
-			files[i].Dropped = []report.Dropped{}
-		}
+	for _, f := range plan.Files {
 		for _, d := range f.Dropped {
 			warnf(ios.Err, "%s: %s's agent file cannot say %s", f.Agent, opts.Harness, d)
 		}
 	}
-	if len(plan.Files) == 0 {
-		files = nil
-	}
+	files := toreport.Exported(plan.Files)
 	if opts.DryRun {
 		if opts.JSON {
 			return writeJSON(ios.Out, files)
 		}
-		for _, e := range files {
-			fmt.Fprintf(ios.Out, "# %s\n%s", e.File, e.Content)
-		}
+		report.Exports(files).WriteFilesText(ios.Out)
 		return nil
 	}
 	if len(plan.Conflicts) > 0 {
@@ -137,13 +124,8 @@ func runExport(_ context.Context, ios *iostreams, opts exportOptions) error {
 		return err
 	}
 	if opts.JSON {
-		for i := range files {
-			files[i].Content = ""
-		}
-		return writeJSON(ios.Out, files)
+		return writeJSON(ios.Out, report.Exports(files).WithoutContent())
 	}
-	for _, e := range files {
-		fmt.Fprintf(ios.Out, "exported %s@%s: %s\n", e.Persona, e.Tier, e.File)
-	}
+	report.Exports(files).WriteText(ios.Out)
 	return nil
 }

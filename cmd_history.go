@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/history"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
 )
@@ -79,29 +79,5 @@ func runHistory(_ context.Context, ios *iostreams, env procEnv, q history.Query,
 		}
 		return nil
 	}
-	if len(runs) == 0 {
-		fmt.Fprintf(ios.Out, "no runs in the history (%s)\n", quote.Name(history.Path(home)))
-		return nil
-	}
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PERSONA\tTIER\tHARNESS\tMODEL\tPROJECT\tSTATUS\tDURATION\tCOST\tSESSION\tRESUMABLE")
-	for _, r := range runs {
-		cost := "-"
-		if r.CostUSD != nil {
-			cost = fmt.Sprintf("$%.4f", *r.CostUSD)
-		}
-		resumable := "no"
-		if r.Resumable {
-			resumable = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", quote.Name(r.Persona), quote.Name(r.Tier), quote.Name(r.Harness), dash(quote.Name(r.Model)),
-			quote.Name(r.Project), quote.Name(r.Status), (time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), cost, dash(quote.Name(r.SessionID)), resumable)
-	}
-	return tw.Flush()
+	return report.HistoryRuns(runs).WriteText(ios.Out, history.Path(home))
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
-	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/toreport"
@@ -87,39 +85,17 @@ func importAction(c *cli.Context) error {
 }
 
 func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
-	var all []report.Imported
-	var data [][]byte
-	p := &pack.Pack{Files: map[string]string{}}
-	from := map[string]string{}
-	for _, path := range opts.Paths {
-		found, err := native.Import(path, opts.Harness)
-		if err != nil {
-			return err
-		}
-		for _, in := range found {
-			id := in.Spec.ID
-			if other, dup := from[id]; dup {
-				return fmt.Errorf("%s and %s both define agent %s", other, in.Source, id)
-			}
-			from[id] = in.Source
-			if opts.Inherit {
-				in.Spec.Inherit = nil
-			}
-			ps, err := native.PackPersona(in)
-			if err != nil {
-				return err
-			}
-			all = append(all, report.Imported{ID: id, Harness: in.Spec.Harness, Source: in.Source})
-			data = append(data, ps.Data)
-			p.Personas = append(p.Personas, ps)
-		}
+	p, found, err := native.ImportPack(opts.Paths, opts.Harness, opts.Inherit)
+	if err != nil {
+		return err
 	}
 	if opts.DryRun {
+		all := toreport.Imports(found, nil)
 		if opts.JSON {
 			return writeJSON(ios.Out, all)
 		}
 		for i, in := range all {
-			fmt.Fprintf(ios.Out, "# %s.json, from %s\n%s", in.ID, in.Source, data[i])
+			fmt.Fprintf(ios.Out, "# %s.json, from %s\n%s", in.ID, in.Source, p.Personas[i].Data)
 		}
 		return nil
 	}
@@ -131,21 +107,12 @@ func runImport(_ context.Context, ios *iostreams, opts importOptions) error {
 	if err != nil {
 		return installConflict(ios.Err, err, "imported")
 	}
-	for i := range all {
-		all[i].File = filepath.Join(res.Target, all[i].ID+".json")
-		for _, in := range res.Installed {
-			if in.ID == all[i].ID {
-				all[i].Overrides, all[i].Inherits, all[i].Shadows = toreport.Ptr(in.Overrides, toreport.Origin), in.Inherits, toreport.Ptr(in.Shadows, toreport.Origin)
-			}
-		}
-	}
+	all := toreport.Imports(found, res)
 	if opts.JSON {
 		return writeJSON(ios.Out, all)
 	}
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
-	for _, in := range all {
-		fmt.Fprintf(ios.Out, "imported %s: %s (from %s)\n", in.ID, in.File, in.Source)
-	}
+	report.Imports(all).WriteText(ios.Out)
 	return nil
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/seed-3bc194a6/workforce/install"
-	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
@@ -107,7 +105,7 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	}
 	res, err := install.Pack(p, install.Options{
 		Target: target, Personas: opts.Personas, Overwrite: opts.Overwrite,
-		Source: lockSource(opts.Env.Dir, source), Resolved: p.Resolved, Frozen: opts.Frozen,
+		Source: install.LockSource(opts.Env.Dir, source), Resolved: p.Resolved, Frozen: opts.Frozen,
 		Layers: installLayers(opts.Env, target, opts.Dir, opts.User),
 	})
 	var fe *install.FrozenError
@@ -122,37 +120,6 @@ func runInstall(ctx context.Context, ios *iostreams, opts installOptions) error 
 	}
 	outsideNote(ios.Err, res)
 	overrideNotes(ios.Err, res.Installed)
-	for _, in := range res.Installed {
-		fmt.Fprintf(ios.Out, "installed %s: %s", in.ID, in.File)
-		var sidecars, skills int
-		for _, a := range in.Assets {
-			if strings.HasPrefix(a, "skills/") {
-				skills++
-			} else {
-				sidecars++
-			}
-		}
-		switch {
-		case sidecars > 0 && skills > 0:
-			fmt.Fprintf(ios.Out, " (+%d sidecars, +%d skills)", sidecars, skills)
-		case sidecars > 0:
-			fmt.Fprintf(ios.Out, " (+%d sidecars)", sidecars)
-		case skills > 0:
-			fmt.Fprintf(ios.Out, " (+%d skills)", skills)
-		}
-		fmt.Fprintln(ios.Out)
-	}
+	toreport.Install(*res).WriteText(ios.Out)
 	return nil
-}
-
-// lockSource is how the lock file names source, given in the working
-// directory dir: a local directory or tarball by its absolute path, so
-// that outdated finds it from anywhere; anything else as given.
-func lockSource(dir, source string) string {
-	if abs := pathutil.AbsIn(dir, source); abs != "" {
-		if _, err := os.Stat(abs); err == nil {
-			return abs
-		}
-	}
-	return source
 }

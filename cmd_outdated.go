@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/seed-3bc194a6/workforce/install"
 	"github.com/seed-3bc194a6/workforce/native"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
@@ -66,17 +66,6 @@ func runOutdated(ctx context.Context, ios *iostreams, opts outdatedOptions) erro
 	if opts.JSON {
 		return writeJSON(ios.Out, toreport.Each(st, toreport.Outdated))
 	}
-	for _, s := range st {
-		if s.Outdated {
-			fmt.Fprintf(ios.Out, "%s\t%s\t%s\t%s\n", s.Source, dash(s.Locked), dash(s.Current), s.Why)
-		}
-	}
+	report.OutdatedSources(toreport.Each(st, toreport.Outdated)).WriteText(ios.Out)
 	return nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

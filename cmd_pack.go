@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
 	"github.com/seed-3bc194a6/workforce/native"
 	"github.com/seed-3bc194a6/workforce/pack"
 	"github.com/seed-3bc194a6/workforce/personas"
@@ -75,18 +73,7 @@ func runPack(_ context.Context, ios *iostreams, opts packOptions) error {
 	if out == "" {
 		out = p.FileName()
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	f, err := renameio.NewPendingFile(out, renameio.WithPermissions(0o644), renameio.WithTempDir(filepath.Dir(out)))
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", out, err)
-	}
-	defer f.Cleanup()
-	if err := p.Write(f); err != nil {
-		return err
-	}
-	if err := f.CloseAtomicallyReplace(); err != nil {
+	if err := p.WriteFile(out); err != nil {
 		return err
 	}
 	abs, _ := filepath.Abs(out)

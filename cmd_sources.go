@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
-	"text/tabwriter"
 
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/personas"
-	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/toreport"
 	"github.com/urfave/cli/v2"
 )
 
@@ -79,28 +76,11 @@ func runSourcesList(_ context.Context, ios *iostreams, opts sourcesListOptions) 
 	if err != nil {
 		return err
 	}
-	out := report.Sources{Sources: []report.Source{}}
-	for _, l := range cat.Layers {
-		r := report.Source{Name: l.Name, Dir: l.Dir, Personas: len(personas.Files), Exists: true}
-		if l.Dir != "" {
-			files, err := personaFiles(opts.Env.Dir, l.Dir)
-			r.Exists, r.Personas = err == nil, len(files)
-		}
-		out.Sources = append(out.Sources, r)
-	}
+	out := toreport.Sources(cat.Layers, opts.Env.Dir, len(personas.Files))
 	if opts.JSON {
 		return writeJSON(ios.Out, out)
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAYER\tPERSONAS\tDIR")
-	for _, r := range out.Sources {
-		dir := r.Dir
-		if !r.Exists {
-			dir += " (missing)"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Name, r.Personas, dir)
-	}
-	return tw.Flush()
+	return out.WriteText(ios.Out)
 }
 
 // sourcesEditOptions are the persona directory `workforce sources add`
@@ -122,30 +102,14 @@ func sourcesEditAction(run func(context.Context, *iostreams, sourcesEditOptions)
 }
 
 // sourcesEdit applies edit to the config of the workforce home with the
-// directory of opts, absolute unless it starts with ~, and writes it back
-// when edit changed it.
+// directory of opts, absolute unless it starts with ~ (homedir.EditDirs),
+// and writes it back when edit changed it.
 func sourcesEdit(opts sourcesEditOptions, edit func(cfg *homedir.Config, home, dir string) (bool, error)) error {
 	home, err := opts.Env.home()
 	if err != nil {
 		return err
 	}
-	cfg, err := homedir.ReadConfig(home)
-	if err != nil {
-		return err
-	}
-	dir := opts.Dir
-	if dir != "~" && !strings.HasPrefix(dir, "~/") && !filepath.IsAbs(dir) {
-		wd, err := opts.Env.dir()
-		if err != nil {
-			return err
-		}
-		dir = filepath.Join(wd, dir)
-	}
-	changed, err := edit(cfg, home, dir)
-	if err != nil || !changed {
-		return err
-	}
-	return homedir.WriteConfig(home, cfg)
+	return homedir.EditDirs(home, opts.Dir, opts.Env.dir, func(cfg *homedir.Config, dir string) (bool, error) { return edit(cfg, home, dir) })
 }
 
 func runSourcesAdd(_ context.Context, ios *iostreams, opts sourcesEditOptions) error {

@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
-	"github.com/seed-3bc194a6/workforce/gitwork"
 	homedir "github.com/seed-3bc194a6/workforce/internal/home"
 	"github.com/seed-3bc194a6/workforce/queue"
 	"github.com/urfave/cli/v2"
@@ -56,8 +52,7 @@ func workerAction(c *cli.Context) error {
 	}
 	name := c.String("name")
 	if name == "" {
-		host, _ := os.Hostname()
-		name = fmt.Sprintf("%s-%d", host, os.Getpid())
+		name = queue.DefaultName()
 	}
 	if !batch.SafeName(name) {
 		return usagef("--name %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", name)
@@ -92,98 +87,23 @@ func runWorker(ctx context.Context, ios *iostreams, env procEnv, qo queue.Option
 		return err
 	}
 	defer conn.Close()
-	jobs := opts.Jobs
-	if jobs == 0 {
-		jobs = batch.DefaultJobs(nil)
-	}
+	jobs := batch.Jobs(opts.Jobs, nil)
 	dir := homedir.WorkerDir(home)
-	var logMu sync.Mutex
-	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: workerGit(filepath.Join(dir, "repos"), opts.GitTimeout),
+	w := &queue.Worker{Conn: conn, Name: opts.Name, Jobs: jobs, Exe: exe, Env: taskEnv(env.Environ), Dir: dir, Git: queue.GitWork(filepath.Join(dir, "repos"), opts.GitTimeout),
 		AckWait: opts.AckWait, DenyRead: qo.Files(),
 		Log: func(format string, args ...any) {
-			logMu.Lock()
-			defer logMu.Unlock()
 			fmt.Fprintf(ios.Err, "workforce: worker %s: %s\n", opts.Name, fmt.Sprintf(format, args...))
 		}}
 	sigs, stop := notifyStop()
 	defer stop()
-	var interruptedBy os.Signal
-	var sigMu sync.Mutex
-	go func() {
-		n := 0
-		for sig := range sigs {
-			n++
-			if n == 1 {
-				w.Log("%v: taking no more tasks; the running ones finish and report (again to interrupt them)", sig)
-				w.Drain()
-				continue
-			}
-			sigMu.Lock()
-			if interruptedBy == nil {
-				interruptedBy = sig
-			}
-			sigMu.Unlock()
-			w.Log("%v: interrupting the running tasks; they go back to the queue", sig)
-			w.Interrupt(batch.Forwarded(sig))
-		}
-	}()
-	w.Log("pulling tasks from %s, %d at a time", queue.Redact(qo.URL), jobs)
+	interruptedBy := w.HandleSignals(sigs)
+	w.Logf("pulling tasks from %s, %d at a time", queue.Redact(qo.URL), jobs)
 	if err := w.Run(ctx); err != nil {
 		return err
 	}
-	counts := w.Counts()
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
-	}
-	if len(parts) == 0 {
-		parts = []string{"no tasks"}
-	}
-	w.Log("stopped: %s", strings.Join(parts, ", "))
-	sigMu.Lock()
-	defer sigMu.Unlock()
-	if interruptedBy != nil {
-		return silentExit(signalStatus(interruptedBy))
+	w.Logf("stopped: %s", w.Summary())
+	if sig := interruptedBy(); sig != nil {
+		return silentExit(signalStatus(sig))
 	}
 	return nil
-}
-
-// workerGit is what a worker does with git: package gitwork, its clone
-// cache in repos. A checkout, and each push of the work, fails after
-// limit (0: none): the worker's git runs with its own credentials and
-// talks to servers it does not control, and a stalled one would hold a
-// task slot for good while the task's heartbeats keep it from any other
-// worker.
-func workerGit(repos string, limit time.Duration) queue.Git {
-	cache := &gitwork.Cache{Dir: repos}
-	within := func(ctx context.Context) (context.Context, context.CancelFunc) {
-		if limit <= 0 {
-			return context.WithCancel(ctx)
-		}
-		return context.WithTimeout(ctx, limit)
-	}
-	timedOut := func(ctx context.Context, err error) error {
-		if err != nil && ctx.Err() == context.DeadlineExceeded {
-			return fmt.Errorf("%w (--git-timeout %v)", err, limit)
-		}
-		return err
-	}
-	return queue.Git{
-		Checkout: func(ctx context.Context, url, commit, dest string) error {
-			ctx, cancel := within(ctx)
-			defer cancel()
-			return timedOut(ctx, cache.Checkout(ctx, url, commit, dest))
-		},
-		Publish: func(ctx context.Context, work, url, base, branch string) (queue.Published, error) {
-			ctx, cancel := within(ctx)
-			defer cancel()
-			p, err := gitwork.Publish(ctx, work, url, base, branch)
-			return queue.Published(p), timedOut(ctx, err)
-		},
-	}
 }

@@ -72,8 +72,8 @@ var depRules = map[string]depRule{
 	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre", "W/internal/netspec"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
 	// batch's runner, the submitter's protocol over batch's state; the
-	// worker's git comes in as functions (gitwork's, from the command
-	// layer), the submitter resolves refs with gitwork.ResolveRef, and a
+	// worker's git comes in as functions (gitwork's, queue.GitWork), the
+	// submitter resolves refs with gitwork.ResolveRef, and a
 	// task runs as a child workforce, as in batch.
 	"W/queue": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/gitwork", "W/internal/git", "W/internal/quote", "W/internal/proctree", "W/internal/lazyre", "W/internal/netspec"}},
 

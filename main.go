@@ -22,15 +22,20 @@
 // picker). No function is over 80 lines but a command's definition.
 // What needs neither a flag nor a stream goes to the package that owns
 // it: pick's question and the reading of its answer are package pick's,
-// a resumed run's own usage package run's (run.OwnUsage), create's
-// target, staging directory and brief package author's, a batch task's
-// result without a run batch's (batch.ResultOf), --since history's, the
-// text of a plan, a mapping and show's persona report's (WriteText),
-// list's selection toreport's (toreport.List), an event's form and what a
-// run kept in its results directory run's (run.Event, run.ReadResult,
-// run.ReadNetworkLog), finding and checking persona files persona's
-// (persona.FindFiles, persona.Validate), --network-narrow's JSON
-// netspec's (netspec.ParseJSON).
+// a resumed run's own usage, an event's form and what a run kept in its
+// results directory run's (OwnUsage, Event, ReadResult, ReadNetworkLog),
+// create's target, --save-in-directory, staging directory and brief
+// author's, a task's result without a run, batch --dry-run's plan and the
+// default --jobs batch's (ResultOf, DryRun, Decisions, Jobs), the
+// worker's signals, end line and git queue's (HandleSignals, Summary,
+// GitWork), --since history's, the text of every report longer than a
+// line report's (WriteText: report/text.go and listtext.go), list's
+// selection and the lists of sources, export and import toreport's,
+// finding and checking persona files and where an install lands
+// persona's (FindFiles, FindAllFiles, Validate, ProjectTarget), import's
+// pack native's (ImportPack), a lock's source install's (LockSource), a
+// tarball's writing pack's (WriteFile), config.json's personaDirs
+// internal/home's (EditDirs), --network-narrow's JSON netspec's.
 // The run functions
 // call the packages that own the ideas and print what they return:
 // output.go holds what the commands share to print (the one JSON writer

@@ -93,15 +93,8 @@ func (e procEnv) dir() (string, error) { return e.Dir, e.dirErr }
 func (e procEnv) home() (string, error) { return e.Home, e.homeErr }
 
 // getenv is os.Getenv of the environment (the first of a name wins, as
-// there).
-func (e procEnv) getenv(name string) string {
-	for _, kv := range e.Environ {
-		if v, ok := strings.CutPrefix(kv, name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
+// there): run.Env.Getenv.
+func (e procEnv) getenv(name string) string { return runEnv(e).Getenv(name) }
 
 // flagRule is a rule of a command's flags that parsing does not check: a
 // flag that conflicts with others, or that goes with another only.

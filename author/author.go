@@ -2,9 +2,10 @@
 // author's run: where the new persona lands (--save-in-directory's
 // choices: cwd, user, dir:N, library or a path), the staging directory
 // the agent writes into (<home>/create/<time>-<random>/personas), and the
-// brief it is given (its PERSONA input). It runs nothing and prints
-// nothing: running the persona author is package run's, checking and
-// installing what it wrote and the printing are the command's.
+// brief it is given (its PERSONA input), with the text of its warnings
+// (Refused). It runs nothing and prints nothing: running the persona
+// author is package run's, checking and installing what it wrote and the
+// printing are the command's.
 package author
 
 import (
@@ -23,6 +24,15 @@ import (
 
 // Persona is the persona create runs.
 const Persona = "persona-author"
+
+// Ref is the reference of the persona author on tier: PERSONA@TIER, or
+// without a tier its default one.
+func Ref(tier string) string {
+	if tier == "" {
+		return Persona
+	}
+	return Persona + "@" + tier
+}
 
 // Target is where create installs: Dir, the layer directory, from the
 // choice Choice; Store is the choice as --save-default stores it (a path
@@ -97,6 +107,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// Refused is create's warning of a persona author's run that was refused
+// n actions (it ended denied): what it wrote is checked all the same.
+func Refused(n int) string {
+	return fmt.Sprintf("the persona author was refused %d action%s; what it wrote is checked all the same", n, plural(n, "", "s"))
+}
+
 // NotCatalogError is --save-in-directory=library outside a catalog
 // repository.
 type NotCatalogError struct{ Dir string }
@@ -151,6 +167,14 @@ func NewStage(home string) (string, error) {
 	return stage, nil
 }
 
+// WritePackage makes the staging directory stage a pack of what the
+// agent wrote into its personas/: a private package.json that names it,
+// for install.Open.
+func WritePackage(stage string) error {
+	pj := `{"name": "workforce-create", "private": true, "agentworkforce": {"personas": "personas"}}` + "\n"
+	return os.WriteFile(filepath.Join(stage, "package.json"), []byte(pj), 0o644)
+}
+
 // RemoveIfEmpty removes the staging directory stage when the agent wrote
 // nothing into written: there is nothing to look at.
 func RemoveIfEmpty(stage, written string) {
@@ -189,4 +213,21 @@ func layerWords(layer string) string {
 		return "the built-in catalog of this repository"
 	}
 	return "a directory of personas"
+}
+
+// Choice is the --save-in-directory choice of a create: given when it is
+// set, else "create": {"saveIn"} of home's config.json (fromConfig), else
+// cwd.
+func Choice(home, given string) (choice string, fromConfig bool, err error) {
+	if given != "" {
+		return given, false, nil
+	}
+	cc, err := homedir.ReadCreateConfig(home)
+	if err != nil {
+		return "", false, err
+	}
+	if cc.SaveIn != "" {
+		return cc.SaveIn, true, nil
+	}
+	return "cwd", false, nil
 }

@@ -8,7 +8,9 @@
 // Rerun sets the last run's task states aside in previous/ so that every
 // task runs again under the same id), the pool
 // that runs tasks a few at a time (Pool), and the local pool's loop
-// (Batch.RunLocal: plan, run, record each task's state).
+// (Batch.RunLocal: plan, run, record each task's state). batch --dry-run's
+// plan is DryRun: what a run now would do with each task (Decisions), and
+// its text (WriteText, on the writer the command layer gives).
 //
 // The package prints nothing and decides no exit status: RunLocal tells
 // its progress through Hooks and returns how the batch ended (Ended); it

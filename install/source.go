@@ -174,3 +174,16 @@ func linksStayIn(root string) error {
 		return nil
 	})
 }
+
+// LockSource is how a lock file names source, given in the working
+// directory dir: a local directory or tarball by its absolute path, so
+// that outdated finds it from anywhere; anything else (an npm spec, a git
+// source) as given.
+func LockSource(dir, source string) string {
+	if abs := pathutil.AbsIn(dir, source); abs != "" {
+		if _, err := os.Stat(abs); err == nil {
+			return abs
+		}
+	}
+	return source
+}

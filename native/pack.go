@@ -90,3 +90,37 @@ func AddPlugin(p *pack.Pack, builtin []persona.File) ([]string, error) {
 	}
 	return notes, nil
 }
+
+// ImportPack is one pack of the personas the agent files paths name make
+// (Import, of harness when set), in the order found: found[i] is the
+// agent p.Personas[i] comes from. Two files that define one agent are an
+// error naming both. With inherit, each persona is laid over a lower
+// persona of its id instead of shadowing it (its "inherit": false left
+// out).
+func ImportPack(paths []string, harness string, inherit bool) (p *pack.Pack, found []Imported, err error) {
+	p = &pack.Pack{Files: map[string]string{}}
+	from := map[string]string{}
+	for _, path := range paths {
+		agents, err := Import(path, harness)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, in := range agents {
+			id := in.Spec.ID
+			if other, dup := from[id]; dup {
+				return nil, nil, fmt.Errorf("%s and %s both define agent %s", other, in.Source, id)
+			}
+			from[id] = in.Source
+			if inherit {
+				in.Spec.Inherit = nil
+			}
+			ps, err := PackPersona(in)
+			if err != nil {
+				return nil, nil, err
+			}
+			found = append(found, in)
+			p.Personas = append(p.Personas, ps)
+		}
+	}
+	return p, found, nil
+}

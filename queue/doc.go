@@ -77,9 +77,11 @@
 // its heartbeats, reported timed_out; and the run ends the processes its
 // agent left before its work is synced back, so that none outlives the
 // task to read the next one's checkout. Git comes in as
-// functions (package gitwork, wired in by the command layer), which keeps
-// this package to the transport and the worker's loop, and testable
-// without a remote.
+// functions (package gitwork, as GitWork makes them with the worker's
+// --git-timeout), which keeps this package to the transport and the
+// worker's loop, and testable without a remote. The signals that stop a
+// worker come from the command layer too: HandleSignals drains it on the
+// first and interrupts its tasks on the next; Summary is its end line.
 //
 // A task's run gets the environment Worker.Env says: the command layer
 // gives the worker's without the queue's settings ($WORKFORCE_QUEUE, the

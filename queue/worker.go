@@ -36,8 +36,8 @@ type Published struct {
 	Files  int
 }
 
-// Git is what a worker does with git (package gitwork; the command layer
-// fills it in, the tests may fake it).
+// Git is what a worker does with git (package gitwork, as GitWork makes
+// it; the tests may fake it).
 type Git struct {
 	// Checkout makes dest (which does not exist) a clone of url at
 	// commit.
@@ -95,6 +95,8 @@ type Worker struct {
 	// counts of the tasks it ran, by how they ended.
 	mu     sync.Mutex
 	counts map[string]int
+	// logMu makes Log's calls one at a time.
+	logMu sync.Mutex
 	// stopPulls cancels the pulls under way (Drain).
 	stopPulls context.CancelFunc
 }
@@ -207,7 +209,15 @@ func (w *Worker) count(k string) {
 }
 
 func (w *Worker) logf(format string, args ...any) {
+	w.Logf(format, args...)
+}
+
+// Logf says what the worker does through Log, one call at a time: the
+// worker's lines and its caller's never interleave.
+func (w *Worker) Logf(format string, args ...any) {
 	if w.Log != nil {
+		w.logMu.Lock()
+		defer w.logMu.Unlock()
 		w.Log(format, args...)
 	}
 }

@@ -15,8 +15,9 @@
 //
 // The package sits below the command layer and above nothing of
 // workforce but internal/quote: the text forms of the plan, of a
-// harness's mapping and of a persona of show (text.go, WriteText) print
-// what the JSON carries, names quoted as every report line quotes them.
+// harness's mapping and of a persona of show (text.go, WriteText), and
+// of the lists of history, outdated, sources list, install and create
+// (listtext.go) print what the JSON carries, names quoted as every report line quotes them.
 // Batch results and the history are its types too.
 //
 // # The one-shot result
