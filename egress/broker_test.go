@@ -398,8 +398,61 @@ func TestNewBrokerErrors(t *testing.T) {
 			t.Errorf("the error %q shows the key", err)
 		}
 	}
-	if _, err := New(Config{Brokers: []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: realKey, Placeholder: placeholder}}}); err == nil {
-		t.Error("New with the same provider twice succeeded")
+	twice := []struct {
+		name string
+		b    []Broker
+		want string
+	}{
+		{"other upstream", []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: "sk-other-key-0001", Placeholder: placeholder + "-2", Upstream: "https://gw.example/v1"}}, "different upstreams"},
+		{"placeholder holds a key", []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: "sk-other-key-0001", Placeholder: "x-" + realKey}}, "distinct"},
+		{"same placeholder", []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: "sk-other-key-0001", Placeholder: placeholder}}, "distinct"},
+	}
+	for _, tt := range twice {
+		_, err := New(Config{Brokers: tt.b})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: New = %v, want an error with %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestBrokerTwoKeys: two keys of one provider (the environment's and a
+// configuration file's), each with its placeholder: the provider gets the
+// key the request's placeholder stands for, a request carrying both
+// placeholders is refused, and neither key comes back in a response.
+func TestBrokerTwoKeys(t *testing.T) {
+	const key2, ph2 = "sk-second-key-77777777", "workforce-placeholder-two"
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "echo "+r.Header.Get("Authorization"))
+	})
+	_, addr := startProxy(t, Config{
+		Policy: mustPolicy(t, Sources{User: []Spec{{Origin: "--network", Mode: string(Allowlist)}}}),
+		Brokers: []Broker{
+			{Provider: "openai", Key: realKey, Placeholder: placeholder, Upstream: up.URL},
+			{Provider: "openai", Key: key2, Placeholder: ph2, Upstream: up.URL},
+		},
+		RootCAs: up.pool(),
+	})
+	url := BaseURL(addr, "openai") + "/responses"
+	for _, tt := range []struct{ ph, key string }{{placeholder, realKey}, {ph2, key2}} {
+		resp, body := send(t, "POST", url, map[string]string{"Authorization": "Bearer " + tt.ph}, `{}`)
+		if resp.StatusCode != 200 || body != "echo Bearer "+tt.ph {
+			t.Errorf("with %s: %d %q, want 200 and the key scrubbed back to the placeholder", tt.ph, resp.StatusCode, body)
+		}
+		reqs := up.received()
+		if got := reqs[len(reqs)-1].Header.Get("Authorization"); got != "Bearer "+tt.key {
+			t.Errorf("with %s the provider got %q, want the key it stands for", tt.ph, got)
+		}
+	}
+	req, _ := http.NewRequest("POST", url, strings.NewReader("{}"))
+	req.Header.Add("Authorization", "Bearer "+placeholder)
+	req.Header.Add("Authorization", "Bearer "+ph2)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("both placeholders: %d, want 403", resp.StatusCode)
 	}
 }
 

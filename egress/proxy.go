@@ -96,8 +96,11 @@ func New(cfg Config) (*Proxy, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := p.brokers[br.prov.Name]; dup {
-			return nil, fmt.Errorf("broker %s: given twice", br.prov.Name)
+		if have, dup := p.brokers[br.prov.Name]; dup {
+			if err := have.add(br); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		p.brokers[br.prov.Name] = br
 	}
