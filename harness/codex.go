@@ -357,6 +357,12 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 		_, args, _ := networkSwitches(persona.HarnessCodex)
 		inv.Args = append(inv.Args, args...)
 		how += "; " + strings.Join(args, " ") + " (no plugin or analytics traffic)"
+		if u := o.BrokerURLs["openai"]; u != "" {
+			// The broker adds the real key: codex sends the placeholder
+			// it got as CODEX_API_KEY or in auth.json.
+			inv.Args = append(inv.Args, "-c", "openai_base_url="+tomlString(u))
+			how += "; -c openai_base_url=" + tomlString(u) + " (the API key brokered: codex holds a placeholder)"
+		}
 		if !o.oneShot {
 			inv.Args = append(inv.Args, "--no-daemon")
 			how += "; --no-daemon (its shared server would outlive the session, outside the sandbox)"

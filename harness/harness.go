@@ -121,6 +121,13 @@ type Options struct {
 	// by ours (Invocation.TreeReadOnly); Mapping records each choice
 	// under FieldWriteSandbox.
 	Confined bool
+	// BrokerURLs are the base URLs at workforce's proxy the harness
+	// takes for the providers whose API key the run brokers, by
+	// APIKey.Provider ("openai": http://127.0.0.1:3128/_broker/openai/v1):
+	// codex gets -c openai_base_url, opencode provider.ID.options.baseURL
+	// in the configuration workforce writes. claude and gemini take theirs
+	// from the environment, which the caller sets.
+	BrokerURLs map[string]string
 
 	// oneShot is set by PlanOneShot: interactive-only flags are left out.
 	oneShot bool

@@ -506,7 +506,7 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	if v, ok := r.Env["OPENCODE_CONFIG_CONTENT"]; ok {
 		user = os.Expand(v, lookup) // the persona's own, as its env sets it
 	}
-	content, err := opencodeContent(user, r.ID, agents[r.ID], contentMCP)
+	content, err := opencodeContent(user, r.ID, agents[r.ID], contentMCP, o.BrokerURLs)
 	if err != nil {
 		return err
 	}

@@ -57,9 +57,11 @@ const opencodeContentMax = 128<<10 - 1 - len("OPENCODE_CONFIG_CONTENT=")
 
 // opencodeContent is the value of OPENCODE_CONFIG_CONTENT for a run: the
 // user's own (a JSON object, kept as written) with the persona's agent
-// under its id, and the persona's MCP servers, which then outrank every
-// project source of opencode's ranking.
-func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json.RawMessage) (string, error) {
+// under its id, the persona's MCP servers, and the base URL at
+// workforce's broker of each provider whose key the run brokers
+// (provider.ID.options.baseURL, the other options of the user's kept),
+// which then outrank every project source of opencode's ranking.
+func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json.RawMessage, brokers map[string]string) (string, error) {
 	cfg := map[string]json.RawMessage{}
 	if strings.TrimSpace(user) != "" {
 		std, err := hujson.Standardize([]byte(user))
@@ -89,6 +91,32 @@ func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json
 		if err := merge("mcp", name, mcp[name]); err != nil {
 			return "", err
 		}
+	}
+	if len(brokers) > 0 {
+		providers := map[string]map[string]any{}
+		if raw, ok := cfg["provider"]; ok {
+			if err := json.Unmarshal(raw, &providers); err != nil {
+				return "", fmt.Errorf("cannot point opencode's providers at workforce's broker in your OPENCODE_CONFIG_CONTENT: its provider is not an object of objects: %v", err)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(brokers)) {
+			p := providers[name]
+			if p == nil {
+				p = map[string]any{}
+			}
+			opts, _ := p["options"].(map[string]any)
+			if opts == nil {
+				opts = map[string]any{}
+			}
+			opts["baseURL"] = brokers[name]
+			p["options"] = opts
+			providers[name] = p
+		}
+		b, err := json.Marshal(providers)
+		if err != nil {
+			return "", err
+		}
+		cfg["provider"] = b
 	}
 	b, err := json.Marshal(cfg)
 	if err != nil {

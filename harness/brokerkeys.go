@@ -1,0 +1,314 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// Keys in the seeded state. The files seeded into a session's harness
+// state (State) can hold API keys: claude's settings.json and
+// settings.local.json an "env" with ANTHROPIC_API_KEY (and any other
+// variable the harness passes to its commands) and an "apiKeyHelper", a
+// command printing the key; codex's auth.json its OPENAI_API_KEY (login
+// with an API key); opencode's auth.json an entry of type "api" per
+// provider. A confined run in namespaces brokers them as it brokers the
+// environment's (package session): SeededSecrets finds them in the
+// user's files, the session's copy gets a placeholder in their place
+// (SeedRewrite), and workforce's proxy the real key. A key of a provider
+// without a broker route (an opencode "api" entry for openrouter, a
+// provider key in claude's settings env) is left out of the copy; the
+// apiKeyHelper is left out too, its output brokered (the caller runs it,
+// outside the sandbox). OAuth logins (claude's .credentials.json, codex's
+// ChatGPT tokens, opencode's oauth entries, gemini's oauth_creds.json)
+// are not keys the proxy could add: they stay in the copy, readable by
+// the harness.
+
+// SeededSecret is an API key, or a key helper, that a file seeded into a
+// session's harness state holds.
+type SeededSecret struct {
+	// Seed is the file's StateSeed.To; Path where in it the value is.
+	Seed string
+	Path JSONPath
+	// Provider is APIKey.Provider of the harness's row the key is for;
+	// "" when workforce has no broker route for it: it stays out.
+	Provider string
+	// Key is the key; "" for a Helper.
+	Key string
+	// Helper is a command (claude's apiKeyHelper, run with sh -c) that
+	// prints the key; the session's copy loses it and gets the
+	// placeholder as env.ANTHROPIC_API_KEY.
+	Helper string
+	// Origin names the user's file and the field.
+	Origin string
+}
+
+// SeededBaseURL is a base URL a seeded file sets for a provider (claude's
+// settings env ANTHROPIC_BASE_URL, which outranks the environment's): the
+// session's copy gets the broker's when the provider's key is brokered.
+type SeededBaseURL struct {
+	Seed     string
+	Path     JSONPath
+	Provider string
+	URL      string
+	Origin   string
+}
+
+// SeededAuth is what the user's files seeded into the state of a harness
+// hold of API keys and base URLs.
+type SeededAuth struct {
+	Secrets  []SeededSecret
+	BaseURLs []SeededBaseURL
+}
+
+// claudeSettingsSeeds are claude's seeds that may hold an env and an
+// apiKeyHelper.
+var claudeSettingsSeeds = []string{"claude/settings.json", "claude/settings.local.json"}
+
+// opencodeAuthSeed is opencode's login file in the state.
+var opencodeAuthSeed = filepath.Join("opencode", "data", "opencode", "auth.json")
+
+// SeededSecrets reads the API keys, key helpers and base URLs of the
+// user's files that State(h, env) seeds. A file that is missing, or not a
+// JSON object, holds none (the seeding copies it as it is; the harness
+// says what is wrong with it).
+func SeededSecrets(h string, env []string) (SeededAuth, error) {
+	l, err := State(h, env)
+	if err != nil {
+		return SeededAuth{}, err
+	}
+	from := map[string]string{}
+	for _, s := range l.Seeds {
+		if s.From != "" {
+			from[filepath.ToSlash(s.To)] = s.From
+		}
+	}
+	read := func(to string) (string, map[string]any) {
+		path := from[to]
+		if path == "" {
+			return "", nil
+		}
+		data, err := readOptional(path)
+		if err != nil || data == nil {
+			return path, nil
+		}
+		obj, err := decodeObject(data)
+		if err != nil {
+			return path, nil
+		}
+		return path, obj
+	}
+	var a SeededAuth
+	switch h {
+	case persona.HarnessClaude:
+		row, _ := APIKeyOf(h, "anthropic")
+		for _, to := range claudeSettingsSeeds {
+			path, obj := read(to)
+			if obj == nil {
+				continue
+			}
+			envObj, _ := obj["env"].(map[string]any)
+			for _, k := range sortedKeys(envObj) {
+				v, ok := envObj[k].(string)
+				switch {
+				case !ok || v == "":
+				case slices.Contains(row.KeyVars, k):
+					a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"env", k}, Provider: "anthropic", Key: v, Origin: path + " env." + k})
+				case ProviderKeyVar(k):
+					a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"env", k}, Key: v, Origin: path + " env." + k})
+				case k == row.BaseURL:
+					a.BaseURLs = append(a.BaseURLs, SeededBaseURL{Seed: to, Path: JSONPath{"env", k}, Provider: "anthropic", URL: v, Origin: path + " env." + k})
+				}
+			}
+			if v, ok := obj["apiKeyHelper"].(string); ok && strings.TrimSpace(v) != "" {
+				a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"apiKeyHelper"}, Provider: "anthropic", Helper: v, Origin: path + " apiKeyHelper"})
+			}
+		}
+	case persona.HarnessCodex:
+		to := "codex/auth.json"
+		path, obj := read(to)
+		if v, ok := obj["OPENAI_API_KEY"].(string); ok && v != "" {
+			a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"OPENAI_API_KEY"}, Provider: "openai", Key: v, Origin: path + " OPENAI_API_KEY"})
+		}
+	case persona.HarnessOpencode:
+		to := filepath.ToSlash(opencodeAuthSeed)
+		path, obj := read(to)
+		for _, id := range sortedKeys(obj) {
+			e, _ := obj[id].(map[string]any)
+			key, _ := e["key"].(string)
+			if e["type"] != "api" || key == "" {
+				continue
+			}
+			s := SeededSecret{Seed: to, Path: JSONPath{id, "key"}, Key: key, Origin: path + " " + id}
+			if _, ok := APIKeyOf(h, id); ok {
+				s.Provider = id
+			} else {
+				// No broker route: the whole entry stays out.
+				s.Path = JSONPath{id}
+			}
+			a.Secrets = append(a.Secrets, s)
+		}
+	}
+	return a, nil
+}
+
+// SeedRewrite is what the session's copy of a seeded JSON file gets in
+// place of the user's values: Set replaces (or adds) the value at each
+// path, Delete removes each path.
+type SeedRewrite struct {
+	Set    []SeedValue
+	Delete []JSONPath
+}
+
+// SeedValue is a value a SeedRewrite sets.
+type SeedValue struct {
+	Path  JSONPath
+	Value string
+}
+
+// Apply returns data, a JSON object, rewritten; its other members keep
+// their values (numbers as written), in JSON indented by two spaces.
+func (rw SeedRewrite) Apply(data []byte) ([]byte, error) {
+	obj, err := decodeObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	for _, p := range rw.Delete {
+		deletePath(obj, p)
+	}
+	for _, v := range rw.Set {
+		if err := setValue(obj, v.Path, v.Value); err != nil {
+			return nil, err
+		}
+	}
+	return encodeObject(obj)
+}
+
+// Restore returns the session's copy now of a credential rewritten by rw
+// from the user's file user, as it would be had the harness written the
+// user's file: each value rw set that still holds what rw set gets the
+// user's back, each path rw deleted that is still absent gets the user's
+// back. What the harness changed stays changed: CheckRefresh judges it.
+// A rewritten value found anywhere else (the agent copied a placeholder
+// into another field) is an error: the copy is not written back.
+func (rw SeedRewrite) Restore(user, now []byte) ([]byte, error) {
+	was, err := decodeObject(user)
+	if err != nil {
+		return nil, errors.New("yours was not a JSON object when the session started")
+	}
+	is, err := decodeObject(now)
+	if err != nil {
+		return nil, errors.New("it is not a JSON object")
+	}
+	for _, v := range rw.Set {
+		cur, ok := getPath(is, v.Path)
+		if s, isStr := cur.(string); !ok || !isStr || s != v.Value {
+			continue
+		}
+		if orig, ok := getPath(was, v.Path); ok {
+			if err := setValue(is, v.Path, orig); err != nil {
+				return nil, err
+			}
+		} else {
+			deletePath(is, v.Path)
+			// And the objects Apply made on the way.
+			for i := len(v.Path) - 1; i > 0; i-- {
+				m, _ := getPath(is, v.Path[:i])
+				if _, had := getPath(was, v.Path[:i]); had || !emptyObject(m) {
+					break
+				}
+				deletePath(is, v.Path[:i])
+			}
+		}
+	}
+	for _, p := range rw.Delete {
+		if _, ok := getPath(is, p); ok {
+			continue
+		}
+		if orig, ok := getPath(was, p); ok {
+			if err := setValue(is, p, orig); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out, err := encodeObject(is)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range rw.Set {
+		if bytes.Contains(out, []byte(v.Value)) {
+			return nil, fmt.Errorf("it holds the run's placeholder %s elsewhere than where workforce put it", v.Value)
+		}
+	}
+	return out, nil
+}
+
+func emptyObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+// encodeObject writes obj as indented JSON with a final newline.
+func encodeObject(obj map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(obj); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func getPath(obj map[string]any, p JSONPath) (any, bool) {
+	var cur any = obj
+	for _, k := range p {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func deletePath(obj map[string]any, p JSONPath) {
+	if len(p) == 0 {
+		return
+	}
+	parent, ok := getPath(obj, p[:len(p)-1])
+	if m, isObj := parent.(map[string]any); ok && isObj {
+		delete(m, p[len(p)-1])
+	}
+}
+
+// setValue sets the value at p, making the objects above it that are
+// missing; a member on the way that is not an object is an error.
+func setValue(obj map[string]any, p JSONPath, v any) error {
+	if len(p) == 0 {
+		return errors.New("an empty path")
+	}
+	m := obj
+	for i, k := range p[:len(p)-1] {
+		next, ok := m[k]
+		if !ok {
+			n := map[string]any{}
+			m[k] = n
+			m = n
+			continue
+		}
+		if m, ok = next.(map[string]any); !ok {
+			return fmt.Errorf("%s is not an object", strings.Join(p[:i+1], "."))
+		}
+	}
+	m[p[len(p)-1]] = v
+	return nil
+}

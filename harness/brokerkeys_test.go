@@ -1,0 +1,240 @@
+package harness
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
+
+// TestSeededSecrets reads the API keys, key helpers and base URLs of the
+// user's files the state seeds: claude's settings env and apiKeyHelper
+// (a provider key of another provider without a route), codex's
+// auth.json, opencode's "api" entries (an oauth entry and a wellknown one
+// are no keys; openrouter has no broker route, so the whole entry).
+func TestSeededSecrets(t *testing.T) {
+	tests := []struct {
+		name, harness string
+		files         map[string]string // below the home
+		want          SeededAuth
+	}{
+		{name: "claude", harness: "claude", files: map[string]string{
+			".claude/settings.json":       `{"env": {"ANTHROPIC_API_KEY": "sk-ant-1", "OPENAI_API_KEY": "sk-oa-1", "ANTHROPIC_BASE_URL": "https://gw.example", "KEEP": "x"}, "apiKeyHelper": "echo sk-helper"}`,
+			".claude/settings.local.json": `{"env": {"ANTHROPIC_AUTH_TOKEN": "tok-2"}}`},
+			want: SeededAuth{
+				Secrets: []SeededSecret{
+					{Seed: "claude/settings.json", Path: JSONPath{"env", "ANTHROPIC_API_KEY"}, Provider: "anthropic", Key: "sk-ant-1", Origin: "H/.claude/settings.json env.ANTHROPIC_API_KEY"},
+					{Seed: "claude/settings.json", Path: JSONPath{"env", "OPENAI_API_KEY"}, Key: "sk-oa-1", Origin: "H/.claude/settings.json env.OPENAI_API_KEY"},
+					{Seed: "claude/settings.json", Path: JSONPath{"apiKeyHelper"}, Provider: "anthropic", Helper: "echo sk-helper", Origin: "H/.claude/settings.json apiKeyHelper"},
+					{Seed: "claude/settings.local.json", Path: JSONPath{"env", "ANTHROPIC_AUTH_TOKEN"}, Provider: "anthropic", Key: "tok-2", Origin: "H/.claude/settings.local.json env.ANTHROPIC_AUTH_TOKEN"},
+				},
+				BaseURLs: []SeededBaseURL{{Seed: "claude/settings.json", Path: JSONPath{"env", "ANTHROPIC_BASE_URL"}, Provider: "anthropic", URL: "https://gw.example", Origin: "H/.claude/settings.json env.ANTHROPIC_BASE_URL"}},
+			}},
+		{name: "claude damaged", harness: "claude", files: map[string]string{".claude/settings.json": `{"env": `}},
+		{name: "codex api key", harness: "codex", files: map[string]string{".codex/auth.json": `{"auth_mode": "apikey", "OPENAI_API_KEY": "sk-oa-2"}`},
+			want: SeededAuth{Secrets: []SeededSecret{{Seed: "codex/auth.json", Path: JSONPath{"OPENAI_API_KEY"}, Provider: "openai", Key: "sk-oa-2", Origin: "H/.codex/auth.json OPENAI_API_KEY"}}}},
+		{name: "codex chatgpt login", harness: "codex", files: map[string]string{".codex/auth.json": `{"OPENAI_API_KEY": null, "tokens": {"access_token": "a"}}`}},
+		{name: "opencode", harness: "opencode", files: map[string]string{".local/share/opencode/auth.json": `{
+			"anthropic": {"type": "api", "key": "sk-ant-3"},
+			"openrouter": {"type": "api", "key": "sk-or-3"},
+			"openai": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1},
+			"https://corp.example": {"type": "wellknown", "key": "CORP_TOKEN", "token": "t"}}`},
+			want: SeededAuth{Secrets: []SeededSecret{
+				{Seed: "opencode/data/opencode/auth.json", Path: JSONPath{"anthropic", "key"}, Provider: "anthropic", Key: "sk-ant-3", Origin: "H/.local/share/opencode/auth.json anthropic"},
+				{Seed: "opencode/data/opencode/auth.json", Path: JSONPath{"openrouter"}, Key: "sk-or-3", Origin: "H/.local/share/opencode/auth.json openrouter"},
+			}}},
+		{name: "gemini has none", harness: "gemini", files: map[string]string{".gemini/settings.json": `{"apiKeyHelper": "x"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			for rel, data := range tt.files {
+				p := filepath.Join(home, rel)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := SeededSecrets(tt.harness, []string{"HOME=" + home})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got.Secrets {
+				got.Secrets[i].Origin = strings.ReplaceAll(got.Secrets[i].Origin, home, "H")
+			}
+			for i := range got.BaseURLs {
+				got.BaseURLs[i].Origin = strings.ReplaceAll(got.BaseURLs[i].Origin, home, "H")
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSeedRewrite: the session's copy gets the placeholders and loses
+// what is deleted; Restore gives the user's values back where the
+// placeholders still are (so that an unchanged key is no new login and a
+// refreshed token goes back), keeps what the harness changed, and
+// refuses a placeholder copied elsewhere.
+func TestSeedRewrite(t *testing.T) {
+	rw := SeedRewrite{
+		Set:    []SeedValue{{Path: JSONPath{"OPENAI_API_KEY"}, Value: "workforce-placeholder-1"}, {Path: JSONPath{"env", "ANTHROPIC_API_KEY"}, Value: "workforce-placeholder-2"}},
+		Delete: []JSONPath{{"apiKeyHelper"}, {"or"}},
+	}
+	user := `{"OPENAI_API_KEY": "sk-real", "apiKeyHelper": "echo k", "or": {"type": "api", "key": "sk-or"}, "tokens": {"access_token": "a1"}, "n": 1.50}`
+	copied, err := rw.Apply([]byte(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"sk-real", "echo k", "sk-or"} {
+		if strings.Contains(string(copied), leak) {
+			t.Errorf("the copy %s holds %q", copied, leak)
+		}
+	}
+	var c map[string]any
+	json.Unmarshal(copied, &c)
+	if c["OPENAI_API_KEY"] != "workforce-placeholder-1" || c["env"].(map[string]any)["ANTHROPIC_API_KEY"] != "workforce-placeholder-2" || !strings.Contains(string(copied), "1.50") {
+		t.Errorf("the copy %s lacks the placeholders or changed a number", copied)
+	}
+	tests := []struct {
+		name, now, want, err string
+	}{
+		{name: "unchanged", now: string(copied), want: user},
+		{name: "a token refreshed", now: strings.Replace(string(copied), `"a1"`, `"a2"`, 1),
+			want: strings.Replace(user, `"a1"`, `"a2"`, 1)},
+		{name: "the key changed stays changed", now: strings.Replace(string(copied), "workforce-placeholder-1", "sk-agent", 1),
+			want: strings.Replace(user, "sk-real", "sk-agent", 1)},
+		{name: "a placeholder copied elsewhere", now: strings.Replace(string(copied), `"a1"`, `"workforce-placeholder-1"`, 1), err: "elsewhere"},
+		{name: "not an object", now: `[]`, err: "not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := rw.Restore([]byte(user), []byte(tt.now))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Restore = %s, %v; want an error with %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			json.Unmarshal(got, &g)
+			json.Unmarshal([]byte(tt.want), &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("Restore = %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	if _, err := (SeedRewrite{Set: []SeedValue{{Path: JSONPath{"env", "K"}, Value: "p"}}}).Apply([]byte(`{"env": 1}`)); err == nil || !strings.Contains(err.Error(), "env is not an object") {
+		t.Errorf("setting below a number: %v", err)
+	}
+}
+
+// FuzzSeedRewrite: any file is rewritten without a panic; a JSON object
+// rewritten holds the placeholder and not the value it replaced, and is
+// restored to the user's.
+func FuzzSeedRewrite(f *testing.F) {
+	f.Add(`{"OPENAI_API_KEY": "sk-real", "tokens": {"a": 1}}`, "OPENAI_API_KEY")
+	f.Add(`{"env": {"K": "v"}, "apiKeyHelper": "x"}`, "env")
+	f.Add(`[1]`, "a")
+	f.Add(`{"a": "workforce-placeholder-f"}`, "b")
+	f.Fuzz(func(t *testing.T, data, key string) {
+		const ph = "workforce-placeholder-f"
+		if !utf8.ValidString(key) {
+			return // a path comes from a decoded file: UTF-8
+		}
+		rw := SeedRewrite{Set: []SeedValue{{Path: JSONPath{key}, Value: ph}}, Delete: []JSONPath{{"apiKeyHelper"}}}
+		out, err := rw.Apply([]byte(data))
+		if err != nil {
+			return
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(out, &obj); err != nil || obj[key] != ph {
+			t.Fatalf("Apply(%q) = %s, %v: no placeholder at %q", data, out, err, key)
+		}
+		if _, ok := obj["apiKeyHelper"]; ok {
+			t.Fatalf("Apply(%q) kept apiKeyHelper", data)
+		}
+		back, err := rw.Restore([]byte(data), out)
+		if strings.Contains(data, ph) {
+			return // the user's own file held it: refused or kept, either is fine
+		}
+		if err != nil {
+			t.Fatalf("Restore of an untouched copy: %v", err)
+		}
+		var u, b any
+		d := json.NewDecoder(strings.NewReader(data))
+		d.UseNumber()
+		d.Decode(&u)
+		d = json.NewDecoder(strings.NewReader(string(back)))
+		d.UseNumber()
+		d.Decode(&b)
+		if !reflect.DeepEqual(u, b) {
+			t.Fatalf("Restore(%q) = %s, not the user's", data, back)
+		}
+	})
+}
+
+// TestBrokerURLs: a run brokering codex's key points codex at the broker
+// by its argument, and opencode's provider by the configuration workforce
+// writes (the user's other options of it kept, outranking the project's).
+func TestBrokerURLs(t *testing.T) {
+	urls := map[string]string{"openai": "http://127.0.0.1:3128/_broker/openai/v1", "anthropic": "http://127.0.0.1:3128/_broker/anthropic/v1"}
+	r := &persona.Resolved{ID: "rev", Harness: "codex", Model: "gpt-5"}
+	for _, oneShot := range []bool{false, true} {
+		o := Options{Confined: true, ConfigDir: t.TempDir(), BrokerURLs: urls}
+		var inv *Invocation
+		var err error
+		if oneShot {
+			inv, err = PlanOneShot(r, o, OneShot{Task: "t"})
+		} else {
+			inv, err = Plan(r, o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(inv.Args, `openai_base_url="http://127.0.0.1:3128/_broker/openai/v1"`)
+		if i < 1 || inv.Args[i-1] != "-c" {
+			t.Errorf("codex (one-shot %v) args %q: want -c openai_base_url at the broker", oneShot, inv.Args)
+		}
+	}
+	if inv, err := Plan(r, Options{Confined: true, ConfigDir: t.TempDir()}); err != nil || strings.Contains(strings.Join(inv.Args, " "), "openai_base_url") {
+		t.Errorf("codex without a broker: %q, %v", inv.Args, err)
+	}
+
+	r = &persona.Resolved{ID: "rev", Harness: "opencode", Model: "anthropic/claude"}
+	inv, err := Plan(r, Options{Confined: true, ConfigDir: t.TempDir(), BrokerURLs: urls,
+		Env: []string{`OPENCODE_CONFIG_CONTENT={"provider": {"anthropic": {"options": {"timeout": 5, "baseURL": "https://gw.example/v1"}}}}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var content struct {
+		Provider map[string]struct {
+			Options map[string]any `json:"options"`
+		} `json:"provider"`
+	}
+	for _, kv := range inv.SetEnv {
+		if v, ok := strings.CutPrefix(kv, "OPENCODE_CONFIG_CONTENT="); ok {
+			if err := json.Unmarshal([]byte(v), &content); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for p, u := range urls {
+		if got := content.Provider[p].Options["baseURL"]; got != u {
+			t.Errorf("provider.%s.options.baseURL = %v, want %s", p, got, u)
+		}
+	}
+	if content.Provider["anthropic"].Options["timeout"] != float64(5) {
+		t.Errorf("the user's provider options were lost: %+v", content.Provider["anthropic"].Options)
+	}
+}
