@@ -130,6 +130,31 @@ func SeededSecrets(h string, env []string) (SeededAuth, error) {
 				a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"apiKeyHelper"}, Provider: "anthropic", Helper: v, Origin: path + " apiKeyHelper"})
 			}
 		}
+	case persona.HarnessGemini:
+		row, _ := APIKeyOf(h, "google")
+		for to, path := range from {
+			if !isDotenv(to) {
+				continue
+			}
+			data, err := readOptional(path)
+			if err != nil || data == nil {
+				continue
+			}
+			for _, kv := range dotenvVars(data) {
+				k, v := kv[0], kv[1]
+				switch {
+				case v == "":
+				case slices.Contains(row.KeyVars, k):
+					a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{k}, Provider: "google", Key: v, Origin: path + " " + k})
+				case ProviderKeyVar(k):
+					a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{k}, Key: v, Origin: path + " " + k})
+				case k == row.BaseURL:
+					a.BaseURLs = append(a.BaseURLs, SeededBaseURL{Seed: to, Path: JSONPath{k}, Provider: "google", URL: v, Origin: path + " " + k})
+				}
+			}
+		}
+		slices.SortFunc(a.Secrets, func(x, y SeededSecret) int { return strings.Compare(x.Origin, y.Origin) })
+		slices.SortFunc(a.BaseURLs, func(x, y SeededBaseURL) int { return strings.Compare(x.Origin, y.Origin) })
 	case persona.HarnessCodex:
 		to := "codex/auth.json"
 		path, obj := read(to)
@@ -160,11 +185,22 @@ func SeededSecrets(h string, env []string) (SeededAuth, error) {
 
 // SeedRewrite is what the session's copy of a seeded JSON file gets in
 // place of the user's values: Set replaces (or adds) the value at each
-// path, Delete removes each path.
+// path, Delete removes each path. Dotenv marks a dotenv file (gemini's
+// .env files: NAME=VALUE lines), whose paths are a variable's name.
 type SeedRewrite struct {
 	Set    []SeedValue
 	Delete []JSONPath
+	Dotenv bool
 }
+
+// NewSeedRewrite returns an empty rewrite of the seed to (StateSeed.To),
+// in its format.
+func NewSeedRewrite(to string) *SeedRewrite {
+	return &SeedRewrite{Dotenv: isDotenv(to)}
+}
+
+// isDotenv reports whether the seed to is a dotenv file.
+func isDotenv(to string) bool { return filepath.Base(to) == ".env" }
 
 // SeedValue is a value a SeedRewrite sets.
 type SeedValue struct {
@@ -175,6 +211,9 @@ type SeedValue struct {
 // Apply returns data, a JSON object, rewritten; its other members keep
 // their values (numbers as written), in JSON indented by two spaces.
 func (rw SeedRewrite) Apply(data []byte) ([]byte, error) {
+	if rw.Dotenv {
+		return rw.applyDotenv(data), nil
+	}
 	obj, err := decodeObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
@@ -198,6 +237,9 @@ func (rw SeedRewrite) Apply(data []byte) ([]byte, error) {
 // A rewritten value found anywhere else (the agent copied a placeholder
 // into another field) is an error: the copy is not written back.
 func (rw SeedRewrite) Restore(user, now []byte) ([]byte, error) {
+	if rw.Dotenv {
+		return nil, errors.New("a dotenv file is no credential")
+	}
 	was, err := decodeObject(user)
 	if err != nil {
 		return nil, errors.New("yours was not a JSON object when the session started")
@@ -252,6 +294,87 @@ func (rw SeedRewrite) Restore(user, now []byte) ([]byte, error) {
 func emptyObject(v any) bool {
 	m, ok := v.(map[string]any)
 	return ok && len(m) == 0
+}
+
+// dotenvVars returns the NAME, VALUE pairs of a dotenv file, in order:
+// "NAME=VALUE" lines, "export " before the name allowed, the value
+// unquoted ('...', "...", `...`) or, unquoted, cut at " #"; blank lines
+// and comments skipped.
+func dotenvVars(data []byte) [][2]string {
+	var out [][2]string
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := dotenvLine(line); ok {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	return out
+}
+
+// dotenvLine parses one line of a dotenv file.
+func dotenvLine(line string) (name, value string, ok bool) {
+	line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+	if line == "" || strings.HasPrefix(line, "#") {
+		return "", "", false
+	}
+	line = strings.TrimPrefix(line, "export ")
+	name, value, ok = strings.Cut(line, "=")
+	name = strings.TrimSpace(name)
+	if !ok || !dotenvName(name) {
+		return "", "", false
+	}
+	value = strings.TrimSpace(value)
+	if n := len(value); n >= 2 && strings.ContainsRune(`"'`+"`", rune(value[0])) && value[n-1] == value[0] {
+		return name, value[1 : n-1], true
+	}
+	if i := strings.Index(value, " #"); i >= 0 {
+		value = strings.TrimSpace(value[:i])
+	}
+	return name, value, true
+}
+
+// dotenvName reports whether s is a variable's name as dotenv reads one.
+func dotenvName(s string) bool {
+	for _, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// applyDotenv rewrites a dotenv file: each line of a variable rw deletes
+// goes, each of a variable it sets becomes NAME=VALUE; a variable set
+// that had no line gets one at the end.
+func (rw SeedRewrite) applyDotenv(data []byte) []byte {
+	done := map[string]bool{}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		name, _, ok := dotenvLine(line)
+		if !ok {
+			out = append(out, line)
+			continue
+		}
+		if slices.ContainsFunc(rw.Delete, func(p JSONPath) bool { return len(p) == 1 && p[0] == name }) {
+			continue
+		}
+		if i := slices.IndexFunc(rw.Set, func(v SeedValue) bool { return len(v.Path) == 1 && v.Path[0] == name }); i >= 0 {
+			out = append(out, name+"="+rw.Set[i].Value)
+			done[name] = true
+			continue
+		}
+		out = append(out, line)
+	}
+	text := strings.Join(out, "\n")
+	for _, v := range rw.Set {
+		if len(v.Path) == 1 && !done[v.Path[0]] {
+			if text != "" && !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			text += v.Path[0] + "=" + v.Value + "\n"
+			done[v.Path[0]] = true
+		}
+	}
+	return []byte(text)
 }
 
 // encodeObject writes obj as indented JSON with a final newline.

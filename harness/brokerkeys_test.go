@@ -49,7 +49,17 @@ func TestSeededSecrets(t *testing.T) {
 				{Seed: "opencode/data/opencode/auth.json", Path: JSONPath{"anthropic", "key"}, Provider: "anthropic", Key: "sk-ant-3", Origin: "H/.local/share/opencode/auth.json anthropic"},
 				{Seed: "opencode/data/opencode/auth.json", Path: JSONPath{"openrouter"}, Key: "sk-or-3", Origin: "H/.local/share/opencode/auth.json openrouter"},
 			}}},
-		{name: "gemini has none", harness: "gemini", files: map[string]string{".gemini/settings.json": `{"apiKeyHelper": "x"}`}},
+		{name: "gemini has no helper", harness: "gemini", files: map[string]string{".gemini/settings.json": `{"apiKeyHelper": "x"}`}},
+		{name: "gemini's .env files", harness: "gemini", files: map[string]string{
+			".gemini/.env": "# mine\nexport GEMINI_API_KEY=\"gk-1\"\nGOOGLE_GEMINI_BASE_URL=https://gw.example # gateway\n",
+			".env":         "OPENAI_API_KEY='sk-oa'\nPATHLIKE=x\nGOOGLE_API_KEY=\n"},
+			want: SeededAuth{
+				Secrets: []SeededSecret{
+					{Seed: "gemini/.env", Path: JSONPath{"OPENAI_API_KEY"}, Key: "sk-oa", Origin: "H/.env OPENAI_API_KEY"},
+					{Seed: "gemini/.gemini/.env", Path: JSONPath{"GEMINI_API_KEY"}, Provider: "google", Key: "gk-1", Origin: "H/.gemini/.env GEMINI_API_KEY"},
+				},
+				BaseURLs: []SeededBaseURL{{Seed: "gemini/.gemini/.env", Path: JSONPath{"GOOGLE_GEMINI_BASE_URL"}, Provider: "google", URL: "https://gw.example", Origin: "H/.gemini/.env GOOGLE_GEMINI_BASE_URL"}},
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +147,54 @@ func TestSeedRewrite(t *testing.T) {
 	if _, err := (SeedRewrite{Set: []SeedValue{{Path: JSONPath{"env", "K"}, Value: "p"}}}).Apply([]byte(`{"env": 1}`)); err == nil || !strings.Contains(err.Error(), "env is not an object") {
 		t.Errorf("setting below a number: %v", err)
 	}
+}
+
+// TestSeedRewriteDotenv: a .env file's copy gets the placeholder on the
+// key's line (or a new line), loses a deleted variable's line, and keeps
+// every other line as it was.
+func TestSeedRewriteDotenv(t *testing.T) {
+	rw := NewSeedRewrite("gemini/.gemini/.env")
+	rw.Set = []SeedValue{{Path: JSONPath{"GEMINI_API_KEY"}, Value: "workforce-placeholder-g"}, {Path: JSONPath{"GOOGLE_GEMINI_BASE_URL"}, Value: "http://127.0.0.1:3128/_broker/gemini"}}
+	rw.Delete = []JSONPath{{"OPENAI_API_KEY"}}
+	got, err := rw.Apply([]byte("# keys\nexport GEMINI_API_KEY=\"gk-real\"\nOPENAI_API_KEY=sk-real\nKEEP=1 # x\n"))
+	want := "# keys\nGEMINI_API_KEY=workforce-placeholder-g\nKEEP=1 # x\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:3128/_broker/gemini\n"
+	if err != nil || string(got) != want {
+		t.Errorf("Apply = %q, %v\nwant %q", got, err, want)
+	}
+	if _, err := rw.Restore(nil, got); err == nil {
+		t.Error("Restore of a dotenv file succeeded")
+	}
+}
+
+// FuzzDotenv: any .env file is rewritten without a panic; afterwards the
+// variable set parses to the placeholder alone, and the one deleted is
+// gone.
+func FuzzDotenv(f *testing.F) {
+	f.Add("GEMINI_API_KEY=x\nOTHER='y'\n", "GEMINI_API_KEY", "OTHER")
+	f.Add("export A=\"1\" # c\r\n#B=2\n", "B", "A")
+	f.Add("", "K", "D")
+	f.Fuzz(func(t *testing.T, data, set, del string) {
+		if set == del || !dotenvName(set) || !dotenvName(del) {
+			return // the names are the tables' variables
+		}
+		rw := SeedRewrite{Dotenv: true, Set: []SeedValue{{Path: JSONPath{set}, Value: "workforce-placeholder-f"}}, Delete: []JSONPath{{del}}}
+		out, err := rw.Apply([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vals []string
+		for _, kv := range dotenvVars(out) {
+			switch kv[0] {
+			case set:
+				vals = append(vals, kv[1])
+			case del:
+				t.Fatalf("Apply(%q) kept %s: %q", data, del, out)
+			}
+		}
+		if len(vals) == 0 || slices.ContainsFunc(vals, func(v string) bool { return v != "workforce-placeholder-f" }) {
+			t.Fatalf("Apply(%q) = %q: %s is %q", data, out, set, vals)
+		}
+	})
 }
 
 // FuzzSeedRewrite: any file is rewritten without a panic; a JSON object

@@ -88,7 +88,7 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 	rewrites := map[string]*harness.SeedRewrite{}
 	rw := func(seed string) *harness.SeedRewrite {
 		if rewrites[seed] == nil {
-			rewrites[seed] = &harness.SeedRewrite{}
+			rewrites[seed] = harness.NewSeedRewrite(seed)
 		}
 		return rewrites[seed]
 	}
@@ -220,6 +220,20 @@ func userBaseURL(h string, row harness.APIKey, get func(string) string, up harne
 		for _, e := range up.BaseURLs {
 			if strings.HasSuffix(e.Origin, " openai_base_url") {
 				return e.Value, e.Origin
+			}
+		}
+		return "", ""
+	case persona.HarnessGemini:
+		// The variable outranks gemini's .env files (dotenv does not
+		// override), its home's .gemini/.env the home's .env.
+		if v := get(row.BaseURL); v != "" {
+			return v, "$" + row.BaseURL
+		}
+		for _, dir := range []string{"/.gemini/", "/"} {
+			for _, b := range auth.BaseURLs {
+				if b.Provider == row.Provider && strings.HasSuffix(b.Seed, dir+".env") {
+					return b.URL, b.Origin
+				}
 			}
 		}
 		return "", ""
