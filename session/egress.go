@@ -88,7 +88,9 @@ type keyHelper struct {
 // NetworkPlan is the resolved network of a run, as run --dry-run shows
 // it: the mode, every entry of the allow list with its origin, the
 // proxy's port inside, the loopback ports served inside, the keys
-// brokered and the variables left out.
+// brokered ("provider: origin", the origin a variable or a file and its
+// field) and the keys left out (a variable's name, or a file's entry with
+// why).
 type NetworkPlan struct {
 	Mode      string   `json:"mode"`
 	Allow     []string `json:"allow,omitzero"`
