@@ -268,6 +268,38 @@ func TestBrokerURLs(t *testing.T) {
 	if inv, err := Plan(r, Options{Confined: true, ConfigDir: t.TempDir()}); err != nil || strings.Contains(strings.Join(inv.Args, " "), "openai_base_url") {
 		t.Errorf("codex without a broker: %q, %v", inv.Args, err)
 	}
+	// Its live web search (danger-full-access) would make the broker
+	// refuse every request: off unless the network is open; the last -c
+	// wins, over a persona's live.
+	live := true
+	for _, tt := range []struct {
+		mode     string
+		settings persona.HarnessSettings
+		last     string // the last web_search argument, "" none
+		note     bool
+	}{
+		{mode: "allowlist", last: `web_search="disabled"`},
+		{mode: "none", last: `web_search="disabled"`},
+		{mode: "open", last: ""},
+		{mode: "allowlist", settings: persona.HarnessSettings{WebSearch: &live}, last: `web_search="disabled"`, note: true},
+		{mode: "open", settings: persona.HarnessSettings{WebSearch: &live}, last: `web_search="live"`},
+	} {
+		rr := &persona.Resolved{ID: "rev", Harness: "codex", Model: "gpt-5", HarnessSettings: tt.settings}
+		inv, err := PlanOneShot(rr, Options{Confined: true, ConfigDir: t.TempDir(), BrokerURLs: urls, NetworkMode: tt.mode}, OneShot{Task: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := ""
+		for _, a := range inv.Args {
+			if strings.HasPrefix(a, "web_search=") {
+				last = a
+			}
+		}
+		notes := strings.Join(inv.Notes, "\n")
+		if last != tt.last || strings.Contains(notes, "webSearch true") != tt.note {
+			t.Errorf("mode %s, %+v: last %q, notes %q; want %q, a note %v", tt.mode, tt.settings, last, notes, tt.last, tt.note)
+		}
+	}
 
 	r = &persona.Resolved{ID: "rev", Harness: "opencode", Model: "anthropic/claude"}
 	inv, err := Plan(r, Options{Confined: true, ConfigDir: t.TempDir(), BrokerURLs: urls,

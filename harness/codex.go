@@ -48,6 +48,10 @@ import (
 //     server that outlives the session, outside its sandbox
 //     (/tmp/codex-daemon-<uid>); --no-daemon runs without it, and codex
 //     exec takes no such flag (docs/sandbox.md).
+//   - With --sandbox danger-full-access its web_search tool is live
+//     ("external_web_access": true) whatever -c web_search="cached" says;
+//     without it, cached (false). A later -c web_search="disabled" wins
+//     over an earlier "live".
 const codexMeasured = "0.169.0"
 
 // codexDocBudget is codex's default project_doc_max_bytes.
@@ -362,6 +366,18 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 			// it got as CODEX_API_KEY or in auth.json.
 			inv.Args = append(inv.Args, "-c", "openai_base_url="+tomlString(u))
 			how += "; -c openai_base_url=" + tomlString(u) + " (the API key brokered: codex holds a placeholder)"
+			if o.NetworkMode != "open" && !st.noWeb {
+				// With danger-full-access codex's web_search tool is live
+				// (external_web_access true; -c web_search="cached" does
+				// not change it, measured on 0.169.0), and the broker
+				// refuses every request offering it unless the network is
+				// open: the run would fail at its first request.
+				inv.Args = append(inv.Args, "-c", `web_search="disabled"`)
+				how += `; -c web_search="disabled" (confined, codex's web search is live, which the broker lets through only under --network open)`
+				if v := hs.WebSearch; v != nil && *v {
+					inv.Notes = append(inv.Notes, "harnessSettings.webSearch true: codex's web search is live, which the run's network does not let the provider do for the agent (only --network open does): it is turned off")
+				}
+			}
 		}
 		if !o.oneShot {
 			inv.Args = append(inv.Args, "--no-daemon")

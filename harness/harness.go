@@ -128,6 +128,11 @@ type Options struct {
 	// in the configuration workforce writes. claude and gemini take theirs
 	// from the environment, which the caller sets.
 	BrokerURLs map[string]string
+	// NetworkMode is the run's network mode when the harness runs in
+	// namespaces ("allowlist", "open", "none"), "" otherwise: codex's
+	// live web search, which the broker passes only under "open", is
+	// turned off otherwise.
+	NetworkMode string
 
 	// oneShot is set by PlanOneShot: interactive-only flags are left out.
 	oneShot bool

@@ -289,7 +289,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		hopts.Root = o.Root
 	}
 	if p.net != nil {
-		hopts.BrokerURLs = p.net.brokerURLs
+		hopts.BrokerURLs, hopts.NetworkMode = p.net.brokerURLs, string(p.net.policy.Mode)
 	}
 	if p.state != nil {
 		hopts.State = p.state.Env
