@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/x509"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -540,5 +542,53 @@ func TestBrokerThroughProxyVariables(t *testing.T) {
 	resp, body2 := send(t, "GET", "http://"+addr+"/", nil, "")
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("GET / of the proxy itself got %d %q, want 400", resp.StatusCode, body2)
+	}
+}
+
+// TestConnectToSelf: a CONNECT to the proxy itself (what codex opens for
+// a websocket to its broker base URL when its proxy variables name the
+// proxy) is refused with 403 and neither recorded nor told as a denial;
+// a CONNECT to another loopback port still is.
+func TestConnectToSelf(t *testing.T) {
+	up := newUpstream(t, nil)
+	var denials []Denial
+	px, addr := startProxy(t, Config{
+		Policy:  mustPolicy(t, Sources{User: []Spec{{Origin: "--network", Mode: string(Allowlist)}}}),
+		Brokers: []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder, Upstream: up.URL}},
+		RootCAs: up.pool(),
+		OnDeny:  func(d Denial) { denials = append(denials, d) },
+	})
+	_, port, _ := strings.Cut(addr, ":")
+	for _, target := range []string{addr, "localhost:" + port} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		c.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "tunnel to the proxy itself") {
+			t.Errorf("CONNECT %s: %d %q, want 403 naming the proxy itself", target, resp.StatusCode, body)
+		}
+	}
+	if len(denials) != 0 || len(px.Summary().Denied) != 0 {
+		t.Errorf("denials %+v, summary %+v: a tunnel to the proxy is no denial", denials, px.Summary().Denied)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusForbidden || len(denials) != 1 {
+		t.Errorf("CONNECT 127.0.0.1:1: %d, %d denials; want 403 and a denial", resp.StatusCode, len(denials))
 	}
 }

@@ -27,6 +27,9 @@
 //     brokers' paths under BrokerPrefix, in origin form or in absolute
 //     form naming the proxy itself (what a harness whose HTTP_PROXY names
 //     the proxy sends to its base URL). Anything else is refused with 400.
+//     A CONNECT to the proxy itself (a websocket to a broker's base URL,
+//     which codex tries before it POSTs) is refused with 403, neither
+//     recorded nor a denial: nothing would leave.
 //   - The host by name against the policy; a denied request gets 403 with
 //     a body naming the host and how to allow it (DenialMessage), a
 //     record line and an OnDeny call.

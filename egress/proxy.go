@@ -221,15 +221,18 @@ func isSelf(r *http.Request) bool {
 	if r.URL.Host == "" || r.URL.Scheme != "http" {
 		return false
 	}
+	host, port, err := splitHostPort(r.URL.Host, 80)
+	return err == nil && targetsSelf(r, host, port)
+}
+
+// targetsSelf reports whether host:port names the proxy itself: a
+// loopback address (or localhost) on the port r came in on.
+func targetsSelf(r *http.Request, host string, port int) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok {
 		return false
 	}
 	lap, err := netip.ParseAddrPort(local.String())
-	if err != nil {
-		return false
-	}
-	host, port, err := splitHostPort(r.URL.Host, 80)
 	if err != nil || port != int(lap.Port()) {
 		return false
 	}
@@ -378,6 +381,14 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 	host, port, err := splitHostPort(r.Host, 0)
 	if err != nil {
 		http.Error(w, "workforce proxy: CONNECT wants host:port: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if targetsSelf(r, host, port) {
+		// A tunnel to the proxy itself: what a client whose proxy
+		// variables name the proxy opens for a websocket to a broker's
+		// base URL (codex's Responses websocket, after which it POSTs).
+		// Nothing leaves: no record, no denial.
+		http.Error(w, "workforce proxy: a tunnel to the proxy itself is not served; send requests to a broker's base URL as they are (a websocket to a broker is not forwarded)", http.StatusForbidden)
 		return
 	}
 	d := p.check(r.Context(), host, port)
