@@ -289,16 +289,20 @@ func (p *Proxy) serveBroker(w http.ResponseWriter, r *http.Request) {
 		b.refuse(w, start, http.StatusForbidden, "the request does not carry the run's placeholder key")
 		return
 	}
+	if r.Header.Get("Upgrade") != "" {
+		// A protocol the broker does not carry, whose frames it could not
+		// check: nothing leaves, so no denial (codex tries its Responses
+		// websocket, then POSTs).
+		w.Header().Set("X-Workforce-Denied", "broker")
+		http.Error(w, "workforce: the "+b.prov.Name+" broker refused this request: a connection upgrade (websocket) is not forwarded.", http.StatusForbidden)
+		return
+	}
 	if why := cleanPath(rel); why != "" {
 		b.refuse(w, start, http.StatusForbidden, "path "+rel+": "+why)
 		return
 	}
 	if !b.prov.allows(r.Method, rel) {
 		b.refuse(w, start, http.StatusForbidden, r.Method+" "+rel+" is not one of the "+b.prov.Name+" API paths the broker forwards")
-		return
-	}
-	if r.Header.Get("Upgrade") != "" {
-		b.refuse(w, start, http.StatusForbidden, "a connection upgrade (websocket) is not forwarded")
 		return
 	}
 	var body []byte

@@ -545,39 +545,64 @@ func TestBrokerThroughProxyVariables(t *testing.T) {
 	}
 }
 
-// TestConnectToSelf: a CONNECT to the proxy itself (what codex opens for
-// a websocket to its broker base URL when its proxy variables name the
-// proxy) is refused with 403 and neither recorded nor told as a denial;
-// a CONNECT to another loopback port still is.
+// TestConnectToSelf: a CONNECT to the proxy itself (gemini's undici
+// tunnels every request through its proxy, http:// ones too; codex its
+// websocket) is a tunnel to the brokers: a broker's path inside reaches
+// the provider with the real key, a websocket upgrade gets 403, any other
+// path 400, and none of it is a denial; a CONNECT to another loopback
+// port still is.
 func TestConnectToSelf(t *testing.T) {
 	up := newUpstream(t, nil)
+	var mu sync.Mutex
 	var denials []Denial
 	px, addr := startProxy(t, Config{
 		Policy:  mustPolicy(t, Sources{User: []Spec{{Origin: "--network", Mode: string(Allowlist)}}}),
 		Brokers: []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder, Upstream: up.URL}},
 		RootCAs: up.pool(),
-		OnDeny:  func(d Denial) { denials = append(denials, d) },
+		OnDeny: func(d Denial) {
+			mu.Lock()
+			denials = append(denials, d)
+			mu.Unlock()
+		},
 	})
 	_, port, _ := strings.Cut(addr, ":")
+	inside := []struct{ req, status string }{
+		{"POST " + BrokerPrefix + "openai/v1/responses HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + placeholder + "\r\nContent-Length: 2\r\n\r\n{}", "200"},
+		{"GET " + BrokerPrefix + "openai/v1/responses HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + placeholder + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", "403"},
+		{"GET /elsewhere HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", "400"},
+	}
 	for _, target := range []string{addr, "localhost:" + port} {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		c.Close()
-		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "tunnel to the proxy itself") {
-			t.Errorf("CONNECT %s: %d %q, want 403 naming the proxy itself", target, resp.StatusCode, body)
+		for _, in := range inside {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("CONNECT %s: %v, %v; want 200", target, resp, err)
+			}
+			io.WriteString(c, in.req)
+			resp, err = http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("inside the tunnel to %s: %v", target, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			c.Close()
+			if fmt.Sprint(resp.StatusCode) != in.status {
+				t.Errorf("inside the tunnel to %s, %q: %d %q, want %s", target, strings.SplitN(in.req, "\r", 2)[0], resp.StatusCode, body, in.status)
+			}
 		}
 	}
+	if got := up.received(); len(got) != 2 || got[0].Header.Get("Authorization") != "Bearer "+realKey {
+		t.Errorf("the provider got %d requests, want 2 with the real key", len(got))
+	}
+	mu.Lock()
 	if len(denials) != 0 || len(px.Summary().Denied) != 0 {
-		t.Errorf("denials %+v, summary %+v: a tunnel to the proxy is no denial", denials, px.Summary().Denied)
+		t.Errorf("denials %+v, summary %+v: a tunnel to the proxy, a websocket to a broker, are no denial", denials, px.Summary().Denied)
 	}
+	mu.Unlock()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -588,6 +613,8 @@ func TestConnectToSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if resp.StatusCode != http.StatusForbidden || len(denials) != 1 {
 		t.Errorf("CONNECT 127.0.0.1:1: %d, %d denials; want 403 and a denial", resp.StatusCode, len(denials))
 	}

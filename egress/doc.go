@@ -27,9 +27,11 @@
 //     brokers' paths under BrokerPrefix, in origin form or in absolute
 //     form naming the proxy itself (what a harness whose HTTP_PROXY names
 //     the proxy sends to its base URL). Anything else is refused with 400.
-//     A CONNECT to the proxy itself (a websocket to a broker's base URL,
-//     which codex tries before it POSTs) is refused with 403, neither
-//     recorded nor a denial: nothing would leave.
+//     A CONNECT to the proxy itself (gemini's undici tunnels every
+//     request, http:// ones too; codex its Responses websocket) is a
+//     tunnel to the brokers' paths alone, neither recorded nor a denial:
+//     nothing leaves by it. A websocket upgrade to a broker gets 403, no
+//     denial either (codex then POSTs).
 //   - The host by name against the policy; a denied request gets 403 with
 //     a body naming the host and how to allow it (DenialMessage), a
 //     record line and an OnDeny call.
