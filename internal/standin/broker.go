@@ -59,7 +59,7 @@ func brokerAct(dir, verb, rest string) error {
 		return os.Setenv(words[0], s)
 	case "scanfiles":
 		if len(words) < 2 {
-			return errors.New("usage: scanfiles VALUE DIR...")
+			return errors.New("usage: scanfiles VALUE DIR [DIR]")
 		}
 		log := filepath.Join(os.Getenv("LOG"), "files")
 		read := 0
