@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -75,7 +74,6 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 			return nil, err
 		}
 	}
-	np.env = slices.Clone(env)
 	phs := map[string]string{} // key → its placeholder
 	phFor := func(key string) string {
 		if p, ok := phs[key]; ok {

@@ -272,6 +272,11 @@ func TestClaudeSettingsBrokered(t *testing.T) {
 	if len(np.helpers) != 1 || np.helpers[0].upstream != "https://gw.example" {
 		t.Fatalf("helpers %+v", np.helpers)
 	}
+	// The helper runs outside, with the user's environment: not the
+	// proxy's variables, which name an address of the harness's namespace.
+	if get := envGetter(np.env); get("HOME") != home || get("HTTPS_PROXY") != "" || get("https_proxy") != "" {
+		t.Errorf("the helper's environment %q", np.env)
+	}
 	check(np.helpers[0].placeholder)
 	brokers, err := np.startHelpers()
 	must(t, err)

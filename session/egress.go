@@ -185,6 +185,8 @@ func planNetwork(nw *NetworkSettings, h, model string, env []string, record stri
 	for _, e := range pol.Always {
 		shown.Always = append(shown.Always, e.String())
 	}
+	// The key helpers run outside, in the user's environment.
+	np.env = slices.Clone(env)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	proxy := "http://" + addr
 	for _, k := range harness.ProxyVars {
