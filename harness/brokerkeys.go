@@ -65,6 +65,42 @@ type SeededBaseURL struct {
 type SeededAuth struct {
 	Secrets  []SeededSecret
 	BaseURLs []SeededBaseURL
+	// Approved are claude's approved keys of the environment
+	// (customApiKeyResponses.approved: each key's ClaudeKeySuffix): the
+	// session's copy gets the suffix of each brokered key's placeholder
+	// in place of the key's, so that claude takes the placeholder as the
+	// key the user approved, and 20 characters of the key stay out.
+	Approved []SeededList
+}
+
+// SeededList is a list of strings in a seeded file.
+type SeededList struct {
+	Seed   string
+	Path   JSONPath
+	Values []string
+}
+
+// ClaudeKeySuffix is how claude 2.1.330 remembers a key of the
+// environment the user approved: its last 20 characters, trimmed.
+func ClaudeKeySuffix(key string) string {
+	key = strings.TrimSpace(key)
+	if len(key) > 20 {
+		return key[len(key)-20:]
+	}
+	return key
+}
+
+// claudeConfigSeeds are claude's global configuration files in the state.
+var claudeConfigSeeds = []string{"claude/.claude.json", "claude/.config.json"}
+
+func strs(list []any) []string {
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // claudeSettingsSeeds are claude's seeds that may hold an env and an
@@ -128,6 +164,21 @@ func SeededSecrets(h string, env []string) (SeededAuth, error) {
 			}
 			if v, ok := obj["apiKeyHelper"].(string); ok && strings.TrimSpace(v) != "" {
 				a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"apiKeyHelper"}, Provider: "anthropic", Helper: v, Origin: path + " apiKeyHelper"})
+			}
+		}
+		// The key of a /login with a Console account, where claude keeps
+		// it without a keychain (2.1.330: primaryApiKey of its global
+		// configuration file), and the keys of the environment the user
+		// approved, each by its last 20 characters.
+		for _, to := range claudeConfigSeeds {
+			path, obj := read(to)
+			if v, ok := obj["primaryApiKey"].(string); ok && v != "" {
+				a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"primaryApiKey"}, Provider: "anthropic", Key: v, Origin: path + " primaryApiKey"})
+			}
+			if r, ok := obj["customApiKeyResponses"].(map[string]any); ok {
+				if list, ok := r["approved"].([]any); ok {
+					a.Approved = append(a.Approved, SeededList{Seed: to, Path: JSONPath{"customApiKeyResponses", "approved"}, Values: strs(list)})
+				}
 			}
 		}
 	case persona.HarnessGemini:
@@ -202,10 +253,12 @@ func NewSeedRewrite(to string) *SeedRewrite {
 // isDotenv reports whether the seed to is a dotenv file.
 func isDotenv(to string) bool { return filepath.Base(to) == ".env" }
 
-// SeedValue is a value a SeedRewrite sets.
+// SeedValue is a value a SeedRewrite sets: Value, or List when it is
+// not nil (a JSON array of strings; not restored).
 type SeedValue struct {
 	Path  JSONPath
 	Value string
+	List  []string
 }
 
 // Apply returns data, a JSON object, rewritten; its other members keep
@@ -222,7 +275,15 @@ func (rw SeedRewrite) Apply(data []byte) ([]byte, error) {
 		deletePath(obj, p)
 	}
 	for _, v := range rw.Set {
-		if err := setValue(obj, v.Path, v.Value); err != nil {
+		var val any = v.Value
+		if v.List != nil {
+			list := make([]any, len(v.List))
+			for i, s := range v.List {
+				list[i] = s
+			}
+			val = list
+		}
+		if err := setValue(obj, v.Path, val); err != nil {
 			return nil, err
 		}
 	}
@@ -249,6 +310,9 @@ func (rw SeedRewrite) Restore(user, now []byte) ([]byte, error) {
 		return nil, errors.New("it is not a JSON object")
 	}
 	for _, v := range rw.Set {
+		if v.List != nil {
+			continue
+		}
 		cur, ok := getPath(is, v.Path)
 		if s, isStr := cur.(string); !ok || !isStr || s != v.Value {
 			continue
@@ -284,7 +348,7 @@ func (rw SeedRewrite) Restore(user, now []byte) ([]byte, error) {
 		return nil, err
 	}
 	for _, v := range rw.Set {
-		if bytes.Contains(out, []byte(v.Value)) {
+		if v.List == nil && bytes.Contains(out, []byte(v.Value)) {
 			return nil, fmt.Errorf("it holds the run's placeholder %s elsewhere than where workforce put it", v.Value)
 		}
 	}

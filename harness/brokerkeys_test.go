@@ -36,6 +36,12 @@ func TestSeededSecrets(t *testing.T) {
 				},
 				BaseURLs: []SeededBaseURL{{Seed: "claude/settings.json", Path: JSONPath{"env", "ANTHROPIC_BASE_URL"}, Provider: "anthropic", URL: "https://gw.example", Origin: "H/.claude/settings.json env.ANTHROPIC_BASE_URL"}},
 			}},
+		{name: "claude's /login key and approved keys", harness: "claude", files: map[string]string{
+			".claude.json": `{"primaryApiKey": "sk-ant-login-1", "customApiKeyResponses": {"approved": ["abc", 7], "rejected": ["x"]}, "numStartups": 3}`},
+			want: SeededAuth{
+				Secrets:  []SeededSecret{{Seed: "claude/.claude.json", Path: JSONPath{"primaryApiKey"}, Provider: "anthropic", Key: "sk-ant-login-1", Origin: "H/.claude.json primaryApiKey"}},
+				Approved: []SeededList{{Seed: "claude/.claude.json", Path: JSONPath{"customApiKeyResponses", "approved"}, Values: []string{"abc"}}},
+			}},
 		{name: "claude damaged", harness: "claude", files: map[string]string{".claude/settings.json": `{"env": `}},
 		{name: "codex api key", harness: "codex", files: map[string]string{".codex/auth.json": `{"auth_mode": "apikey", "OPENAI_API_KEY": "sk-oa-2"}`},
 			want: SeededAuth{Secrets: []SeededSecret{{Seed: "codex/auth.json", Path: JSONPath{"OPENAI_API_KEY"}, Provider: "openai", Key: "sk-oa-2", Origin: "H/.codex/auth.json OPENAI_API_KEY"}}}},
@@ -146,6 +152,20 @@ func TestSeedRewrite(t *testing.T) {
 	}
 	if _, err := (SeedRewrite{Set: []SeedValue{{Path: JSONPath{"env", "K"}, Value: "p"}}}).Apply([]byte(`{"env": 1}`)); err == nil || !strings.Contains(err.Error(), "env is not an object") {
 		t.Errorf("setting below a number: %v", err)
+	}
+}
+
+// TestClaudeKeySuffix: claude remembers an approved key by its last 20
+// characters, trimmed.
+func TestClaudeKeySuffix(t *testing.T) {
+	for _, tt := range []struct{ key, want string }{
+		{"sk-ant-api03-0123456789abcdefghijXYZ \n", "3456789abcdefghijXYZ"},
+		{"short", "short"},
+		{"", ""},
+	} {
+		if got := ClaudeKeySuffix(tt.key); got != tt.want {
+			t.Errorf("ClaudeKeySuffix(%q) = %q, want %q", tt.key, got, tt.want)
+		}
 	}
 }
 

@@ -178,6 +178,9 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 				rw(b.Seed).Set = append(rw(b.Seed).Set, harness.SeedValue{Path: b.Path, Value: burl})
 			}
 		}
+		if h == persona.HarnessClaude {
+			approveClaude(auth.Approved, phs, rw)
+		}
 	}
 	for _, s := range auth.Secrets {
 		if s.Provider == "" {
@@ -199,6 +202,27 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 		}
 	}
 	return env, nil
+}
+
+// approveClaude rewrites claude's lists of approved keys: the suffix of
+// each brokered key becomes its placeholder's (harness.ClaudeKeySuffix).
+func approveClaude(lists []harness.SeededList, phs map[string]string, rw func(string) *harness.SeedRewrite) {
+	for _, l := range lists {
+		out := make([]string, 0, len(l.Values))
+		changed := false
+		for _, v := range l.Values {
+			for key, ph := range phs {
+				if v == harness.ClaudeKeySuffix(key) {
+					v, changed = harness.ClaudeKeySuffix(ph), true
+					break
+				}
+			}
+			out = append(out, v)
+		}
+		if changed {
+			rw(l.Seed).Set = append(rw(l.Seed).Set, harness.SeedValue{Path: l.Path, List: out})
+		}
+	}
 }
 
 // userBaseURL is the base URL the user's own environment or harness

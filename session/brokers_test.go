@@ -245,8 +245,12 @@ func TestSeededKeysBrokered(t *testing.T) {
 // base URL; so does a resumed session's, over what the agent wrote.
 func TestClaudeSettingsBrokered(t *testing.T) {
 	home := t.TempDir()
-	makeFiles(t, home, map[string]string{".claude/settings.json": `{"env": {"XAI_API_KEY": "sk-xai", "ANTHROPIC_BASE_URL": "https://gw.example", "KEEP": "1"}, "apiKeyHelper": "echo sk-helper-real", "model": "m"}`})
-	env := []string{"HOME=" + home}
+	const envKey, loginKey = "sk-ant-api03-env-0123456789abcdefghij", "sk-ant-api03-login-0123456789ABCDEFGHIJ"
+	makeFiles(t, home, map[string]string{
+		".claude/settings.json": `{"env": {"XAI_API_KEY": "sk-xai", "ANTHROPIC_BASE_URL": "https://gw.example", "KEEP": "1"}, "apiKeyHelper": "echo sk-helper-real", "model": "m"}`,
+		".claude.json":          `{"primaryApiKey": "` + loginKey + `", "customApiKeyResponses": {"approved": ["` + envKey[len(envKey)-20:] + `", "other-approved-key"], "rejected": []}}`,
+	})
+	env := []string{"HOME=" + home, "ANTHROPIC_API_KEY=" + envKey}
 	dir := t.TempDir()
 	st, err := planState(dir, "claude", env, nil)
 	must(t, err)
@@ -278,6 +282,24 @@ func TestClaudeSettingsBrokered(t *testing.T) {
 		t.Errorf("the helper's environment %q", np.env)
 	}
 	check(np.helpers[0].placeholder)
+	// The /login key, and the approved suffix of the environment's key:
+	// the placeholders', never the keys'.
+	data, err := os.ReadFile(filepath.Join(st.Dir, "claude", ".claude.json"))
+	must(t, err)
+	phOf := map[string]string{}
+	for _, b := range np.brokers {
+		phOf[b.Key] = b.Placeholder
+	}
+	for _, leak := range []string{loginKey, envKey[len(envKey)-20:]} {
+		if strings.Contains(string(data), leak) {
+			t.Errorf("the session's .claude.json holds %q:\n%s", leak, data)
+		}
+	}
+	for _, want := range []string{`"primaryApiKey": "` + phOf[loginKey] + `"`, `"` + phOf[envKey][len(phOf[envKey])-20:] + `"`, `"other-approved-key"`} {
+		if phOf[loginKey] == "" || phOf[envKey] == "" || !strings.Contains(string(data), want) {
+			t.Errorf("the session's .claude.json lacks %s:\n%s", want, data)
+		}
+	}
 	brokers, err := np.startHelpers()
 	must(t, err)
 	if len(brokers) != 1 || brokers[0].Key != "sk-helper-real" || brokers[0].Placeholder != np.helpers[0].placeholder || brokers[0].Upstream != "https://gw.example" {
@@ -290,7 +312,7 @@ func TestClaudeSettingsBrokered(t *testing.T) {
 	np2, _, _, err := planNetwork(&NetworkSettings{}, "claude", "m", env, filepath.Join(t.TempDir(), "n.jsonl"), again)
 	must(t, err)
 	must(t, again.refresh(func(s string) { t.Errorf("warning %q", s) }))
-	data, _ := os.ReadFile(filepath.Join(st.Dir, "claude", "settings.json"))
+	data, _ = os.ReadFile(filepath.Join(st.Dir, "claude", "settings.json"))
 	if strings.Contains(string(data), "apiKeyHelper") || !strings.Contains(string(data), np2.helpers[0].placeholder) {
 		t.Errorf("the resumed session's settings.json %s: want no helper and the new placeholder", data)
 	}
