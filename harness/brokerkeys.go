@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	toml "github.com/pelletier/go-toml/v2"
+
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -232,6 +234,41 @@ func SeededSecrets(h string, env []string) (SeededAuth, error) {
 		}
 	}
 	return a, nil
+}
+
+// CodexProvider is the model provider of the user's own codex
+// configuration (config.toml's model_provider, one of its
+// model_providers): its id, base_url, env_key, and where it comes from.
+type CodexProvider struct {
+	ID, BaseURL, EnvKey, Origin string
+}
+
+// CodexProviderOf returns the model provider the user's config.toml (in
+// $CODEX_HOME, else ~/.codex) selects, when it is one of the user's own
+// (not the built-in openai); ok false otherwise, or when the file cannot
+// be read.
+func CodexProviderOf(env []string) (CodexProvider, bool) {
+	path := filepath.Join(codexHome(env), "config.toml")
+	data, err := readOptional(path)
+	if err != nil || data == nil {
+		return CodexProvider{}, false
+	}
+	var c struct {
+		ModelProvider  string `toml:"model_provider"`
+		ModelProviders map[string]struct {
+			BaseURL string `toml:"base_url"`
+			EnvKey  string `toml:"env_key"`
+		} `toml:"model_providers"`
+	}
+	if toml.Unmarshal(data, &c) != nil || c.ModelProvider == "" || c.ModelProvider == "openai" {
+		return CodexProvider{}, false
+	}
+	p, ok := c.ModelProviders[c.ModelProvider]
+	if !ok {
+		return CodexProvider{}, false
+	}
+	return CodexProvider{ID: c.ModelProvider, BaseURL: p.BaseURL, EnvKey: p.EnvKey,
+		Origin: fmt.Sprintf("%s model_providers.%s.base_url", path, c.ModelProvider)}, true
 }
 
 // SeedRewrite is what the session's copy of a seeded JSON file gets in

@@ -321,8 +321,17 @@ func TestBrokerURLs(t *testing.T) {
 		}
 	}
 
+	// A model provider of the user's own: its base_url.
+	inv, err := Plan(r, Options{Confined: true, ConfigDir: t.TempDir(), NetworkMode: "allowlist", BrokerURLs: map[string]string{"model_providers.my gw": "http://127.0.0.1:3128/_broker/openai/v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args := strings.Join(inv.Args, " "); !strings.Contains(args, `-c model_providers."my gw".base_url="http://127.0.0.1:3128/_broker/openai/v1"`) || !strings.Contains(args, `web_search="disabled"`) {
+		t.Errorf("codex with its own provider brokered: args %q", inv.Args)
+	}
+
 	r = &persona.Resolved{ID: "rev", Harness: "opencode", Model: "anthropic/claude"}
-	inv, err := Plan(r, Options{Confined: true, ConfigDir: t.TempDir(), BrokerURLs: urls,
+	inv, err = Plan(r, Options{Confined: true, ConfigDir: t.TempDir(), BrokerURLs: urls,
 		Env: []string{`OPENCODE_CONFIG_CONTENT={"provider": {"anthropic": {"options": {"timeout": 5, "baseURL": "https://gw.example/v1"}}}}`}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -361,11 +363,25 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 		_, args, _ := networkSwitches(persona.HarnessCodex)
 		inv.Args = append(inv.Args, args...)
 		how += "; " + strings.Join(args, " ") + " (no plugin or analytics traffic)"
+		brokered := false
 		if u := o.BrokerURLs["openai"]; u != "" {
 			// The broker adds the real key: codex sends the placeholder
 			// it got as CODEX_API_KEY or in auth.json.
 			inv.Args = append(inv.Args, "-c", "openai_base_url="+tomlString(u))
 			how += "; -c openai_base_url=" + tomlString(u) + " (the API key brokered: codex holds a placeholder)"
+			brokered = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(o.BrokerURLs)) {
+			// A model provider of the user's own whose env_key is
+			// brokered: its base_url (the rest of it kept, measured).
+			if id, ok := strings.CutPrefix(k, "model_providers."); ok && id != "" {
+				kv := "model_providers." + tomlKey(id) + ".base_url=" + tomlString(o.BrokerURLs[k])
+				inv.Args = append(inv.Args, "-c", kv)
+				how += "; -c " + kv + " (your model provider's key brokered)"
+				brokered = true
+			}
+		}
+		if brokered {
 			if o.NetworkMode != "open" && !st.noWeb {
 				// With danger-full-access codex's web_search tool is live
 				// (external_web_access true; -c web_search="cached" does

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 		if row.Harness != h {
 			continue
 		}
-		base, baseOrigin := userBaseURL(h, row, get, up, auth)
+		base, baseOrigin := userBaseURL(h, row, env, up, auth)
 		var secrets []harness.SeededSecret
 		for _, s := range auth.Secrets {
 			if s.Provider == row.Provider {
@@ -172,6 +173,11 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 				np.brokerURLs = map[string]string{}
 			}
 			np.brokerURLs[row.Provider] = burl
+			if p, ok := harness.CodexProviderOf(np.env); ok && h == persona.HarnessCodex && slices.Contains(row.KeyVars, p.EnvKey) {
+				// codex talks to the user's own provider, with its
+				// env_key: its base_url at the broker.
+				np.brokerURLs["model_providers."+p.ID] = burl
+			}
 		}
 		for _, b := range auth.BaseURLs {
 			if b.Provider == row.Provider {
@@ -228,7 +234,8 @@ func approveClaude(lists []harness.SeededList, phs map[string]string, rw func(st
 // userBaseURL is the base URL the user's own environment or harness
 // configuration gives harness h for the provider of row, and where it
 // comes from: "" when none does.
-func userBaseURL(h string, row harness.APIKey, get func(string) string, up harness.UserPolicy, auth harness.SeededAuth) (string, string) {
+func userBaseURL(h string, row harness.APIKey, env []string, up harness.UserPolicy, auth harness.SeededAuth) (string, string) {
+	get := envGetter(env)
 	switch h {
 	case persona.HarnessClaude:
 		// The settings env outranks the variable; the local settings the
@@ -239,6 +246,9 @@ func userBaseURL(h string, row harness.APIKey, get func(string) string, up harne
 			}
 		}
 	case persona.HarnessCodex:
+		if p, ok := harness.CodexProviderOf(env); ok && slices.Contains(row.KeyVars, p.EnvKey) {
+			return p.BaseURL, p.Origin
+		}
 		for _, e := range up.BaseURLs {
 			if strings.HasSuffix(e.Origin, " openai_base_url") {
 				return e.Value, e.Origin
