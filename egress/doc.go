@@ -45,7 +45,9 @@
 //     again, so a name cannot resolve to a public address for the check
 //     and a private one for the connection (DNS rebinding).
 //   - A broker's request, in every mode (it is the harness's own API):
-//     the placeholder key in the provider's slot, a
+//     a placeholder key in the provider's slot (one of the provider's
+//     keys: a broker may hold several, each with its placeholder, and
+//     adds the key the request's placeholder stands for), a
 //     path of the provider's table (Providers), a clean path (no dot
 //     segment, encoded slash or empty segment), no upgrade, and, unless
 //     the mode is open, a body that asks the provider to reach no other
