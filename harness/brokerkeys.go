@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
 
 	"github.com/seed-3bc194a6/workforce/persona"
 )
@@ -215,6 +216,30 @@ func SeededSecrets(h string, env []string) (SeededAuth, error) {
 			a.Secrets = append(a.Secrets, SeededSecret{Seed: to, Path: JSONPath{"OPENAI_API_KEY"}, Provider: "openai", Key: v, Origin: path + " OPENAI_API_KEY"})
 		}
 	case persona.HarnessOpencode:
+		// Keys the configuration writes itself, lowest rank first: the
+		// global files (seeded with opencode's directory), OPENCODE_CONFIG
+		// and OPENCODE_CONFIG_CONTENT (in the configuration workforce
+		// writes: no seed). "{env:VAR}" and "{file:PATH}" are no keys.
+		get := envLookup(env)
+		config := from["opencode/config/opencode"]
+		for _, name := range []string{"config.json", "opencode.json", "opencode.jsonc"} {
+			to := filepath.ToSlash(filepath.Join("opencode", "config", "opencode", name))
+			path := filepath.Join(config, name)
+			if config == "" {
+				continue
+			}
+			if data, err := readOptional(path); err == nil && data != nil {
+				a.Secrets = append(a.Secrets, opencodeConfigKeys(h, to, path, data)...)
+			}
+		}
+		if path := get("OPENCODE_CONFIG"); path != "" {
+			if data, err := readOptional(path); err == nil && data != nil {
+				a.Secrets = append(a.Secrets, opencodeConfigKeys(h, "", path, data)...)
+			}
+		}
+		if c := get("OPENCODE_CONFIG_CONTENT"); c != "" {
+			a.Secrets = append(a.Secrets, opencodeConfigKeys(h, "", "$OPENCODE_CONFIG_CONTENT", []byte(c))...)
+		}
 		to := filepath.ToSlash(opencodeAuthSeed)
 		path, obj := read(to)
 		for _, id := range sortedKeys(obj) {
@@ -271,6 +296,45 @@ func CodexProviderOf(env []string) (CodexProvider, bool) {
 		Origin: fmt.Sprintf("%s model_providers.%s.base_url", path, c.ModelProvider)}, true
 }
 
+// opencodeConfigKeys returns the keys an opencode configuration (JSON or
+// JSONC) at path writes itself: provider.ID.options.apiKey, a literal.
+func opencodeConfigKeys(h, to, path string, data []byte) []SeededSecret {
+	obj, err := decodeLoose(data)
+	if err != nil {
+		return nil
+	}
+	providers, _ := obj["provider"].(map[string]any)
+	var out []SeededSecret
+	for _, id := range sortedKeys(providers) {
+		p, _ := providers[id].(map[string]any)
+		opts, _ := p["options"].(map[string]any)
+		key, _ := opts["apiKey"].(string)
+		if key == "" || strings.HasPrefix(key, "{env:") || strings.HasPrefix(key, "{file:") {
+			continue
+		}
+		s := SeededSecret{Seed: to, Path: JSONPath{"provider", id, "options", "apiKey"}, Key: key, Origin: fmt.Sprintf("%s provider.%s.options.apiKey", path, id)}
+		if _, ok := APIKeyOf(h, id); ok {
+			s.Provider = id
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// decodeLoose decodes a JSON object, or a JSONC one (comments, trailing
+// commas), its numbers as written.
+func decodeLoose(data []byte) (map[string]any, error) {
+	obj, err := decodeObject(data)
+	if err == nil {
+		return obj, nil
+	}
+	std, serr := hujson.Standardize(data)
+	if serr != nil {
+		return nil, err
+	}
+	return decodeObject(std)
+}
+
 // SeedRewrite is what the session's copy of a seeded JSON file gets in
 // place of the user's values: Set replaces (or adds) the value at each
 // path, Delete removes each path. Dotenv marks a dotenv file (gemini's
@@ -304,7 +368,7 @@ func (rw SeedRewrite) Apply(data []byte) ([]byte, error) {
 	if rw.Dotenv {
 		return rw.applyDotenv(data), nil
 	}
-	obj, err := decodeObject(data)
+	obj, err := decodeLoose(data)
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
@@ -338,11 +402,11 @@ func (rw SeedRewrite) Restore(user, now []byte) ([]byte, error) {
 	if rw.Dotenv {
 		return nil, errors.New("a dotenv file is no credential")
 	}
-	was, err := decodeObject(user)
+	was, err := decodeLoose(user)
 	if err != nil {
 		return nil, errors.New("yours was not a JSON object when the session started")
 	}
-	is, err := decodeObject(now)
+	is, err := decodeLoose(now)
 	if err != nil {
 		return nil, errors.New("it is not a JSON object")
 	}

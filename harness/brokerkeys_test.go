@@ -21,6 +21,7 @@ import (
 func TestSeededSecrets(t *testing.T) {
 	tests := []struct {
 		name, harness string
+		env           []string          // H is the home
 		files         map[string]string // below the home
 		want          SeededAuth
 	}{
@@ -55,6 +56,15 @@ func TestSeededSecrets(t *testing.T) {
 				{Seed: "opencode/data/opencode/auth.json", Path: JSONPath{"anthropic", "key"}, Provider: "anthropic", Key: "sk-ant-3", Origin: "H/.local/share/opencode/auth.json anthropic"},
 				{Seed: "opencode/data/opencode/auth.json", Path: JSONPath{"openrouter"}, Key: "sk-or-3", Origin: "H/.local/share/opencode/auth.json openrouter"},
 			}}},
+		{name: "opencode's configuration", harness: "opencode", env: []string{"OPENCODE_CONFIG=H/oc.json", `OPENCODE_CONFIG_CONTENT={"provider": {"google": {"options": {"apiKey": "g-content"}}}}`}, files: map[string]string{
+			".config/opencode/opencode.jsonc": "{// mine\n\"provider\": {\"anthropic\": {\"options\": {\"apiKey\": \"sk-ant-c\",}}, \"groq\": {\"options\": {\"apiKey\": \"gq\"}}}}",
+			"oc.json":                         `{"provider": {"openai": {"options": {"apiKey": "{env:OPENAI_API_KEY}"}}, "anthropic": {"options": {"apiKey": "sk-ant-oc"}}}}`},
+			want: SeededAuth{Secrets: []SeededSecret{
+				{Seed: "opencode/config/opencode/opencode.jsonc", Path: JSONPath{"provider", "anthropic", "options", "apiKey"}, Provider: "anthropic", Key: "sk-ant-c", Origin: "H/.config/opencode/opencode.jsonc provider.anthropic.options.apiKey"},
+				{Seed: "opencode/config/opencode/opencode.jsonc", Path: JSONPath{"provider", "groq", "options", "apiKey"}, Key: "gq", Origin: "H/.config/opencode/opencode.jsonc provider.groq.options.apiKey"},
+				{Path: JSONPath{"provider", "anthropic", "options", "apiKey"}, Provider: "anthropic", Key: "sk-ant-oc", Origin: "H/oc.json provider.anthropic.options.apiKey"},
+				{Path: JSONPath{"provider", "google", "options", "apiKey"}, Provider: "google", Key: "g-content", Origin: "$OPENCODE_CONFIG_CONTENT provider.google.options.apiKey"},
+			}}},
 		{name: "gemini has no helper", harness: "gemini", files: map[string]string{".gemini/settings.json": `{"apiKeyHelper": "x"}`}},
 		{name: "gemini's .env files", harness: "gemini", files: map[string]string{
 			".gemini/.env": "# mine\nexport GEMINI_API_KEY=\"gk-1\"\nGOOGLE_GEMINI_BASE_URL=https://gw.example # gateway\n",
@@ -77,7 +87,11 @@ func TestSeededSecrets(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := SeededSecrets(tt.harness, []string{"HOME=" + home})
+			env := []string{"HOME=" + home}
+			for _, kv := range tt.env {
+				env = append(env, strings.ReplaceAll(kv, "H/", home+"/"))
+			}
+			got, err := SeededSecrets(tt.harness, env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,6 +239,7 @@ func FuzzSeedRewrite(f *testing.F) {
 	f.Add(`{"env": {"K": "v"}, "apiKeyHelper": "x"}`, "env")
 	f.Add(`[1]`, "a")
 	f.Add(`{"a": "workforce-placeholder-f"}`, "b")
+	f.Add("{// c\n\"a\": 1,}", "a")
 	f.Fuzz(func(t *testing.T, data, key string) {
 		const ph = "workforce-placeholder-f"
 		if !utf8.ValidString(key) {
@@ -249,13 +264,8 @@ func FuzzSeedRewrite(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Restore of an untouched copy: %v", err)
 		}
-		var u, b any
-		d := json.NewDecoder(strings.NewReader(data))
-		d.UseNumber()
-		d.Decode(&u)
-		d = json.NewDecoder(strings.NewReader(string(back)))
-		d.UseNumber()
-		d.Decode(&b)
+		u, _ := decodeLoose([]byte(data)) // JSONC too
+		b, _ := decodeLoose(back)
 		if !reflect.DeepEqual(u, b) {
 			t.Fatalf("Restore(%q) = %s, not the user's", data, back)
 		}
@@ -351,6 +361,29 @@ func TestBrokerURLs(t *testing.T) {
 	for p, u := range urls {
 		if got := content.Provider[p].Options["baseURL"]; got != u {
 			t.Errorf("provider.%s.options.baseURL = %v, want %s", p, got, u)
+		}
+	}
+
+	// Keys the user's configuration writes itself: the placeholders, in
+	// the content and in the session's OPENCODE_CONFIG; "" removes one.
+	userCfg := filepath.Join(t.TempDir(), "oc.json")
+	os.WriteFile(userCfg, []byte(`{"provider": {"anthropic": {"options": {"apiKey": "sk-ant-real"}}, "groq": {"options": {"apiKey": "gq-real"}}}}`), 0o600)
+	dir := t.TempDir()
+	inv, err = Plan(r, Options{Confined: true, ConfigDir: dir, BrokerURLs: urls, OpencodeKeys: map[string]string{"anthropic": "workforce-placeholder-a", "groq": ""},
+		Env: []string{"OPENCODE_CONFIG=" + userCfg, `OPENCODE_CONFIG_CONTENT={"provider": {"anthropic": {"options": {"apiKey": "sk-ant-content"}}}}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := inv.Files[filepath.Join(dir, "opencode.json")]
+	var env string
+	for _, kv := range inv.SetEnv {
+		if v, ok := strings.CutPrefix(kv, "OPENCODE_CONFIG_CONTENT="); ok {
+			env = v
+		}
+	}
+	for what, text := range map[string]string{"the session's OPENCODE_CONFIG": written, "OPENCODE_CONFIG_CONTENT": env} {
+		if strings.Contains(text, "-real") || strings.Contains(text, "sk-ant-content") || !strings.Contains(text, "workforce-placeholder-a") {
+			t.Errorf("%s holds a key or lacks the placeholder: %s", what, text)
 		}
 	}
 	if content.Provider["anthropic"].Options["timeout"] != float64(5) {

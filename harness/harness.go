@@ -133,6 +133,12 @@ type Options struct {
 	// live web search, which the broker passes only under "open", is
 	// turned off otherwise.
 	NetworkMode string
+	// OpencodeKeys are, by opencode provider id, the placeholders of the
+	// keys the user's configuration writes itself
+	// (provider.ID.options.apiKey): the configuration workforce writes for
+	// opencode holds the placeholder instead ("" removes the key: a
+	// provider without a broker).
+	OpencodeKeys map[string]string
 
 	// oneShot is set by PlanOneShot: interactive-only flags are left out.
 	oneShot bool

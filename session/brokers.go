@@ -118,7 +118,12 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 				reason[kv] = " (" + why + ": " + baseOrigin + ")"
 			}
 			for _, s := range secrets {
-				rw(s.Seed).Delete = append(rw(s.Seed).Delete, s.Path)
+				if isOpencodeConfigKey(s) {
+					opencodeKey(np, row.Provider, "")
+				}
+				if s.Seed != "" {
+					rw(s.Seed).Delete = append(rw(s.Seed).Delete, s.Path)
+				}
 				shown.Dropped = append(shown.Dropped, s.Origin+" ("+why+": "+baseOrigin+")")
 			}
 			continue
@@ -143,6 +148,16 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 			}
 			ph := phFor(s.Key)
 			np.brokers = append(np.brokers, egress.Broker{Provider: row.Broker, Key: s.Key, Placeholder: ph, Upstream: upstream})
+			if isOpencodeConfigKey(s) {
+				// In the configuration workforce writes, which outranks
+				// the seeded copies: the highest source's placeholder.
+				opencodeKey(np, row.Provider, ph)
+			}
+			if s.Seed == "" {
+				shown.Brokered = append(shown.Brokered, row.Provider+": "+s.Origin)
+				any = true
+				continue
+			}
 			rw(s.Seed).Set = append(rw(s.Seed).Set, harness.SeedValue{Path: s.Path, Value: ph})
 			set[s.Seed+"\x00"+strings.Join(s.Path, "\x00")] = true
 			shown.Brokered = append(shown.Brokered, row.Provider+": "+s.Origin)
@@ -190,7 +205,12 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 	}
 	for _, s := range auth.Secrets {
 		if s.Provider == "" {
-			rw(s.Seed).Delete = append(rw(s.Seed).Delete, s.Path)
+			if isOpencodeConfigKey(s) {
+				opencodeKey(np, s.Path[1], "")
+			}
+			if s.Seed != "" {
+				rw(s.Seed).Delete = append(rw(s.Seed).Delete, s.Path)
+			}
 			shown.Dropped = append(shown.Dropped, s.Origin+" (no broker for it)")
 		}
 	}
@@ -208,6 +228,22 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 		}
 	}
 	return env, nil
+}
+
+// isOpencodeConfigKey reports whether s is a key an opencode
+// configuration writes itself (provider.ID.options.apiKey).
+func isOpencodeConfigKey(s harness.SeededSecret) bool {
+	p := s.Path
+	return len(p) == 4 && p[0] == "provider" && p[2] == "options" && p[3] == "apiKey"
+}
+
+// opencodeKey records the placeholder ("" none) opencode's configuration
+// gets for provider id's key (harness.Options.OpencodeKeys).
+func opencodeKey(np *netPlan, id, ph string) {
+	if np.opencodeKeys == nil {
+		np.opencodeKeys = map[string]string{}
+	}
+	np.opencodeKeys[id] = ph
 }
 
 // approveClaude rewrites claude's lists of approved keys: the suffix of
@@ -270,14 +306,26 @@ func userBaseURL(h string, row harness.APIKey, env []string, up harness.UserPoli
 		}
 		return "", ""
 	case persona.HarnessOpencode:
-		// The last source outranks the others (ReadUserPolicy reads them
-		// lowest first).
-		for i := len(up.BaseURLs) - 1; i >= 0; i-- {
-			if e := up.BaseURLs[i]; strings.HasSuffix(e.Origin, " provider."+row.Provider+".options.baseURL") {
-				return e.Value, e.Origin
+		// opencode's rank: OPENCODE_CONFIG over its global files,
+		// opencode.jsonc over opencode.json over config.json.
+		rank := func(origin string) int {
+			switch {
+			case get("OPENCODE_CONFIG") != "" && strings.HasPrefix(origin, get("OPENCODE_CONFIG")+" "):
+				return 4
+			case strings.Contains(origin, "opencode.jsonc "):
+				return 3
+			case strings.Contains(origin, "opencode.json "):
+				return 2
+			}
+			return 1
+		}
+		best, origin, r := "", "", 0
+		for _, e := range up.BaseURLs {
+			if strings.HasSuffix(e.Origin, " provider."+row.Provider+".options.baseURL") && rank(e.Origin) > r {
+				best, origin, r = e.Value, e.Origin, rank(e.Origin)
 			}
 		}
-		return "", ""
+		return best, origin
 	}
 	if isEnvName(row.BaseURL) {
 		if v := get(row.BaseURL); v != "" {
@@ -362,12 +410,28 @@ func sameJSON(a, b []byte) bool {
 }
 
 // applyRewrite rewrites the state's copy of the seed rel (relative to the
-// state directory), when the run has a rewrite for it.
+// state directory), and of the files below it (a directory seed: opencode's
+// configuration), when the run has a rewrite for them.
 func (st *harnessState) applyRewrite(rel string) error {
-	r, ok := st.rewrites[filepath.ToSlash(rel)]
+	key := filepath.ToSlash(rel)
+	for seed := range st.rewrites {
+		if strings.HasPrefix(seed, key+"/") {
+			if err := st.rewriteOne(seed); err != nil {
+				return err
+			}
+		}
+	}
+	return st.rewriteOne(key)
+}
+
+// rewriteOne rewrites the state's copy of the seed rel, when the run has a
+// rewrite for it.
+func (st *harnessState) rewriteOne(rel string) error {
+	r, ok := st.rewrites[rel]
 	if !ok {
 		return nil
 	}
+	rel = filepath.FromSlash(rel)
 	data, err := readStateFile(st.Dir, rel)
 	if err != nil {
 		return nil // not seeded: nothing of the user's in it

@@ -355,3 +355,45 @@ func TestKeyHelper(t *testing.T) {
 		t.Errorf("startHelpers = %v", err)
 	}
 }
+
+// TestOpencodeConfigKeys: keys opencode's configuration writes itself
+// are brokered: the seeded copy of the global configuration (JSONC, in the
+// directory seeded whole) holds the placeholder, and the configuration
+// workforce writes gets the placeholder of the highest source
+// (OPENCODE_CONFIG over the global file); a key of a provider without a
+// broker is left out.
+func TestOpencodeConfigKeys(t *testing.T) {
+	home := t.TempDir()
+	makeFiles(t, home, map[string]string{
+		".config/opencode/opencode.jsonc": "{\n// mine\n\"provider\": {\"anthropic\": {\"options\": {\"apiKey\": \"sk-ant-global\", \"baseURL\": \"https://gw.example/v1\"}},\n \"groq\": {\"options\": {\"apiKey\": \"gq-global\"}}},\n}\n",
+		"oc.json":                         `{"provider": {"anthropic": {"options": {"apiKey": "sk-ant-oc"}}}}`,
+		".config/opencode/config.json":    `{"provider": {"anthropic": {"options": {"baseURL": "https://lower.example/v1"}}}}`,
+	})
+	env := []string{"HOME=" + home, "OPENCODE_CONFIG=" + filepath.Join(home, "oc.json")}
+	st, err := planState(t.TempDir(), "opencode", env, nil)
+	must(t, err)
+	np, shown, _, err := planNetwork(&NetworkSettings{}, "opencode", "anthropic/m", env, filepath.Join(t.TempDir(), "n.jsonl"), st)
+	must(t, err)
+	phOf := map[string]string{}
+	for _, b := range np.brokers {
+		phOf[b.Key] = b.Placeholder
+		if b.Upstream != "https://gw.example" {
+			t.Errorf("broker %+v: want the upstream of the global file's baseURL", b)
+		}
+	}
+	if phOf["sk-ant-global"] == "" || phOf["sk-ant-oc"] == "" {
+		t.Fatalf("brokers %+v: want both anthropic keys", np.brokers)
+	}
+	if np.opencodeKeys["anthropic"] != phOf["sk-ant-oc"] || np.opencodeKeys["groq"] != "" {
+		t.Errorf("opencodeKeys %v: want OPENCODE_CONFIG's placeholder for anthropic, groq's removed", np.opencodeKeys)
+	}
+	if !slices.ContainsFunc(shown.Dropped, func(s string) bool { return strings.Contains(s, "provider.groq.options.apiKey (no broker for it)") }) {
+		t.Errorf("dropped %q", shown.Dropped)
+	}
+	must(t, st.seed(func(s string) { t.Errorf("warning %q", s) }))
+	data, err := os.ReadFile(filepath.Join(st.Dir, "opencode", "config", "opencode", "opencode.jsonc"))
+	must(t, err)
+	if strings.Contains(string(data), "sk-ant-global") || strings.Contains(string(data), "gq-global") || !strings.Contains(string(data), phOf["sk-ant-global"]) {
+		t.Errorf("the seeded opencode.jsonc %s: want the placeholder, no key", data)
+	}
+}

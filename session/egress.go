@@ -71,6 +71,9 @@ type netPlan struct {
 	// brokerURLs are the base URLs at the proxy codex and opencode take
 	// from their arguments and configuration (harness.Options.BrokerURLs).
 	brokerURLs map[string]string
+	// opencodeKeys are the placeholders of the keys opencode's
+	// configuration writes itself (harness.Options.OpencodeKeys).
+	opencodeKeys map[string]string
 	// helpers are key helpers run when the network starts, whose output
 	// is brokered.
 	helpers []keyHelper

@@ -289,7 +289,7 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 		hopts.Root = o.Root
 	}
 	if p.net != nil {
-		hopts.BrokerURLs, hopts.NetworkMode = p.net.brokerURLs, string(p.net.policy.Mode)
+		hopts.BrokerURLs, hopts.NetworkMode, hopts.OpencodeKeys = p.net.brokerURLs, string(p.net.policy.Mode), p.net.opencodeKeys
 	}
 	if p.state != nil {
 		hopts.State = p.state.Env
