@@ -312,6 +312,11 @@ func opencodeConfigKeys(h, to, path string, data []byte) []SeededSecret {
 		if key == "" || strings.HasPrefix(key, "{env:") || strings.HasPrefix(key, "{file:") {
 			continue
 		}
+		if base, _ := opts["baseURL"].(string); strings.HasPrefix(strings.ToLower(base), "http://") {
+			// A local model server's (an openai-compatible one at
+			// loopback): nothing to broker, the key goes as it is.
+			continue
+		}
 		s := SeededSecret{Seed: to, Path: JSONPath{"provider", id, "options", "apiKey"}, Key: key, Origin: fmt.Sprintf("%s provider.%s.options.apiKey", path, id)}
 		if _, ok := APIKeyOf(h, id); ok {
 			s.Provider = id

@@ -58,7 +58,7 @@ func TestSeededSecrets(t *testing.T) {
 			}}},
 		{name: "opencode's configuration", harness: "opencode", env: []string{"OPENCODE_CONFIG=H/oc.json", `OPENCODE_CONFIG_CONTENT={"provider": {"google": {"options": {"apiKey": "g-content"}}}}`}, files: map[string]string{
 			".config/opencode/opencode.jsonc": "{// mine\n\"provider\": {\"anthropic\": {\"options\": {\"apiKey\": \"sk-ant-c\",}}, \"groq\": {\"options\": {\"apiKey\": \"gq\"}}}}",
-			"oc.json":                         `{"provider": {"openai": {"options": {"apiKey": "{env:OPENAI_API_KEY}"}}, "anthropic": {"options": {"apiKey": "sk-ant-oc"}}}}`},
+			"oc.json":                         `{"provider": {"openai": {"options": {"apiKey": "{env:OPENAI_API_KEY}"}}, "anthropic": {"options": {"apiKey": "sk-ant-oc"}}, "local": {"options": {"apiKey": "ollama", "baseURL": "http://127.0.0.1:11434/v1"}}}}`},
 			want: SeededAuth{Secrets: []SeededSecret{
 				{Seed: "opencode/config/opencode/opencode.jsonc", Path: JSONPath{"provider", "anthropic", "options", "apiKey"}, Provider: "anthropic", Key: "sk-ant-c", Origin: "H/.config/opencode/opencode.jsonc provider.anthropic.options.apiKey"},
 				{Seed: "opencode/config/opencode/opencode.jsonc", Path: JSONPath{"provider", "groq", "options", "apiKey"}, Key: "gq", Origin: "H/.config/opencode/opencode.jsonc provider.groq.options.apiKey"},
