@@ -142,7 +142,11 @@ func BaseURL(addr, provider string) string {
 }
 
 // Broker is an API key the proxy adds for the harness, which gets
-// Placeholder instead of Key and BaseURL as its base URL.
+// Placeholder instead of Key and BaseURL as its base URL. Several keys of
+// one provider (one from the environment, one from a configuration file)
+// are several Brokers with the same Provider and Upstream, each with a
+// placeholder of its own: a request carries one of them, and the broker
+// adds the key that placeholder stands for.
 type Broker struct {
 	// Provider is a name of Providers.
 	Provider string
@@ -159,13 +163,15 @@ type Broker struct {
 type broker struct {
 	p         *Proxy
 	prov      Provider
-	key       string
-	ph        string
+	keys      []keyPair
 	upstream  *url.URL
 	host      string
 	port      int
 	transport *http.Transport
 }
+
+// keyPair is a real key and the placeholder that stands for it.
+type keyPair struct{ key, ph string }
 
 func newBroker(p *Proxy, b Broker) (*broker, error) {
 	prov, ok := ProviderNamed(b.Provider)
@@ -198,7 +204,7 @@ func newBroker(p *Proxy, b Broker) (*broker, error) {
 	if ps := u.Port(); ps != "" {
 		port, _ = strconv.Atoi(ps)
 	}
-	br := &broker{p: p, prov: prov, key: b.Key, ph: b.Placeholder, upstream: u, host: u.Hostname(), port: port}
+	br := &broker{p: p, prov: prov, keys: []keyPair{{b.Key, b.Placeholder}}, upstream: u, host: u.Hostname(), port: port}
 	br.transport = &http.Transport{
 		Proxy:                 nil,
 		DialContext:           p.dialUpstream,
@@ -229,8 +235,34 @@ func (p *Proxy) dialUpstream(ctx context.Context, network, addr string) (net.Con
 	return d.DialContext(ctx, network, addr)
 }
 
-// scrub replaces the real key in s by the placeholder.
-func (b *broker) scrub(s string) string { return strings.ReplaceAll(s, b.key, b.ph) }
+// add adds the key of o, another Broker of the same provider, to b: the
+// same upstream, a placeholder of its own that holds no key of b's nor
+// is held by one.
+func (b *broker) add(o *broker) error {
+	if o.upstream.String() != b.upstream.String() {
+		return fmt.Errorf("broker %s: given twice with different upstreams (%s, %s)", b.prov.Name, b.upstream, o.upstream)
+	}
+	kp := o.keys[0]
+	for _, have := range b.keys {
+		if have.key == kp.key && have.ph == kp.ph {
+			return nil
+		}
+		if strings.Contains(have.key, kp.ph) || strings.Contains(kp.ph, have.key) || strings.Contains(kp.key, have.ph) ||
+			strings.Contains(have.ph, kp.key) || strings.Contains(have.ph, kp.ph) || strings.Contains(kp.ph, have.ph) {
+			return fmt.Errorf("broker %s: two keys' placeholders must be distinct and hold no key", b.prov.Name)
+		}
+	}
+	b.keys = append(b.keys, kp)
+	return nil
+}
+
+// scrub replaces each real key in s by its placeholder.
+func (b *broker) scrub(s string) string {
+	for _, kp := range b.keys {
+		s = strings.ReplaceAll(s, kp.key, kp.ph)
+	}
+	return s
+}
 
 // refuse answers a broker request with status and a message, records it
 // as denied and tells OnDeny.
@@ -252,8 +284,17 @@ func (p *Proxy) serveBroker(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rel = "/" + rel
-	if !b.hasPlaceholder(r) {
+	kp, ok := b.placeholder(r)
+	if !ok {
 		b.refuse(w, start, http.StatusForbidden, "the request does not carry the run's placeholder key")
+		return
+	}
+	if r.Header.Get("Upgrade") != "" {
+		// A protocol the broker does not carry, whose frames it could not
+		// check: nothing leaves, so no denial (codex tries its Responses
+		// websocket, then POSTs).
+		w.Header().Set("X-Workforce-Denied", "broker")
+		http.Error(w, "workforce: the "+b.prov.Name+" broker refused this request: a connection upgrade (websocket) is not forwarded.", http.StatusForbidden)
 		return
 	}
 	if why := cleanPath(rel); why != "" {
@@ -262,10 +303,6 @@ func (p *Proxy) serveBroker(w http.ResponseWriter, r *http.Request) {
 	}
 	if !b.prov.allows(r.Method, rel) {
 		b.refuse(w, start, http.StatusForbidden, r.Method+" "+rel+" is not one of the "+b.prov.Name+" API paths the broker forwards")
-		return
-	}
-	if r.Header.Get("Upgrade") != "" {
-		b.refuse(w, start, http.StatusForbidden, "a connection upgrade (websocket) is not forwarded")
 		return
 	}
 	var body []byte
@@ -310,9 +347,9 @@ func (p *Proxy) serveBroker(w http.ResponseWriter, r *http.Request) {
 			}
 			out.Header.Del(b.prov.Header)
 			if b.prov.Bearer {
-				out.Header.Set(b.prov.Header, "Bearer "+b.key)
+				out.Header.Set(b.prov.Header, "Bearer "+kp.key)
 			} else {
-				out.Header.Set(b.prov.Header, b.key)
+				out.Header.Set(b.prov.Header, kp.key)
 			}
 			// The response must be readable to be scrubbed: the transport
 			// asks for gzip itself and decodes it.
@@ -334,7 +371,11 @@ func (p *Proxy) serveBroker(w http.ResponseWriter, r *http.Request) {
 			}
 			resp.Header.Del("Content-Length")
 			resp.ContentLength = -1
-			down = &countingBody{ReadCloser: &scrubber{r: resp.Body, old: []byte(b.key), new: []byte(b.ph)}}
+			body := resp.Body
+			for _, kp := range b.keys {
+				body = &scrubber{r: body, old: []byte(kp.key), new: []byte(kp.ph)}
+			}
+			down = &countingBody{ReadCloser: body}
 			resp.Body = down
 			return nil
 		},
@@ -360,14 +401,17 @@ func pathUnescape(p string) string {
 	return u
 }
 
-// hasPlaceholder reports whether r carries the placeholder in one of the
-// provider's slots, and no other value in any of them.
-func (b *broker) hasPlaceholder(r *http.Request) bool {
-	found := false
+// placeholder returns the key pair whose placeholder r carries in one of
+// the provider's slots; false when it carries none, or any other value in
+// a slot (another key's placeholder included).
+func (b *broker) placeholder(r *http.Request) (keyPair, bool) {
+	found := -1
 	check := func(v string) bool {
-		if subtle.ConstantTimeCompare([]byte(v), []byte(b.ph)) == 1 {
-			found = true
-			return true
+		for i, kp := range b.keys {
+			if subtle.ConstantTimeCompare([]byte(v), []byte(kp.ph)) == 1 && (found < 0 || found == i) {
+				found = i
+				return true
+			}
 		}
 		return false
 	}
@@ -375,23 +419,26 @@ func (b *broker) hasPlaceholder(r *http.Request) bool {
 		for _, v := range r.Header.Values(s) {
 			if strings.EqualFold(s, "authorization") {
 				if len(v) < 7 || !strings.EqualFold(v[:7], "bearer ") {
-					return false
+					return keyPair{}, false
 				}
 				v = v[7:]
 			}
 			if !check(v) {
-				return false
+				return keyPair{}, false
 			}
 		}
 	}
 	if b.prov.QueryKey != "" {
 		for _, v := range r.URL.Query()[b.prov.QueryKey] {
 			if !check(v) {
-				return false
+				return keyPair{}, false
 			}
 		}
 	}
-	return found
+	if found < 0 {
+		return keyPair{}, false
+	}
+	return b.keys[found], true
 }
 
 // cleanPath says what is wrong with an escaped request path, or "".

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/x509"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -398,8 +400,61 @@ func TestNewBrokerErrors(t *testing.T) {
 			t.Errorf("the error %q shows the key", err)
 		}
 	}
-	if _, err := New(Config{Brokers: []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: realKey, Placeholder: placeholder}}}); err == nil {
-		t.Error("New with the same provider twice succeeded")
+	twice := []struct {
+		name string
+		b    []Broker
+		want string
+	}{
+		{"other upstream", []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: "sk-other-key-0001", Placeholder: placeholder + "-2", Upstream: "https://gw.example/v1"}}, "different upstreams"},
+		{"placeholder holds a key", []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: "sk-other-key-0001", Placeholder: "x-" + realKey}}, "distinct"},
+		{"same placeholder", []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder}, {Provider: "openai", Key: "sk-other-key-0001", Placeholder: placeholder}}, "distinct"},
+	}
+	for _, tt := range twice {
+		_, err := New(Config{Brokers: tt.b})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: New = %v, want an error with %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestBrokerTwoKeys: two keys of one provider (the environment's and a
+// configuration file's), each with its placeholder: the provider gets the
+// key the request's placeholder stands for, a request carrying both
+// placeholders is refused, and neither key comes back in a response.
+func TestBrokerTwoKeys(t *testing.T) {
+	const key2, ph2 = "sk-second-key-77777777", "workforce-placeholder-two"
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "echo "+r.Header.Get("Authorization"))
+	})
+	_, addr := startProxy(t, Config{
+		Policy: mustPolicy(t, Sources{User: []Spec{{Origin: "--network", Mode: string(Allowlist)}}}),
+		Brokers: []Broker{
+			{Provider: "openai", Key: realKey, Placeholder: placeholder, Upstream: up.URL},
+			{Provider: "openai", Key: key2, Placeholder: ph2, Upstream: up.URL},
+		},
+		RootCAs: up.pool(),
+	})
+	url := BaseURL(addr, "openai") + "/responses"
+	for _, tt := range []struct{ ph, key string }{{placeholder, realKey}, {ph2, key2}} {
+		resp, body := send(t, "POST", url, map[string]string{"Authorization": "Bearer " + tt.ph}, `{}`)
+		if resp.StatusCode != 200 || body != "echo Bearer "+tt.ph {
+			t.Errorf("with %s: %d %q, want 200 and the key scrubbed back to the placeholder", tt.ph, resp.StatusCode, body)
+		}
+		reqs := up.received()
+		if got := reqs[len(reqs)-1].Header.Get("Authorization"); got != "Bearer "+tt.key {
+			t.Errorf("with %s the provider got %q, want the key it stands for", tt.ph, got)
+		}
+	}
+	req, _ := http.NewRequest("POST", url, strings.NewReader("{}"))
+	req.Header.Add("Authorization", "Bearer "+placeholder)
+	req.Header.Add("Authorization", "Bearer "+ph2)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("both placeholders: %d, want 403", resp.StatusCode)
 	}
 }
 
@@ -487,5 +542,80 @@ func TestBrokerThroughProxyVariables(t *testing.T) {
 	resp, body2 := send(t, "GET", "http://"+addr+"/", nil, "")
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("GET / of the proxy itself got %d %q, want 400", resp.StatusCode, body2)
+	}
+}
+
+// TestConnectToSelf: a CONNECT to the proxy itself (gemini's undici
+// tunnels every request through its proxy, http:// ones too; codex its
+// websocket) is a tunnel to the brokers: a broker's path inside reaches
+// the provider with the real key, a websocket upgrade gets 403, any other
+// path 400, and none of it is a denial; a CONNECT to another loopback
+// port still is.
+func TestConnectToSelf(t *testing.T) {
+	up := newUpstream(t, nil)
+	var mu sync.Mutex
+	var denials []Denial
+	px, addr := startProxy(t, Config{
+		Policy:  mustPolicy(t, Sources{User: []Spec{{Origin: "--network", Mode: string(Allowlist)}}}),
+		Brokers: []Broker{{Provider: "openai", Key: realKey, Placeholder: placeholder, Upstream: up.URL}},
+		RootCAs: up.pool(),
+		OnDeny: func(d Denial) {
+			mu.Lock()
+			denials = append(denials, d)
+			mu.Unlock()
+		},
+	})
+	_, port, _ := strings.Cut(addr, ":")
+	inside := []struct{ req, status string }{
+		{"POST " + BrokerPrefix + "openai/v1/responses HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + placeholder + "\r\nContent-Length: 2\r\n\r\n{}", "200"},
+		{"GET " + BrokerPrefix + "openai/v1/responses HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + placeholder + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", "403"},
+		{"GET /elsewhere HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", "400"},
+	}
+	for _, target := range []string{addr, "localhost:" + port} {
+		for _, in := range inside {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("CONNECT %s: %v, %v; want 200", target, resp, err)
+			}
+			io.WriteString(c, in.req)
+			resp, err = http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("inside the tunnel to %s: %v", target, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			c.Close()
+			if fmt.Sprint(resp.StatusCode) != in.status {
+				t.Errorf("inside the tunnel to %s, %q: %d %q, want %s", target, strings.SplitN(in.req, "\r", 2)[0], resp.StatusCode, body, in.status)
+			}
+		}
+	}
+	if got := up.received(); len(got) != 2 || got[0].Header.Get("Authorization") != "Bearer "+realKey {
+		t.Errorf("the provider got %d requests, want 2 with the real key", len(got))
+	}
+	mu.Lock()
+	if len(denials) != 0 || len(px.Summary().Denied) != 0 {
+		t.Errorf("denials %+v, summary %+v: a tunnel to the proxy, a websocket to a broker, are no denial", denials, px.Summary().Denied)
+	}
+	mu.Unlock()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if resp.StatusCode != http.StatusForbidden || len(denials) != 1 {
+		t.Errorf("CONNECT 127.0.0.1:1: %d, %d denials; want 403 and a denial", resp.StatusCode, len(denials))
 	}
 }

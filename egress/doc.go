@@ -27,6 +27,11 @@
 //     brokers' paths under BrokerPrefix, in origin form or in absolute
 //     form naming the proxy itself (what a harness whose HTTP_PROXY names
 //     the proxy sends to its base URL). Anything else is refused with 400.
+//     A CONNECT to the proxy itself (gemini's undici tunnels every
+//     request, http:// ones too; codex its Responses websocket) is a
+//     tunnel to the brokers' paths alone, neither recorded nor a denial:
+//     nothing leaves by it. A websocket upgrade to a broker gets 403, no
+//     denial either (codex then POSTs).
 //   - The host by name against the policy; a denied request gets 403 with
 //     a body naming the host and how to allow it (DenialMessage), a
 //     record line and an OnDeny call.
@@ -40,7 +45,9 @@
 //     again, so a name cannot resolve to a public address for the check
 //     and a private one for the connection (DNS rebinding).
 //   - A broker's request, in every mode (it is the harness's own API):
-//     the placeholder key in the provider's slot, a
+//     a placeholder key in the provider's slot (one of the provider's
+//     keys: a broker may hold several, each with its placeholder, and
+//     adds the key the request's placeholder stands for), a
 //     path of the provider's table (Providers), a clean path (no dot
 //     segment, encoded slash or empty segment), no upgrade, and, unless
 //     the mode is open, a body that asks the provider to reach no other

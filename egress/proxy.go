@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bufio"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -96,8 +97,11 @@ func New(cfg Config) (*Proxy, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := p.brokers[br.prov.Name]; dup {
-			return nil, fmt.Errorf("broker %s: given twice", br.prov.Name)
+		if have, dup := p.brokers[br.prov.Name]; dup {
+			if err := have.add(br); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		p.brokers[br.prov.Name] = br
 	}
@@ -218,15 +222,18 @@ func isSelf(r *http.Request) bool {
 	if r.URL.Host == "" || r.URL.Scheme != "http" {
 		return false
 	}
+	host, port, err := splitHostPort(r.URL.Host, 80)
+	return err == nil && targetsSelf(r, host, port)
+}
+
+// targetsSelf reports whether host:port names the proxy itself: a
+// loopback address (or localhost) on the port r came in on.
+func targetsSelf(r *http.Request, host string, port int) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok {
 		return false
 	}
 	lap, err := netip.ParseAddrPort(local.String())
-	if err != nil {
-		return false
-	}
-	host, port, err := splitHostPort(r.URL.Host, 80)
 	if err != nil || port != int(lap.Port()) {
 		return false
 	}
@@ -377,6 +384,10 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "workforce proxy: CONNECT wants host:port: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if targetsSelf(r, host, port) {
+		p.serveSelfTunnel(w)
+		return
+	}
 	d := p.check(r.Context(), host, port)
 	if d.denied != "" {
 		p.deny(w, start, d.host, d.port, d.denied, "connect")
@@ -430,6 +441,79 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 	upBytes, down := pipe(client, up)
 	p.rec.add(Record{Time: start, Host: d.host, Port: d.port, Via: "connect", Allowed: true, Up: upBytes + early, Down: down})
 }
+
+// serveSelfTunnel serves a CONNECT to the proxy itself: what a client
+// whose proxy variables name the proxy opens to reach a broker's base URL
+// (gemini's undici tunnels every request, http:// ones too; codex its
+// Responses websocket). Inside, the brokers' paths are served as they
+// are outside, and nothing else: the tunnel itself leaves nowhere, and is
+// neither recorded nor a denial.
+func (p *Proxy) serveSelfTunnel(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "workforce proxy: cannot take the connection over", http.StatusInternalServerError)
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	client.SetDeadline(time.Time{})
+	if !p.track(client) {
+		return
+	}
+	defer p.untrack(client)
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		client.Close()
+		return
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodConnect && strings.HasPrefix(r.URL.Path, BrokerPrefix) && (r.URL.Host == "" || isSelf(r)) {
+				p.serveBroker(w, r)
+				return
+			}
+			http.Error(w, "workforce proxy: a tunnel to the proxy itself serves the brokers' paths ("+BrokerPrefix+"...) only", http.StatusBadRequest)
+		}),
+		ReadHeaderTimeout: time.Minute,
+		ErrorLog:          p.srv.ErrorLog,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				once.Do(func() { close(done) })
+			}
+		},
+	}
+	// What the client sent after CONNECT's header, read into the server's
+	// buffer already, comes first.
+	_ = srv.Serve(&oneConn{c: &bufferedConn{Conn: client, r: buf.Reader}})
+	<-done
+}
+
+// oneConn is a listener that accepts c once.
+type oneConn struct {
+	c    net.Conn
+	done bool
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	if l.done {
+		return nil, net.ErrClosed
+	}
+	l.done = true
+	return l.c, nil
+}
+func (l *oneConn) Close() error   { return nil }
+func (l *oneConn) Addr() net.Addr { return l.c.LocalAddr() }
+
+// bufferedConn reads what r holds before the connection.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
 // pipe copies both ways between client and up until both directions
 // end, half-closing each side when its source ends; it returns the

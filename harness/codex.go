@@ -3,6 +3,8 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +50,10 @@ import (
 //     server that outlives the session, outside its sandbox
 //     (/tmp/codex-daemon-<uid>); --no-daemon runs without it, and codex
 //     exec takes no such flag (docs/sandbox.md).
+//   - With --sandbox danger-full-access its web_search tool is live
+//     ("external_web_access": true) whatever -c web_search="cached" says;
+//     without it, cached (false). A later -c web_search="disabled" wins
+//     over an earlier "live".
 const codexMeasured = "0.169.0"
 
 // codexDocBudget is codex's default project_doc_max_bytes.
@@ -357,6 +363,38 @@ func planCodex(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, look
 		_, args, _ := networkSwitches(persona.HarnessCodex)
 		inv.Args = append(inv.Args, args...)
 		how += "; " + strings.Join(args, " ") + " (no plugin or analytics traffic)"
+		brokered := false
+		if u := o.BrokerURLs["openai"]; u != "" {
+			// The broker adds the real key: codex sends the placeholder
+			// it got as CODEX_API_KEY or in auth.json.
+			inv.Args = append(inv.Args, "-c", "openai_base_url="+tomlString(u))
+			how += "; -c openai_base_url=" + tomlString(u) + " (the API key brokered: codex holds a placeholder)"
+			brokered = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(o.BrokerURLs)) {
+			// A model provider of the user's own whose env_key is
+			// brokered: its base_url (the rest of it kept, measured).
+			if id, ok := strings.CutPrefix(k, "model_providers."); ok && id != "" {
+				kv := "model_providers." + tomlKey(id) + ".base_url=" + tomlString(o.BrokerURLs[k])
+				inv.Args = append(inv.Args, "-c", kv)
+				how += "; -c " + kv + " (your model provider's key brokered)"
+				brokered = true
+			}
+		}
+		if brokered {
+			if o.NetworkMode != "open" && !st.noWeb {
+				// With danger-full-access codex's web_search tool is live
+				// (external_web_access true; -c web_search="cached" does
+				// not change it, measured on 0.169.0), and the broker
+				// refuses every request offering it unless the network is
+				// open: the run would fail at its first request.
+				inv.Args = append(inv.Args, "-c", `web_search="disabled"`)
+				how += `; -c web_search="disabled" (confined, codex's web search is live, which the broker lets through only under --network open)`
+				if v := hs.WebSearch; v != nil && *v {
+					inv.Notes = append(inv.Notes, "harnessSettings.webSearch true: codex's web search is live, which the run's network does not let the provider do for the agent (only --network open does): it is turned off")
+				}
+			}
+		}
 		if !o.oneShot {
 			inv.Args = append(inv.Args, "--no-daemon")
 			how += "; --no-daemon (its shared server would outlive the session, outside the sandbox)"

@@ -138,6 +138,24 @@ type Options struct {
 	// by ours (Invocation.TreeReadOnly); Mapping records each choice
 	// under FieldWriteSandbox.
 	Confined bool
+	// BrokerURLs are the base URLs at workforce's proxy the harness
+	// takes for the providers whose API key the run brokers, by
+	// APIKey.Provider ("openai": http://127.0.0.1:3128/_broker/openai/v1):
+	// codex gets -c openai_base_url, opencode provider.ID.options.baseURL
+	// in the configuration workforce writes. claude and gemini take theirs
+	// from the environment, which the caller sets.
+	BrokerURLs map[string]string
+	// NetworkMode is the run's network mode when the harness runs in
+	// namespaces ("allowlist", "open", "none"), "" otherwise: codex's
+	// live web search, which the broker passes only under "open", is
+	// turned off otherwise.
+	NetworkMode string
+	// OpencodeKeys are, by opencode provider id, the placeholders of the
+	// keys the user's configuration writes itself
+	// (provider.ID.options.apiKey): the configuration workforce writes for
+	// opencode holds the placeholder instead ("" removes the key: a
+	// provider without a broker).
+	OpencodeKeys map[string]string
 
 	// oneShot is set by PlanOneShot: interactive-only flags are left out.
 	oneShot bool

@@ -147,35 +147,79 @@ var OpencodeProviders = map[string]string{
 // what brokering a key replaces (the harness gets a placeholder key and a
 // base URL pointing at workforce's proxy).
 type APIKey struct {
-	Harness, Provider string
+	// Provider is the harness's name of the provider (opencode's
+	// provider id); Broker the proxy's (egress.Providers).
+	Harness, Provider, Broker string
 	// KeyVars are the variables holding the key, in the order the
 	// harness reads them.
 	KeyVars []string
 	// BaseURL is how the harness takes another base URL: a variable, or
 	// a configuration key.
 	BaseURL string
-	Host    string
-	Source  string
+	// BasePath is what the harness's base URL holds past the API's root:
+	// the path its client appends its requests' to ("/v1": it sends
+	// BASE/messages for /v1/messages). A base URL of the user's own is
+	// the broker's upstream with BasePath taken off its end.
+	BasePath string
+	Host     string
+	Source   string
 }
 
-// APIKeys are the API keys each harness takes from the environment.
+// APIKeys are the API keys each harness takes from the environment
+// (and, for codex and opencode, from their login files: SeededKeys).
+// Measured with codex 0.169.0 and opencode 1.18.33 against a recording
+// server at the base URL: codex exec sends CODEX_API_KEY, else auth.json's
+// OPENAI_API_KEY, as "Authorization: Bearer" to BASE/responses (first a
+// websocket GET there, refused by the broker, then the POST), and ignores
+// OPENAI_API_KEY and OPENAI_BASE_URL of the environment; opencode's
+// anthropic provider sends x-api-key to BASE/messages, openai
+// Authorization: Bearer to BASE/responses, google x-goog-api-key to
+// BASE/models/MODEL:streamGenerateContent, each from the variable or
+// auth.json's "api" entry, and ignores GEMINI_API_KEY. The variables a
+// harness ignores are brokered all the same: a placeholder costs nothing,
+// and the real key stays out.
 var APIKeys = []APIKey{
-	{persona.HarnessClaude, "anthropic", []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}, "ANTHROPIC_BASE_URL", "api.anthropic.com", SourceUpstream},
-	{persona.HarnessCodex, "openai", []string{"OPENAI_API_KEY", "CODEX_API_KEY"}, `-c openai_base_url="URL" (the built-in provider; or -c model_providers.ID.base_url for a provider of its own); OPENAI_BASE_URL in older versions`, "api.openai.com", SourceUpstream},
-	{persona.HarnessOpencode, "anthropic", []string{"ANTHROPIC_API_KEY"}, `provider.anthropic.options.baseURL in its configuration`, "api.anthropic.com", SourceUpstream},
-	{persona.HarnessOpencode, "openai", []string{"OPENAI_API_KEY"}, `provider.openai.options.baseURL in its configuration`, "api.openai.com", SourceUpstream},
-	{persona.HarnessOpencode, "google", []string{"GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"}, `provider.google.options.baseURL in its configuration`, "generativelanguage.googleapis.com", SourceUpstream},
-	{persona.HarnessGemini, "google", []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, "GOOGLE_GEMINI_BASE_URL", "generativelanguage.googleapis.com", SourceUpstream},
+	{persona.HarnessClaude, "anthropic", "anthropic", []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}, "ANTHROPIC_BASE_URL", "", "api.anthropic.com", SourceUpstream},
+	{persona.HarnessCodex, "openai", "openai", []string{"CODEX_API_KEY", "OPENAI_API_KEY"}, `-c openai_base_url="URL" (the built-in provider; or -c model_providers.ID.base_url for a provider of its own); OPENAI_BASE_URL ignored`, "/v1", "api.openai.com", SourceMeasured},
+	{persona.HarnessOpencode, "anthropic", "anthropic", []string{"ANTHROPIC_API_KEY"}, `provider.anthropic.options.baseURL in its configuration`, "/v1", "api.anthropic.com", SourceMeasured},
+	{persona.HarnessOpencode, "openai", "openai", []string{"OPENAI_API_KEY"}, `provider.openai.options.baseURL in its configuration`, "/v1", "api.openai.com", SourceMeasured},
+	{persona.HarnessOpencode, "google", "gemini", []string{"GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"}, `provider.google.options.baseURL in its configuration`, "/v1beta", "generativelanguage.googleapis.com", SourceMeasured},
+	{persona.HarnessGemini, "google", "gemini", []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, "GOOGLE_GEMINI_BASE_URL", "", "generativelanguage.googleapis.com", SourceUpstream},
+}
+
+// APIKeyOf returns the row of APIKeys of harness h and provider p.
+func APIKeyOf(h, p string) (APIKey, bool) {
+	for _, k := range APIKeys {
+		if k.Harness == h && k.Provider == p {
+			return k, true
+		}
+	}
+	return APIKey{}, false
 }
 
 // OtherProviderKeys are the API keys of providers workforce knows besides
-// those APIKeys lists: what brokering keeps out of a confined run
-// altogether (issue 41; the list only: the run does not drop them yet).
+// those APIKeys lists: a confined run in namespaces gets none of them,
+// nor a variable of APIKeys its harness's rows do not broker (claude's run
+// gets no OPENAI_API_KEY).
 var OtherProviderKeys = []string{
 	"XAI_API_KEY", "MISTRAL_API_KEY", "GROQ_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY",
 	"AZURE_OPENAI_API_KEY", "AZURE_API_KEY", "TOGETHER_API_KEY", "FIREWORKS_API_KEY", "CEREBRAS_API_KEY",
 	"PERPLEXITY_API_KEY", "COHERE_API_KEY", "HF_TOKEN", "HUGGINGFACE_API_KEY", "VERCEL_API_KEY",
 	"AWS_BEARER_TOKEN_BEDROCK", "VERTEX_API_KEY",
+}
+
+// ProviderKeyVar reports whether k names a provider's API key workforce
+// knows: a variable of APIKeys or of OtherProviderKeys.
+func ProviderKeyVar(k string) bool {
+	if slices.Contains(OtherProviderKeys, k) {
+		return true
+	}
+	for _, ak := range APIKeys {
+		if slices.Contains(ak.KeyVars, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // AgentSocketVars are variables naming the sockets of the user's agents
@@ -277,15 +321,21 @@ opencode reaches the provider of the persona's model (` + "`provider/model`" + `
 How each harness takes a provider's API key and another base URL (upstream, not measured): what brokering replaces
 with a placeholder key and a base URL pointing at workforce's proxy.
 
-| harness | provider | key variables | base URL | host |
-|---|---|---|---|---|
+| harness | provider | key variables | base URL | path past the API's root | host | source |
+|---|---|---|---|---|---|---|
 `)
 	for _, k := range APIKeys {
-		b.WriteString(fmt.Sprintf("| %s | %s | `%s` | %s | `%s` |\n", k.Harness, k.Provider, strings.Join(k.KeyVars, "`, `"), mdCell([]string{k.BaseURL}), k.Host))
+		bp := k.BasePath
+		if bp == "" {
+			bp = "none"
+		} else {
+			bp = "`" + bp + "`"
+		}
+		b.WriteString(fmt.Sprintf("| %s | %s | `%s` | %s | %s | `%s` | %s |\n", k.Harness, k.Provider, strings.Join(k.KeyVars, "`, `"), mdCell([]string{k.BaseURL}), bp, k.Host, k.Source))
 	}
 	b.WriteString(`
-Other provider keys workforce knows, which API-key brokering keeps out of a confined run altogether (to come: today the
-run still passes them): ` + "`" + strings.Join(OtherProviderKeys, "`, `") + "`" + `.
+Other provider keys workforce knows, which a confined run does not get at all (nor the variables above that its own
+harness's rows do not name): ` + "`" + strings.Join(OtherProviderKeys, "`, `") + "`" + `.
 
 Variables naming the sockets of the user's agents and daemons, not passed into a confined run: ` + "`" + strings.Join(AgentSocketVars, "`, `") + "`" + `.
 `)

@@ -498,6 +498,16 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 			return err
 		}
 	}
+	if len(o.OpencodeKeys) > 0 {
+		// Your OPENCODE_CONFIG's keys: the placeholders.
+		raw, err := opencodeProviderKeys(cfg["provider"], o.OpencodeKeys, false)
+		if err != nil {
+			return fmt.Errorf("cannot put the brokered keys' placeholders into your OPENCODE_CONFIG's providers: %v", err)
+		}
+		if raw != nil {
+			cfg["provider"] = raw
+		}
+	}
 	b, err = json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return err
@@ -509,7 +519,7 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	if v, ok := r.Env["OPENCODE_CONFIG_CONTENT"]; ok {
 		user = os.Expand(v, lookup) // the persona's own, as its env sets it
 	}
-	content, err := opencodeContent(user, r.ID, agents[r.ID], contentMCP)
+	content, err := opencodeContent(user, r.ID, agents[r.ID], contentMCP, o.BrokerURLs, o.OpencodeKeys)
 	if err != nil {
 		return err
 	}

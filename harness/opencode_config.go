@@ -57,9 +57,11 @@ const opencodeContentMax = 128<<10 - 1 - len("OPENCODE_CONFIG_CONTENT=")
 
 // opencodeContent is the value of OPENCODE_CONFIG_CONTENT for a run: the
 // user's own (a JSON object, kept as written) with the persona's agent
-// under its id, and the persona's MCP servers, which then outrank every
-// project source of opencode's ranking.
-func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json.RawMessage) (string, error) {
+// under its id, the persona's MCP servers, and the base URL at
+// workforce's broker of each provider whose key the run brokers
+// (provider.ID.options.baseURL, the other options of the user's kept),
+// which then outrank every project source of opencode's ranking.
+func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json.RawMessage, brokers, keys map[string]string) (string, error) {
 	cfg := map[string]json.RawMessage{}
 	if strings.TrimSpace(user) != "" {
 		std, err := hujson.Standardize([]byte(user))
@@ -90,6 +92,41 @@ func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json
 			return "", err
 		}
 	}
+	if len(brokers) > 0 {
+		providers := map[string]map[string]any{}
+		if raw, ok := cfg["provider"]; ok {
+			if err := json.Unmarshal(raw, &providers); err != nil {
+				return "", fmt.Errorf("cannot point opencode's providers at workforce's broker in your OPENCODE_CONFIG_CONTENT: its provider is not an object of objects: %v", err)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(brokers)) {
+			p := providers[name]
+			if p == nil {
+				p = map[string]any{}
+			}
+			opts, _ := p["options"].(map[string]any)
+			if opts == nil {
+				opts = map[string]any{}
+			}
+			opts["baseURL"] = brokers[name]
+			p["options"] = opts
+			providers[name] = p
+		}
+		b, err := json.Marshal(providers)
+		if err != nil {
+			return "", err
+		}
+		cfg["provider"] = b
+	}
+	if len(keys) > 0 {
+		// The placeholders of the keys your configuration writes itself,
+		// over every source of lower rank.
+		raw, err := opencodeProviderKeys(cfg["provider"], keys, true)
+		if err != nil {
+			return "", fmt.Errorf("cannot put the brokered keys' placeholders into your OPENCODE_CONFIG_CONTENT: %v", err)
+		}
+		cfg["provider"] = raw
+	}
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return "", err
@@ -98,6 +135,47 @@ func opencodeContent(user, id string, agent json.RawMessage, mcp map[string]json
 		return "", fmt.Errorf("the persona's opencode agent is %d bytes of JSON, more than the %d an environment variable (OPENCODE_CONFIG_CONTENT) can hold: shorten its system prompt", len(b), opencodeContentMax)
 	}
 	return string(b), nil
+}
+
+// opencodeProviderKeys returns the provider object raw (nil: none) with
+// options.apiKey of each provider of keys set to its placeholder, or
+// removed for "": only where it is set already unless all, which sets
+// each placeholder (and leaves the others absent). nil when raw is nil and
+// nothing is set.
+func opencodeProviderKeys(raw json.RawMessage, keys map[string]string, all bool) (json.RawMessage, error) {
+	providers := map[string]map[string]any{}
+	if raw != nil {
+		if err := json.Unmarshal(raw, &providers); err != nil {
+			return nil, fmt.Errorf("provider is not an object of objects: %v", err)
+		}
+	}
+	changed := false
+	for _, id := range slices.Sorted(maps.Keys(keys)) {
+		p := providers[id]
+		opts, _ := p["options"].(map[string]any)
+		_, has := opts["apiKey"]
+		switch {
+		case keys[id] == "" && has:
+			delete(opts, "apiKey")
+		case keys[id] != "" && (has || all):
+			if p == nil {
+				p = map[string]any{}
+				providers[id] = p
+			}
+			if opts == nil {
+				opts = map[string]any{}
+				p["options"] = opts
+			}
+			opts["apiKey"] = keys[id]
+		default:
+			continue
+		}
+		changed = true
+	}
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(providers)
 }
 
 // ProjectConfigError is a run refused because the project's own

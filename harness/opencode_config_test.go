@@ -123,7 +123,7 @@ func TestOpencodeContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := opencodeContent(tt.user, "rev", json.RawMessage(`{"mode":"primary"}`), map[string]json.RawMessage{"s": json.RawMessage(`{"type":"local"}`)})
+			got, err := opencodeContent(tt.user, "rev", json.RawMessage(`{"mode":"primary"}`), map[string]json.RawMessage{"s": json.RawMessage(`{"type":"local"}`)}, nil, nil)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -135,7 +135,7 @@ func TestOpencodeContent(t *testing.T) {
 			}
 		})
 	}
-	if _, err := opencodeContent("", "rev", json.RawMessage(`"`+strings.Repeat("x", 130<<10)+`"`), nil); err == nil || !strings.Contains(err.Error(), "shorten its system prompt") {
+	if _, err := opencodeContent("", "rev", json.RawMessage(`"`+strings.Repeat("x", 130<<10)+`"`), nil, nil, nil); err == nil || !strings.Contains(err.Error(), "shorten its system prompt") {
 		t.Errorf("an agent too long for the environment: %v", err)
 	}
 }

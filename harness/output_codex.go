@@ -116,6 +116,14 @@ func (c *codexReader) take(e *codexEvent) {
 		if e.Type == "turn.failed" {
 			c.done = true
 		}
+		if e.Type == "error" && strings.HasPrefix(msg, "Reconnecting... ") {
+			// A retry codex makes, not a failure (0.169.0: five of its
+			// Responses websocket, refused by workforce's broker, before it
+			// falls back to HTTPS); a turn that fails after them ends with
+			// turn.failed.
+			c.add(Event{Type: EventError, Text: msg})
+			return
+		}
 		o.Error = true
 		if o.ErrorText == "" || e.Type == "turn.failed" {
 			o.ErrorText = msg

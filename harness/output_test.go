@@ -68,6 +68,14 @@ func TestParseOutput(t *testing.T) {
 {"type":"error","message":"stream disconnected"}
 {"type":"turn.failed","error":{"message":"unexpected status 400"}}
 `, session: "t1", errText: "unexpected status 400"},
+		{name: "codex reconnecting is no failure", harness: "codex",
+			data: `{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 2/5 (unexpected status 403 Forbidden: Unknown error, url: ws://127.0.0.1:3128/_broker/openai/v1/responses)"}
+{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Falling back from WebSockets to HTTPS transport. unexpected status 403 Forbidden"}}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done"}}
+{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}
+`, session: "t1", final: "done"},
 		{name: "opencode error event", harness: "opencode",
 			data: `{"type":"step_start","sessionID":"ses_1","part":{"type":"step-start"}}
 {"type":"error","sessionID":"ses_1","error":{"name":"APIError","data":{"message":"Bad Request"}}}

@@ -147,6 +147,19 @@ var opencodeConfigSeeds = []string{"opencode", filepath.Join("git", "config"), f
 // which the agent may have chosen: an opencode wellknown entry names a
 // URL whose configuration opencode fetches and runs, an api key another
 // account. Such a file is not written back.
+//
+// A credential holding an API key a confined run brokers (codex's
+// auth.json OPENAI_API_KEY, an opencode "api" entry: SeededSecrets) is
+// seeded with the run's placeholder in its place, and an entry without a
+// broker route left out (SeedRewrite). Write-back compares the session's
+// copy with what was seeded into it, not with the user's file; when it
+// changed, the user's key goes back where the placeholder still is and
+// the entries left out come back (SeedRewrite.Restore) before
+// CheckRefresh compares it with the user's file: a refresh of the login
+// beside the key is written back with the user's key, never the
+// placeholder, and the unchanged key is not taken for another account;
+// a key the agent changed is, and is not written back; a copy holding
+// the placeholder anywhere else is not written back at all.
 var credentialFields = map[string]struct{ refresh, identity []JSONPath }{
 	"claude/.credentials.json": {refresh: []JSONPath{
 		{"claudeAiOauth", "accessToken"}, {"claudeAiOauth", "refreshToken"}, {"claudeAiOauth", "expiresAt"},

@@ -135,8 +135,8 @@ func UserMCPServers(h string, env []string) []PolicyEntry {
 }
 
 // opencodeUserConfigs are the user's own opencode configuration files:
-// $OPENCODE_CONFIG, then opencode.json and config.json of the user's
-// configuration directory.
+// $OPENCODE_CONFIG, then opencode.json, config.json and opencode.jsonc of
+// the user's configuration directory.
 func opencodeUserConfigs(get func(string) string) []string {
 	var paths []string
 	if p := get("OPENCODE_CONFIG"); p != "" {
@@ -147,7 +147,7 @@ func opencodeUserConfigs(get func(string) string) []string {
 		cfg = filepath.Join(get("HOME"), ".config")
 	}
 	if cfg != "" {
-		paths = append(paths, filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(cfg, "opencode", "config.json"))
+		paths = append(paths, filepath.Join(cfg, "opencode", "opencode.json"), filepath.Join(cfg, "opencode", "config.json"), filepath.Join(cfg, "opencode", "opencode.jsonc"))
 	}
 	return paths
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
+
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -90,8 +92,8 @@ func ReadUserPolicy(h string, env []string) (UserPolicy, error) {
 					} `json:"options"`
 				} `json:"provider"`
 			}
-			if json.Unmarshal(data, &c) != nil {
-				// JSONC or damaged: opencode says so itself.
+			if std, err := hujson.Standardize(data); err != nil || json.Unmarshal(std, &c) != nil {
+				// Damaged: opencode says so itself.
 				continue
 			}
 			for _, name := range slices.Sorted(maps.Keys(c.Provider)) {

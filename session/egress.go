@@ -40,12 +40,13 @@ import (
 //     loopback base URL of the user's environment names, is served inside
 //     on the same port (confine.Namespaces.LoopbackPorts, egress
 //     Forward), for a client that ignores the proxy variables;
-//   - an API key of the user's environment that the harness takes with a
-//     base URL in a variable (claude's ANTHROPIC_API_KEY, gemini's
-//     GEMINI_API_KEY) is brokered: the harness gets a placeholder and a
-//     base URL at the proxy, which adds the real key on the way to the
-//     provider (egress.Broker); the keys of the other providers workforce
-//     knows (harness.OtherProviderKeys) are not passed in at all;
+//   - an API key of the user's environment or of a file seeded into the
+//     session's state, and claude's apiKeyHelper, are brokered: the
+//     harness gets a placeholder and a base URL at the proxy, which adds
+//     the real key on the way to the provider (egress.Broker; planBrokers,
+//     brokers.go, says how for each harness); the keys of the other
+//     providers workforce knows (harness.ProviderKeyVar) are not passed in
+//     at all;
 //   - the hosts of the remote MCP servers of the user's own harness
 //     configuration (harness.UserMCPServers) are always allowed, as the
 //     harness's API is; a loopback one is served inside as a loopback
@@ -71,12 +72,32 @@ type netPlan struct {
 	brokers   []egress.Broker
 	// record is the file each connection is recorded in.
 	record string
+	// brokerURLs are the base URLs at the proxy codex and opencode take
+	// from their arguments and configuration (harness.Options.BrokerURLs).
+	brokerURLs map[string]string
+	// opencodeKeys are the placeholders of the keys opencode's
+	// configuration writes itself (harness.Options.OpencodeKeys).
+	opencodeKeys map[string]string
+	// helpers are key helpers run when the network starts, whose output
+	// is brokered.
+	helpers []keyHelper
+	// env is the user's environment, the helpers'.
+	env []string
+}
+
+// keyHelper is a command of the user's configuration printing an API key
+// (claude's apiKeyHelper): run once, outside the sandbox, when the run's
+// network starts, its output trimmed and brokered for the placeholder.
+type keyHelper struct {
+	provider, command, placeholder, upstream, origin string
 }
 
 // NetworkPlan is the resolved network of a run, as run --dry-run shows
 // it: the mode, every entry of the allow list with its origin, the
 // proxy's port inside, the loopback ports served inside, the keys
-// brokered and the variables left out.
+// brokered ("provider: origin", the origin a variable or a file and its
+// field) and the keys left out (a variable's name, or a file's entry with
+// why).
 type NetworkPlan struct {
 	Mode      string   `json:"mode"`
 	Allow     []string `json:"allow,omitzero"`
@@ -103,8 +124,10 @@ func (s NetSpec) spec() egress.Spec {
 // namespaces, from its settings nw and the user's environment env, and
 // returns env as the harness gets it: the proxy variables set, the keys
 // it brokers replaced by placeholders and their base URLs pointed at the
-// proxy, the other providers' keys left out.
-func planNetwork(nw *NetworkSettings, h, model string, env []string, record string) (*netPlan, *NetworkPlan, []string, error) {
+// proxy, the other providers' keys left out. st, the run's per-session
+// state (nil without one), gets the rewrites of its seeded files
+// (planBrokers).
+func planNetwork(nw *NetworkSettings, h, model string, env []string, record string, st *harnessState) (*netPlan, *NetworkPlan, []string, error) {
 	src := egress.Sources{User: []egress.Spec{nw.User.spec()}}
 	for _, n := range nw.Narrow {
 		src.Narrow = append(src.Narrow, n.spec())
@@ -172,54 +195,19 @@ func planNetwork(nw *NetworkSettings, h, model string, env []string, record stri
 	for _, e := range pol.Always {
 		shown.Always = append(shown.Always, e.String())
 	}
+	// The key helpers run outside, in the user's environment.
+	np.env = slices.Clone(env)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	proxy := "http://" + addr
 	for _, k := range harness.ProxyVars {
 		env = setEnv(env, k, proxy)
 	}
-	env = dropEnv(env, func(k string) bool {
-		if k == "NO_PROXY" || k == "no_proxy" {
-			return true
-		}
-		if slices.Contains(harness.OtherProviderKeys, k) {
-			shown.Dropped = append(shown.Dropped, k)
-			return true
-		}
-		return false
-	})
-	for _, ak := range harness.APIKeys {
-		if ak.Harness != h || !isEnvName(ak.BaseURL) {
-			continue
-		}
-		provider := brokerProvider(ak.Provider)
-		upstream := get(ak.BaseURL)
-		if upstream != "" && !strings.HasPrefix(upstream, "https://") {
-			// A plain-http base URL (a local model server): nothing to
-			// broker, the key goes as it is.
-			continue
-		}
-		for _, kv := range ak.KeyVars {
-			key := get(kv)
-			if key == "" {
-				continue
-			}
-			ph := placeholder()
-			np.brokers = append(np.brokers, egress.Broker{Provider: provider, Key: key, Placeholder: ph, Upstream: upstream})
-			env = setEnv(env, kv, ph)
-			env = setEnv(env, ak.BaseURL, egress.BaseURL(addr, provider))
-			shown.Brokered = append(shown.Brokered, kv)
-			break
-		}
+	env = dropEnv(env, func(k string) bool { return k == "NO_PROXY" || k == "no_proxy" })
+	env, err = planBrokers(np, shown, st, h, addr, env, up)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	return np, shown, env, nil
-}
-
-// brokerProvider is egress's name of harness's provider name p.
-func brokerProvider(p string) string {
-	if p == "google" {
-		return "gemini"
-	}
-	return p
 }
 
 // baseURLVars are the variables naming a base URL of a provider's API
@@ -315,7 +303,11 @@ func startNetwork(np *netPlan, listeners map[int]net.Listener, deny func(egress.
 	if np == nil || len(listeners) == 0 {
 		return nil, nil
 	}
-	cfg := egress.Config{Policy: np.policy, Record: np.record, OnDeny: deny, Brokers: np.brokers}
+	helped, err := np.startHelpers()
+	if err != nil {
+		return nil, err
+	}
+	cfg := egress.Config{Policy: np.policy, Record: np.record, OnDeny: deny, Brokers: append(slices.Clone(np.brokers), helped...)}
 	if f := os.Getenv(TestRootCAEnv); f != "" {
 		pem, err := os.ReadFile(f)
 		if err != nil {

@@ -274,13 +274,16 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if err := p.planSandbox(o.Sandbox); err != nil {
 		return nil, err
 	}
+	if err := p.planState(o); err != nil {
+		return nil, err
+	}
 	if !o.InRepo {
 		nw := o.Network
 		nw.Narrow = append(personaNetwork(r), nw.Narrow...)
 		p.Network = &nw
 		if c := p.Confine; c.Confined && c.Namespaces {
 			rec := filepath.Join(ResultDir(p.home, filepath.Base(p.Sandbox)), NetworkLogFile)
-			np, shown, nenv, err := planNetwork(&nw, r.Harness, r.Model, env, rec)
+			np, shown, nenv, err := planNetwork(&nw, r.Harness, r.Model, env, rec, p.state)
 			if err != nil {
 				return nil, err
 			}
@@ -292,8 +295,8 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if o.InRepo {
 		hopts.Root = o.Root
 	}
-	if err := p.planState(o); err != nil {
-		return nil, err
+	if p.net != nil {
+		hopts.BrokerURLs, hopts.NetworkMode, hopts.OpencodeKeys = p.net.brokerURLs, string(p.net.policy.Mode), p.net.opencodeKeys
 	}
 	if p.state != nil {
 		hopts.State = p.state.Env

@@ -142,6 +142,9 @@ type harnessState struct {
 
 	layout *harness.StateLayout
 	creds  []*credential
+	// rewrites are the placeholders the seeds' copies get in place of
+	// the user's API keys, by the seed's To (planBrokers).
+	rewrites map[string]harness.SeedRewrite
 }
 
 // credential is a login file seeded into the state.
@@ -151,6 +154,10 @@ type credential struct {
 	// seeded its bytes then.
 	user   string
 	seeded []byte
+	// written is what the state got: seeded, or seeded with the run's
+	// placeholders in place of its API keys (rewrite).
+	written []byte
+	rewrite *harness.SeedRewrite
 }
 
 // cacheVar is a package cache of the agent's commands: the variable that
@@ -368,6 +375,9 @@ func (st *harnessState) seed(warn func(string)) error {
 		if err := c.copy(s.From, filepath.Join(st.Dir, s.To)); err != nil {
 			return err
 		}
+		if err := st.applyRewrite(s.To); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -399,6 +409,9 @@ func (st *harnessState) refresh(warn func(string)) error {
 			if err := st.seedCredential(s, warn); err != nil {
 				return err
 			}
+		} else if err := st.applyRewrite(s.To); err != nil {
+			// This run's placeholders, over the last run's.
+			return err
 		}
 	}
 	return nil
@@ -420,10 +433,17 @@ func (st *harnessState) seedCredential(s harness.StateSeed, warn func(string)) e
 		warn(fmt.Sprintf("cannot read your %s (%v): the session starts without it", s.From, err))
 		return nil
 	}
-	if err := writeStateFile(st.Dir, s.To, data); err != nil {
+	c := &credential{seed: s, user: user, seeded: data, written: data}
+	if r, ok := st.rewrites[filepath.ToSlash(s.To)]; ok {
+		if c.written, err = r.Apply(data); err != nil {
+			return fmt.Errorf("cannot put the placeholders into the session's copy of %s: %w", s.From, err)
+		}
+		c.rewrite = &r
+	}
+	if err := writeStateFile(st.Dir, s.To, c.written); err != nil {
 		return fmt.Errorf("cannot seed the harness's state with %s: %w", s.From, err)
 	}
-	st.creds = append(st.creds, &credential{seed: s, user: user, seeded: data})
+	st.creds = append(st.creds, c)
 	return nil
 }
 
@@ -447,8 +467,18 @@ func (st *harnessState) WriteBack(warn func(string)) {
 		case err != nil:
 			warn(fmt.Sprintf("the session's copy of your %s is not written back: %v", c.seed.From, err))
 			continue
-		case bytes.Equal(now, c.seeded):
+		case bytes.Equal(now, c.written):
 			continue
+		}
+		if c.rewrite != nil {
+			// The user's keys back where the placeholders are.
+			if now, err = c.rewrite.Restore(c.seeded, now); err != nil {
+				warn(fmt.Sprintf("the session's copy of your %s is not written back: %v; yours is kept", c.seed.From, err))
+				continue
+			}
+			if sameJSON(now, c.seeded) {
+				continue
+			}
 		}
 		if err := c.seed.CheckRefresh(c.seeded, now); err != nil {
 			warn(fmt.Sprintf("the session's copy of your %s is not written back: %v; yours is kept", c.seed.From, err))

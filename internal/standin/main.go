@@ -48,6 +48,8 @@
 //	                       name ("PATH: EACCES"): a read the sandbox may
 //	                       deny
 //	tryconnect, tryunix, tryfetch, scanenv: the network actions (net.go)
+//	baseurl, jsonget, scanfiles: what a harness takes of its API keys
+//	                       and base URLs (broker.go)
 //	shell OUT SCRIPT...    run sh -c SCRIPT in dir, its output and then
 //	                       "exit N" appended to OUT (a grandchild's
 //	                       writes: sh's own children)
@@ -399,6 +401,8 @@ func act(dir, line string) (int, bool) {
 		err = appendLine(filepath.Join(os.Getenv("LOG"), "tries"), arg+": "+result)
 	case "tryconnect", "tryunix", "tryfetch", "scanenv":
 		_, err = netAct(verb, rest)
+	case "baseurl", "jsonget", "scanfiles":
+		err = brokerAct(dir, verb, rest)
 	case "tryread":
 		for _, p := range strings.Fields(rest) {
 			abs := p

@@ -131,6 +131,9 @@ func fetch(method, url string, headers []string) string {
 	}
 	for _, h := range headers {
 		if k, v, ok := strings.Cut(h, "="); ok {
+			if k == "bearer" {
+				k, v = "Authorization", "Bearer "+v
+			}
 			req.Header.Set(k, v)
 		}
 	}

@@ -33,6 +33,20 @@ func opencodeAgent(dir string, args []string) map[string]any {
 	if name == "" {
 		return nil
 	}
+	cfg := opencodeConfig(dir)
+	agents, _ := cfg["agent"].(map[string]any)
+	agent, _ := agents[name].(map[string]any)
+	if modes, ok := cfg["mode"].(map[string]any); ok {
+		if m, ok := modes[name].(map[string]any); ok {
+			agent = mergeDeep(agent, m)
+		}
+	}
+	return agent
+}
+
+// opencodeConfig returns opencode's configuration merged from the
+// sources opencodeAgent names, in its order, for dir.
+func opencodeConfig(dir string) map[string]any {
 	cfg := map[string]any{}
 	add := func(data []byte) {
 		std, err := hujson.Standardize(data)
@@ -77,14 +91,7 @@ func opencodeAgent(dir string, args []string) map[string]any {
 	if c := os.Getenv("OPENCODE_CONFIG_CONTENT"); c != "" {
 		add([]byte(c))
 	}
-	agents, _ := cfg["agent"].(map[string]any)
-	agent, _ := agents[name].(map[string]any)
-	if modes, ok := cfg["mode"].(map[string]any); ok {
-		if m, ok := modes[name].(map[string]any); ok {
-			agent = mergeDeep(agent, m)
-		}
-	}
-	return agent
+	return cfg
 }
 
 // mergeDeep merges src over dst as opencode does: objects key by key,
