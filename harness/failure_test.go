@@ -33,7 +33,7 @@ func TestDiagnose(t *testing.T) {
 		{"claude proxy 403, another host", "claude", "", "claude-403r", nil, []string{"example.com:443"},
 			CauseNetwork, `connection to example\.com:443`, "ERR_PROXY_TUNNEL"},
 		{"codex refused key", "codex", "", "codex-401", []string{"OPENAI_API_KEY=sk-x"}, nil,
-			CauseCredentials, `^codex's credentials for openai were refused: check OPENAI_API_KEY or CODEX_API_KEY, or run codex login$`, "401 Unauthorized"},
+			CauseCredentials, `^codex's credentials for openai were refused: check CODEX_API_KEY or OPENAI_API_KEY, or run codex login$`, "401 Unauthorized"},
 		{"codex proxy 403", "codex", "", "codex-403", nil, nil,
 			CauseNetwork, `result's network\.denied names the host`, "HTTP CONNECT failed with status 403"},
 		{"opencode no key", "opencode", "anthropic/claude-sonnet-4-5-20250929", "opencode-nokey", []string{"HOME=/h"}, nil,
@@ -67,7 +67,7 @@ func TestDiagnose(t *testing.T) {
 					h := strings.SplitN(tt.fixture, "-", 2)[0]
 					o, _ := ParseOutput(h, out)
 					if o != nil {
-						f.ErrorText = o.ErrorText
+						f.ErrorText = o.FailureText()
 					}
 				}
 				f.Stderr, _ = os.ReadFile(base + ".stderr.txt")

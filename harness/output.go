@@ -41,6 +41,11 @@ type Outcome struct {
 	// have exited 0, or exited 1 with a result), ErrorText its text.
 	Error     bool   `json:"error,omitempty"`
 	ErrorText string `json:"errorText,omitempty"`
+	// Retry is the first retry the harness reported (codex's
+	// "Reconnecting... 2/5 (... why ...)"; the later ones say less), which
+	// is no error by itself: what explains a run that never finished
+	// (FailureText).
+	Retry string `json:"retry,omitempty"`
 	// HasUsage says the harness reported usage (a usage event came): a
 	// codex turn that failed reports none, which is not 0 tokens.
 	HasUsage bool `json:"hasUsage,omitempty"`
@@ -65,6 +70,15 @@ type Usage struct {
 	// Turns is the number of turns the harness reports (claude); 0 when
 	// it reports none.
 	Turns int `json:"turns,omitempty"`
+}
+
+// FailureText is what the output says went wrong: the error it
+// reported, else its first retry.
+func (o *Outcome) FailureText() string {
+	if o.ErrorText != "" {
+		return o.ErrorText
+	}
+	return o.Retry
 }
 
 func (u *Usage) add(v Usage) {

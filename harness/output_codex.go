@@ -121,6 +121,9 @@ func (c *codexReader) take(e *codexEvent) {
 			// Responses websocket, refused by workforce's broker, before it
 			// falls back to HTTPS); a turn that fails after them ends with
 			// turn.failed.
+			if c.o.Retry == "" {
+				c.o.Retry = cutText(msg, maxEvidence)
+			}
 			c.add(Event{Type: EventError, Text: msg})
 			return
 		}

@@ -102,7 +102,7 @@ func answer(q Question, res *session.Result, err error) (string, error) {
 			msg += fmt.Sprintf(" (exit status %d)", harnessCode(res.Harness))
 		}
 		// The likely cause (no credentials: how to log in).
-		f := harness.Failure{Harness: h, Model: q.Resolved.Model, ErrorText: one.Outcome.ErrorText, Stderr: one.Stderr, Env: q.Env.Environ}
+		f := harness.Failure{Harness: h, Model: q.Resolved.Model, ErrorText: one.Outcome.FailureText(), Stderr: one.Stderr, Env: q.Env.Environ}
 		if c := harness.Diagnose(f); c != nil {
 			msg += ": " + c.Message
 		}

@@ -90,7 +90,7 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 func failureCause(plan *session.Plan, res *session.Result) *report.Cause {
 	f := harness.Failure{
 		Harness: plan.Harness, Model: plan.Resolved.Model,
-		ErrorText: res.OneShot.Outcome.ErrorText, Stderr: res.OneShot.StderrEnd(),
+		ErrorText: res.OneShot.Outcome.FailureText(), Stderr: res.OneShot.StderrEnd(),
 	}
 	if inv := plan.Invocation(); inv != nil {
 		f.Env = inv.Env()
