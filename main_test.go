@@ -70,6 +70,10 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	failureFixtures, err := filepath.Abs("harness/testdata/failure")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		WorkdirRoot:   workdirRoot(t),
@@ -107,6 +111,12 @@ func TestScript(t *testing.T) {
 			// ONESHOT holds the one-shot outputs recorded from the real
 			// harnesses, for the stand-in to answer with ($STANDIN_OUTPUT).
 			env.Setenv("ONESHOT", oneShotFixtures)
+			// FAILURES holds what the real harnesses printed when they
+			// failed (harness/testdata/failure). A path a confined
+			// harness opens must name no "..": under /tmp (a clone
+			// there), only the file itself is bound into its private
+			// /tmp, not the directories a ".." passes through.
+			env.Setenv("FAILURES", failureFixtures)
 			// SESSIONFIXTURES holds the harnesses' own session records,
 			// made by the real harnesses (history/sessions/testdata).
 			env.Setenv("SESSIONFIXTURES", sessionFixtures)
