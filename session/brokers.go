@@ -80,7 +80,7 @@ func planBrokers(np *netPlan, shown *NetworkPlan, st *harnessState, h, addr stri
 		if p, ok := phs[key]; ok {
 			return p
 		}
-		p := placeholder()
+		p := placeholderFor(key)
 		phs[key] = p
 		return p
 	}

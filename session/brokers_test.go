@@ -397,3 +397,17 @@ func TestOpencodeConfigKeys(t *testing.T) {
 		t.Errorf("the seeded opencode.jsonc %s: want the placeholder, no key", data)
 	}
 }
+
+// TestPlaceholderFor: a placeholder never holds its key, however short,
+// nor the key it: the broker refuses such a pair and the run would not
+// start.
+func TestPlaceholderFor(t *testing.T) {
+	for _, key := range []string{"e", "e2e", "0", "workforce", "workforce-placeholder-", "-", "sk-ant-api03-0123456789abcdefghij"} {
+		for range 200 {
+			p := placeholderFor(key)
+			if strings.Contains(p, key) || strings.Contains(key, p) || len(p) < 8 {
+				t.Fatalf("placeholderFor(%q) = %q", key, p)
+			}
+		}
+	}
+}
