@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/history"
@@ -60,15 +59,10 @@ func historyAction(c *cli.Context) error {
 }
 
 func runHistory(_ context.Context, ios *iostreams, env procEnv, q history.Query, asJSON bool) error {
-	home, err := env.home()
+	home, recs, err := readHistory(ios.Err, env)
 	if err != nil {
 		return err
 	}
-	recs, warns, err := history.ReadAll(home)
-	if err != nil {
-		return fmt.Errorf("cannot read the history: %w", err)
-	}
-	printHistoryWarnings(ios.Err, warns)
 	q.Resumable = func(id string) bool { return session.CanResume(home, id) }
 	runs := history.List(recs, q)
 	if asJSON {

@@ -85,15 +85,10 @@ func usageAction(c *cli.Context) error {
 }
 
 func runUsage(ctx context.Context, ios *iostreams, opts usageOptions) error {
-	home, err := opts.Env.home()
+	home, recs, err := readHistory(ios.Err, opts.Env)
 	if err != nil {
 		return err
 	}
-	recs, warns, err := history.ReadAll(home)
-	if err != nil {
-		return fmt.Errorf("cannot read the history: %w", err)
-	}
-	printHistoryWarnings(ios.Err, warns)
 	var since time.Time
 	if opts.Since > 0 {
 		since = opts.Now.Add(-opts.Since)

@@ -5,6 +5,7 @@ package main
 // run's record (run.Run.Finish).
 
 import (
+	"fmt"
 	"io"
 	"os/exec"
 
@@ -25,6 +26,20 @@ func withoutHistory(cmd *exec.Cmd, off bool) {
 
 // usageWarnings bounds the warnings printed about a damaged history.
 const usageWarnings = 3
+
+// readHistory reads the history of env's workforce home, warning on
+// stderr of the lines it skips: history's and usage's start.
+func readHistory(stderr io.Writer, env procEnv) (home string, recs []history.Record, err error) {
+	if home, err = env.home(); err != nil {
+		return "", nil, err
+	}
+	recs, warns, err := history.ReadAll(home)
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot read the history: %w", err)
+	}
+	printHistoryWarnings(stderr, warns)
+	return home, recs, nil
+}
 
 func printHistoryWarnings(w io.Writer, warns []history.Warning) {
 	for i, h := range warns {
