@@ -31,8 +31,27 @@ func TestMain(m *testing.M) {
 		os.Exit(confine.Main(os.Args[2:]))
 	}
 	testscript.Main(m, map[string]func(){
-		"workforce": main,
+		"workforce": scriptWorkforce,
 	})
+}
+
+// scriptBinEnv names a workforce binary built for the scripts (TestScript):
+// the test binary, started as a script's workforce command, becomes it.
+// Built without -race, a script's command runs at the speed of the
+// release build, where the race-built test binary took three times as
+// long (the root package was the critical path of make test); the
+// packages' own tests, and this package's Go tests, keep -race.
+const scriptBinEnv = "WORKFORCE_SCRIPT_BIN"
+
+// scriptWorkforce is a script's workforce command: the binary
+// scriptBinEnv names, else this one's main.
+func scriptWorkforce() {
+	if bin := os.Getenv(scriptBinEnv); bin != "" {
+		err := syscall.Exec(bin, append([]string{"workforce"}, os.Args[1:]...), os.Environ())
+		fmt.Fprintf(os.Stderr, "cannot start %s: %v\n", bin, err)
+		os.Exit(1)
+	}
+	main()
 }
 
 // oneShotFixtures is the directory of the recorded one-shot outputs.
@@ -62,6 +81,7 @@ var oneShotFixtures string
 // and checks it.
 func TestScript(t *testing.T) {
 	standin := buildStandin(t)
+	scriptBin := buildScriptBin(t)
 	var err error
 	if oneShotFixtures, err = filepath.Abs("harness/testdata/oneshot"); err != nil {
 		t.Fatal(err)
@@ -111,6 +131,7 @@ func TestScript(t *testing.T) {
 			// ONESHOT holds the one-shot outputs recorded from the real
 			// harnesses, for the stand-in to answer with ($STANDIN_OUTPUT).
 			env.Setenv("ONESHOT", oneShotFixtures)
+			env.Setenv(scriptBinEnv, scriptBin)
 			// FAILURES holds what the real harnesses printed when they
 			// failed (harness/testdata/failure). A path a confined
 			// harness opens must name no "..": under /tmp (a clone
@@ -211,6 +232,18 @@ func killTmux(dir string) {
 
 // buildStandin compiles internal/standin, the stand-in harness, once for
 // the scripts.
+// buildScriptBin builds workforce for the scripts (scriptBinEnv), as the
+// test binary is built but without -race.
+func buildScriptBin(t testing.TB) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "workforce")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build .: %v\n%s", err, b)
+	}
+	return out
+}
+
 func buildStandin(t testing.TB) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "standin")
