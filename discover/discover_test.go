@@ -339,14 +339,19 @@ func TestForVersion(t *testing.T) {
 		note             string // substring; "" means no note
 	}{
 		{"claude", "2.1.330 (Claude Code)", "claude", ""},
+		{"claude", "2.1.331 (Claude Code)", "claude", ""},
+		{"claude", "2.1.332 (Claude Code)", "claude", ""},
+		{"claude", "2.1.333 (Claude Code)", "claude", "claude 2.1.333 is newer than any measured version (2.1.332)"},
 		{"claude", "2.1.197 (Claude Code)", "claude-2.1.197", ""},
 		{"claude", "2.1.250 (Claude Code)", "claude-2.1.197", "claude 2.1.250 was not measured; using profile claude-2.1.197, measured on 2.1.197"},
 		{"claude", "1.0.0", "claude-2.1.197", "was not measured"},
-		{"claude", "2.2.0 (Claude Code)", "claude", "claude 2.2.0 is newer than any measured version (2.1.330)"},
+		{"claude", "2.2.0 (Claude Code)", "claude", "claude 2.2.0 is newer than any measured version (2.1.332)"},
 		{"claude", "", "claude", ""},
 		{"claude", "unknown", "claude", ""},
 		{"codex", "codex-cli 0.169.0", "codex", ""},
-		{"codex", "codex-cli 0.200.1", "codex", "newer than any measured version (0.169.0)"},
+		{"codex", "codex-cli 0.171.0", "codex", ""},
+		{"codex", "codex-cli 0.170.0", "codex", "codex 0.170.0 was not measured; using profile codex, measured on 0.169.0, 0.171.0"},
+		{"codex", "codex-cli 0.200.1", "codex", "newer than any measured version (0.171.0)"},
 		{"opencode", "1.18.33", "opencode", ""},
 		{"opencode", "1.18.33-beta.1", "opencode", "was not measured"},
 	}

@@ -151,7 +151,7 @@ var Profiles = map[string]Profile{
 		MaxBytes: 32 << 10, Truncate: true, SkipBlank: true,
 		Globals: []Global{{"codex-home", "AGENTS.override.md"}, {"codex-home", "AGENTS.md"}},
 		Render:  RenderCodex, Join: "\n\n",
-		Measured: []string{"0.169.0"},
+		Measured: []string{"0.169.0", "0.171.0"},
 	},
 	"opencode": {
 		Name: "opencode", Harness: "opencode",
@@ -183,7 +183,7 @@ var Profiles = map[string]Profile{
 		Globals:   []Global{{"home", ".claude/CLAUDE.md"}},
 		SkipBlank: true, Trim: true,
 		Render: RenderClaude, Join: "\n\n",
-		Measured: []string{"2.1.330"}, From: "2.1.330",
+		Measured: []string{"2.1.330", "2.1.331", "2.1.332"}, From: "2.1.330",
 	},
 	"claude-2.1.197": {
 		Name: "claude-2.1.197", Harness: "claude",

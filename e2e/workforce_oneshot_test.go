@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/report"
+	"github.com/seed-3bc194a6/workforce/session"
 )
 
 // writeOneShotPersona installs persona id in the user layer of home for
@@ -122,6 +124,9 @@ func TestWorkforceOneShot(t *testing.T) {
 			if got, err := os.ReadFile(filepath.Join(dir, "out.txt")); err != nil || string(got) != written {
 				t.Errorf("out.txt in the real repository = %q, %v; want %q", got, err, written)
 			}
+			if h == "claude" {
+				checkOwnSandboxOff(t, e, res, dir)
+			}
 		})
 		if h == "codex" {
 			continue
@@ -145,6 +150,35 @@ func TestWorkforceOneShot(t *testing.T) {
 				t.Errorf("out.txt was created in the real repository")
 			}
 		})
+	}
+}
+
+// checkOwnSandboxOff reads the init line of a confined claude run's
+// output, kept in its result directory: Claude Code (2.1.332 on) reports
+// its own sandbox there, which workforce turns off where it confines
+// claude itself, so sandbox_enabled must be false and the result carry
+// no warning of it. With WORKFORCE_E2E_RECORD=1 the output is recorded as
+// harness/testdata/oneshot/claude-confined.jsonl.
+func checkOwnSandboxOff(t *testing.T, e *scriptedEnv, res report.Result, dir string) {
+	t.Helper()
+	if res.Network == nil {
+		t.Fatalf("the run was not confined (no network policy): warnings %q", res.Warnings)
+	}
+	path := filepath.Join(e.home, ".agentworkforce", "workforce", session.ResultsDir, res.SessionID, session.OutputFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the run's output: %v", err)
+	}
+	record(t, "claude-confined.jsonl", raw, map[string]string{dir: "/project", e.home: "/home"})
+	out, err := harness.ParseOutput("claude", raw)
+	if err != nil {
+		t.Fatalf("ParseOutput: %v", err)
+	}
+	if out.OwnSandbox == nil || *out.OwnSandbox {
+		t.Errorf("sandbox_enabled of the confined run = %v, want false (workforce turns claude's own sandbox off)", out.OwnSandbox)
+	}
+	if hasWarning(res.Warnings, "own sandbox") {
+		t.Errorf("warnings %q name claude's own sandbox", res.Warnings)
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
-// Claude Code takes everything through flags. Measured on 2.1.330 with
+// Claude Code takes everything through flags. Measured on 2.1.330 and
+// 2.1.332 with
 // the scripted model of make e2e (e2e/mapping_test.go):
 //
 //   - --disallowedTools NAME removes the tool NAME, and only it, from the
@@ -41,7 +42,7 @@ import (
 //     failIfUnavailable true it refuses to start without bubblewrap, and
 //     with the flag it starts), and workforce's sandbox bounds its
 //     writes instead.
-const claudeMeasured = "2.1.330"
+const claudeMeasured = "2.1.332"
 
 // claudeNoSandbox turns Claude Code's own sandbox off (--settings takes a
 // file or a JSON string).

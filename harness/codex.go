@@ -12,7 +12,7 @@ import (
 )
 
 // Codex takes flags and -c overrides of its config.toml. Measured on
-// 0.169.0 (make e2e, e2e/mapping_test.go):
+// 0.169.0 and 0.171.0 (make e2e, e2e/mapping_test.go):
 //
 //   - `codex exec` runs with the sandbox read-only and approval never
 //     unless told otherwise; the sandbox and the approval policy reach the
@@ -54,7 +54,7 @@ import (
 //     ("external_web_access": true) whatever -c web_search="cached" says;
 //     without it, cached (false). A later -c web_search="disabled" wins
 //     over an earlier "live".
-const codexMeasured = "0.169.0"
+const codexMeasured = "0.171.0"
 
 // codexDocBudget is codex's default project_doc_max_bytes.
 const codexDocBudget = 32768

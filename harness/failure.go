@@ -17,7 +17,9 @@ import (
 // a fake key against a local server answering as the provider does for a
 // refused key (401), and through a proxy refusing the connection with
 // workforce's 403 (harness/testdata/failure holds the lines; claude
-// 2.1.330, codex 0.169.0, opencode 1.18.33, gemini 0.61.0):
+// 2.1.330, codex 0.169.0, opencode 1.18.33, gemini 0.61.0; claude 2.1.332
+// prints the same three lines, codex 0.171.0 the same 401 line, its 403
+// not measured again):
 //
 //   - claude -p: a result with is_error and "Not logged in · Please run
 //     /login" (no key), "Invalid API key · Fix external API key" (refused;

@@ -167,7 +167,7 @@ type APIKey struct {
 
 // APIKeys are the API keys each harness takes from the environment
 // (and, for codex and opencode, from their login files: SeededKeys).
-// Measured with codex 0.169.0 and opencode 1.18.33 against a recording
+// Measured with codex 0.169.0 (and 0.171.0, make e2e) and opencode 1.18.33 against a recording
 // server at the base URL: codex exec sends CODEX_API_KEY, else auth.json's
 // OPENAI_API_KEY, as "Authorization: Bearer" to BASE/responses (first a
 // websocket GET there, refused by the broker, then the POST), and ignores

@@ -10,7 +10,8 @@ import (
 
 // One-shot (unattended) runs: each harness's own mode that takes a task,
 // works without a terminal, prints machine-readable output and exits.
-// Measured on claude 2.1.330, codex 0.169.0 and opencode 1.18.33 against
+// Measured on claude 2.1.330 and 2.1.332, codex 0.169.0 and 0.171.0 and
+// opencode 1.18.33 against
 // the scripted model of make e2e (e2e/oneshot_test.go, and issue #30):
 //
 //   - claude -p TASK --output-format json prints one result object;
@@ -30,8 +31,11 @@ import (
 //     --session-id UUID fixes a new conversation's id, --resume ID
 //     continues one.
 //   - codex exec --json TASK prints JSONL. exec refuses
-//     -a/--ask-for-approval, --search, --no-alt-screen, --no-daemon and
-//     --remote (exit 2); -c approval_policy="never" is taken, and nothing
+//     -a/--ask-for-approval, --search, --no-alt-screen, --no-daemon and,
+//     before 0.171.0, --remote (exit 2); 0.171.0's `codex exec --help`
+//     lists `--remote <ADDR>` ("Connect to an existing app server"),
+//     which workforce refuses itself (OutsideSandbox); -c
+//     approval_policy="never" is taken, and nothing
 //     can ask anyway. `codex exec resume [OPTIONS] THREAD_ID PROMPT` takes
 //     its own options, and refuses -s, -C, -p and --add-dir besides: the
 //     sandbox is given as -c sandbox_mode. A prompt "-" is read from stdin.

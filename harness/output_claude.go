@@ -7,7 +7,7 @@ import (
 
 // claudeResult is claude's `result` object, the whole output of
 // --output-format json and the last line of stream-json. Measured on
-// 2.1.330: it exits 0 when a tool call was denied (permission_denials
+// 2.1.330 and 2.1.332: it exits 0 when a tool call was denied (permission_denials
 // alone says so) and 1 with subtype "success" and is_error true after an
 // HTTP 400 from the model; killed by SIGTERM it prints nothing.
 type claudeResult struct {
@@ -34,7 +34,7 @@ type claudeResult struct {
 }
 
 // claudeStream is a line of --output-format stream-json (measured on
-// 2.1.330, harness/testdata/oneshot/claude-*.jsonl): system init, with
+// 2.1.330 and 2.1.332, harness/testdata/oneshot/claude-*.jsonl): system init, with
 // the session id, first; then assistant lines (text and tool_use
 // blocks, each call with its id), user lines (a tool_result block for
 // each call, is_error when it failed), a system permission_denied line

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// codexEvent is a line of codex exec --json. Measured on 0.169.0:
+// codexEvent is a line of codex exec --json. Measured on 0.169.0 and 0.171.0:
 // thread.started (thread_id), turn.started, item.started, item.updated
 // and item.completed (item: agent_message with text, command_execution
 // with command and status, file_change, mcp_tool_call, reasoning, error),

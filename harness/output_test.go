@@ -43,7 +43,9 @@ func TestParseOutput(t *testing.T) {
 		{name: "claude stream-json resumes", harness: "claude", file: "claude-resume.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "resumed", model: "claude-e2e", cost: true, turns: 1},
 		{name: "claude stream-json denied exits 0", harness: "claude", file: "claude-denied.jsonl", final: "could not write", model: "claude-e2e", cost: true, turns: 2,
 			denials: []Denial{{Tool: "Write", Detail: "/sandbox/out.txt"}}},
+		{name: "claude 2.1.332 stream-json writes", harness: "claude", file: "claude-2.1.332-write.jsonl", session: "5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", final: "finished", model: "claude-e2e", cost: true, turns: 2},
 		{name: "codex writes", harness: "codex", file: "codex-write.jsonl", final: "finished"},
+		{name: "codex 0.171.0 writes", harness: "codex", file: "codex-0.171.0-write.jsonl", final: "finished"},
 		{name: "codex resumes", harness: "codex", file: "codex-resume.jsonl", final: "resumed"},
 		{name: "opencode writes", harness: "opencode", file: "opencode-write.jsonl", final: "finished", cost: true},
 		{name: "opencode resumes", harness: "opencode", file: "opencode-resume.jsonl", final: "resumed", cost: true},
@@ -186,11 +188,13 @@ func TestOutputEvents(t *testing.T) {
 		{"claude", "claude-write.jsonl", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "tool_use Write /sandbox/out.txt completed", "message finished", "usage 2 2 0"}},
 		{"claude", "claude-denied.jsonl", []string{"started d6565a45-978a-4e99-87e5-f893a8292652", "tool_use Write /sandbox/out.txt denied", "message could not write", "usage 2 2 0"}},
 		{"claude", "claude-resume.jsonl", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "message resumed", "usage 1 1 0"}},
+		{"claude", "claude-2.1.332-write.jsonl", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "tool_use Write /sandbox/out.txt completed", "message finished", "usage 2 2 0"}},
 		// The json format: everything at its one line.
 		{"claude", "claude-write.json", []string{"started 5f1f3c52-7a3e-4d59-9a57-2f0a4f2c9e11", "message finished", "usage 2 2 0"}},
 		{"claude", "claude-denied.json", []string{"started a0656761-ae2c-4f20-bdf2-7e0a7448c18b", "message could not write", "tool_use Write /sandbox/out.txt denied", "usage 2 2 0"}},
 		{"codex", "codex-write.jsonl", []string{"started 01a20fd4-efb4-7e21-b57e-874ab689a026", "tool_use apply_patch /sandbox/out.txt completed", "message finished", "usage 2 2 0"}},
 		{"codex", "codex-resume.jsonl", []string{"started 01a20fd4-efb4-7e21-b57e-874ab689a026", "message resumed", "usage 3 3 0"}},
+		{"codex", "codex-0.171.0-write.jsonl", []string{"started 01a22509-10cf-77b3-b669-b6a5f923f9a1", "tool_use apply_patch /sandbox/out.txt completed", "message finished", "usage 2 2 0"}},
 		{"opencode", "opencode-write.jsonl", []string{"started ses_df02b08f5ffexKqnZS6q4UeZLH", "tool_use write /sandbox/out.txt completed", "usage 1 1 0", "message finished", "usage 1 1 0"}},
 		{"opencode", "opencode-denied.jsonl", []string{"started ses_df02ae831ffeLcm9dZaGBt16dW", "tool_use write /sandbox/out.txt denied", "usage 1 1 0"}},
 	}
@@ -253,13 +257,22 @@ func TestClaudeStoppedEarly(t *testing.T) {
 }
 
 // TestClaudeOwnSandbox reads Claude Code's own sandbox from its init line
-// (sandbox_enabled, 2.1.332 on: the 2.1.330 fixture with the field added
-// as the newer release writes it), and nothing from a line without it.
+// (sandbox_enabled, 2.1.332 on): nothing from 2.1.330's line, which has
+// no such field; false from 2.1.332's, run directly (no settings turn it
+// on) and run confined by workforce (claude-confined.jsonl, kept from a
+// confined `workforce run` of make e2e: workforce turns it off); and
+// either value written into the 2.1.330 line.
 func TestClaudeOwnSandbox(t *testing.T) {
 	data := fixture(t, "claude-write.jsonl")
 	out, err := ParseOutput("claude", data)
 	if err != nil || out.OwnSandbox != nil {
 		t.Fatalf("2.1.330: OwnSandbox = %v, %v; want nil", out.OwnSandbox, err)
+	}
+	for _, file := range []string{"claude-2.1.332-write.jsonl", "claude-confined.jsonl"} {
+		out, err := ParseOutput("claude", fixture(t, file))
+		if err != nil || out.OwnSandbox == nil || *out.OwnSandbox {
+			t.Errorf("%s: OwnSandbox = %v, %v; want false", file, out.OwnSandbox, err)
+		}
 	}
 	for _, on := range []bool{true, false} {
 		field := fmt.Sprintf(`"subtype":"init","sandbox_enabled":%v,`, on)
@@ -465,11 +478,11 @@ func withEvents(o *Outcome, events []Event) *Outcome {
 
 func FuzzParseClaude(f *testing.F) {
 	fuzzOutput(f, "claude", "claude-write.json", "claude-resume.json", "claude-denied.json",
-		"claude-write.jsonl", "claude-resume.jsonl", "claude-denied.jsonl")
+		"claude-write.jsonl", "claude-resume.jsonl", "claude-denied.jsonl", "claude-2.1.332-write.jsonl")
 }
 
 func FuzzParseCodex(f *testing.F) {
-	fuzzOutput(f, "codex", "codex-write.jsonl", "codex-resume.jsonl")
+	fuzzOutput(f, "codex", "codex-write.jsonl", "codex-resume.jsonl", "codex-0.171.0-write.jsonl")
 }
 
 func FuzzParseOpencode(f *testing.F) {

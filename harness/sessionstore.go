@@ -23,9 +23,10 @@ import (
 // (the directories are internal/convstore's table, which history/sessions
 // reads too), and how to tell which one ran in a directory, for a run
 // whose harness did not say its session id (an interactive run of codex
-// or opencode, or a one-shot run that printed nothing). Measured on codex 0.169.0 and
-// opencode 1.18.33 against the scripted model of make e2e, with one-shot
-// runs and with interactive ones on a pseudo-terminal:
+// or opencode, or a one-shot run that printed nothing). Measured on codex
+// 0.169.0 and 0.171.0 and opencode 1.18.33 against the scripted model of
+// make e2e, with one-shot runs and with interactive ones on a
+// pseudo-terminal:
 //
 //   - codex writes each conversation to
 //     $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl

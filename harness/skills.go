@@ -47,9 +47,10 @@ type SkillDirs struct {
 // (.claude/skills, .agents/skills, .codex/skills, .opencode/skill,
 // .opencode/skills, .skills, skills, .github/skills) of a git repository,
 // the harness started at its root and in a sub-directory, and, without
-// git, in a sub-directory. claude 2.1.330 and 2.1.197 read .claude/skills
-// only, and walk up without git too; codex 0.169.0 reads .agents/skills
-// and .codex/skills, and without git only in its working directory;
+// git, in a sub-directory. claude 2.1.332, 2.1.331, 2.1.330 and 2.1.197
+// read .claude/skills only, and walk up without git too; codex 0.171.0
+// and 0.169.0 read .agents/skills and .codex/skills, and without git only
+// in its working directory;
 // opencode 1.18.33 reads .agents/skills, .claude/skills, .opencode/skill
 // and .opencode/skills, and walks up without git. None reads .skills (where
 // agentworkforce 4.0.2 installs opencode's skills), skills or
@@ -57,9 +58,9 @@ type SkillDirs struct {
 // root, above the working directory) stops every harness's walk.
 var SkillTable = []SkillDirs{
 	{Harness: persona.HarnessClaude, Read: []string{".claude/skills"}, Write: ".claude/skills",
-		WalkWithoutGit: true, Measured: []string{"2.1.197", "2.1.330"}},
+		WalkWithoutGit: true, Measured: []string{"2.1.197", "2.1.330", "2.1.331", "2.1.332"}},
 	{Harness: persona.HarnessCodex, Read: []string{".agents/skills", ".codex/skills"}, Write: ".agents/skills",
-		Measured: []string{"0.169.0"}},
+		Measured: []string{"0.169.0", "0.171.0"}},
 	// Not .opencode/skills: opencode writes a .gitignore into an .opencode
 	// directory it finds (TestRunSkills caught it syncing back).
 	{Harness: persona.HarnessOpencode, Read: []string{".agents/skills", ".claude/skills", ".opencode/skill", ".opencode/skills"},

@@ -16,10 +16,14 @@ func TestSkillDirsFor(t *testing.T) {
 		wantErr          bool
 	}{
 		{harness: "claude", version: "2.1.330 (Claude Code)", wantWrite: ".claude/skills"},
+		{harness: "claude", version: "2.1.331 (Claude Code)", wantWrite: ".claude/skills"},
+		{harness: "claude", version: "2.1.332 (Claude Code)", wantWrite: ".claude/skills"},
 		{harness: "claude", version: "2.1.197 (Claude Code)", wantWrite: ".claude/skills"},
 		{harness: "claude", version: "", wantWrite: ".claude/skills"},
 		{harness: "claude", version: "2.2.0", wantWrite: ".claude/skills", wantNote: "claude 2.2.0 were not measured"},
 		{harness: "codex", version: "codex-cli 0.169.0", wantWrite: ".agents/skills"},
+		{harness: "codex", version: "codex-cli 0.171.0", wantWrite: ".agents/skills"},
+		{harness: "codex", version: "codex-cli 0.170.0", wantWrite: ".agents/skills", wantNote: "measured on codex 0.169.0, 0.171.0"},
 		{harness: "opencode", version: "1.18.33", wantWrite: ".agents/skills"},
 		{harness: "opencode", version: "0.1.0", wantWrite: ".agents/skills", wantNote: "measured on opencode 1.18.33"},
 		{harness: "grok", version: "1.0.0", wantErr: true},

@@ -23,7 +23,8 @@ import (
 // seeded from the user's own configuration so that their settings, MCP
 // servers and login keep working (package session makes, seeds and
 // discards it, and writes a refreshed credential back). Measured on
-// claude 2.1.330, codex 0.169.0 and opencode 1.18.33 (docs/sandbox.md;
+// claude 2.1.330 and 2.1.332, codex 0.169.0 and 0.171.0 and opencode
+// 1.18.33 (docs/sandbox.md;
 // the e2e test TestState runs each with it):
 //
 //   - claude: CLAUDE_CONFIG_DIR moves ~/.claude and ~/.claude.json, which

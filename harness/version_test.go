@@ -119,7 +119,10 @@ func TestVersionMeasured(t *testing.T) {
 		{"claude", "2.2.0 (Claude Code)", false, true},
 		{"claude", "1.0.0", false, true},
 		{"codex", "codex-cli 0.169.2", true, true},
-		{"codex", "codex-cli 0.171.0", false, true},
+		{"codex", "codex-cli 0.171.0", true, true},
+		{"codex", "codex-cli 0.171.3", true, true},
+		{"codex", "codex-cli 0.170.0", false, true},
+		{"codex", "codex-cli 0.172.0", false, true},
 		{"opencode", "1.18.40", true, true},
 		{"gemini", "0.62.0", false, true},
 		{"claude", "", false, false},
@@ -132,7 +135,7 @@ func TestVersionMeasured(t *testing.T) {
 			t.Errorf("VersionMeasured(%s, %q) = %v, %v; want %v, %v", tt.h, tt.version, m, k, tt.measured, tt.known)
 		}
 	}
-	if got := UnmeasuredNote("codex", "codex-cli 0.171.0"); !strings.Contains(got, "codex 0.171.0 is of a release family workforce never measured (measured: 0.169.0)") {
+	if got := UnmeasuredNote("codex", "codex-cli 0.172.0"); !strings.Contains(got, "codex 0.172.0 is of a release family workforce never measured (measured: 0.169.0, 0.171.0)") {
 		t.Errorf("UnmeasuredNote = %q", got)
 	}
 }
