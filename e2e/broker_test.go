@@ -88,12 +88,7 @@ func TestBrokerConfined(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/curl"); err != nil {
 		t.Skip("no curl on this system")
 	}
-	perms := map[string]string{
-		"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write", "Bash"]}`,
-		"opencode": `{"mode": "bypassPermissions"}`,
-		"codex":    `{"mode": "bypassPermissions"}`,
-		"gemini":   `{"mode": "bypassPermissions"}`,
-	}
+	perms := shellPerms
 	for _, h := range []string{"claude", "codex", "opencode", "gemini"} {
 		t.Run(h, func(t *testing.T) {
 			real := "sk-e2e-real-" + h + "-0123456789"

@@ -70,16 +70,20 @@ func nameModel(t *testing.T, e *scriptedEnv) string {
 // workforce's proxy (the name allowed, no provider's real host contacted),
 // the turn completes, and the scripted tool call running curl to a host
 // the policy does not allow is denied and in the result's network.
+// shellPerms are the permissions under which each harness runs the
+// scripted model's shell command without asking.
+var shellPerms = map[string]string{
+	"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write", "Bash"]}`,
+	"opencode": `{"mode": "bypassPermissions"}`,
+	"codex":    `{"mode": "bypassPermissions"}`,
+	"gemini":   `{"mode": "bypassPermissions"}`,
+}
+
 func TestNetworkConfined(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/curl"); err != nil {
 		t.Skip("no curl on this system")
 	}
-	perms := map[string]string{
-		"claude":   `{"mode": "acceptEdits", "allow": ["Read", "Write", "Bash"]}`,
-		"opencode": `{"mode": "bypassPermissions"}`,
-		"codex":    `{"mode": "bypassPermissions"}`,
-		"gemini":   `{"mode": "bypassPermissions"}`,
-	}
+	perms := shellPerms
 	providers := []string{"api.anthropic.com", "api.openai.com", "chatgpt.com", "generativelanguage.googleapis.com", "models.opencode.ai"}
 	for _, h := range []string{"claude", "codex", "opencode", "gemini"} {
 		t.Run(h, func(t *testing.T) {

@@ -99,6 +99,23 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+// pressAll types keys into m and reports whether the picker quit at the
+// last; a key after it quit fails the test.
+func pressAll(t *testing.T, m *model, keys []string) bool {
+	t.Helper()
+	quit := false
+	for _, k := range keys {
+		if quit {
+			t.Fatalf("key %s after the picker quit", k)
+		}
+		_, cmd := m.Update(press(k))
+		if cmd != nil {
+			_, quit = cmd().(tea.QuitMsg)
+		}
+	}
+	return quit
+}
+
 func press(s string) tea.KeyPressMsg {
 	switch s {
 	case "up":
@@ -149,16 +166,7 @@ func TestKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newModel(items, nil)
-			quit := false
-			for _, k := range tt.keys {
-				if quit {
-					t.Fatalf("key %s after the picker quit", k)
-				}
-				_, cmd := m.Update(press(k))
-				if cmd != nil {
-					_, quit = cmd().(tea.QuitMsg)
-				}
-			}
+			quit := pressAll(t, m, tt.keys)
 			if !quit {
 				t.Fatalf("keys %q: the picker did not end", tt.keys)
 			}
@@ -361,16 +369,7 @@ func TestAsk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newModel(asks, nil)
-			quit := false
-			for _, k := range tt.keys {
-				if quit {
-					t.Fatalf("key %s after the picker quit", k)
-				}
-				_, cmd := m.Update(press(k))
-				if cmd != nil {
-					_, quit = cmd().(tea.QuitMsg)
-				}
-			}
+			quit := pressAll(t, m, tt.keys)
 			if quit != tt.quit {
 				t.Fatalf("keys %q: quit %v, want %v", tt.keys, quit, tt.quit)
 			}
