@@ -58,6 +58,10 @@ func Command(exe string, t Task, dir string) *exec.Cmd {
 		b, _ := json.Marshal(t.Network)
 		args = append(args, "--network-narrow", string(b))
 	}
+	if t.Attempt != nil {
+		b, _ := json.Marshal(t.Attempt)
+		args = append(args, "--attempt", string(b))
+	}
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(t.Task)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/internal/lazyre"
 	"github.com/seed-3bc194a6/workforce/internal/netspec"
+	"github.com/seed-3bc194a6/workforce/report"
 )
 
 // Task is one entry of a batch file: a one-shot run of a persona with a
@@ -52,6 +53,14 @@ type Task struct {
 	// which never widens what the user's (or the worker's) config.json
 	// and flags allow.
 	Network *netspec.Spec `json:"network,omitempty" yaml:"network,omitempty"`
+	// Attempt makes the task's run an attempt of workforce eval (run
+	// --attempt): its setup, check and protected files; nothing syncs
+	// back and no branch is made. A batch file cannot set it.
+	Attempt *report.AttemptSpec `json:"attempt,omitempty" yaml:"-"`
+	// PersonaHash is the hash of the persona the submitter resolved
+	// (workforce eval): part of the digest, so that an edited persona's
+	// attempts run again. A batch file cannot set it.
+	PersonaHash string `json:"personaHash,omitempty" yaml:"-"`
 
 	// Line is the entry's line in the batch file (1-based).
 	Line int `json:"-" yaml:"-"`
@@ -307,6 +316,10 @@ func parseJSONL(name string, data []byte) ([]Task, Problems) {
 		}
 		if _, err := dec.Token(); err != io.EOF {
 			probs = append(probs, &ParseError{File: name, Line: n, Err: errors.New("more than one JSON value on the line: want one object a line")})
+			continue
+		}
+		if t.Attempt != nil || t.PersonaHash != "" {
+			probs = append(probs, &ParseError{File: name, Line: n, Err: errors.New("attempt and personaHash are workforce eval's: a batch file cannot set them")})
 			continue
 		}
 		t.Line = n

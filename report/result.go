@@ -98,6 +98,13 @@ type Result struct {
 	// Network is what the confined harness's network did (network.go);
 	// absent when the run had no network policy (not confined).
 	Network *Network `json:"network,omitempty"`
+	// PersonaHash is the content hash of the persona the run resolved
+	// (its version: run.PersonaHash), as the history records it.
+	PersonaHash string `json:"personaHash,omitempty"`
+	// Attempt is what an attempt's run (run --attempt, workforce eval)
+	// did besides the agent's run; absent for any other run. Its Patch
+	// is the agent's work against the tree after setup.
+	Attempt *Attempt `json:"attempt,omitempty"`
 	// Cause is the likely cause of a run that failed or timed out, from
 	// the harness's measured error lines and the proxy's denials; absent
 	// when nothing known explains it (or the run did not fail).
