@@ -101,7 +101,10 @@ func attemptResult(r *report.Result, a *session.AttemptResult) {
 		return
 	}
 	// The conversation id fixed before the start names no conversation.
-	r.Status, r.ExitCode, r.Usage, r.Cause, r.HarnessSessionID = report.StatusFailed, nil, nil, nil, ""
+	r.ExitCode, r.Usage, r.Cause, r.HarnessSessionID = nil, nil, nil, ""
+	if r.Status != report.StatusInterrupted {
+		r.Status = report.StatusFailed // a signal that stopped the setup says interrupted
+	}
 	r.Message = setupMessage(a.Setup)
 	// The harness never ran: "the harness printed no result" says
 	// nothing true.

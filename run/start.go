@@ -182,7 +182,8 @@ func (r *Run) warnStale() {
 		return
 	}
 	for _, in := range infos {
-		if in.Stale && in.Session.Record.Root == r.Plan.Root {
+		// An attempt's session is never synced back: nothing to say.
+		if in.Stale && !in.Session.Record.Attempt && in.Session.Record.Root == r.Plan.Root {
 			r.Hooks.warn("session %s of this project was left %s by a process that is gone; workforce sessions sync %s brings its work back", in.ID(), in.Session.Record.Phase, in.ID())
 		}
 	}

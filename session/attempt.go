@@ -16,9 +16,9 @@ import (
 // the agent changed are restored, and the case's check runs in the
 // sandbox. Nothing syncs back into the real tree, no branch is made in
 // the real repository (the agent's commits stay in the sandbox), and the
-// session is removed at the end unless kept (Options.Keep), in which case
-// its record says it is an attempt's (Record.Attempt) and Sync refuses
-// it. The agent's work is its changes and its patch, against the tree as
+// session is removed at the end unless kept (Options.Keep). Its record
+// says from the start that it is an attempt's (Record.Attempt): Sync and
+// resume refuse it, also when a crash left it. The agent's work is its changes and its patch, against the tree as
 // it was after the setup (AttemptResult).
 //
 // The setup and the check are `sh -c COMMAND` in the sandbox's working
@@ -181,7 +181,6 @@ func (a *attemptRun) judge(sigs *signals, box *mount.Sandbox, o Options, warn fu
 // never synced back.
 func (s *Session) endAttempt(o Options, res *Result, warn func(string)) *Result {
 	if o.Keep {
-		s.Record.Attempt = true
 		if s.Record.Phase == Running {
 			s.Record.Phase = Synced // nothing is left to sync
 		}

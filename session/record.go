@@ -90,8 +90,8 @@ type Record struct {
 	// one-shot run's output said, else read from the harness's session
 	// store once it exited (harness.FindSession); empty while not known.
 	HarnessSessionID string `json:"harnessSessionId,omitempty"`
-	// Attempt says the session is an attempt's (Options.Attempt), kept
-	// for inspection: its work is never synced back (Sync refuses it).
+	// Attempt says the session is an attempt's (Options.Attempt): its
+	// work is never synced back (Sync and resume refuse it).
 	Attempt bool      `json:"attempt,omitempty"`
 	Updated time.Time `json:"updated"`
 }

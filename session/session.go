@@ -295,7 +295,7 @@ func Run(o Options) (*Result, error) {
 	s, err := create(o.Dir, Record{
 		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
 		Root: o.Mount.Root, Cwd: o.Mount.Cwd, PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
-		HarnessSessionID: o.HarnessSessionID,
+		HarnessSessionID: o.HarnessSessionID, Attempt: o.Attempt != nil,
 	})
 	if err != nil {
 		return nil, err

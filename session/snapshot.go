@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -101,8 +102,9 @@ func (ss *snapshots) take(ctx context.Context, name string) (*snapshot, error) {
 		return nil, err
 	}
 	snap := &snapshot{files: map[string]entry{}}
-	var regular []string // absolute paths, for hashFiles
+	var regular []string // absolute paths of the files to hash
 	rels := map[string]string{}
+	links := "" // where the targets of links are written
 	for _, rel := range strings.Split(string(out), "\x00") {
 		if rel == "" || strings.HasSuffix(rel, "/") {
 			continue // a repository of its own inside the tree
@@ -122,15 +124,25 @@ func (ss *snapshots) take(ctx context.Context, name string) (*snapshot, error) {
 			regular = append(regular, abs)
 			rels[abs] = rel
 		case fi.Mode()&fs.ModeSymlink != 0:
+			// Its blob is its target: written to a file of the
+			// private directory, hashed with the rest.
 			target, err := os.Readlink(abs)
 			if err != nil {
 				return nil, err
 			}
-			oid, err := ss.git.Run(ctx, []byte(target), "hash-object", "-w", "--no-filters", "--stdin")
-			if err != nil {
+			if links == "" {
+				if links, err = os.MkdirTemp(ss.dir, "links-"); err != nil {
+					return nil, err
+				}
+				defer os.RemoveAll(links)
+			}
+			f := filepath.Join(links, strconv.Itoa(len(rels)))
+			if err := os.WriteFile(f, []byte(target), 0o600); err != nil {
 				return nil, err
 			}
-			snap.files[rel] = entry{mode: "120000", oid: strings.TrimSpace(string(oid)), link: target}
+			snap.files[rel] = entry{mode: "120000", link: target}
+			regular = append(regular, f)
+			rels[f] = rel
 		}
 	}
 	ids, err := hashFiles(ctx, ss.git, regular)

@@ -45,6 +45,7 @@ func TestAttemptSnapshots(t *testing.T) {
 		created, updated, deleted, restored []string
 		files                               map[string]string
 		mode                                map[string]os.FileMode
+		links                               map[string]string
 		patch                               []string
 	}{
 		{
@@ -112,6 +113,21 @@ func TestAttemptSnapshots(t *testing.T) {
 			files:    map[string]string{"tests/a_test.go": "a\n"},
 		},
 		{
+			name:  "a protected link the agent pointed elsewhere",
+			setup: map[string]string{"data.txt": "data\n"},
+			agent: func(t *testing.T, root string) {
+				os.Remove(filepath.Join(root, "fixture"))
+				if err := os.Symlink("elsewhere", filepath.Join(root, "fixture")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			protect:  []string{"fixture"},
+			updated:  []string{"fixture"},
+			restored: []string{"fixture"},
+			links:    map[string]string{"fixture": "data.txt"},
+			patch:    []string{"-data.txt", "+elsewhere"},
+		},
+		{
 			name:  "files .gitignore ignores are not the agent's changes",
 			setup: map[string]string{".gitignore": "node_modules/\n*.log\n", "node_modules/x.js": "dep\n"},
 			agent: func(t *testing.T, root string) {
@@ -133,6 +149,11 @@ func TestAttemptSnapshots(t *testing.T) {
 					perm = 0o755
 				}
 				write(t, root, rel, text, perm)
+			}
+			for rel, target := range tt.links {
+				if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			ss, err := newSnapshots(ctx, filepath.Join(t.TempDir(), attemptDir), root)
 			if err != nil {
@@ -184,6 +205,11 @@ func TestAttemptSnapshots(t *testing.T) {
 			for rel, want := range tt.mode {
 				if fi, err := os.Stat(filepath.Join(root, rel)); err != nil || fi.Mode().Perm() != want {
 					t.Errorf("mode of %s = %v (%v), want %v", rel, fi.Mode().Perm(), err, want)
+				}
+			}
+			for rel, want := range tt.links {
+				if got, err := os.Readlink(filepath.Join(root, rel)); got != want {
+					t.Errorf("link %s = %q (%v), want %q", rel, got, err, want)
 				}
 			}
 			if entries, _ := os.ReadDir(outside); len(entries) > 0 {
