@@ -1,0 +1,271 @@
+package eval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/seed-3bc194a6/workforce/batch"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
+	"github.com/seed-3bc194a6/workforce/report"
+)
+
+// Dir is the directory of the evaluations in the workforce home.
+const Dir = "evals"
+
+// Options say which case file to evaluate, on which personas and
+// harnesses, how many times, and where its state goes.
+type Options struct {
+	// File is the case file as given; a relative one is under WorkDir.
+	File, WorkDir string
+	// Personas (--persona) replace the file's; Harnesses (--harness) run
+	// each persona on each (none: the tier's).
+	Personas, Harnesses []string
+	// Attempts (--attempts) replaces the file's (default 1); K is the k
+	// of pass@k (0: the attempts).
+	Attempts, K int
+	// ID names the evaluation; "" is DefaultID of the file.
+	ID string
+	// Lookup resolves the personas, and is called once the file is
+	// parsed; its error for a reference is a problem of the file.
+	Lookup Lookup
+	// Remote, when set, checks a case's task for a queue ("" when it may
+	// go there), as batch.LoadOptions.Remote: the cases name a
+	// repository, and no directory of this machine is checked.
+	Remote func(batch.Task) string
+}
+
+// FileError is a case file that is wrong, or names what is not there (a
+// persona, a directory): nothing runs. Err is Problems, or the file's
+// read error.
+type FileError struct{ Err error }
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Count is how many problems the file has.
+func (e *FileError) Count() int {
+	var ps Problems
+	if errors.As(e.Err, &ps) {
+		return len(ps)
+	}
+	return 1
+}
+
+// Evaluation is a case file checked and its matrix of attempts made:
+// what a dry run prints, and what Open opens to run.
+type Evaluation struct {
+	ID string
+	// File is the case file's absolute path, Name as given.
+	File, Name string
+	Cases      []Case
+	Personas   []Persona
+	// Attempts is the attempts of each case by each persona, K the k of
+	// pass@k.
+	Attempts, K int
+	Cells       []Cell
+	// Batch is the evaluation's batch once opened (Open): its state in
+	// <home>/evals/<id>/.
+	Batch *batch.Batch
+}
+
+// Load reads and checks the case file of o, resolves its personas and
+// makes its matrix: every problem of the file at once, as a *FileError.
+func Load(o Options) (*Evaluation, error) {
+	abs := o.File
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(o.WorkDir, o.File)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, &FileError{fmt.Errorf("case file: %w", err)}
+	}
+	f, err := Parse(o.File, data)
+	var probs Problems
+	if err != nil && !errors.As(err, &probs) {
+		return nil, &FileError{err}
+	}
+	refs, fromFlag := f.Personas, len(o.Personas) > 0
+	if fromFlag {
+		refs = o.Personas
+	}
+	if len(refs) == 0 {
+		probs = append(probs, &Problem{File: o.File, Err: errors.New("no personas: give personas in the file (personas: [code-reviewer@best]) or --persona")})
+	}
+	personas, errs := personasOf(refs, o.Harnesses, fromFlag, o.Lookup)
+	for _, err := range errs {
+		probs = append(probs, &Problem{File: o.File, Err: err})
+	}
+	base := filepath.Dir(abs)
+	for i, c := range f.Cases {
+		if msg := caseProblem(c, base, o.Remote); msg != "" {
+			probs = append(probs, &Problem{File: o.File, Line: c.Line, Where: where(i, c.ID, ""), Err: errors.New(msg)})
+		}
+	}
+	if len(probs) > 0 {
+		slices.SortStableFunc(probs, func(a, b *Problem) int { return a.Line - b.Line })
+		return nil, &FileError{probs}
+	}
+	e := &Evaluation{ID: o.ID, File: abs, Name: o.File, Cases: f.Cases, Personas: personas, Attempts: o.Attempts, K: o.K}
+	if e.ID == "" {
+		e.ID = DefaultID(abs)
+	}
+	if e.Attempts == 0 {
+		e.Attempts = max(f.Attempts, 1)
+	}
+	if e.K == 0 {
+		e.K = e.Attempts
+	}
+	e.Cells = matrix(e.Cases, personas, e.Attempts, base, o.Remote != nil)
+	return e, nil
+}
+
+// caseProblem says what keeps case c from running here (its directory is
+// not one) or on a queue (remote's word); "" when nothing does.
+func caseProblem(c Case, base string, remote func(batch.Task) string) string {
+	t := batch.Task{ID: c.ID, Persona: "p", Task: c.Task, Dir: c.Dir, Repo: c.Repo, Ref: c.Ref}
+	if remote != nil {
+		return remote(t)
+	}
+	if c.Repo != "" {
+		return "repo and ref are for a queue of workers (--queue nats://HOST); on this machine, give the repository's checkout as dir"
+	}
+	if fi, err := os.Stat(t.ProjectDir(base)); err != nil || !fi.IsDir() {
+		return fmt.Sprintf("dir %s is not a directory", quote.Name(c.Dir))
+	}
+	return ""
+}
+
+// Record is the evaluation's own record: <home>/evals/<id>/eval.json.
+type Record struct {
+	ID       string    `json:"id"`
+	File     string    `json:"file"`
+	K        int       `json:"k"`
+	Attempts int       `json:"attempts"`
+	Cases    []string  `json:"cases"`
+	Personas []Persona `json:"personas"`
+	Updated  time.Time `json:"updated"`
+}
+
+// Open opens the evaluation's batch in <home>/evals/<id>/ (its state:
+// what ran before, for resume) and locks it, and writes its record; the
+// caller closes it (Close).
+func (e *Evaluation) Open(home string) error {
+	tasks := make([]batch.Prepared, len(e.Cells))
+	for i, c := range e.Cells {
+		tasks[i] = c.Task
+	}
+	b, err := batch.OpenAt(filepath.Join(home, Dir, e.ID), e.ID, e.File, e.Name, tasks)
+	if err != nil {
+		return err
+	}
+	e.Batch = b
+	rec := Record{ID: e.ID, File: e.File, K: e.K, Attempts: e.Attempts, Personas: e.Personas, Updated: time.Now().UTC()}
+	for _, c := range e.Cases {
+		rec.Cases = append(rec.Cases, c.ID)
+	}
+	if err := writeJSON(filepath.Join(b.State.Dir, "eval.json"), rec); err != nil {
+		b.Close()
+		return err
+	}
+	return nil
+}
+
+// Close lets the evaluation's batch go.
+func (e *Evaluation) Close() {
+	if e.Batch != nil {
+		e.Batch.Close()
+	}
+}
+
+// Finish makes the report of the attempts' states (as the batch's run
+// or a queue's following left them), keeps it and each attempt's files
+// in the evaluation's directory (Keep), and returns it.
+func (e *Evaluation) Finish(states map[string]batch.TaskState) (report.Eval, error) {
+	rep := e.Report(states)
+	if err := e.Keep(states, rep); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// Keep writes, in the evaluation's directory, report.json and, in each
+// attempt's task directory, result.json, setup.txt and check.txt (the
+// outputs, when the step ran) and patch.diff (when the agent changed
+// anything).
+func (e *Evaluation) Keep(states map[string]batch.TaskState, rep report.Eval) error {
+	st := e.Batch.State
+	for _, c := range e.Cells {
+		ts, ok := states[c.Task.ID]
+		if !ok || ts.Result == nil {
+			continue
+		}
+		dir, r := st.TaskDir(c.Task.ID), ts.Result
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(dir, "result.json"), r); err != nil {
+			return err
+		}
+		files := map[string]string{"patch.diff": r.Patch}
+		if a := r.Attempt; a != nil {
+			if a.Setup != nil {
+				files["setup.txt"] = a.Setup.Output
+			}
+			if a.Check != nil {
+				files["check.txt"] = a.Check.Output
+			}
+		}
+		for name, text := range files {
+			if err := writeText(filepath.Join(dir, name), text, name == "patch.diff"); err != nil {
+				return err
+			}
+		}
+	}
+	return writeJSON(filepath.Join(st.Dir, "report.json"), rep)
+}
+
+// writeText writes text to path; an empty text that may be left out
+// removes the file (a patch of an earlier run).
+func writeText(path, text string, omitEmpty bool) error {
+	if text == "" && omitEmpty {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		return nil
+	}
+	return renameio.WriteFile(path, []byte(text), 0o600)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return renameio.WriteFile(path, append(data, '\n'), 0o600)
+}
+
+// ReadReport reads the report of evaluation id under home.
+func ReadReport(home, id string) (report.Eval, error) {
+	var rep report.Eval
+	if !batch.SafeName(id) {
+		return rep, fmt.Errorf("%q is not an evaluation's id", id)
+	}
+	data, err := os.ReadFile(filepath.Join(home, Dir, id, "report.json"))
+	if os.IsNotExist(err) {
+		return rep, fmt.Errorf("no evaluation %s", id)
+	}
+	if err != nil {
+		return rep, err
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return rep, fmt.Errorf("evaluation %s: report.json: %v", id, err)
+	}
+	return rep, nil
+}
