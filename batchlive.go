@@ -64,7 +64,7 @@ type batchOutput struct {
 	ios   *iostreams
 	json  bool
 	total int
-	// counts are the tasks ended (or done before), by countKey.
+	// counts are the tasks ended (or done before), by batch.CountKey.
 	counts map[string]int
 	// prepared are the tasks of the file, by id: the tier and harness
 	// of the result of a task that never started.
@@ -84,7 +84,7 @@ func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
 func (o *batchOutput) skipped(ts batch.TaskState) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.counts[countKey(ts)]++
+	o.counts[batch.CountKey(ts)]++
 	if o.json {
 		o.printResult(ts)
 		return
@@ -97,16 +97,6 @@ func (o *batchOutput) printResult(ts batch.TaskState) {
 	if err == nil {
 		o.ios.Out.Write(line)
 	}
-}
-
-// countKey is the count a task's end adds to: succeeded or failed
-// (failed, denied, timed out), conflict, or interrupted.
-func countKey(ts batch.TaskState) string {
-	switch ts.Status {
-	case report.StatusSucceeded, report.StatusConflict, report.StatusInterrupted:
-		return string(ts.Status)
-	}
-	return "failed"
 }
 
 // start marks the start of the runs: the live display starts when stdout
@@ -157,22 +147,13 @@ func (o *batchOutput) event(e report.Event) {
 func (o *batchOutput) done(ts batch.TaskState) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	key := countKey(ts)
+	key := batch.CountKey(ts)
 	o.counts[key]++
 	if o.json {
 		o.printResult(ts)
 		return
 	}
-	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, quote.Name(string(ts.Status)), (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
-	if r := ts.Result; r != nil && r.Files.Summary(3) != "" {
-		line += ", " + r.Files.Summary(3)
-	}
-	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
-		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
-	}
-	if ts.Result == nil && ts.Error != "" {
-		line += ": " + quote.Line(quote.Text(ts.Error), 100)
-	}
+	line := batch.DoneLine(ts)
 	if o.live != nil {
 		o.live.Ended(ts.ID, key, line)
 		return

@@ -7,14 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
-	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
-	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/urfave/cli/v2"
 )
@@ -249,7 +244,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 		return err
 	}
 	if !opts.JSON {
-		printBatchTable(ios.Out, ended.IDs, ended.States)
+		batch.WriteTable(ios.Out, ended.IDs, ended.States)
 	}
 	if ended.Signal != nil {
 		fmt.Fprintf(ios.Err, "workforce: batch %s stopped; run it again to resume: workforce batch %s\n", b.ID, shellJoin(resumeArgs(opts)))
@@ -265,73 +260,6 @@ func resumeArgs(opts batchOptions) []string {
 		args = append(args, "--id", opts.ID)
 	}
 	return args
-}
-
-// printBatchTable prints the table of a batch's tasks.
-//
-// A status and a session id come from the run's result, which on a queue
-// a worker wrote (anyone who may publish results): they are quoted as any
-// name that is not the program's own.
-func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskState) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tPHASE\tSTATUS\tDURATION\tSESSION\tNOTE")
-	counts := map[string]int{}
-	for _, id := range ids {
-		ts, ok := states[id]
-		if !ok {
-			ts = batch.TaskState{ID: id, Phase: batch.PhasePending}
-		}
-		status, dur, session, note := "-", "-", "-", ""
-		if ts.Status != "" {
-			status = quote.Name(string(ts.Status))
-			counts[string(ts.Status)]++
-		} else {
-			counts[string(ts.Phase)]++
-		}
-		if ts.DurationMS > 0 {
-			dur = (time.Duration(ts.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
-		}
-		if r := ts.Result; r != nil {
-			session = quote.Name(r.SessionID)
-			if f := r.Files; f != nil && len(f.Conflicts) > 0 {
-				paths := make([]string, len(f.Conflicts))
-				for i, c := range f.Conflicts {
-					paths[i] = quote.Name(c.Path)
-				}
-				note = "conflicts: " + strings.Join(paths, ", ")
-			} else if r.Status != report.StatusSucceeded && r.Message != "" {
-				note = quote.Line(quote.Text(r.Message), 60)
-			}
-		} else if ts.Error != "" {
-			note = quote.Line(quote.Text(ts.Error), 60)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
-	}
-	tw.Flush()
-	// The branch a queue worker pushed each task's work to.
-	for _, id := range ids {
-		if r := states[id].Result; r != nil && r.Published != nil {
-			fmt.Fprintf(w, "%s: %s\n", id, r.Published.Text())
-		}
-	}
-	// The destinations the network proxy denied each task's run (a
-	// worker's result, quoted).
-	for _, id := range ids {
-		if r := states[id].Result; r != nil && r.Network != nil && len(r.Network.Denied) > 0 {
-			hosts := make([]string, len(r.Network.Denied))
-			for i, d := range r.Network.Denied {
-				hosts[i] = quote.Name(d.String())
-			}
-			fmt.Fprintf(w, "%s: network denied: %s\n", id, strings.Join(hosts, ", "))
-		}
-	}
-	var parts []string
-	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running", "queued"} {
-		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
-		}
-	}
-	fmt.Fprintf(w, "%d tasks: %s\n", len(ids), strings.Join(parts, ", "))
 }
 
 func batchStatusAction(c *cli.Context) error {
@@ -369,7 +297,7 @@ func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error 
 		return printStateLines(ios.Out, info.Tasks, states)
 	}
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", info.ID, info.File)
-	printBatchTable(ios.Out, info.Tasks, states)
+	batch.WriteTable(ios.Out, info.Tasks, states)
 	return nil
 }
 

@@ -406,3 +406,19 @@ func names(paths []string, n int) string {
 	}
 	return s
 }
+
+// WriteDenied prints the destinations the network proxy denied a run,
+// one a line with its count (run's text result, sessions show); nothing
+// for a nil n.
+func (n *Network) WriteDenied(w io.Writer) {
+	if n == nil {
+		return
+	}
+	for _, d := range n.Denied {
+		times := "once"
+		if d.Count != 1 {
+			times = fmt.Sprintf("%d times", d.Count)
+		}
+		fmt.Fprintf(w, "network denied: %s (%s)\n", quote.Text(d.String()), times)
+	}
+}
