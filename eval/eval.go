@@ -35,6 +35,12 @@ type Options struct {
 	// Lookup resolves the personas, and is called once the file is
 	// parsed; its error for a reference is a problem of the file.
 	Lookup Lookup
+	// Hash, when set, is the hash of the persona ref as a run on harness
+	// h and model ("": the tier's) resolves it, which the run reports:
+	// the hash of each attempt's task (an edited persona's attempts run
+	// again) and what a run's reported hash is compared with. nil: the
+	// persona's Hash.
+	Hash func(ref, h, model string) string
 	// Remote, when set, checks a case's task for a queue ("" when it may
 	// go there), as batch.LoadOptions.Remote: the cases name a
 	// repository, and no directory of this machine is checked.
@@ -91,17 +97,15 @@ func Load(o Options) (*Evaluation, error) {
 	if err != nil && !errors.As(err, &probs) {
 		return nil, &FileError{err}
 	}
-	refs, fromFlag := f.Personas, len(o.Personas) > 0
-	if fromFlag {
-		refs = o.Personas
+	refs, lines := f.Personas, f.personaLines
+	if len(o.Personas) > 0 {
+		refs, lines = o.Personas, nil
 	}
 	if len(refs) == 0 {
 		probs = append(probs, &Problem{File: o.File, Err: errors.New("no personas: give personas in the file (personas: [code-reviewer@best]) or --persona")})
 	}
-	personas, errs := personasOf(refs, o.Harnesses, fromFlag, o.Lookup)
-	for _, err := range errs {
-		probs = append(probs, &Problem{File: o.File, Err: err})
-	}
+	personas, pprobs := personasOf(o.File, refs, o.Harnesses, lines, o.Lookup)
+	probs = append(probs, pprobs...)
 	base := filepath.Dir(abs)
 	for i, c := range f.Cases {
 		if msg := caseProblem(c, base, o.Remote); msg != "" {
@@ -123,6 +127,12 @@ func Load(o Options) (*Evaluation, error) {
 		e.K = e.Attempts
 	}
 	e.Cells = matrix(e.Cases, personas, e.Attempts, base, o.Remote != nil)
+	if o.Hash != nil {
+		for i := range e.Cells {
+			c := &e.Cells[i]
+			c.Task.PersonaHash = o.Hash(c.Persona.Ref, c.Task.Task.Harness, c.Task.Model)
+		}
+	}
 	return e, nil
 }
 
@@ -251,9 +261,14 @@ func writeJSON(path string, v any) error {
 	return renameio.WriteFile(path, append(data, '\n'), 0o600)
 }
 
-// ReadReport reads the report of evaluation id under home.
-func ReadReport(home, id string) (report.Eval, error) {
+// ReadReport reads the report of the evaluation arg names under home: its
+// id, or the case file whose default id it is (batch.IDOf).
+func ReadReport(home, arg string) (report.Eval, error) {
 	var rep report.Eval
+	id, err := batch.IDOf(arg)
+	if err != nil {
+		return rep, err
+	}
 	if !batch.SafeName(id) {
 		return rep, fmt.Errorf("%q is not an evaluation's id", id)
 	}

@@ -96,7 +96,7 @@ cases:
 	if !errors.As(err, &fe) || fe.Count() != 4 {
 		t.Fatalf("Load = %v, want 4 problems", err)
 	}
-	for _, want := range []string{`cases.yaml: personas[1]: unknown persona "nobody"`, "cases.yaml:3: cases[0] (id a): dir missing is not a directory",
+	for _, want := range []string{`cases.yaml:1: personas[1]: unknown persona "nobody"`, "cases.yaml:3: cases[0] (id a): dir missing is not a directory",
 		"cases.yaml:4: cases[1] (id b): repo and ref are for a queue", "cases.yaml:5: cases[2] (id c): task: missing"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Load error:\n%v\nwant it to hold %q", err, want)

@@ -27,6 +27,8 @@ type File struct {
 	Personas []string
 	// Attempts is the file's attempts; 0 when it sets none.
 	Attempts int
+	// personaLines are the lines of Personas.
+	personaLines []int
 }
 
 // Case is one case of a file: a task, where it runs, what runs before
@@ -165,6 +167,9 @@ func Parse(name string, data []byte) (*File, error) {
 			cases = v
 		case "personas":
 			f.Personas = p.personas(v)
+			for _, n := range v.Content {
+				f.personaLines = append(f.personaLines, n.Line)
+			}
 		case "attempts":
 			f.Attempts = p.positiveInt(v, "attempts")
 		default:

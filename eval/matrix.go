@@ -103,26 +103,27 @@ func taskID(used map[string]bool, caseID string, p Persona, n int) string {
 
 // personasOf resolves each reference of refs on each harness of
 // harnesses (none: the tier's), in that order: the problems name where
-// the reference came from (personas[i] of the file, or --persona).
-func personasOf(refs, harnesses []string, fromFlag bool, lookup Lookup) ([]Persona, []error) {
+// the reference came from, personas[i] of the file (on its line, of
+// lines) or --persona.
+func personasOf(name string, refs, harnesses []string, lines []int, lookup Lookup) ([]Persona, Problems) {
 	if len(harnesses) == 0 {
 		harnesses = []string{""}
 	}
 	var out []Persona
-	var errs []error
+	var probs Problems
 	seen := map[string]bool{}
 	for i, ref := range refs {
 		for _, h := range harnesses {
 			p, err := lookup(ref, h)
 			if err != nil {
-				src := fmt.Sprintf("personas[%d]", i)
-				if fromFlag {
-					src = "--persona " + ref
+				pr := &Problem{File: name, Where: "--persona " + ref, Err: err}
+				if lines != nil {
+					pr.Line, pr.Where = lines[i], fmt.Sprintf("personas[%d]", i)
 				}
 				if h != "" {
-					src += " on --harness " + h
+					pr.Where += " on --harness " + h
 				}
-				errs = append(errs, fmt.Errorf("%s: %w", src, err))
+				probs = append(probs, pr)
 				continue
 			}
 			p.Ref, p.Switched = ref, h != ""
@@ -132,7 +133,7 @@ func personasOf(refs, harnesses []string, fromFlag bool, lookup Lookup) ([]Perso
 			}
 		}
 	}
-	return out, errs
+	return out, probs
 }
 
 // DefaultID is the id of the evaluation of the case file at the absolute

@@ -25,9 +25,13 @@ func (e *Evaluation) Report(states map[string]batch.TaskState) report.Eval {
 		}
 		rep.Attempts = append(rep.Attempts, attemptOf(c, ts))
 	}
+	expected := map[string]string{}
+	for _, c := range e.Cells {
+		expected[c.Task.ID] = c.Task.PersonaHash
+	}
 	pending := 0
 	for _, p := range e.Personas {
-		ps := personaSums(p, rep.Attempts, e.Cases, e.K)
+		ps := personaSums(p, rep.Attempts, expected, e.Cases, e.K)
 		pending += ps.Pending
 		if ps.HashMismatch {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("persona %s: the runs reported another version of it (%s) than this machine's (%s): a queue's workers run their own installed personas",
@@ -77,14 +81,16 @@ func of(a report.EvalAttempt, p Persona) bool {
 	return a.Persona == p.ID && a.Tier == p.Tier && a.Harness == p.Harness
 }
 
-// personaSums are the sums of persona p's attempts over the cases.
-func personaSums(p Persona, attempts []report.EvalAttempt, cases []Case, k int) report.EvalPersona {
+// personaSums are the sums of persona p's attempts over the cases; a
+// hash a run reported that is not the one expected of its task (by task
+// id) is a worker's other version.
+func personaSums(p Persona, attempts []report.EvalAttempt, expected map[string]string, cases []Case, k int) report.EvalPersona {
 	ps := report.EvalPersona{Persona: p.ID, Tier: p.Tier, Harness: p.Harness, Hash: p.Hash, Layer: p.Layer, Cases: len(cases)}
 	var mine []report.EvalAttempt
 	for _, a := range attempts {
 		if of(a, p) {
 			mine = append(mine, a)
-			if a.PersonaHash != "" && a.PersonaHash != p.Hash && !slices.Contains(ps.WorkerHashes, a.PersonaHash) {
+			if a.PersonaHash != "" && a.PersonaHash != expected[a.TaskID] && !slices.Contains(ps.WorkerHashes, a.PersonaHash) {
 				ps.WorkerHashes = append(ps.WorkerHashes, a.PersonaHash)
 			}
 		}
@@ -254,4 +260,17 @@ func short(h string) string {
 		h = h[:12]
 	}
 	return quote.Name(h)
+}
+
+// Below are the personas (PERSONA@TIER/HARNESS) of the report whose pass
+// rate is below min (one whose attempts all could not run among them);
+// none when min is nil.
+func Below(rep report.Eval, min *float64) []string {
+	var out []string
+	for _, p := range rep.Personas {
+		if min != nil && (p.PassRate == nil || *p.PassRate < *min) {
+			out = append(out, key(p.Persona, p.Tier, p.Harness))
+		}
+	}
+	return out
 }

@@ -26,7 +26,7 @@ func (e *Evaluation) WriteMatrix(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tCASE\tPERSONA\tATTEMPT\tMODEL\tWHERE")
 	for _, c := range e.Cells {
-		model, where := c.Task.Model, c.Task.Dir
+		model, where := c.Task.Model, c.Task.Task.Dir
 		if model == "" {
 			model = "-"
 		}
