@@ -68,6 +68,12 @@ never starts prints no result. workforce sessions resume ID TASK continues
 a kept session's conversation.
 The persona's timeoutSeconds always applies to an unattended run.
 
+--attempt JSON is what workforce eval gives each attempt's run: its setup
+runs in the sandbox before the agent, its check after it (both confined as
+the agent, every process the agent left ended first), the protected files
+are restored before the check, nothing syncs back and no branch is made;
+the result's attempt and patch say what happened (docs/run.md#attempts).
+
 On Linux the harness runs confined (Landlock, docs/sandbox.md): it may write
 the sandbox's tree, the session's TMPDIR and the terminal, nothing else;
 --sandbox off or strict, --sandbox-allow PATH, or "sandbox" in
@@ -107,6 +113,7 @@ Example:
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit", DefaultText: "the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal"},
 			allowUnmappedFlag,
 			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, networkFlag, networkAllowFlag, networkNarrowFlag, noHistoryFlag, noProjectPersonasFlag,
+			attemptFlag,
 		},
 		Action: runAction,
 	}
@@ -122,6 +129,7 @@ var runRules = []flagRule{
 	{flag: "live", conflicts: []string{"review"}, err: "--live and --review conflict: live sync brings the agent's work at once, review holds it"},
 	{flag: "install-in-repo", conflicts: []string{"review", "sync-committed"}, err: "--install-in-repo conflicts with --review and --sync-committed: nothing is synced without a sandbox"},
 	{flag: "install-in-repo", conflicts: []string{"sync-config"}, err: "--install-in-repo and --sync-config conflict: nothing is synced without a sandbox"},
+	{flag: "attempt", conflicts: []string{"review", "live", "reuse", "install-in-repo"}, err: "--attempt conflicts with --review, --live, --reuse and --install-in-repo: an attempt runs in a fresh sandbox and syncs nothing back"},
 }
 
 func runAction(c *cli.Context) error {
@@ -150,6 +158,10 @@ func runAction(c *cli.Context) error {
 	if err := checkEvents(c, oneShot); err != nil {
 		return err
 	}
+	attempt, err := attemptSpec(c, oneShot)
+	if err != nil {
+		return err
+	}
 	opts := runOptions{
 		Ref: args[0], Extra: extra, Harness: c.String("harness"), Model: c.String(modelFlag.Name), Root: c.String("root"), Profile: c.String("profile"),
 		Inputs:      map[string]string{},
@@ -157,9 +169,8 @@ func runAction(c *cli.Context) error {
 		SyncCommitted: c.Bool("sync-committed"), SyncConfig: c.Bool(syncConfigFlag.Name), DryRun: c.Bool("dry-run"), JSON: c.Bool("json") || c.Bool("events"), Events: c.Bool("events"),
 		InstallInRepo: c.Bool("install-in-repo"), RefreshSkills: c.Bool("refresh-skills"), AllowUnmapped: c.Bool("allow-unmapped"),
 		Review: optionalBool(c, "review"), NoHistory: c.Bool("no-history"),
-		NoProjectPersonas: c.Bool(noProjectPersonasFlag.Name),
+		NoProjectPersonas: c.Bool(noProjectPersonasFlag.Name), Attempt: attempt,
 	}
-	var err error
 	if opts.SandboxFlags, err = sandboxFlags(c); err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ package main
 // the task and the harness arguments from a command line.
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/internal/netspec"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/seed-3bc194a6/workforce/session"
 	"github.com/urfave/cli/v2"
@@ -65,6 +68,9 @@ type runOptions struct {
 	NoProjectPersonas bool
 	// NoHistory leaves the run out of the history.
 	NoHistory bool
+	// Attempt makes the one-shot run an attempt of workforce eval
+	// (--attempt).
+	Attempt *report.AttemptSpec
 }
 
 // harnessArgs splits a command's arguments at the first --: those before
@@ -223,3 +229,33 @@ var (
 			return nil
 		}}
 )
+
+// attemptFlag is run's --attempt: what workforce eval gives each
+// attempt's run (a batch task's attempt becomes it).
+var attemptFlag = &cli.StringFlag{Name: "attempt", Usage: "what workforce eval gives each attempt's run, as JSON ({\"setup\": CMD, \"check\": CMD, \"protect\": [GLOB...], \"setupTimeoutMs\": N, \"checkTimeoutMs\": N}): the setup runs in the sandbox before the agent and the check after it, both confined as the agent; the protected files are restored before the check; nothing syncs back and no branch is made; the result's attempt and patch say what happened (docs/run.md#attempts)"}
+
+// attemptSpec returns the spec --attempt gives, nil without it, checked:
+// a run with a task only; JSON that does not parse, names an unknown
+// field, a protect glob that is no pattern or a negative time limit is a
+// usage error naming the flag.
+func attemptSpec(c *cli.Context, oneShot bool) (*report.AttemptSpec, error) {
+	if !c.IsSet(attemptFlag.Name) {
+		return nil, nil
+	}
+	if !oneShot {
+		return nil, usageError(errors.New("--attempt needs a task: an attempt is a one-shot run"), "give the task as an argument, - for stdin, or --task-file F")
+	}
+	dec := json.NewDecoder(strings.NewReader(c.String(attemptFlag.Name)))
+	dec.DisallowUnknownFields()
+	var spec report.AttemptSpec
+	if err := dec.Decode(&spec); err != nil {
+		return nil, usageError(fmt.Errorf("--attempt: %w", err))
+	}
+	if dec.More() {
+		return nil, usagef("--attempt: more than one JSON value: want one object")
+	}
+	if err := run.CheckAttempt(spec); err != nil {
+		return nil, usageError(fmt.Errorf("--attempt: %w", err))
+	}
+	return &spec, nil
+}

@@ -38,7 +38,7 @@ func (opts runOptions) toRun() run.Options {
 		SyncConfig: opts.SyncConfig, InstallInRepo: opts.InstallInRepo, RefreshSkills: opts.RefreshSkills,
 		AllowUnmapped: opts.AllowUnmapped, DryRun: opts.DryRun, Review: opts.Review, Timeout: opts.Timeout, Task: opts.Task,
 		SandboxFlags: opts.SandboxFlags, NoProjectPersonas: opts.NoProjectPersonas,
-		NoHistory: opts.NoHistory, Env: runEnv(opts.Env),
+		NoHistory: opts.NoHistory, Attempt: opts.Attempt, Env: runEnv(opts.Env),
 	}
 }
 

@@ -71,7 +71,11 @@
 // submitter resolved (Git.Checkout), then pushes the agent's work as the
 // branch workforce/<session-id> (Git.Publish) and puts the branch, the
 // commit it started from, the branch's commit and the patch in the result
-// (report.Result's published, patch and worker). Through the local pool
+// (report.Result's published, patch and worker). The attempt of an
+// evaluation (batch.Task.Attempt: run --attempt, without the --sync
+// flags) is not published: its check runs on the worker, nothing comes
+// back into the clone, and its result's patch is its run's, against the
+// tree after its setup (fit still drops it when it is too large). Through the local pool
 // (batch.Pool) it holds a task with a timeout to it even when the agent
 // stopped its run (SIGSTOP), so that such a task frees its slot and stops
 // its heartbeats, reported timed_out; and the run ends the processes its

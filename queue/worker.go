@@ -463,7 +463,9 @@ func (w *Worker) report(ctx context.Context, r Result, seal string, beside bool)
 	return err
 }
 
-// run checks out t and runs it, then publishes its work. An error says
+// run checks out t and runs it, then publishes its work; the attempt of
+// an evaluation (Entry.Attempt) publishes nothing, its work being the
+// patch its run's result carries. An error says
 // why it ran to no result (r.Status interrupted when the worker's stop
 // interrupted it). kept is the task's directory when it stays (its work
 // could not be pushed).
@@ -487,9 +489,13 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 	events, _ := os.Create(filepath.Join(dir, "events.jsonl"))
 	defer closeFiles(stderr, events)
 	cmd := batch.Command(w.Exe, t.Entry, clone)
+	if t.Entry.Attempt == nil {
+		// All the agent's work into the clone, to publish.
+		cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes")
+	}
 	// The clone's project layer is whoever published the task's: the
 	// persona is the worker's (its user's layers and the catalog).
-	cmd.Args = append(cmd.Args, "--sync-committed", "--sync-deletes", "--no-project-personas")
+	cmd.Args = append(cmd.Args, "--no-project-personas")
 	for _, p := range w.DenyRead {
 		cmd.Args = append(cmd.Args, "--sandbox-deny-read", p)
 	}
@@ -507,6 +513,12 @@ func (w *Worker) run(ctx context.Context, t Task) (r Result, kept string, err er
 		ExitCode: &code, Error: o.Error, Result: o.Result}
 	if o.Result == nil || o.Result.SessionID == "" {
 		return r, "", nil // no run, nothing to publish
+	}
+	if t.Entry.Attempt != nil {
+		// An evaluation's attempt (run --attempt): its check ran here,
+		// nothing came back into the clone, and its work is the patch
+		// of its result; nothing is pushed.
+		return r, "", nil
 	}
 	rr := o.Result
 	branch := "workforce/" + rr.SessionID // session.BranchName

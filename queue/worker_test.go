@@ -21,7 +21,8 @@ import (
 // fakeRun is a stand-in for the workforce binary, as a worker runs it
 // (run PERSONA - --events ...): it records the task it got in $RUNS (a
 // line "TASK ARGS"), and prints the finished event of a run that
-// succeeded, with a session of its own. A task "sleep N" sleeps first,
+// succeeded, with a session of its own (and the patch of an attempt,
+// when --attempt is among its arguments). A task "sleep N" sleeps first,
 // and ends interrupted on SIGTERM; a task "fail" ends failed; a task
 // "none" prints no result.
 const fakeRun = `#!/bin/sh
@@ -37,7 +38,11 @@ sleep*)
 fail) status=failed ;;
 none) echo "unknown persona" >&2; exit 1 ;;
 esac
-printf '{"type":"finished","time":"2026-01-01T00:00:00.000Z","sessionId":"s%s","result":{"sessionId":"s%s","persona":"p","tier":"best","harness":"claude","status":"%s","denials":[],"durationMs":1,"warnings":[]}}\n' $$ $$ $status
+patch=
+case "$*" in
+*--attempt*) patch=',"patch":"diff --git a/attempt b/attempt\n"' ;;
+esac
+printf '{"type":"finished","time":"2026-01-01T00:00:00.000Z","sessionId":"s%s","result":{"sessionId":"s%s","persona":"p","tier":"best","harness":"claude","status":"%s","denials":[],"durationMs":1,"warnings":[]%s}}\n' $$ $$ $status "$patch"
 `
 
 // fakeGit checks out by making the directory, and publishes a branch of
@@ -562,5 +567,40 @@ func TestWorkerReplacesUnsealedResults(t *testing.T) {
 	// one. The seal is what tells them apart.
 	if r, _, _ := c.LookupResult(ctx, k, ""); r.Worker != "forged" {
 		t.Errorf("unsealed lookup found worker %q's, want the first (forged)", r.Worker)
+	}
+}
+
+// TestWorkerAttempt: the attempt of an evaluation (an entry with
+// Attempt) runs with --attempt and without the flags that bring the work
+// into the clone, publishes nothing, and reports the patch its run's
+// result carries.
+func TestWorkerAttempt(t *testing.T) {
+	e := newEnv(t)
+	c := connect(t, e.url)
+	g := &fakeGit{patch: "diff --git a/pushed b/pushed\n"}
+	e.worker(t, "w1", 1, g.git())
+	k := Key{Batch: "ev", Submission: "s1", Task: "t1"}
+	entry := batch.Task{ID: k.Task, Persona: "p", Task: "fix it", Repo: "https://example.com/r.git", Ref: "main",
+		Attempt: &report.AttemptSpec{Check: "go test ./..."}, PersonaHash: "h"}
+	if err := c.Publish(context.Background(), NewTask(k, entry, commit)); err != nil {
+		t.Fatal(err)
+	}
+	rs := waitResults(t, c, "ev", 1, 30*time.Second)
+	r := rs[0]
+	if r.Status != report.StatusSucceeded || r.Result == nil {
+		t.Fatalf("attempt: %s, %+v; want succeeded with its result", r.Status, r.Result)
+	}
+	if r.Result.Published != nil || r.Result.Patch != "diff --git a/attempt b/attempt\n" {
+		t.Errorf("attempt: published %+v, patch %q; want nothing published and the run's patch", r.Result.Published, r.Result.Patch)
+	}
+	g.mu.Lock()
+	published := g.published
+	g.mu.Unlock()
+	if len(published) != 0 {
+		t.Errorf("attempt: pushed %v, want nothing", published)
+	}
+	run := readFile(t, e.runs)
+	if !strings.Contains(run, `--attempt {"check":"go test ./..."}`) || strings.Contains(run, "--sync-") || !strings.Contains(run, "--no-project-personas") {
+		t.Errorf("run %q, want --attempt and --no-project-personas, no --sync-*", run)
 	}
 }

@@ -88,16 +88,16 @@ func StateStores(state string) []sessions.Store {
 }
 
 // historyRecord is the record of the run of plan (persona p, nil when
-// unknown) that ended as out, started at start and took took, with the
+// unknown, of hash PersonaHash) that ended as out, started at start and took took, with the
 // exit status the caller decided and failed, an error besides its
 // outcome.
-func historyRecord(p *persona.Persona, plan *session.Plan, out *Outcome, status int, failed error, start time.Time, took time.Duration) history.Record {
+func historyRecord(p *persona.Persona, plan *session.Plan, hash string, out *Outcome, status int, failed error, start time.Time, took time.Duration) history.Record {
 	if p == nil {
 		p = &persona.Persona{}
 	}
 	res := out.Session
 	r := history.Record{
-		Time: start.UTC(), Persona: plan.Persona, PersonaHash: PersonaHash(plan.Resolved), Source: p.Layer,
+		Time: start.UTC(), Persona: plan.Persona, PersonaHash: hash, Source: p.Layer,
 		Tier: plan.Tier, Harness: plan.Harness, HarnessVersion: plan.HarnessVersion, Mode: history.ModeInteractive,
 		Root: plan.Root, Cwd: plan.Cwd, SessionID: filepath.Base(plan.Sandbox), Workdir: plan.Workdir,
 		ExitStatus: status, DurationMS: took.Milliseconds(),

@@ -94,7 +94,7 @@ func TestHistoryRecordDeniedHosts(t *testing.T) {
 	} {
 		out := &Outcome{Session: &session.Result{OneShot: &session.OneShotResult{}}, Kept: true,
 			Result: &report.Result{Status: report.StatusSucceeded, Network: tt.network}}
-		r := historyRecord(nil, plan, out, 0, nil, time.Now(), time.Second)
+		r := historyRecord(nil, plan, PersonaHash(plan.Resolved), out, 0, nil, time.Now(), time.Second)
 		if !slices.Equal(r.DeniedHosts, tt.want) {
 			t.Errorf("historyRecord(network %+v).DeniedHosts = %q, want %q", tt.network, r.DeniedHosts, tt.want)
 		}

@@ -20,6 +20,9 @@ import (
 // policy is an *Error; the plan's own refusal (settings the harness
 // cannot apply) is left to Start, so that a dry run can show it.
 func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
+	if err := refuseAttempt(opts); err != nil {
+		return nil, err
+	}
 	lo, err := LoadOptions(opts.Env)
 	if err != nil {
 		return nil, err
@@ -31,6 +34,9 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 	inRepo, err := sandboxOff(opts, p, r, hooks)
 	if err != nil {
 		return nil, err
+	}
+	if inRepo && opts.Attempt != nil {
+		return nil, refused(fmt.Errorf("persona %s sets mount.enabled false, which runs the harness in the repository: an attempt's setup and check need a sandbox", p.ID))
 	}
 	if name := opts.Profile; name != "" {
 		if p, ok := discover.Lookup(name); !ok || p.Harness != r.Harness {

@@ -79,6 +79,7 @@ func OneShotResult(plan *session.Plan, res *session.Result, err error, took time
 	if r.Status == report.StatusFailed || r.Status == report.StatusTimedOut {
 		r.Cause = failureCause(plan, res)
 	}
+	attemptResult(&r, res.Attempt)
 	return r
 }
 

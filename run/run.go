@@ -32,6 +32,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/persona"
 	"github.com/seed-3bc194a6/workforce/personas"
+	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 )
 
@@ -114,7 +115,11 @@ type Options struct {
 	NoProjectPersonas bool
 	// NoHistory leaves the run out of the history.
 	NoHistory bool
-	Env       Env
+	// Attempt, when set, makes the one-shot run an attempt of workforce
+	// eval (attempt.go): its setup before the agent, its check after,
+	// nothing synced back.
+	Attempt *report.AttemptSpec
+	Env     Env
 }
 
 // SandboxFlags are what a run (and a resumed one) asks of its sandbox:
@@ -264,4 +269,15 @@ type Run struct {
 	// resolving its persona again warned of.
 	resumed *session.Session
 	warned  []string
+	// hash is the persona's hash (PersonaHash), once computed.
+	hash string
+}
+
+// personaHash is the hash of the run's persona (PersonaHash), computed
+// once for its result and its history record.
+func (r *Run) personaHash() string {
+	if r.hash == "" {
+		r.hash = PersonaHash(r.Plan.Resolved)
+	}
+	return r.hash
 }

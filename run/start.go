@@ -101,7 +101,7 @@ func (r *Run) runOptions(stderr io.Writer) session.RunOptions {
 	return session.RunOptions{
 		Stderr:      stderr,
 		SyncDeletes: opts.SyncDeletes, Keep: opts.Keep, Reuse: opts.Reuse,
-		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: !plan.InRepo && session.HoldsForReview(r.Home, opts.Review),
+		SyncCommitted: opts.SyncCommitted, SyncConfig: opts.SyncConfig, Review: !plan.InRepo && opts.Attempt == nil && session.HoldsForReview(r.Home, opts.Review),
 		Live: opts.Live, Abort: r.Hooks.Abort, Signals: r.Hooks.Signals,
 	}
 }
@@ -118,6 +118,7 @@ func (r *Run) oneShot(s Streams) (*Outcome, error) {
 	}
 	o.Timeout = r.Plan.Timeout(r.opts.Timeout, false)
 	o.Events = r.Hooks.Events
+	o.Attempt = sessionAttempt(r.opts.Attempt)
 	res, err := r.Plan.Run(o)
 	if (res == nil || res.OneShot == nil) && err != nil && r.resumed != nil {
 		err = resumeError(r.resumed, err)
@@ -140,6 +141,7 @@ func (r *Run) oneShot(s Streams) (*Outcome, error) {
 		warnings = append(warnings, err.Error())
 	}
 	result := OneShotResult(r.Plan, res, err, time.Since(r.start), warnings)
+	result.PersonaHash = r.personaHash()
 	out.Result = &result
 	out.Kept = r.keep(res.OneShot.Dir, result)
 	return out, err
@@ -180,7 +182,8 @@ func (r *Run) warnStale() {
 		return
 	}
 	for _, in := range infos {
-		if in.Stale && in.Session.Record.Root == r.Plan.Root {
+		// An attempt's session is never synced back: nothing to say.
+		if in.Stale && !in.Session.Record.Attempt && in.Session.Record.Root == r.Plan.Root {
 			r.Hooks.warn("session %s of this project was left %s by a process that is gone; workforce sessions sync %s brings its work back", in.ID(), in.Session.Record.Phase, in.ID())
 		}
 	}
@@ -203,7 +206,7 @@ func (r *Run) Finish(out *Outcome, status int, failed error) {
 	if r.opts.NoHistory || !r.history() {
 		return
 	}
-	rec := historyRecord(r.Persona, r.Plan, out, status, failed, r.start, time.Since(r.start))
+	rec := historyRecord(r.Persona, r.Plan, r.personaHash(), out, status, failed, r.start, time.Since(r.start))
 	r.usage.fill(&rec)
 	if err := appendHistory(r.Home, rec); err != nil {
 		r.Hooks.warn("the run is not in the history: %v", err)

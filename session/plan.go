@@ -489,6 +489,10 @@ type RunOptions struct {
 	// Ended is as in Options: called before the session is removed.
 	Ended func(*Session)
 
+	// Attempt, when set, makes the one-shot run an attempt of an
+	// evaluation (Options.Attempt).
+	Attempt *Attempt
+
 	// netDenied gets each destination the proxy refuses the harness
 	// (a one-shot run's network events).
 	netDenied func(egress.Denial)
@@ -540,7 +544,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
 		SyncCommitted: o.SyncCommitted, SyncConfig: o.SyncConfig, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort, Signals: o.Signals,
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
-		state: p.state, net: p.net, netDenied: o.netDenied,
+		state: p.state, net: p.net, netDenied: o.netDenied, Attempt: o.Attempt,
 	}
 	if !harness.FixesSessionID(p.Harness) {
 		ro.FindHarnessSession = func(since time.Time) (string, error) {

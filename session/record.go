@@ -89,8 +89,11 @@ type Record struct {
 	// the start where the harness takes one (claude), else what a
 	// one-shot run's output said, else read from the harness's session
 	// store once it exited (harness.FindSession); empty while not known.
-	HarnessSessionID string    `json:"harnessSessionId,omitempty"`
-	Updated          time.Time `json:"updated"`
+	HarnessSessionID string `json:"harnessSessionId,omitempty"`
+	// Attempt says the session is an attempt's (Options.Attempt): its
+	// work is never synced back (Sync and resume refuse it).
+	Attempt bool      `json:"attempt,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 // ProcStart tells a process from a later one given the same id: when it

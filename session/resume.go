@@ -76,6 +76,10 @@ func (s *Session) Resumable() error {
 // processes.
 func (s *Session) resumableState() error {
 	r := s.Record
+	if r.Attempt {
+		// Its resumed run would sync the work back.
+		return &NotResumableError{ID: s.ID(), Reason: "it is an evaluation's attempt, whose work is never synced back (its result holds its patch)"}
+	}
 	switch r.Phase {
 	case Creating:
 		return &NotResumableError{ID: s.ID(), Reason: "it was never made whole (phase creating): there is no conversation to continue"}

@@ -207,6 +207,10 @@ type Options struct {
 	// session is synced, kept or removed: the harness's own records in
 	// the session's state directory are still there to read.
 	Ended func(*Session)
+	// Attempt, when set, makes the run an attempt of an evaluation
+	// (attempt.go): a one-shot run with its setup before the agent and
+	// its check after, which syncs nothing back and makes no branch.
+	Attempt *Attempt
 
 	// state is the harness's per-session state (state.go): seeded before
 	// the harness starts, its credentials written back after.
@@ -259,6 +263,9 @@ type Result struct {
 	// Network is what the proxy of a harness in namespaces let through
 	// and refused (egress.go); nil for a harness without them.
 	Network *egress.Summary
+	// Attempt is what an attempt's run did besides the agent's
+	// (Options.Attempt); nil for any other run.
+	Attempt *AttemptResult
 }
 
 // Run runs a session from start to end: create the session directory and
@@ -288,7 +295,7 @@ func Run(o Options) (*Result, error) {
 	s, err := create(o.Dir, Record{
 		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
 		Root: o.Mount.Root, Cwd: o.Mount.Cwd, PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
-		HarnessSessionID: o.HarnessSessionID,
+		HarnessSessionID: o.HarnessSessionID, Attempt: o.Attempt != nil,
 	})
 	if err != nil {
 		return nil, err
@@ -338,6 +345,13 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	sigs.enter(context.Background(), phaseHarness)
+	var att *attemptRun
+	if o.Attempt != nil {
+		var res *Result
+		if att, res, err = s.beforeAgent(sigs, box, o, warn); att == nil {
+			return res, err
+		}
+	}
 	if warm != "" {
 		adoptOrphans() // to know, before parking, that nothing runs in the sandbox
 	}
@@ -381,6 +395,12 @@ func Run(o Options) (*Result, error) {
 	if live != nil {
 		liveReport = live.Stop()
 	}
+	if err != nil && att != nil {
+		// Nothing of an attempt's syncs back: its session goes.
+		s.Record.Phase, s.Record.Error = Failed, err.Error()
+		s.endAttempt(o, &Result{Session: s}, warn)
+		return nil, err
+	}
 	if err != nil && s.Record.HarnessPID != 0 {
 		// The harness ran, and may have worked: its sandbox stays, for
 		// sessions sync to bring the work back.
@@ -395,7 +415,11 @@ func Run(o Options) (*Result, error) {
 		box.Remove()
 		return nil, err
 	}
-	return s.afterHarness(sigs, box, o, ended{exit: exit, timedOut: timedOut, live: liveReport, warm: warm, left: left, network: ran.network}, warn, progress)
+	e := ended{exit: exit, timedOut: timedOut, live: liveReport, warm: warm, left: left, network: ran.network}
+	if att != nil {
+		return s.afterAgent(sigs, box, o, att, e, warn)
+	}
+	return s.afterHarness(sigs, box, o, e, warn, progress)
 }
 
 // ended is how the harness of a run ended, and what the run saw then.
@@ -916,6 +940,11 @@ var ErrLive = errors.New("the session is still running")
 // or removing, when this one does not wait for it.
 var ErrBusy = errors.New("another workforce process is syncing or removing the session")
 
+// ErrAttempt is returned by Sync for the kept session of an attempt
+// (Options.Attempt), whose work is never synced back: its patch is in its
+// result.
+var ErrAttempt = errors.New("the session is an evaluation's attempt, whose work is never synced back (its result holds its patch)")
+
 // ErrGone is returned for a session removed while this process waited for
 // it: another process synced it completely, or removed it.
 var ErrGone = errors.New("the session is gone: another workforce process synced or removed it")
@@ -998,6 +1027,9 @@ func (s *Session) Sync(ctx context.Context, o SyncOptions) (rep *mount.Report, k
 			return nil, false, fmt.Errorf("%s: %w", s.ID(), ErrGone)
 		}
 		return nil, true, err
+	}
+	if s.Record.Attempt {
+		return nil, true, fmt.Errorf("%s: %w", s.ID(), ErrAttempt)
 	}
 	// Forced while the harness still runs: what it has written so far
 	// syncs, and the session stays, since the harness writes on in it.
