@@ -55,11 +55,11 @@ Example:
 		Subcommands: []*cli.Command{{
 			Name: "show", Usage: "show an evaluation's report", ArgsUsage: "ID|FILE",
 			Description: "Prints the report kept in <home>/evals/<id>/ (--json: its JSON).\n\nExample:\n\n   workforce eval show cases.yaml",
-			Flags: []cli.Flag{jsonFlag()}, Action: evalShowAction,
+			Flags:       []cli.Flag{jsonFlag()}, Action: evalShowAction,
 		}, {
 			Name: "compare", Usage: "compare two evaluations of the same cases: the regressed cases first", ArgsUsage: "A B",
 			Description: "Puts the pass rate, cost and duration of A and B side by side, per persona and per case;\n--min-pass-rate exits 1 when a persona of B is below it.\n\nExample:\n\n   workforce eval compare before after --json",
-			Flags: []cli.Flag{jsonFlag(), minRate}, Action: evalCompareAction,
+			Flags:       []cli.Flag{jsonFlag(), minRate}, Action: evalCompareAction,
 		}},
 	}
 }
@@ -120,26 +120,19 @@ func loadEval(opts evalOptions) (*eval.Evaluation, error) {
 		return nil, err
 	}
 	var cat *persona.Catalog
-	version := func(ref, h, model string) (*persona.Persona, *persona.Resolved, string, error) {
-		if cat == nil {
-			if cat, err = loadCatalog(opts.Env); err != nil {
-				return nil, nil, "", err
-			}
-		}
-		return run.Version(cat, ref, h, model)
-	}
 	o := opts.Options
 	o.WorkDir = wd
-	o.Lookup = func(ref, h string) (eval.Persona, error) {
-		p, r, hash, err := version(ref, h, "")
+	o.Lookup = func(ref, h, model string) (eval.Persona, error) {
+		if cat == nil {
+			if cat, err = loadCatalog(opts.Env); err != nil {
+				return eval.Persona{}, err
+			}
+		}
+		p, r, hash, err := run.Version(cat, ref, h, model)
 		if err != nil {
 			return eval.Persona{}, err
 		}
 		return eval.Persona{ID: p.ID, Tier: r.Tier, Harness: r.Harness, Hash: hash, Layer: p.Layer}, nil
-	}
-	o.Hash = func(ref, h, model string) string {
-		_, _, hash, _ := version(ref, h, model)
-		return hash
 	}
 	e, err := eval.Load(o)
 	var fe *eval.FileError
@@ -204,12 +197,10 @@ func runAttempts(ctx context.Context, e *eval.Evaluation, opts evalOptions, hook
 // printEval prints the report (its table, or its JSON), its warnings on
 // stderr, and ends with the evaluation's status (evalStatus).
 func printEval(ios *iostreams, rep report.Eval, asJSON bool, sig os.Signal, min *float64) error {
-	if asJSON {
-		if err := writeJSON(ios.Out, rep); err != nil {
-			return err
-		}
-	} else {
+	if !asJSON {
 		eval.WriteTable(ios.Out, rep)
+	} else if err := writeJSON(ios.Out, rep); err != nil {
+		return err
 	}
 	for _, w := range rep.Warnings {
 		warnf(ios.Err, "%s", w)
@@ -265,12 +256,10 @@ func evalCompareAction(c *cli.Context) error {
 		}
 	}
 	ios, cmp := newStreams(c), eval.Compare(reps[0], reps[1])
-	if c.Bool("json") {
-		if err := writeJSON(ios.Out, cmp); err != nil {
-			return err
-		}
-	} else {
+	if !c.Bool("json") {
 		eval.WriteComparison(ios.Out, cmp)
+	} else if err := writeJSON(ios.Out, cmp); err != nil {
+		return err
 	}
 	if printBelow(ios, reps[1], minPassRate(c)) > 0 {
 		return silentExit(exitFailure)

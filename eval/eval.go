@@ -33,14 +33,11 @@ type Options struct {
 	// ID names the evaluation; "" is DefaultID of the file.
 	ID string
 	// Lookup resolves the personas, and is called once the file is
-	// parsed; its error for a reference is a problem of the file.
+	// parsed; its error for a reference is a problem of the file. The
+	// hash it gives with a case's model is that of the case's attempts'
+	// tasks (an edited persona's attempts run again), and what their
+	// runs' reported hashes are compared with.
 	Lookup Lookup
-	// Hash, when set, is the hash of the persona ref as a run on harness
-	// h and model ("": the tier's) resolves it, which the run reports:
-	// the hash of each attempt's task (an edited persona's attempts run
-	// again) and what a run's reported hash is compared with. nil: the
-	// persona's Hash.
-	Hash func(ref, h, model string) string
 	// Remote, when set, checks a case's task for a queue ("" when it may
 	// go there), as batch.LoadOptions.Remote: the cases name a
 	// repository, and no directory of this machine is checked.
@@ -127,10 +124,13 @@ func Load(o Options) (*Evaluation, error) {
 		e.K = e.Attempts
 	}
 	e.Cells = matrix(e.Cases, personas, e.Attempts, base, o.Remote != nil)
-	if o.Hash != nil {
-		for i := range e.Cells {
-			c := &e.Cells[i]
-			c.Task.PersonaHash = o.Hash(c.Persona.Ref, c.Task.Task.Harness, c.Task.Model)
+	for i := range e.Cells {
+		if c := &e.Cells[i]; c.Task.Model != "" {
+			p, err := o.Lookup(c.Persona.Ref, c.Task.Task.Harness, c.Task.Model)
+			if err != nil {
+				return nil, &FileError{&Problem{File: o.File, Line: c.Case.Line, Where: "case " + c.Case.ID + ": model", Err: err}}
+			}
+			c.Task.PersonaHash = p.Hash
 		}
 	}
 	return e, nil

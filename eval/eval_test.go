@@ -14,7 +14,7 @@ import (
 
 // lookup knows personas p and q, on claude by default; the hash names
 // the persona and its tier.
-func lookup(ref, h string) (Persona, error) {
+func lookup(ref, h, model string) (Persona, error) {
 	id, tier, _ := strings.Cut(ref, "@")
 	if id != "p" && id != "q" {
 		return Persona{}, fmt.Errorf("unknown persona %q", id)
@@ -25,7 +25,7 @@ func lookup(ref, h string) (Persona, error) {
 	if h == "" {
 		h = "claude"
 	}
-	return Persona{ID: id, Tier: tier, Harness: h, Hash: "hash-" + id + "-" + tier, Layer: "user"}, nil
+	return Persona{ID: id, Tier: tier, Harness: h, Hash: "hash-" + id + "-" + tier + "-" + model, Layer: "user"}, nil
 }
 
 func writeFile(t *testing.T, path, data string) {
@@ -58,7 +58,7 @@ cases:
 		t.Fatalf("Load: %d cells, k %d, id %s", len(e.Cells), e.K, e.ID)
 	}
 	c := e.Cells[0].Task
-	if c.ID != "a.p.best.claude.1" || c.Persona != "p@best" || c.PersonaHash != "hash-p-best" || c.Attempt.Check != "make test" ||
+	if c.ID != "a.p.best.claude.1" || c.Persona != "p@best" || c.PersonaHash != "hash-p-best-" || c.Attempt.Check != "make test" ||
 		c.Attempt.Protect[0] != "tests/**" || c.Task.Dir != "proj" || c.Dir != filepath.Join(dir, "proj") || c.Task.Harness != "" || c.ProjectDir(dir) != filepath.Join(dir, "proj") {
 		t.Errorf("first task %+v", c)
 	}
@@ -76,7 +76,7 @@ cases:
 	if len(e.Cells) != 2*4*2 || e.K != 1 || e.ID != "mine" || len(e.Personas) != 4 {
 		t.Fatalf("Load with flags: %d cells, %d personas, k %d", len(e.Cells), len(e.Personas), e.K)
 	}
-	if cell := e.Cells[2]; cell.Task.Task.Harness != "codex" || cell.Task.Model != "gpt" || cell.Persona.Key() != "p@best/codex" {
+	if cell := e.Cells[2]; cell.Task.Task.Harness != "codex" || cell.Task.Model != "gpt" || cell.Persona.Key() != "p@best/codex" || cell.Task.PersonaHash != "hash-p-best-gpt" {
 		t.Errorf("on --harness codex: %+v", cell.Task)
 	}
 }
@@ -130,7 +130,7 @@ func TestOpenFinish(t *testing.T) {
 		t.Errorf("outcome %q", rep.Attempts[0].Outcome)
 	}
 	edir := filepath.Join(home, "evals", "e1")
-	for file, want := range map[string]string{"eval.json": `"hash": "hash-p-best"`, "report.json": `"outcome": "pass"`,
+	for file, want := range map[string]string{"eval.json": `"hash": "hash-p-best-"`, "report.json": `"outcome": "pass"`,
 		"tasks/" + id + "/result.json": `"status": "succeeded"`, "tasks/" + id + "/setup.txt": "setup out",
 		"tasks/" + id + "/check.txt": "check out", "tasks/" + id + "/patch.diff": "diff --git"} {
 		data, err := os.ReadFile(filepath.Join(edir, file))

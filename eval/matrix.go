@@ -30,9 +30,10 @@ type Persona struct {
 func (p Persona) Key() string { return p.ID + "@" + p.Tier + "/" + p.Harness }
 
 // Lookup resolves a persona reference (PERSONA[@TIER]) on a harness (""
-// for its tier's), or says why it cannot: the command layer's catalog,
-// and the hash of the persona as a run resolves it.
-type Lookup func(ref, harness string) (Persona, error)
+// for its tier's) and a model ("" for its tier's), or says why it
+// cannot: the command layer's catalog, and the hash of the persona as a
+// run given that harness and model resolves it (and reports it).
+type Lookup func(ref, harness, model string) (Persona, error)
 
 // Cell is one attempt of the matrix: a case, a persona on a harness, an
 // attempt's number, and the batch task that runs it.
@@ -114,7 +115,7 @@ func personasOf(name string, refs, harnesses []string, lines []int, lookup Looku
 	seen := map[string]bool{}
 	for i, ref := range refs {
 		for _, h := range harnesses {
-			p, err := lookup(ref, h)
+			p, err := lookup(ref, h, "")
 			if err != nil {
 				pr := &Problem{File: name, Where: "--persona " + ref, Err: err}
 				if lines != nil {
