@@ -137,7 +137,7 @@ func loadEval(opts evalOptions) (*eval.Evaluation, error) {
 	e, err := eval.Load(o)
 	var fe *eval.FileError
 	if errors.As(err, &fe) {
-		return nil, usageError(err, fmt.Sprintf("%d problems in the case file; nothing was run", fe.Count()))
+		return nil, usageError(err, fe.Hints()...)
 	}
 	return e, err
 }

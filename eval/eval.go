@@ -52,6 +52,15 @@ type FileError struct{ Err error }
 func (e *FileError) Error() string { return e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
+// Hints are what to say after the problems: how many there are, when
+// more than one.
+func (e *FileError) Hints() []string {
+	if n := e.Count(); n > 1 {
+		return []string{fmt.Sprintf("%d problems in the case file; nothing was run", n)}
+	}
+	return nil
+}
+
 // Count is how many problems the file has.
 func (e *FileError) Count() int {
 	var ps Problems
