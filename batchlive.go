@@ -74,10 +74,12 @@ type batchOutput struct {
 	env procEnv
 	// live is the live display while it runs, nil when there is none.
 	live *batchview.Display
+	// line is a task's line as it ends: batch.DoneLine, or eval's.
+	line func(batch.TaskState) string
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
-	return &batchOutput{ios: ios, json: asJSON, total: total, counts: map[string]int{}, env: procEnv{Environ: os.Environ()}}
+	return &batchOutput{ios: ios, json: asJSON, total: total, counts: map[string]int{}, env: procEnv{Environ: os.Environ()}, line: batch.DoneLine}
 }
 
 // skipped reports a task done before, left as it is.
@@ -153,7 +155,7 @@ func (o *batchOutput) done(ts batch.TaskState) {
 		o.printResult(ts)
 		return
 	}
-	line := batch.DoneLine(ts)
+	line := o.line(ts)
 	if o.live != nil {
 		o.live.Ended(ts.ID, key, line)
 		return

@@ -165,7 +165,7 @@ func runEval(ctx context.Context, ios *iostreams, opts evalOptions) error {
 	var hooks batch.Hooks
 	if !opts.JSON {
 		out := newBatchOutput(ios, false, len(e.Cells))
-		out.prepared, out.env = e.Batch.ByID, opts.Env
+		out.prepared, out.env, out.line = e.Batch.ByID, opts.Env, e.DoneLine
 		hooks = out.hooks()
 		fmt.Fprintf(ios.Err, "workforce: eval %s: %d attempts (%d cases × %d personas × %d)\n", e.ID, len(e.Cells), len(e.Cases), len(e.Personas), e.Attempts)
 	}

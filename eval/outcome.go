@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -90,7 +91,7 @@ func (j *Judgement) judgeRun(c *Case, r *report.Result) {
 			if s == nil {
 				j.fail("check", "the check did not run")
 			} else {
-				j.fail("check", "%s", stepText("the check", s))
+				j.fail("check", "%s%s", stepText("the check", s), restored(r.Attempt.Restored))
 			}
 		}
 	}
@@ -136,8 +137,8 @@ func (j *Judgement) judgeLimits(e Expect, r *report.Result) {
 			j.fail("maxCostUsd", "cost $%.4f, over maxCostUsd $%.4f", *u.CostUSD, *e.MaxCostUSD)
 		}
 	}
-	if e.MaxDuration > 0 && time.Duration(r.DurationMS)*time.Millisecond > e.MaxDuration {
-		j.fail("maxDuration", "took %v, over maxDuration %v", time.Duration(r.DurationMS)*time.Millisecond, e.MaxDuration)
+	if took := time.Duration(r.DurationMS) * time.Millisecond; e.MaxDuration > 0 && took > e.MaxDuration {
+		j.fail("maxDuration", "took %v, over maxDuration %v", took.Round(100*time.Millisecond), e.MaxDuration)
 	}
 	if e.MaxTurns != nil {
 		switch {
@@ -147,6 +148,19 @@ func (j *Judgement) judgeLimits(e Expect, r *report.Result) {
 			j.fail("maxTurns", "%d turns, over maxTurns %d", *u.Turns, *e.MaxTurns)
 		}
 	}
+}
+
+// restored says which protected files the agent had changed and were
+// restored before the check; "" when none.
+func restored(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = quote.Name(p)
+	}
+	return " (protected, changed by the agent and restored first: " + strings.Join(q, ", ") + ")"
 }
 
 // match reports whether the glob g matches the path p.

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/report"
 )
@@ -37,6 +38,26 @@ func (e *Evaluation) WriteMatrix(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d attempts: %d cases × %d personas × %d attempts; pass@%d\n", len(e.Cells), len(e.Cases), len(e.Personas), e.Attempts, e.K)
+}
+
+// DoneLine is the line of an attempt whose task ended, as eval prints it
+// while the attempts run: the task's line (batch.DoneLine) and the
+// attempt's outcome, with why it is not a pass.
+func (e *Evaluation) DoneLine(ts batch.TaskState) string {
+	line := batch.DoneLine(ts)
+	for _, c := range e.Cells {
+		if c.Task.ID != ts.ID {
+			continue
+		}
+		j := Judge(c.Case, &ts)
+		if j.Outcome != "" {
+			line += ": " + string(j.Outcome)
+		}
+		if len(j.Reasons) > 0 {
+			line += ": " + quote.Text(strings.Join(j.Reasons, "; "))
+		}
+	}
+	return line
 }
 
 // WriteTable prints the report as tables: one row a persona (on a
@@ -67,7 +88,7 @@ func WriteTable(w io.Writer, rep report.Eval) {
 	for _, c := range rep.Cases {
 		for _, p := range c.Personas {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Case, key(p.Persona, p.Tier, p.Harness), outcomes(p.Outcomes), percent(p.PassRate),
-				dollars(p.CostUSD), millis(p.DurationMS))
+				meanOf(p.CostUSD, dollar), meanOf(p.DurationMS, milli))
 		}
 	}
 	tw.Flush()
