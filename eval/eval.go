@@ -214,10 +214,10 @@ func (e *Evaluation) Finish(states map[string]batch.TaskState) (report.Eval, err
 	return rep, nil
 }
 
-// Keep writes, in the evaluation's directory, report.json and, in each
+// Keep writes, in the evaluation's directory, report.json (durably) and, in each
 // attempt's task directory, result.json, setup.txt and check.txt (the
 // outputs, when the step ran) and patch.diff (when the agent changed
-// anything).
+// anything), unless they were kept since the attempt ended.
 func (e *Evaluation) Keep(states map[string]batch.TaskState, rep report.Eval) error {
 	st := e.Batch.State
 	for _, c := range e.Cells {
@@ -226,13 +226,17 @@ func (e *Evaluation) Keep(states map[string]batch.TaskState, rep report.Eval) er
 			continue
 		}
 		dir, r := st.TaskDir(c.Task.ID), ts.Result
+		if kept(filepath.Join(dir, "result.json"), ts) {
+			continue
+		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
-		if err := writeJSON(filepath.Join(dir, "result.json"), r); err != nil {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
 			return err
 		}
-		files := map[string]string{"patch.diff": r.Patch}
+		files := map[string]string{"result.json": string(data) + "\n", "patch.diff": r.Patch}
 		if a := r.Attempt; a != nil {
 			if a.Setup != nil {
 				files["setup.txt"] = a.Setup.Output
@@ -250,8 +254,19 @@ func (e *Evaluation) Keep(states map[string]batch.TaskState, rep report.Eval) er
 	return writeJSON(filepath.Join(st.Dir, "report.json"), rep)
 }
 
-// writeText writes text to path; an empty text that may be left out
-// removes the file (a patch of an earlier run).
+// kept reports whether the attempt's files at result (its result.json)
+// were kept after its task ended as ts: a resumed evaluation does not
+// write again the files of the attempts it skipped.
+func kept(result string, ts batch.TaskState) bool {
+	fi, err := os.Stat(result)
+	return err == nil && ts.Finished != nil && fi.ModTime().After(*ts.Finished)
+}
+
+// writeText writes text to path, whole or not at all (a temporary file
+// renamed), without the fsync of a state: these are copies of what the
+// batch's state (state.json, written durably) holds, which Keep writes
+// again on every run. An empty text that may be left out removes the
+// file (a patch of an earlier run).
 func writeText(path, text string, omitEmpty bool) error {
 	if text == "" && omitEmpty {
 		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
@@ -259,7 +274,11 @@ func writeText(path, text string, omitEmpty bool) error {
 		}
 		return nil
 	}
-	return renameio.WriteFile(path, []byte(text), 0o600)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func writeJSON(path string, v any) error {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/report"
@@ -137,6 +138,24 @@ func TestOpenFinish(t *testing.T) {
 		if err != nil || !strings.Contains(string(data), want) {
 			t.Errorf("%s = %q, %v; want it to hold %q", file, data, err, want)
 		}
+	}
+	// Finished again, the attempt's files are kept as they are; ended
+	// anew, they are written again.
+	ts.Result.Patch = "diff --git a/b.go b/b.go\n"
+	ended := time.Now().Add(-time.Hour)
+	ts.Finished = &ended
+	if _, err := e.Finish(map[string]batch.TaskState{id: *ts}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(edir, "tasks", id, "patch.diff")); !strings.Contains(string(data), "a/a.go") {
+		t.Errorf("patch.diff of an attempt kept since it ended = %q, want it as it was", data)
+	}
+	ended = time.Now().Add(time.Hour)
+	if _, err := e.Finish(map[string]batch.TaskState{id: *ts}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(edir, "tasks", id, "patch.diff")); !strings.Contains(string(data), "a/b.go") {
+		t.Errorf("patch.diff of an attempt that ended anew = %q, want the new patch", data)
 	}
 	got, err := ReadReport(home, "e1")
 	if err != nil || got.ID != "e1" || len(got.Attempts) != 1 {
