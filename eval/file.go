@@ -229,15 +229,15 @@ func (p *parser) personas(v *yaml.Node) []string {
 		return nil
 	}
 	for i, ref := range list {
-		if err := CheckPersonaRef(ref); err != nil {
+		if err := checkPersonaRef(ref); err != nil {
 			p.add(v.Content[i], fmt.Sprintf("personas[%d]", i), "%v", err)
 		}
 	}
 	return list
 }
 
-// CheckPersonaRef checks a persona reference of a file or of --persona.
-func CheckPersonaRef(ref string) error {
+// checkPersonaRef checks a persona reference of a file.
+func checkPersonaRef(ref string) error {
 	if err := (batch.Task{ID: "x", Persona: ref, Task: "x"}).Validate(); err != nil {
 		return fmt.Errorf("%q: want PERSONA or PERSONA@TIER", ref)
 	}
