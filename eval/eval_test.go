@@ -165,3 +165,25 @@ func TestOpenFinish(t *testing.T) {
 		t.Errorf("ReadReport(nosuch) = %v", err)
 	}
 }
+
+// TestTaskID: an attempt's task id is CASE.PERSONA.TIER.HARNESS.N, a
+// safe name; one too long, or one two attempts would share, is the case's
+// id and a hash of the whole.
+func TestTaskID(t *testing.T) {
+	used := map[string]bool{}
+	p := Persona{ID: "p", Tier: "best", Harness: "claude"}
+	if id := taskID(used, "fix", p, 2); id != "fix.p.best.claude.2" {
+		t.Errorf("taskID = %q", id)
+	}
+	long := strings.Repeat("c", 100)
+	id := taskID(used, long, p, 1)
+	if !batch.SafeName(id) || !strings.HasPrefix(id, strings.Repeat("c", 80)+"-") {
+		t.Errorf("taskID of a long case = %q, want a safe name: the case's id cut, and a hash", id)
+	}
+	// "a.b" by p and "a" by "b.p" meet as a.b.p.best.claude.1.
+	first := taskID(used, "a.b", p, 1)
+	second := taskID(used, "a", Persona{ID: "b.p", Tier: "best", Harness: "claude"}, 1)
+	if first == second || !batch.SafeName(second) {
+		t.Errorf("taskID: %q and %q, want two safe names", first, second)
+	}
+}
