@@ -81,7 +81,7 @@ func evalAction(c *cli.Context) error {
 	}
 	opts := evalOptions{Options: eval.Options{File: c.Args().First(), Personas: c.StringSlice("persona"), Harnesses: c.StringSlice("harness"),
 		Attempts: c.Int("attempts"), K: c.Int("k"), ID: c.String("id")}, Jobs: c.Int("jobs"), JSON: c.Bool("json"),
-		DryRun: c.Bool("dry-run"), NoHistory: c.Bool("no-history"), Env: newProcEnv()}
+		DryRun: c.Bool("dry-run"), NoHistory: c.Bool("no-history"), Env: newProcEnv(), MinPassRate: minPassRate(c)}
 	if r := c.String("retry"); r == "errors" {
 		opts.Retry = batch.RetryNotStarted
 	} else if r != "" {
@@ -90,7 +90,6 @@ func evalAction(c *cli.Context) error {
 	if opts.ID != "" && !batch.SafeName(opts.ID) {
 		return usagef("--id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", opts.ID)
 	}
-	opts.MinPassRate = minPassRate(c)
 	if c.IsSet("queue") {
 		if c.IsSet("jobs") {
 			return usagef("--jobs does not go with --queue: each worker runs its own number of tasks (workforce worker --jobs)")
@@ -134,6 +133,9 @@ func loadEval(opts evalOptions) (*eval.Evaluation, error) {
 		}
 		return eval.Persona{ID: p.ID, Tier: r.Tier, Harness: r.Harness, Hash: hash, Layer: p.Layer}, nil
 	}
+	o.Check = func(ref, h, model string, inputs map[string]string) error {
+		return run.CheckEntry(cat, ref, h, model, inputs, runEnv(opts.Env))
+	}
 	e, err := eval.Load(o)
 	var fe *eval.FileError
 	if errors.As(err, &fe) {
@@ -154,12 +156,10 @@ func runEval(ctx context.Context, ios *iostreams, opts evalOptions) error {
 		e.WriteMatrix(ios.Out)
 		return nil
 	}
-	home, err := opts.Env.home()
-	if err != nil {
-		return err
-	}
-	if err := e.Open(home); err != nil {
+	if err := e.Open(opts.Env.home); errors.As(err, new(*batch.LockError)) {
 		return withCode(exitFailure, err, "wait for it to end, or give another --id")
+	} else if err != nil {
+		return err
 	}
 	defer e.Close()
 	var hooks batch.Hooks

@@ -29,7 +29,7 @@ func BenchmarkFinish(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := e.Open(home); err != nil {
+	if err := e.Open(func() (string, error) { return home, nil }); err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()

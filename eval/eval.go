@@ -38,6 +38,11 @@ type Options struct {
 	// tasks (an edited persona's attempts run again), and what their
 	// runs' reported hashes are compared with.
 	Lookup Lookup
+	// Check, when set, checks what a case asks of a persona on a harness
+	// ("": the tier's) on this machine: its inputs, its model ("": the
+	// tier's). Not for a queue: a worker's environment and harnesses are
+	// its own.
+	Check func(ref, harness, model string, inputs map[string]string) error
 	// Remote, when set, checks a case's task for a queue ("" when it may
 	// go there), as batch.LoadOptions.Remote: the cases name a
 	// repository, and no directory of this machine is checked.
@@ -133,16 +138,42 @@ func Load(o Options) (*Evaluation, error) {
 		e.K = e.Attempts
 	}
 	e.Cells = matrix(e.Cases, personas, e.Attempts, base, o.Remote != nil)
-	for i := range e.Cells {
-		if c := &e.Cells[i]; c.Task.Model != "" {
-			p, err := o.Lookup(c.Persona.Ref, c.Task.Task.Harness, c.Task.Model)
-			if err != nil {
-				return nil, &FileError{&Problem{File: o.File, Line: c.Case.Line, Where: "case " + c.Case.ID + ": model", Err: err}}
-			}
-			c.Task.PersonaHash = p.Hash
-		}
+	if probs := e.checkCells(o); len(probs) > 0 {
+		return nil, &FileError{probs}
 	}
 	return e, nil
+}
+
+// checkCells checks each case on each persona (o.Check, on this machine)
+// and gives each attempt the hash of its persona with its case's model:
+// a problem for each case and persona that cannot run.
+func (e *Evaluation) checkCells(o Options) Problems {
+	var probs Problems
+	index := map[*Case]int{}
+	for i := range e.Cases {
+		index[&e.Cases[i]] = i
+	}
+	for i := range e.Cells {
+		c := &e.Cells[i]
+		if c.Attempt > 1 {
+			c.Task.PersonaHash = e.Cells[i-1].Task.PersonaHash
+			continue
+		}
+		var err error
+		if o.Check != nil && o.Remote == nil {
+			err = o.Check(c.Persona.Ref, c.Task.Task.Harness, c.Task.Model, c.Task.Inputs)
+		}
+		if err == nil && c.Task.Model != "" {
+			var p Persona
+			p, err = o.Lookup(c.Persona.Ref, c.Task.Task.Harness, c.Task.Model)
+			c.Task.PersonaHash = p.Hash
+		}
+		if err != nil {
+			where := where(index[c.Case], c.Case.ID, "persona "+c.Persona.Key())
+			probs = append(probs, &Problem{File: o.File, Line: c.Case.Line, Where: where, Err: err})
+		}
+	}
+	return probs
 }
 
 // caseProblem says what keeps case c from running here (its directory is
@@ -173,9 +204,15 @@ type Record struct {
 }
 
 // Open opens the evaluation's batch in <home>/evals/<id>/ (its state:
-// what ran before, for resume) and locks it, and writes its record; the
-// caller closes it (Close).
-func (e *Evaluation) Open(home string) error {
+// what ran before, for resume; home gives the workforce home, or why
+// there is none) and locks it, and writes its record; the caller closes
+// it (Close). Another process's evaluation of the same id is a
+// *batch.LockError.
+func (e *Evaluation) Open(homeDir func() (string, error)) error {
+	home, err := homeDir()
+	if err != nil {
+		return err
+	}
 	tasks := make([]batch.Prepared, len(e.Cells))
 	for i, c := range e.Cells {
 		tasks[i] = c.Task

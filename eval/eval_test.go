@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,36 @@ cases:
 	}
 }
 
+// TestLoadCheck: what a case asks of a persona on this machine (its
+// inputs, its model) is checked once a case and persona, a problem naming
+// the case's line and the persona; not for a queue.
+func TestLoadCheck(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "cases.yaml"), "personas: [p, q]\nattempts: 3\ncases:\n  - {id: a, task: t}\n  - {id: b, task: t, model: m}\n")
+	var checked []string
+	check := func(ref, h, model string, inputs map[string]string) error {
+		checked = append(checked, ref+"/"+model)
+		if ref == "q" && model == "m" {
+			return errors.New("q cannot reach m")
+		}
+		return nil
+	}
+	_, err := Load(Options{File: "cases.yaml", WorkDir: dir, Lookup: lookup, Check: check})
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Count() != 1 || !strings.Contains(err.Error(), "cases.yaml:5: cases[1] (id b): persona q@best/claude: q cannot reach m") {
+		t.Errorf("Load = %v, want q's problem with case b", err)
+	}
+	if want := []string{"p/", "q/", "p/m", "q/m"}; !slices.Equal(checked, want) {
+		t.Errorf("checked %v, want %v: once a case and persona", checked, want)
+	}
+	checked = nil
+	remote := func(batch.Task) string { return "" }
+	writeFile(t, filepath.Join(dir, "remote.yaml"), "personas: [q]\ncases:\n  - {id: b, task: t, repo: r, model: m}\n")
+	if _, err := Load(Options{File: "remote.yaml", WorkDir: dir, Lookup: lookup, Check: check, Remote: remote}); err != nil || checked != nil {
+		t.Errorf("Load for a queue = %v, checked %v: want no check", err, checked)
+	}
+}
+
 // TestOpenFinish opens an evaluation's batch in <home>/evals/<id>/ and
 // keeps its report and each attempt's files.
 func TestOpenFinish(t *testing.T) {
@@ -114,7 +145,7 @@ func TestOpenFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Open(home); err != nil {
+	if err := e.Open(func() (string, error) { return home, nil }); err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()

@@ -1,6 +1,10 @@
 package run
 
-import "github.com/seed-3bc194a6/workforce/persona"
+import (
+	"fmt"
+
+	"github.com/seed-3bc194a6/workforce/persona"
+)
 
 // Version finds the persona ref names in cat and resolves it as a run on
 // harness h ("": the tier's) with model ("": the tier's) resolves it,
@@ -22,4 +26,20 @@ func Version(cat *persona.Catalog, ref, h, model string) (*persona.Persona, *per
 		r.Model = model
 	}
 	return p, r, PersonaHash(r), nil
+}
+
+// CheckEntry checks what an entry of a batch or a case of an evaluation
+// asks of persona ref on this machine before anything runs: its inputs
+// (one the persona has not, one it requires that neither inputs nor
+// env's environment gives) and that its run can reach model ("": the
+// tier's) on harness h ("": the tier's) (CheckEntryModel).
+func CheckEntry(cat *persona.Catalog, ref, h, model string, inputs map[string]string, env Env) error {
+	_, r, err := cat.Lookup(ref)
+	if err != nil {
+		return err
+	}
+	if _, err := r.ResolveInputs(inputs, env.Getenv); err != nil {
+		return fmt.Errorf("inputs: %w", err)
+	}
+	return CheckEntryModel(cat, ref, h, model, env.Environ)
 }

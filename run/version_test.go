@@ -1,6 +1,7 @@
 package run
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/seed-3bc194a6/workforce/persona"
@@ -26,5 +27,21 @@ func TestVersion(t *testing.T) {
 	}
 	if _, _, _, err := Version(cat, "code-reviewer", "nosuch", ""); err == nil {
 		t.Error("an unknown harness has a version")
+	}
+}
+
+// TestCheckEntry: an input the persona has not, and a model its harness
+// cannot reach, are refused before anything runs.
+func TestCheckEntry(t *testing.T) {
+	cat := persona.LoadLayers([]persona.Layer{persona.BuiltinLayer(personas.Files)})
+	env := Env{Environ: []string{"PATH=/usr/bin"}}
+	if err := CheckEntry(cat, "code-reviewer@best", "", "", nil, env); err != nil {
+		t.Errorf("CheckEntry(code-reviewer@best) = %v", err)
+	}
+	if err := CheckEntry(cat, "code-reviewer@best", "", "", map[string]string{"NOSUCH": "x"}, env); err == nil || !strings.Contains(err.Error(), "inputs: ") {
+		t.Errorf("CheckEntry with an unknown input = %v, want an inputs error", err)
+	}
+	if err := CheckEntry(cat, "code-reviewer@best", "codex", "claude-opus-4-5", nil, env); err == nil {
+		t.Error("CheckEntry of a Claude model on codex = nil, want it refused")
 	}
 }
