@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +149,15 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestExampleFile: the example the README's tour runs parses, and its
+// directory is there.
+func TestExampleFile(t *testing.T) {
+	e, err := Load(Options{File: filepath.Join("..", "testdata", "eval", "cases.yaml"), Lookup: func(ref, h, model string) (Persona, error) {
+		return Persona{ID: ref, Tier: "best", Harness: "claude"}, nil
+	}})
+	if err != nil || len(e.Cells) != 8 {
+		t.Fatalf("Load(the example) = %v, %v; want 8 attempts", e, err)
+	}
 }
