@@ -88,9 +88,9 @@ func StateStores(state string) []sessions.Store {
 }
 
 // historyRecord is the record of the run of plan (persona p, nil when
-// unknown, of hash PersonaHash) that ended as out, started at start and took took, with the
-// exit status the caller decided and failed, an error besides its
-// outcome.
+// unknown, whose PersonaHash is hash) that ended as out, started at
+// start and took took, with the exit status the caller decided and
+// failed, an error besides its outcome.
 func historyRecord(p *persona.Persona, plan *session.Plan, hash string, out *Outcome, status int, failed error, start time.Time, took time.Duration) history.Record {
 	if p == nil {
 		p = &persona.Persona{}

@@ -13,6 +13,10 @@
 // maps an Outcome or an *Error to one, and gives the status back for the
 // history record (Run.Finish).
 //
+// An attempt's run (Options.Attempt, attempt.go) is the one-shot run
+// workforce eval makes of each attempt: its result carries the attempt
+// and the agent's patch.
+//
 // PrepareResume plans what sessions resume runs: a kept session's
 // conversation continued with a new task. Ask asks a model a one-shot
 // question without tools (pick's question): the persona that denies the

@@ -35,6 +35,13 @@
 // is read line by line as it arrives (harness.OutputWriter, bounded
 // memory: oneshot.go).
 //
+// Attempts. With Options.Attempt the one-shot run is an attempt of an
+// evaluation (attempt.go): a setup before the agent and a check after
+// it, both run as the harness is, the tree recorded after each of the
+// setup and the agent in a private repository of the session
+// (snapshot.go), the protected files restored before the check, and
+// nothing synced back: no sync-back, no branch (Result.Attempt).
+//
 // Resume. A kept session's harness conversation continues in its
 // sandbox (resume.go): Plan.Run of a plan made with PlanOptions.Session
 // runs the harness there and ends as Run does (afterHarness).

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,9 +61,11 @@ type entry struct {
 	perm fs.FileMode
 }
 
-// snapshot is the tree at one time: its files by slash-separated path
-// relative to the tree's root, and the git tree holding them.
+// snapshot is the tree at one time, named name: its files by
+// slash-separated path relative to the tree's root, and the git tree
+// holding them, once written (treeOf).
 type snapshot struct {
+	name  string
 	files map[string]entry
 	tree  string
 }
@@ -82,26 +85,23 @@ func newSnapshots(ctx context.Context, dir, root string) (*snapshots, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	gitDir := filepath.Join(dir, "git")
-	if _, err := (git.Repo{Dir: dir}).Run(ctx, nil, "init", "-q", "--bare", "--template=", gitDir); err != nil {
-		return nil, err
-	}
-	g := git.Repo{Dir: root, GitDir: gitDir}
 	// Not bare: ls-files lists the files of the directory it runs in
-	// (root), with GIT_DIR naming this repository.
-	if _, err := g.Run(ctx, nil, "config", "core.bare", "false"); err != nil {
+	// (root), with GIT_DIR naming this repository's git directory.
+	repo := filepath.Join(dir, "repo")
+	if _, err := (git.Repo{Dir: dir}).Run(ctx, nil, "init", "-q", "--template=", repo); err != nil {
 		return nil, err
 	}
-	return &snapshots{dir: dir, root: root, git: g}, nil
+	return &snapshots{dir: dir, root: root, git: git.Repo{Dir: root, GitDir: filepath.Join(repo, ".git")}}, nil
 }
 
-// take records the tree as it is now, its index named name.
+// take records the tree as it is now, named name (its git tree is
+// written when a patch needs it: treeOf).
 func (ss *snapshots) take(ctx context.Context, name string) (*snapshot, error) {
 	out, err := ss.git.Run(ctx, nil, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, err
 	}
-	snap := &snapshot{files: map[string]entry{}}
+	snap := &snapshot{name: name, files: map[string]entry{}}
 	var regular []string // absolute paths of the files to hash
 	rels := map[string]string{}
 	links := "" // where the targets of links are written
@@ -154,8 +154,18 @@ func (ss *snapshots) take(ctx context.Context, name string) (*snapshot, error) {
 		e.oid = id
 		snap.files[rels[abs]] = e
 	}
-	snap.tree, err = ss.writeTree(ctx, name, snap.files)
-	return snap, err
+	return snap, nil
+}
+
+// treeOf returns the git tree of snap, written the first time.
+func (ss *snapshots) treeOf(ctx context.Context, snap *snapshot) (string, error) {
+	if snap.tree == "" {
+		var err error
+		if snap.tree, err = ss.writeTree(ctx, snap.name, snap.files); err != nil {
+			return "", err
+		}
+	}
+	return snap.tree, nil
 }
 
 // writeTree writes files as a git tree, through a new index named name,
@@ -185,6 +195,20 @@ func (ss *snapshots) writeTree(ctx context.Context, name string, files map[strin
 // in one only, or of another content or mode.
 func changed(a, b entry, inA, inB bool) bool {
 	return inA != inB || a.mode != b.mode || a.oid != b.oid
+}
+
+// differ reports whether any file differs between two snapshots.
+func differ(before, after *snapshot) bool {
+	if len(before.files) != len(after.files) {
+		return true
+	}
+	for rel, a := range after.files {
+		b, ok := before.files[rel]
+		if changed(b, a, ok, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // changesBetween returns the files created, updated and deleted from
@@ -217,8 +241,21 @@ func changesBetween(before, after *snapshot) (created, updated, deleted []string
 // longer than max bytes, the diffs of the first files that fit whole
 // (cut says so; size is the whole patch's length).
 func (ss *snapshots) patch(ctx context.Context, before, after *snapshot, max int) (patch string, size int64, cut bool, err error) {
-	if before.tree == after.tree {
-		return "", 0, false, nil
+	if !differ(before, after) {
+		return "", 0, false, nil // no git runs for an agent that changed nothing
+	}
+	// The two trees at once, each through its own index.
+	var from string
+	var ferr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		from, ferr = ss.treeOf(ctx, before)
+	}()
+	to, err := ss.treeOf(ctx, after)
+	<-done
+	if err = cmp.Or(ferr, err); err != nil {
+		return "", 0, false, err
 	}
 	w := &headBytes{max: max}
 	// In the private directory, which has no attributes file: the
@@ -226,7 +263,7 @@ func (ss *snapshots) patch(ctx context.Context, before, after *snapshot, max int
 	g := ss.git
 	g.Dir = ss.dir
 	err = g.Stream(ctx, w, nil, "diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--binary",
-		"--src-prefix=a/", "--dst-prefix=b/", "--color=never", before.tree, after.tree)
+		"--src-prefix=a/", "--dst-prefix=b/", "--color=never", from, to)
 	if err != nil {
 		return "", 0, false, err
 	}
