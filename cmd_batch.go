@@ -6,18 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"strings"
-	"sync"
-	"text/tabwriter"
-	"time"
 
 	"github.com/seed-3bc194a6/workforce/batch"
-	"github.com/seed-3bc194a6/workforce/batchview"
-	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/persona"
-	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/run"
 	"github.com/urfave/cli/v2"
 )
@@ -252,7 +244,7 @@ func runBatch(ctx context.Context, ios *iostreams, opts batchOptions) error {
 		return err
 	}
 	if !opts.JSON {
-		printBatchTable(ios.Out, ended.IDs, ended.States)
+		batch.WriteTable(ios.Out, ended.IDs, ended.States)
 	}
 	if ended.Signal != nil {
 		fmt.Fprintf(ios.Err, "workforce: batch %s stopped; run it again to resume: workforce batch %s\n", b.ID, shellJoin(resumeArgs(opts)))
@@ -268,73 +260,6 @@ func resumeArgs(opts batchOptions) []string {
 		args = append(args, "--id", opts.ID)
 	}
 	return args
-}
-
-// printBatchTable prints the table of a batch's tasks.
-//
-// A status and a session id come from the run's result, which on a queue
-// a worker wrote (anyone who may publish results): they are quoted as any
-// name that is not the program's own.
-func printBatchTable(w io.Writer, ids []string, states map[string]batch.TaskState) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tPHASE\tSTATUS\tDURATION\tSESSION\tNOTE")
-	counts := map[string]int{}
-	for _, id := range ids {
-		ts, ok := states[id]
-		if !ok {
-			ts = batch.TaskState{ID: id, Phase: batch.PhasePending}
-		}
-		status, dur, session, note := "-", "-", "-", ""
-		if ts.Status != "" {
-			status = quote.Name(string(ts.Status))
-			counts[string(ts.Status)]++
-		} else {
-			counts[string(ts.Phase)]++
-		}
-		if ts.DurationMS > 0 {
-			dur = (time.Duration(ts.DurationMS) * time.Millisecond).Round(100 * time.Millisecond).String()
-		}
-		if r := ts.Result; r != nil {
-			session = quote.Name(r.SessionID)
-			if f := r.Files; f != nil && len(f.Conflicts) > 0 {
-				paths := make([]string, len(f.Conflicts))
-				for i, c := range f.Conflicts {
-					paths[i] = quote.Name(c.Path)
-				}
-				note = "conflicts: " + strings.Join(paths, ", ")
-			} else if r.Status != report.StatusSucceeded && r.Message != "" {
-				note = quote.Line(quote.Text(r.Message), 60)
-			}
-		} else if ts.Error != "" {
-			note = quote.Line(quote.Text(ts.Error), 60)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", id, ts.Phase, status, dur, session, note)
-	}
-	tw.Flush()
-	// The branch a queue worker pushed each task's work to.
-	for _, id := range ids {
-		if r := states[id].Result; r != nil && r.Published != nil {
-			fmt.Fprintf(w, "%s: %s\n", id, r.Published.Text())
-		}
-	}
-	// The destinations the network proxy denied each task's run (a
-	// worker's result, quoted).
-	for _, id := range ids {
-		if r := states[id].Result; r != nil && r.Network != nil && len(r.Network.Denied) > 0 {
-			hosts := make([]string, len(r.Network.Denied))
-			for i, d := range r.Network.Denied {
-				hosts[i] = quote.Name(d.String())
-			}
-			fmt.Fprintf(w, "%s: network denied: %s\n", id, strings.Join(hosts, ", "))
-		}
-	}
-	var parts []string
-	for _, k := range []string{"succeeded", "conflict", "failed", "denied", "timed_out", "interrupted", "pending", "running", "queued"} {
-		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
-		}
-	}
-	fmt.Fprintf(w, "%d tasks: %s\n", len(ids), strings.Join(parts, ", "))
 }
 
 func batchStatusAction(c *cli.Context) error {
@@ -372,7 +297,7 @@ func runBatchStatus(ios *iostreams, env procEnv, arg string, asJSON bool) error 
 		return printStateLines(ios.Out, info.Tasks, states)
 	}
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", info.ID, info.File)
-	printBatchTable(ios.Out, info.Tasks, states)
+	batch.WriteTable(ios.Out, info.Tasks, states)
 	return nil
 }
 
@@ -393,172 +318,4 @@ func printStateLines(w io.Writer, ids []string, states map[string]batch.TaskStat
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// batchOutput prints a batch's progress: a line per task as it ends (or
-// its result, with --json), under a live display of the running tasks and
-// the counts on a terminal (package batchview, batchlive.go). Its methods may be called
-// from several goroutines; none waits for the display.
-type batchOutput struct {
-	mu    sync.Mutex
-	ios   *iostreams
-	json  bool
-	total int
-	// counts are the tasks ended (or done before), by countKey.
-	counts map[string]int
-	// prepared are the tasks of the file, by id: the tier and harness
-	// of the result of a task that never started.
-	prepared map[string]batch.Prepared
-	// env is what the live display reads of the environment (TERM,
-	// NO_COLOR): the process's unless set.
-	env procEnv
-	// live is the live display while it runs, nil when there is none.
-	live *batchview.Display
-}
-
-func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
-	return &batchOutput{ios: ios, json: asJSON, total: total, counts: map[string]int{}, env: procEnv{Environ: os.Environ()}}
-}
-
-// skipped reports a task done before, left as it is.
-func (o *batchOutput) skipped(ts batch.TaskState) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.counts[countKey(ts)]++
-	if o.json {
-		o.printResult(ts)
-		return
-	}
-	fmt.Fprintf(o.ios.Out, "task %s: skipped, done before: %s\n", ts.ID, quote.Name(string(ts.Status)))
-}
-
-func (o *batchOutput) printResult(ts batch.TaskState) {
-	line, err := marshalJSONLine(batch.ResultOf(ts, o.prepared[ts.ID], persona.SplitRef))
-	if err == nil {
-		o.ios.Out.Write(line)
-	}
-}
-
-// countKey is the count a task's end adds to: succeeded or failed
-// (failed, denied, timed out), conflict, or interrupted.
-func countKey(ts batch.TaskState) string {
-	switch ts.Status {
-	case report.StatusSucceeded, report.StatusConflict, report.StatusInterrupted:
-		return string(ts.Status)
-	}
-	return "failed"
-}
-
-// start marks the start of the runs: the live display starts when stdout
-// and stderr are a terminal that can take it, and not with --json. The
-// caller handles SIGINT by then: Ctrl-C on the display sends it.
-func (o *batchOutput) start() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.json || !isTerminal(o.ios.Out) || !isTerminal(o.ios.Err) || !liveTerminal(o.env) {
-		return
-	}
-	var l *batchview.Display
-	l = startBatchLive(o.ios, o.env, o.total, o.counts, func(lines []string, err error) {
-		// The display stopped before its time: what it did not print
-		// is printed plainly, and so is what follows.
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		if o.live == l {
-			o.live = nil
-		}
-		printLines(o.ios.Out, lines)
-		if err != nil {
-			warnf(o.ios.Err, "the live display stopped: %v", err)
-		}
-	})
-	o.live = l
-}
-
-// running reports a task that starts.
-func (o *batchOutput) running(id string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.live != nil {
-		o.live.Started(id, time.Now())
-	}
-}
-
-// event reports an event of a running task.
-func (o *batchOutput) event(e report.Event) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.live != nil {
-		o.live.Event(e)
-	}
-}
-
-// done reports a task that ended.
-func (o *batchOutput) done(ts batch.TaskState) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	key := countKey(ts)
-	o.counts[key]++
-	if o.json {
-		o.printResult(ts)
-		return
-	}
-	line := fmt.Sprintf("task %s: %s (%s)", ts.ID, quote.Name(string(ts.Status)), (time.Duration(ts.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
-	if r := ts.Result; r != nil && r.Files.Summary(3) != "" {
-		line += ", " + r.Files.Summary(3)
-	}
-	if r := ts.Result; r != nil && r.Files != nil && len(r.Files.Conflicts) > 0 {
-		line += fmt.Sprintf(", %d conflicts, session %s kept", len(r.Files.Conflicts), quote.Name(r.SessionID))
-	}
-	if ts.Result == nil && ts.Error != "" {
-		line += ": " + quote.Line(quote.Text(ts.Error), 100)
-	}
-	if o.live != nil {
-		o.live.Ended(ts.ID, key, line)
-		return
-	}
-	fmt.Fprintln(o.ios.Out, line)
-}
-
-// stopping reports the signal that stops the batch: on stderr, or above
-// the live display (the same terminal).
-func (o *batchOutput) stopping(sig os.Signal) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
-	if o.live != nil {
-		o.live.Print(msg)
-		o.live.Stopping()
-		return
-	}
-	fmt.Fprintln(o.ios.Err, msg)
-}
-
-// warn says msg on stderr, above the live display when there is one.
-func (o *batchOutput) warn(msg string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.live != nil {
-		o.live.Print("workforce: warning: " + quote.Text(msg))
-		return
-	}
-	warnf(o.ios.Err, "%s", msg)
-}
-
-// finish ends the batch's progress: the live display goes, once it
-// printed every line.
-func (o *batchOutput) finish() {
-	o.mu.Lock()
-	l := o.live
-	o.live = nil
-	o.mu.Unlock()
-	if l != nil {
-		l.Stop()
-	}
-}
-
-// hooks are o's methods as the hooks of a batch's run.
-func (o *batchOutput) hooks() batch.Hooks {
-	return batch.Hooks{Skipped: o.skipped, Start: o.start, Finish: o.finish, Running: o.running,
-		Event: o.event, Done: o.done, Stopping: o.stopping, Warn: o.warn}
 }

@@ -54,7 +54,7 @@ func runBatchQueue(ctx context.Context, ios *iostreams, opts batchOptions, qo qu
 			if sub.Reported > 0 {
 				summary()
 			}
-			printBatchTable(ios.Out, b.IDs, sub.States)
+			batch.WriteTable(ios.Out, b.IDs, sub.States)
 		}
 		return silentExit(batchStatus(b.IDs, sub.States))
 	}
@@ -101,7 +101,7 @@ func followBatch(ctx context.Context, ios *iostreams, s *queue.Submitter, out *b
 		return fmt.Errorf("lost the results of the queue: %w; follow them again with: %s", f.Lost, again)
 	}
 	if !asJSON {
-		printBatchTable(ios.Out, f.IDs, f.States)
+		batch.WriteTable(ios.Out, f.IDs, f.States)
 	}
 	if f.Signal != nil {
 		fmt.Fprintf(ios.Err, "workforce: %v: stopped following batch %s; its %d queued tasks run on on the workers. Follow them again with: %s\n", f.Signal, s.Batch.ID, f.Left, again)
@@ -145,6 +145,6 @@ func runBatchStatusQueue(ctx context.Context, ios *iostreams, env procEnv, arg s
 		return printStateLines(ios.Out, st.IDs, st.States)
 	}
 	fmt.Fprintf(ios.Out, "batch %s: %s\n", id, st.File)
-	printBatchTable(ios.Out, st.IDs, st.States)
+	batch.WriteTable(ios.Out, st.IDs, st.States)
 	return nil
 }

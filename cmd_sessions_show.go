@@ -81,7 +81,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 		}
 		printOneShot(ios.Out, ios.Err, *r, nil)
 		if r.Network == nil {
-			printNetworkDenied(ios.Out, run.ReadNetworkLog(l.ResultDir))
+			run.ReadNetworkLog(l.ResultDir).WriteDenied(ios.Out)
 		}
 		fmt.Fprintf(ios.Out, "result: %s\n", filepath.Join(l.ResultDir, session.ResultFile))
 		return nil
@@ -125,7 +125,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	}
 	if (result == nil || result.Network == nil) && l.ResultDir != "" {
 		// A run under way, killed, or whose result predates the record.
-		printNetworkDenied(w, run.ReadNetworkLog(l.ResultDir))
+		run.ReadNetworkLog(l.ResultDir).WriteDenied(w)
 	}
 	return nil
 }

@@ -70,6 +70,11 @@ var depRules = map[string]depRule{
 	// only (package doc); the personas come in as a lookup function, and
 	// names in errors go through internal/quote.
 	"W/batch": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre", "W/internal/netspec"}},
+	// The evaluation of personas: case files, the matrix of attempts as
+	// a batch's tasks, their judgement, the report and the comparison;
+	// the personas come in as a lookup function (their hash included),
+	// so nothing of the persona, session or run packages is reached.
+	"W/eval": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/batch", "W/report", "W/internal/proctree", "W/internal/quote", "W/internal/lazyre", "W/internal/netspec"}},
 	// The queue (NATS JetStream): the transport, the worker's loop around
 	// batch's runner, the submitter's protocol over batch's state; the
 	// worker's git comes in as functions (gitwork's, queue.GitWork), the

@@ -62,6 +62,10 @@ import (
 // pool, or the queue's submitter while tasks were left to follow); else
 // 1 when any task failed, was denied, timed out or never started; else 3
 // when any had conflicts; else 0.
+//
+// An evaluation (evalStatus) exits 128+n when signal n stopped it; else 1
+// when an attempt could not run (or has not run) or a persona's pass rate
+// is below --min-pass-rate; else 0, whatever the attempts' outcomes.
 const (
 	exitOK             = 0
 	exitFailure        = 1
@@ -260,4 +264,23 @@ func batchStatus(ids []string, states map[string]batch.TaskState) int {
 		}
 	}
 	return code
+}
+
+// evalStatus is the exit status of an evaluation that ended as rep,
+// stopped by sig (nil when not), with below personas under
+// --min-pass-rate: 128+n for signal n; 1 when an attempt could not run or
+// did not run, or a persona is below; else 0.
+func evalStatus(rep report.Eval, sig os.Signal, below int) int {
+	if sig != nil {
+		return signalStatus(sig)
+	}
+	for _, a := range rep.Attempts {
+		if a.Outcome == "" || a.Outcome == report.OutcomeError {
+			return exitFailure
+		}
+	}
+	if below > 0 {
+		return exitFailure
+	}
+	return exitOK
 }

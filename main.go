@@ -118,6 +118,7 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		batchCommand(),
 		contextCommand(),
+		evalCommand(),
 		createCommand(),
 		exportCommand(),
 		harnessCommand(),

@@ -199,46 +199,13 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// printEach prints a "label: item" line for each item, a name the agent
-// may have chosen, quoted.
-func printEach(w io.Writer, label string, items []string) {
-	for _, it := range items {
-		fmt.Fprintf(w, "%s: %s\n", label, quote.Name(it))
-	}
-}
-
-// printReport prints what a sync-back did, or would do, a line per file,
-// and the hints and warnings it calls for to stderr.
+// printReport prints what a sync-back did, or would do, a line per file
+// (report.SyncReport.WriteText), and the hints and warnings it calls for
+// to stderr.
 func printReport(w, stderr io.Writer, r report.SyncReport) {
-	printEach(w, "created", r.Created)
-	printEach(w, "updated", r.Updated)
-	printEach(w, "deleted", r.Deleted)
-	printEach(w, "deleted in the sandbox, kept", r.Unapplied)
+	r.WriteText(w)
 	if len(r.Unapplied) > 0 {
 		hintf(stderr, "run with --sync-deletes to apply deletions")
-	}
-	printEach(w, "not applied, in the place of a deletion kept", r.Blocked)
-	printEach(w, "not synced", r.NotSynced)
-	printEach(w, "on the branch", r.OnBranch)
-	printEach(w, "refused, a policy file", r.Refused)
-	printEach(w, "held for review", r.Held)
-	for _, cf := range r.Conflicts {
-		if cf.Reason != "" {
-			fmt.Fprintf(w, "conflict: %s %s; yours: %s", quote.Name(cf.Path), quote.Text(cf.Reason), quote.Name(cf.Real))
-			if cf.Saved != "" {
-				fmt.Fprintf(w, "; the agent's: %s", quote.Name(cf.Saved))
-			}
-			fmt.Fprintln(w)
-			continue
-		}
-		if cf.Saved == "" {
-			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", quote.Name(cf.Path), quote.Name(cf.Real))
-			continue
-		}
-		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", quote.Name(cf.Path), quote.Name(cf.Real), quote.Name(cf.Saved))
-	}
-	for _, f := range r.Failed {
-		fmt.Fprintf(w, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
 	}
 	if r.Interrupted {
 		warnf(stderr, "sync-back was interrupted; the rest is still in the sandbox")

@@ -313,7 +313,7 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 	for _, d := range r.Denials {
 		fmt.Fprintf(w, "denied: %s %s\n", quote.Text(d.Tool), quote.Text(d.Detail))
 	}
-	printNetworkDenied(w, r.Network)
+	r.Network.WriteDenied(w)
 	if c := r.Cause; c != nil {
 		fmt.Fprintf(w, "cause: %s\n", quote.Text(c.Message))
 	}
@@ -348,21 +348,6 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 			fmt.Fprintf(w, "the harness's stderr and log: %s\n", filepath.Join(res.OneShot.Dir, session.ErrorsFile))
 		}
 		fmt.Fprintf(w, "result: %s\n", filepath.Join(res.OneShot.Dir, session.ResultFile))
-	}
-}
-
-// printNetworkDenied prints the destinations the network proxy denied a
-// run, one a line with its count; nothing for a nil n.
-func printNetworkDenied(w io.Writer, n *report.Network) {
-	if n == nil {
-		return
-	}
-	for _, d := range n.Denied {
-		times := "once"
-		if d.Count != 1 {
-			times = fmt.Sprintf("%d times", d.Count)
-		}
-		fmt.Fprintf(w, "network denied: %s (%s)\n", quote.Text(d.String()), times)
 	}
 }
 

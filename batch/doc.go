@@ -6,7 +6,9 @@
 // of a batch on disk (State: <home>/batches/<id>/, written atomically,
 // which makes a batch resumable; OpenFile opens and locks it, and with
 // Rerun sets the last run's task states aside in previous/ so that every
-// task runs again under the same id), the pool
+// task runs again under the same id; OpenAt opens the state of tasks a
+// caller prepared, in a directory of its own: workforce eval's attempts,
+// in <home>/evals/<id>/), the pool
 // that runs tasks a few at a time (Pool), and the local pool's loop
 // (Batch.RunLocal: plan, run, record each task's state). batch --dry-run's
 // plan is DryRun: what a run now would do with each task (Decisions), and

@@ -198,20 +198,41 @@ func OpenFile(o OpenOptions) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Lock(); err != nil {
-		return nil, &LockError{ID: id, Err: err}
+	return openState(st, abs, o.File, tasks, o.Rerun)
+}
+
+// OpenAt opens the state of batch id in the directory dir (created when
+// missing), for tasks prepared by the caller rather than read from a
+// batch file (workforce eval's attempts, whose state lives in the
+// evaluation's directory), and locks it: the caller closes it (Close).
+// file is the absolute path of the file the tasks come from, name the
+// file as given.
+func OpenAt(dir, id, file, name string, tasks []Prepared) (*Batch, error) {
+	st, err := openDir(dir, id)
+	if err != nil {
+		return nil, err
 	}
-	if o.Rerun {
+	return openState(st, file, name, tasks, false)
+}
+
+// openState locks the state st of the batch of tasks (setting the last
+// run's states aside when rerun), and reads their states.
+func openState(st *State, abs, name string, tasks []Prepared, rerun bool) (*Batch, error) {
+	if err := st.Lock(); err != nil {
+		return nil, &LockError{ID: st.ID, Err: err}
+	}
+	if rerun {
 		if err := st.SetAside(); err != nil {
 			st.Unlock()
 			return nil, err
 		}
 	}
-	b := &Batch{File: abs, Name: o.File, ID: id, State: st, Tasks: tasks, IDs: make([]string, len(tasks)),
+	b := &Batch{File: abs, Name: name, ID: st.ID, State: st, Tasks: tasks, IDs: make([]string, len(tasks)),
 		Entries: make([]Task, len(tasks)), ByID: map[string]Prepared{}}
 	for i, t := range tasks {
 		b.IDs[i], b.Entries[i], b.ByID[t.ID] = t.ID, t.Task, t
 	}
+	var err error
 	if b.States, err = st.ReadTasks(b.IDs); err != nil {
 		st.Unlock()
 		return nil, err

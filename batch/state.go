@@ -98,10 +98,15 @@ var unsafeRun = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // Open returns the state of batch id under home, creating its directory.
 func Open(home, id string) (*State, error) {
+	return openDir(filepath.Join(home, Dir, id), id)
+}
+
+// openDir returns the state of batch id in the directory dir, creating
+// it.
+func openDir(dir, id string) (*State, error) {
 	if !SafeName(id) {
 		return nil, fmt.Errorf("batch id %q: want letters, digits, '.', '_' and '-', starting with a letter or digit", id)
 	}
-	dir := filepath.Join(home, Dir, id)
 	if err := os.MkdirAll(filepath.Join(dir, "tasks"), 0o700); err != nil {
 		return nil, err
 	}
@@ -250,14 +255,28 @@ const (
 	RetryNone Retry = iota
 	// RetryFailed also runs again the done tasks that did not succeed.
 	RetryFailed
+	// RetryNotStarted also runs again the done tasks whose agent never
+	// started (NotStarted): workforce eval's --retry errors, which
+	// reruns the attempts that could not run and never those that ran
+	// and failed (that would inflate a pass rate).
+	RetryNotStarted
 )
+
+// NotStarted reports whether the done task ts ran no agent: its run
+// printed no result (it never started), or its result is an attempt's
+// whose agent did not start (its setup failed).
+func NotStarted(ts TaskState) bool {
+	r := ts.Result
+	return r == nil || (r.Attempt != nil && !r.Attempt.AgentStarted)
+}
 
 // Decision is what a run of a batch does with one task.
 type Decision struct {
 	Task Task
 	Run  bool
 	// Reason says why: new, edited, not done (interrupted, or its
-	// batch died), retry (--retry failed), or done (skipped).
+	// batch died), retry (--retry failed, or eval's --retry errors), or
+	// done (skipped).
 	Reason string
 	// Prev is the task's state before, when it had one.
 	Prev *TaskState
@@ -265,7 +284,8 @@ type Decision struct {
 
 // Plan decides, for each task of the file, whether this run runs it: a
 // task whose entry is unchanged (same digest) and done is skipped, unless
-// retry is RetryFailed and its status is not succeeded.
+// retry is RetryFailed and its status is not succeeded, or RetryNotStarted
+// and its agent never started (NotStarted).
 func Plan(tasks []Task, states map[string]TaskState, retry Retry) []Decision {
 	out := make([]Decision, 0, len(tasks))
 	for _, t := range tasks {
@@ -278,7 +298,8 @@ func Plan(tasks []Task, states map[string]TaskState, retry Retry) []Decision {
 			d.Reason = "edited"
 		case prev.Phase != PhaseDone:
 			d.Reason = "not done"
-		case retry == RetryFailed && prev.Status != report.StatusSucceeded:
+		case retry == RetryFailed && prev.Status != report.StatusSucceeded,
+			retry == RetryNotStarted && NotStarted(prev):
 			d.Reason = "retry"
 		default:
 			d.Run, d.Reason = false, "done"

@@ -32,6 +32,10 @@ func TestPlan(t *testing.T) {
 		{name: "timed out, retry failed", state: ptr(done(report.StatusTimedOut)), task: a, retry: RetryFailed, run: true, reason: "retry"},
 		{name: "succeeded, retry failed", state: ptr(done(report.StatusSucceeded)), task: a, retry: RetryFailed, run: false, reason: "done"},
 		{name: "edited", state: ptr(done(report.StatusSucceeded)), task: edited, run: true, reason: "edited"},
+		{name: "no result, retry not started", state: ptr(done(report.StatusFailed)), task: a, retry: RetryNotStarted, run: true, reason: "retry"},
+		{name: "setup failed, retry not started", state: ptr(attempted(done(report.StatusFailed), false)), task: a, retry: RetryNotStarted, run: true, reason: "retry"},
+		{name: "agent ran and failed, retry not started", state: ptr(attempted(done(report.StatusFailed), true)), task: a, retry: RetryNotStarted, run: false, reason: "done"},
+		{name: "agent ran and succeeded, retry not started", state: ptr(attempted(done(report.StatusSucceeded), true)), task: a, retry: RetryNotStarted, run: false, reason: "done"},
 		{name: "interrupted", state: &TaskState{ID: "a", Digest: a.Digest(), Phase: PhasePending, Status: report.StatusInterrupted}, task: a, run: true, reason: "not done"},
 		{name: "running when the batch died", state: &TaskState{ID: "a", Digest: a.Digest(), Phase: PhaseRunning}, task: a, run: true, reason: "not done"},
 	}
@@ -50,6 +54,12 @@ func TestPlan(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// attempted is ts with an attempt's result whose agent started or not.
+func attempted(ts TaskState, started bool) TaskState {
+	ts.Result = &report.Result{Status: ts.Status, Attempt: &report.Attempt{AgentStarted: started}}
+	return ts
+}
 
 func TestStateRoundTrip(t *testing.T) {
 	home := t.TempDir()
@@ -140,5 +150,36 @@ func TestIDOf(t *testing.T) {
 		if got, err := IDOf(tt.arg); err != nil || got != tt.want {
 			t.Errorf("IDOf(%q) = %q, %v; want %q", tt.arg, got, err, tt.want)
 		}
+	}
+}
+
+// TestOpenAt opens a batch of prepared tasks in a directory of the
+// caller's: its states are read back on the next open, and a second
+// open while the first holds it is a LockError.
+func TestOpenAt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evals", "e1")
+	tasks := []Prepared{{Task: Task{ID: "a", Persona: "p", Task: "t"}}, {Task: Task{ID: "b", Persona: "p", Task: "t"}}}
+	b, err := OpenAt(dir, "e1", "/cases.yaml", "cases.yaml", tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.State.Dir != dir || len(b.IDs) != 2 || b.ByID["b"].ID != "b" || len(b.States) != 0 {
+		t.Fatalf("OpenAt = %+v", b)
+	}
+	if err := b.State.WriteTask(TaskState{ID: "a", Phase: PhaseDone, Status: report.StatusSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+	var le *LockError
+	if _, err := OpenAt(dir, "e1", "/cases.yaml", "cases.yaml", tasks); !errors.As(err, &le) {
+		t.Errorf("OpenAt while locked = %v, want a LockError", err)
+	}
+	b.Close()
+	b, err = OpenAt(dir, "e1", "/cases.yaml", "cases.yaml", tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.States["a"].Status != report.StatusSucceeded || len(b.States) != 1 {
+		t.Errorf("OpenAt again: states %+v, want a's", b.States)
 	}
 }

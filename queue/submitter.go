@@ -300,6 +300,22 @@ type Followed struct {
 	Lost error
 }
 
+// Run submits the batch (Submit) and follows its tasks to their end
+// (Follow), as the local pool's RunLocal runs them: the batch's states
+// as they ended, and the signal that stopped the following. Results lost
+// before every one came are an error.
+func (s *Submitter) Run(ctx context.Context, h batch.Hooks) (batch.Ended, error) {
+	sub, err := s.Submit(ctx, h)
+	if err != nil || sub.Idle {
+		return batch.Ended{IDs: s.Batch.IDs, States: sub.States}, err
+	}
+	f, err := s.Follow(ctx, h)
+	if err == nil && f.Lost != nil {
+		err = fmt.Errorf("lost the results of the queue: %w", f.Lost)
+	}
+	return batch.Ended{IDs: f.IDs, States: f.States, Signal: f.Signal}, err
+}
+
 // Follow waits for the results of the tasks Submit published or found
 // published, records each in the batch's state and tells it (Done),
 // until every one has come or a signal stops the following (the tasks

@@ -122,6 +122,18 @@
 //     what became of it; the result's files are the authority.
 //   - finished, result: the run ended; result is the Result, as --json
 //     prints it. Always the last event, also when the run failed.
+//
+// # Evaluations
+//
+// Eval is what workforce eval prints with --json and keeps as
+// <home>/evals/<id>/report.json: every attempt of an evaluation (case ×
+// persona × harness × attempt) with its outcome (pass, fail, error), the
+// one-shot Result of its run, and the sums per persona and per case (pass
+// rate, pass@k, cost, duration, the persona's hash). Its JSON Schema is
+// published at report/schema/eval.schema.json (EvalSchemaPath,
+// EvalSchemaURL, embedded as EvalSchema); it refers to the result's schema
+// for an attempt's result, and a test walks it with the type as the
+// result's. EvalComparison is what eval compare prints with --json.
 package report
 
 // Origin is where a persona value came from: the layer and the file.

@@ -68,6 +68,7 @@ func TestSchemasPublished(t *testing.T) {
 	}{
 		{ResultSchema, ResultSchemaPath, ResultSchemaURL},
 		{EventSchema, EventSchemaPath, EventSchemaURL},
+		{EvalSchema, EvalSchemaPath, EvalSchemaURL},
 	} {
 		onDisk, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(sc.path)))
 		if err != nil {

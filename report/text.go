@@ -406,3 +406,53 @@ func names(paths []string, n int) string {
 	}
 	return s
 }
+
+// WriteDenied prints the destinations the network proxy denied a run,
+// one a line with its count (run's text result, sessions show); nothing
+// for a nil n.
+func (n *Network) WriteDenied(w io.Writer) {
+	if n == nil {
+		return
+	}
+	for _, d := range n.Denied {
+		times := "once"
+		if d.Count != 1 {
+			times = fmt.Sprintf("%d times", d.Count)
+		}
+		fmt.Fprintf(w, "network denied: %s (%s)\n", quote.Text(d.String()), times)
+	}
+}
+
+// WriteText prints what a sync-back did, or would do, a line per file:
+// created, updated, deleted, the deletions kept, what was not applied,
+// not synced, left on the branch, refused or held, each conflict and
+// each failure (run's text result, sessions sync and apply).
+func (r SyncReport) WriteText(w io.Writer) {
+	each(w, "created", r.Created)
+	each(w, "updated", r.Updated)
+	each(w, "deleted", r.Deleted)
+	each(w, "deleted in the sandbox, kept", r.Unapplied)
+	each(w, "not applied, in the place of a deletion kept", r.Blocked)
+	each(w, "not synced", r.NotSynced)
+	each(w, "on the branch", r.OnBranch)
+	each(w, "refused, a policy file", r.Refused)
+	each(w, "held for review", r.Held)
+	for _, cf := range r.Conflicts {
+		if cf.Reason != "" {
+			fmt.Fprintf(w, "conflict: %s %s; yours: %s", quote.Name(cf.Path), quote.Text(cf.Reason), quote.Name(cf.Real))
+			if cf.Saved != "" {
+				fmt.Fprintf(w, "; the agent's: %s", quote.Name(cf.Saved))
+			}
+			fmt.Fprintln(w)
+			continue
+		}
+		if cf.Saved == "" {
+			fmt.Fprintf(w, "conflict: %s was deleted by the agent but changed in the repository; kept: %s\n", quote.Name(cf.Path), quote.Name(cf.Real))
+			continue
+		}
+		fmt.Fprintf(w, "conflict: %s changed in the repository too; yours: %s; the agent's: %s\n", quote.Name(cf.Path), quote.Name(cf.Real), quote.Name(cf.Saved))
+	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(w, "failed: %s: %s\n", quote.Name(f.Path), quote.Text(f.Error))
+	}
+}

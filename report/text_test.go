@@ -222,3 +222,20 @@ func TestPublishedText(t *testing.T) {
 		t.Errorf("Text() of nothing = %q", got)
 	}
 }
+
+// TestSyncReportText: each file a line under its label, names the agent
+// chose quoted, conflicts and failures in words.
+func TestSyncReportText(t *testing.T) {
+	r := SyncReport{Created: []string{"a.go"}, Updated: []string{"b\x1b[2J.go"}, Deleted: []string{}, Unapplied: []string{"gone.txt"},
+		Conflicts: []Conflict{{Path: "c.go", Real: "c.go", Saved: "/s/c.go"}, {Path: "d.go", Real: "d.go"}},
+		Failed:    []Failure{{Path: "e.go", Error: "permission denied"}}}
+	var b strings.Builder
+	r.WriteText(&b)
+	want := "created: a.go\nupdated: \"b\\033[2J.go\"\ndeleted in the sandbox, kept: gone.txt\n" +
+		"conflict: c.go changed in the repository too; yours: c.go; the agent's: /s/c.go\n" +
+		"conflict: d.go was deleted by the agent but changed in the repository; kept: d.go\n" +
+		"failed: e.go: permission denied\n"
+	if b.String() != want {
+		t.Errorf("WriteText =\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -1,10 +1,9 @@
-package main
+package batch
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/seed-3bc194a6/workforce/batch"
 	"github.com/seed-3bc194a6/workforce/report"
 )
 
@@ -22,10 +21,10 @@ func TestBatchTableQuotes(t *testing.T) {
 		{"an escape in the status", report.Status("ok\x1b[2J"), "s", `"ok\033[2J"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := batch.TaskState{ID: "t", Phase: batch.PhaseDone, Status: tt.status,
+			ts := TaskState{ID: "t", Phase: PhaseDone, Status: tt.status,
 				Result: &report.Result{Status: tt.status, SessionID: tt.session}}
 			var b strings.Builder
-			printBatchTable(&b, []string{"t"}, map[string]batch.TaskState{"t": ts})
+			WriteTable(&b, []string{"t"}, map[string]TaskState{"t": ts})
 			out := b.String()
 			if strings.ContainsAny(out, "\x1b\x07") {
 				t.Errorf("the table holds a raw control character:\n%q", out)
@@ -40,16 +39,16 @@ func TestBatchTableQuotes(t *testing.T) {
 // TestBatchTableNetwork: the summary names, per task, the destinations
 // the network proxy denied its run, quoted; a task without any, nothing.
 func TestBatchTableNetwork(t *testing.T) {
-	states := map[string]batch.TaskState{
-		"a": {ID: "a", Phase: batch.PhaseDone, Status: report.StatusSucceeded, Result: &report.Result{Status: report.StatusSucceeded, SessionID: "s1",
+	states := map[string]TaskState{
+		"a": {ID: "a", Phase: PhaseDone, Status: report.StatusSucceeded, Result: &report.Result{Status: report.StatusSucceeded, SessionID: "s1",
 			Network: &report.Network{Mode: "allowlist", Denied: []report.NetworkDenied{{Host: "evil.example", Port: 443, Count: 2}, {Host: "::1", Port: 22, Count: 1}}}}},
-		"b": {ID: "b", Phase: batch.PhaseDone, Status: report.StatusSucceeded, Result: &report.Result{Status: report.StatusSucceeded, SessionID: "s2",
+		"b": {ID: "b", Phase: PhaseDone, Status: report.StatusSucceeded, Result: &report.Result{Status: report.StatusSucceeded, SessionID: "s2",
 			Network: &report.Network{Mode: "allowlist"}}},
-		"c": {ID: "c", Phase: batch.PhaseDone, Status: report.StatusFailed, Result: &report.Result{Status: report.StatusFailed, SessionID: "s3",
+		"c": {ID: "c", Phase: PhaseDone, Status: report.StatusFailed, Result: &report.Result{Status: report.StatusFailed, SessionID: "s3",
 			Network: &report.Network{Mode: "none", Denied: []report.NetworkDenied{{Host: "x\x1b[2J.example", Port: 80, Count: 1}}}}},
 	}
 	var b strings.Builder
-	printBatchTable(&b, []string{"a", "b", "c"}, states)
+	WriteTable(&b, []string{"a", "b", "c"}, states)
 	out := b.String()
 	for _, want := range []string{"\na: network denied: evil.example:443, [::1]:22\n", `c: network denied: "x\033[2J.example:80"`} {
 		if !strings.Contains(out, want) {
