@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/seed-3bc194a6/workforce/harness"
@@ -170,11 +171,20 @@ func PersonaHash(r *persona.Resolved) string {
 	c := *r
 	c.Origins = nil
 	for _, sc := range []*persona.Sidecar{&c.Claude, &c.Agents} {
+		sc.Origin = persona.Origin{}
 		if sc.Path == "" {
 			continue
 		}
 		if b, err := os.ReadFile(sc.Path); err == nil {
 			sc.Content, sc.Path = string(b), ""
+		}
+	}
+	// A network grant's origin names the file it came from: the same
+	// persona installed elsewhere (a queue worker's home) grants the same.
+	if len(c.Network) > 0 {
+		c.Network = slices.Clone(c.Network)
+		for i := range c.Network {
+			c.Network[i].Origin = persona.Origin{}
 		}
 	}
 	b, err := json.Marshal(c)

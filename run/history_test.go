@@ -52,7 +52,8 @@ func TestPersonaHash(t *testing.T) {
 		return &persona.Resolved{ID: "p", Tier: "best", Harness: "claude", Model: "m",
 			Claude:  persona.Sidecar{Channel: persona.ChannelClaude, Path: side},
 			Env:     map[string]string{"B": "2", "A": "1"},
-			Origins: map[string]persona.Origin{"model": {Layer: "user", File: filepath.Join(dir, "p.json")}}}
+			Origins: map[string]persona.Origin{"model": {Layer: "user", File: filepath.Join(dir, "p.json")}},
+			Network: []persona.ScopedNetwork{{Field: "network", Origin: persona.Origin{Layer: "user", File: filepath.Join(dir, "p.json")}}}}
 	}
 	h := PersonaHash(base())
 	if len(h) != 64 || h != PersonaHash(base()) {
@@ -62,6 +63,8 @@ func TestPersonaHash(t *testing.T) {
 	inline.Claude.Path, inline.Claude.Content = "", "Persona text.\n"
 	moved := base()
 	moved.Origins = map[string]persona.Origin{"model": {Layer: "project", File: "/elsewhere/p.json"}}
+	moved.Claude.Origin = persona.Origin{Layer: "project", File: "/elsewhere/p.json"}
+	moved.Network[0].Origin = persona.Origin{Layer: "project", File: "/elsewhere/p.json"}
 	for name, r := range map[string]*persona.Resolved{"the sidecar inline": inline, "from another file": moved} {
 		if got := PersonaHash(r); got != h {
 			t.Errorf("%s: hash %s, want %s: the same persona", name, got, h)
