@@ -74,12 +74,15 @@ type batchOutput struct {
 	env procEnv
 	// live is the live display while it runs, nil when there is none.
 	live *batchview.Display
-	// line is a task's line as it ends: batch.DoneLine, or eval's.
-	line func(batch.TaskState) string
+	// line is a task's line as it ends: batch.DoneLine, or eval's;
+	// stopped says what becomes of the tasks a signal stops.
+	line    func(batch.TaskState) string
+	stopped string
 }
 
 func newBatchOutput(ios *iostreams, asJSON bool, total int) *batchOutput {
-	return &batchOutput{ios: ios, json: asJSON, total: total, counts: map[string]int{}, env: procEnv{Environ: os.Environ()}, line: batch.DoneLine}
+	return &batchOutput{ios: ios, json: asJSON, total: total, counts: map[string]int{}, env: procEnv{Environ: os.Environ()}, line: batch.DoneLine,
+		stopped: "their work is synced back"}
 }
 
 // skipped reports a task done before, left as it is.
@@ -168,7 +171,7 @@ func (o *batchOutput) done(ts batch.TaskState) {
 func (o *batchOutput) stopping(sig os.Signal) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (their work is synced back); the rest stay pending", sig)
+	msg := fmt.Sprintf("workforce: %v: stopping the running tasks (%s); the rest stay pending", sig, o.stopped)
 	if o.live != nil {
 		o.live.Print(msg)
 		o.live.Stopping()

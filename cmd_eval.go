@@ -165,7 +165,7 @@ func runEval(ctx context.Context, ios *iostreams, opts evalOptions) error {
 	var hooks batch.Hooks
 	if !opts.JSON {
 		out := newBatchOutput(ios, false, len(e.Cells))
-		out.prepared, out.env, out.line = e.Batch.ByID, opts.Env, e.DoneLine
+		out.prepared, out.env, out.line, out.stopped = e.Batch.ByID, opts.Env, e.DoneLine, "their checks do not run; they run again next time"
 		hooks = out.hooks()
 		fmt.Fprintf(ios.Err, "workforce: eval %s: %d attempts (%d cases × %d personas × %d)\n", e.ID, len(e.Cells), len(e.Cases), len(e.Personas), e.Attempts)
 	}
@@ -205,17 +205,7 @@ func printEval(ios *iostreams, rep report.Eval, asJSON bool, sig os.Signal, min 
 	for _, w := range rep.Warnings {
 		warnf(ios.Err, "%s", w)
 	}
-	return silentExit(evalStatus(rep, sig, printBelow(ios, rep, min)))
-}
-
-// printBelow says which personas of rep are below --min-pass-rate min,
-// and how many.
-func printBelow(ios *iostreams, rep report.Eval, min *float64) int {
-	below := eval.Below(rep, min)
-	for _, p := range below {
-		fmt.Fprintf(ios.Err, "workforce: %s: pass rate in %s below --min-pass-rate %v\n", p, rep.ID, *min)
-	}
-	return len(below)
+	return silentExit(evalStatus(rep, sig, eval.WriteBelow(ios.Err, rep, min)))
 }
 
 func evalShowAction(c *cli.Context) error {
@@ -261,7 +251,7 @@ func evalCompareAction(c *cli.Context) error {
 	} else if err := writeJSON(ios.Out, cmp); err != nil {
 		return err
 	}
-	if printBelow(ios, reps[1], minPassRate(c)) > 0 {
+	if eval.WriteBelow(ios.Err, reps[1], minPassRate(c)) > 0 {
 		return silentExit(exitFailure)
 	}
 	return nil

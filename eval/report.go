@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -260,6 +261,16 @@ func short(h string) string {
 		h = h[:12]
 	}
 	return quote.Name(h)
+}
+
+// WriteBelow writes a line to w for each persona of rep below min (Below),
+// naming the evaluation and the rate, and returns how many there are.
+func WriteBelow(w io.Writer, rep report.Eval, min *float64) int {
+	below := Below(rep, min)
+	for _, p := range below {
+		fmt.Fprintf(w, "workforce: %s: pass rate in %s below --min-pass-rate %v\n", p, rep.ID, *min)
+	}
+	return len(below)
 }
 
 // Below are the personas (PERSONA@TIER/HARNESS) of the report whose pass
