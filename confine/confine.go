@@ -449,6 +449,10 @@ type Namespaces struct {
 	// read-only tmpfs over it, anything else (a file, a socket) /dev/null
 	// bound over it. A path that does not exist is skipped.
 	Hide []string `json:"hide,omitempty"`
+	// Overlay, when set, shows the harness the project through an
+	// overlay mounted at Overlay.Target (see Overlay), before Hide and
+	// Tmp: a hidden path or the private /tmp does not change it.
+	Overlay *Overlay `json:"overlay,omitempty"`
 }
 
 // ports returns n's listening ports: ProxyPort first, when set.
@@ -476,6 +480,11 @@ func (n *Namespaces) check() error {
 	if n.Tmp != "" {
 		if err := checkPath(n.Tmp); err != nil {
 			return fmt.Errorf("sandbox tmp %q: %w", n.Tmp, err)
+		}
+	}
+	if n.Overlay != nil {
+		if err := n.Overlay.check(); err != nil {
+			return err
 		}
 	}
 	for _, set := range []struct {
@@ -522,6 +531,11 @@ func (p Policy) Check() error {
 		}
 		if p.Net.Tmp != "" && !slices.Contains(p.Dirs, p.Net.Tmp) {
 			return fmt.Errorf("sandbox tmp %q: not among the writable directories", p.Net.Tmp)
+		}
+		if o := p.Net.Overlay; o != nil {
+			if err := o.checkPolicy(p); err != nil {
+				return err
+			}
 		}
 	}
 	for _, set := range []struct {

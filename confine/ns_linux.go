@@ -31,8 +31,15 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | uni
 // nsCaps are the capabilities the launcher keeps across its execution,
 // in its user namespace only: mounting (CAP_SYS_ADMIN), bringing
 // loopback up (CAP_NET_ADMIN) and emptying its bounding set
-// (CAP_SETPCAP). It clears them all before the harness starts.
-var nsCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+// (CAP_SETPCAP). overlayCaps are those it keeps besides with an
+// Overlay: overlayfs refuses the mount (EACCES) to a mounter without
+// CAP_DAC_OVERRIDE, measured; in the user namespace it overrides the
+// permissions of the user's own files only. It clears them all before
+// the harness starts.
+var (
+	nsCaps      = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	overlayCaps = append(append([]uintptr(nil), nsCaps...), unix.CAP_DAC_OVERRIDE)
+)
 
 // idsInside returns the user and group ids workforce's effective ones
 // become inside the user namespace: themselves, or RootUID for root's.
@@ -51,11 +58,11 @@ var rootUID = RootUID
 
 // nsProcAttr returns a, copied, for a launcher started in the harness's
 // namespaces: the user's ids mapped to themselves (root's to RootUID),
-// setgroups denied, nsCaps ambient. Its parent-death signal is dropped:
+// setgroups denied, caps ambient. Its parent-death signal is dropped:
 // the kernel would send it when the thread that started the launcher
 // exits, which a Go program's may; the launcher takes the closing of its
 // socket for workforce's end instead (message.ParentDeath).
-func nsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+func nsProcAttr(a *syscall.SysProcAttr, caps []uintptr) *syscall.SysProcAttr {
 	var c syscall.SysProcAttr
 	if a != nil {
 		c = *a
@@ -67,7 +74,7 @@ func nsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 	c.UidMappings = []syscall.SysProcIDMap{{ContainerID: in, HostID: uid, Size: 1}}
 	c.GidMappings = []syscall.SysProcIDMap{{ContainerID: ing, HostID: gid, Size: 1}}
 	c.GidMappingsEnableSetgroups = false
-	c.AmbientCaps = nsCaps
+	c.AmbientCaps = caps
 	return &c
 }
 
@@ -433,8 +440,9 @@ func keepPaths(p Policy, wd, program, path string) []string {
 
 // mountNamespace sets up the mount namespace: every mount private (none
 // propagates to the system's), a /proc of the PID namespace, a /dev with
-// the usual devices and the policy's (mountDev), Hide hidden, Tmp on
-// /tmp with keep under the real /tmp bound back at their paths.
+// the usual devices and the policy's (mountDev), the Overlay, Hide
+// hidden, Tmp on /tmp with keep under the real /tmp bound back at their
+// paths.
 func mountNamespace(n *Namespaces, keep, devices []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
@@ -444,6 +452,11 @@ func mountNamespace(n *Namespaces, keep, devices []string) error {
 	}
 	if err := mountDev(devices); err != nil {
 		return err
+	}
+	if n.Overlay != nil {
+		if err := mountOverlay(n.Overlay); err != nil {
+			return err
+		}
 	}
 	if err := nameRoot(); err != nil {
 		return err
@@ -834,7 +847,7 @@ func probeNamespaces() error {
 	cmd := exec.Command(launcherPath(), LauncherArg, probeArg)
 	cmd.Args[0] = os.Args[0]
 	cmd.Env = []string{}
-	cmd.SysProcAttr = nsProcAttr(nil)
+	cmd.SysProcAttr = nsProcAttr(nil, nsCaps)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {

@@ -154,6 +154,19 @@ func probeOp(op []string) string {
 		if err = unix.Mount("none", arg(1), "tmpfs", 0, ""); err == nil {
 			_ = unix.Unmount(arg(1), 0)
 		}
+	case "lstat":
+		_, err = os.Lstat(arg(1))
+	case "mountinfo": // whether /proc/self/mountinfo names ARG
+		b, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			return errName(err)
+		}
+		if strings.Contains(string(b), arg(1)) {
+			return "named"
+		}
+		return "unnamed"
+	case "umount":
+		err = unix.Unmount(arg(1), unix.MNT_DETACH)
 	case "chroot":
 		err = unix.Chroot(arg(1))
 	case "chown": // to the owner it has: allowed or not, nothing changes

@@ -1,0 +1,193 @@
+package confine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// needOverlay skips a test of the overlay on a system that cannot mount
+// one in the harness's namespaces, found by trying.
+func needOverlay(t testing.TB) {
+	t.Helper()
+	needNamespaces(t)
+	if ok, reason := OverlayAvailable(""); !ok {
+		t.Skipf("no overlay here: %s", reason)
+	}
+}
+
+// overlaySession makes a project (lower) and a session directory with
+// the overlay's upper, work and target directories and a tmp, and
+// returns the overlay and the session's tmp.
+func overlaySession(t testing.TB, files map[string]string) (*Overlay, string) {
+	t.Helper()
+	// Outside /tmp, as a user's files are: the harness's /tmp is the
+	// session's.
+	root, err := os.MkdirTemp(outsideTmp(), "overlay-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	o := &Overlay{Lower: filepath.Join(root, "project"), Upper: filepath.Join(root, "session", "upper"),
+		Work: filepath.Join(root, "session", "work"), Target: filepath.Join(root, "session", "tree")}
+	tmp := filepath.Join(root, "session", "tmp")
+	for _, d := range []string{o.Lower, o.Upper, o.Work, o.Target, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		path := filepath.Join(o.Lower, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		if err := RemoveOverlayDirs(o.Upper, o.Work); err != nil {
+			t.Errorf("RemoveOverlayDirs: %v", err)
+		}
+	})
+	return o, tmp
+}
+
+// outsideTmp returns /var/tmp where the system has it, the temporary
+// directory otherwise.
+func outsideTmp() string {
+	if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+		return "/var/tmp"
+	}
+	return os.TempDir()
+}
+
+// overlayPolicy is the policy of a harness shown o: the target and tmp
+// writable, the real project unreadable.
+func overlayPolicy(o *Overlay, tmp string) Policy {
+	return Policy{Dirs: []string{o.Target, tmp}, Devices: TerminalDevices, Read: &ReadPolicy{Deny: []string{o.Lower}},
+		Net: &Namespaces{Tmp: tmp, Overlay: o}}
+}
+
+// treeSum returns a digest of every path, mode and content below dir.
+func treeSum(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %v %d\n", path, fi.Mode(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// probeIn runs ops in the probe confined by p, in the directory dir.
+func probeIn(t *testing.T, dir string, p Policy, ops ...[]string) []string {
+	t.Helper()
+	cmd := probeCommand(t, ops...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	l, err := Start(cmd, p)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer l.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("probe: %v\n%s", err, stderr.String())
+	}
+	return results(t, &stdout, &stderr, len(ops))
+}
+
+// isWhiteout reports whether path is an overlay whiteout.
+func isWhiteout(path string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0
+}
+
+// TestOverlay runs the probe shown a project through an overlay: it sees
+// the project's files at the target, its writes land in the upper layer
+// and its deletions are whiteouts there, the real project is untouched
+// byte for byte, the ignored file is invisible, mountinfo names neither
+// layer's real path, the layers cannot be written by their own paths
+// nor the real project read, and the overlay cannot be unmounted.
+func TestOverlay(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", ".env": "SECRET=1\n",
+		"sub/.env": "SECRET=2\n", "pkg/x.go": "package x\n", "pkg/deep/y.go": "package deep\n"})
+	o.Whiteouts = []string{".env", "sub/.env", "missing/.env"}
+	before := treeSum(t, o.Lower)
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	ops := []struct {
+		op   []string
+		want string
+	}{
+		{[]string{"read", in("a.txt")}, "OK"},
+		{[]string{"read", in("pkg/deep/y.go")}, "OK"},
+		{[]string{"lstat", in(".env")}, "ENOENT"},
+		{[]string{"lstat", in("sub/.env")}, "ENOENT"},
+		{[]string{"append", in("a.txt")}, "OK"},
+		{[]string{"write", "new.txt"}, "OK"}, // relative: the working directory is the merged tree
+		{[]string{"unlink", in("dir/b.txt")}, "OK"},
+		{[]string{"write", filepath.Join(o.Lower, "a.txt")}, "EACCES"},
+		{[]string{"write", filepath.Join(o.Lower, "new.txt")}, "EACCES"},
+		{[]string{"read", filepath.Join(o.Lower, "a.txt")}, "EACCES"},
+		{[]string{"write", filepath.Join(o.Upper, "x")}, "EACCES"},
+		{[]string{"write", filepath.Join(o.Work, "x")}, "EACCES"},
+		{[]string{"mountinfo", o.Lower}, "unnamed"},
+		{[]string{"mountinfo", o.Upper}, "unnamed"},
+		{[]string{"mountinfo", o.Work}, "unnamed"},
+		{[]string{"mountinfo", "lowerdir=" + stageLower}, "named"},
+		{[]string{"umount", o.Target}, "EPERM"},
+	}
+	var list [][]string
+	for _, c := range ops {
+		list = append(list, c.op)
+	}
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp), list...)
+	for i, c := range ops {
+		if got[i] != c.want {
+			t.Errorf("%v = %s, want %s", c.op, got[i], c.want)
+		}
+	}
+	if after := treeSum(t, o.Lower); after != before {
+		t.Errorf("the real project changed")
+	}
+	up := func(rel string) string { return filepath.Join(o.Upper, rel) }
+	if b, err := os.ReadFile(up("a.txt")); err != nil || string(b) != "a\nappended\n" {
+		t.Errorf("upper a.txt = %q (%v), want the appended copy", b, err)
+	}
+	if b, err := os.ReadFile(up("new.txt")); err != nil || string(b) != "confined\n" {
+		t.Errorf("upper new.txt = %q (%v), want the new file", b, err)
+	}
+	for _, w := range []string{".env", "sub/.env", "dir/b.txt"} {
+		if !isWhiteout(up(w)) {
+			t.Errorf("upper %s is not a whiteout", w)
+		}
+	}
+	if _, err := os.Lstat(up("missing")); err == nil {
+		t.Errorf("a whiteout was made for a path the project does not have")
+	}
+}
