@@ -216,6 +216,12 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	if err := confineSelf(m); err != nil {
 		return fail(ExitCannotRun, err)
 	}
+	renames := -1
+	if n.Overlay != nil {
+		if renames, err = superviseRenames(); err != nil {
+			return fail(ExitCannotRun, err)
+		}
+	}
 	if m.ParentDeath != 0 && closed(m.Sock) {
 		return fail(ExitCannotRun, fmt.Errorf("workforce (process %d) exited before the harness started", m.Parent))
 	}
@@ -244,7 +250,11 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	// launcher exits: a program that outlives workforce's death would
 	// hold its caller's pipes open until then).
 	releaseStreams()
-	return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc)
+	init := func() int { return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc) }
+	if renames >= 0 {
+		return superviseUntil(renames, init)
+	}
+	return init()
 }
 
 // forwarded are the signals the launcher passes on to the program: those

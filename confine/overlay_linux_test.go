@@ -132,11 +132,13 @@ func isWhiteout(path string) bool {
 // and its deletions are whiteouts there, the real project is untouched
 // byte for byte, the ignored file is invisible, mountinfo names neither
 // layer's real path, the layers cannot be written by their own paths
-// nor the real project read, and the overlay cannot be unmounted.
+// nor the real project read, the overlay cannot be unmounted, and a
+// directory of the project can be renamed with rename(2).
 func TestOverlay(t *testing.T) {
 	needOverlay(t)
 	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", ".env": "SECRET=1\n",
-		"sub/.env": "SECRET=2\n", "pkg/x.go": "package x\n", "pkg/deep/y.go": "package deep\n"})
+		"sub/.env": "SECRET=2\n", "pkg/x.go": "package x\n", "pkg/deep/y.go": "package deep\n",
+		"keep/k.txt": "k\n", "gone.txt": "gone\n"})
 	o.Whiteouts = []string{".env", "sub/.env", "missing/.env"}
 	before := treeSum(t, o.Lower)
 	in := func(rel string) string { return filepath.Join(o.Target, rel) }
@@ -150,7 +152,7 @@ func TestOverlay(t *testing.T) {
 		{[]string{"lstat", in("sub/.env")}, "ENOENT"},
 		{[]string{"append", in("a.txt")}, "OK"},
 		{[]string{"write", "new.txt"}, "OK"}, // relative: the working directory is the merged tree
-		{[]string{"unlink", in("dir/b.txt")}, "OK"},
+		{[]string{"unlink", in("gone.txt")}, "OK"},
 		{[]string{"write", filepath.Join(o.Lower, "a.txt")}, "EACCES"},
 		{[]string{"write", filepath.Join(o.Lower, "new.txt")}, "EACCES"},
 		{[]string{"read", filepath.Join(o.Lower, "a.txt")}, "EACCES"},
@@ -161,6 +163,19 @@ func TestOverlay(t *testing.T) {
 		{[]string{"mountinfo", o.Work}, "unnamed"},
 		{[]string{"mountinfo", "lowerdir=" + stageLower}, "named"},
 		{[]string{"umount", o.Target}, "EPERM"},
+		{[]string{"rename", in("pkg"), in("pkg2")}, "OK"},
+		{[]string{"read", in("pkg2/deep/y.go")}, "OK"},
+		{[]string{"lstat", in("pkg")}, "ENOENT"},
+		{[]string{"rename", in("pkg2"), in("keep")}, "ENOTEMPTY"},
+		{[]string{"rename", in("pkg2"), in("pkg2/deep/inner")}, "EINVAL"},
+		{[]string{"rename", in("pkg2"), in("a.txt")}, "ENOTDIR"},
+		{[]string{"rename", "dir", "dir3"}, "OK"}, // relative to the working directory
+		{[]string{"read", in("dir3/b.txt")}, "OK"},
+		{[]string{"rename", in("keep/k.txt"), in("k2.txt")}, "OK"},
+		{[]string{"mkdir", in("newempty")}, "OK"},
+		{[]string{"rename", in("keep"), in("newempty")}, "OK"}, // an empty directory is replaced
+		{[]string{"lstat", in("keep")}, "ENOENT"},
+		{[]string{"rename", in("sub"), filepath.Join(tmp, "sub")}, "EXDEV"}, // out of the overlay: mv copies
 	}
 	var list [][]string
 	for _, c := range ops {
@@ -182,10 +197,13 @@ func TestOverlay(t *testing.T) {
 	if b, err := os.ReadFile(up("new.txt")); err != nil || string(b) != "confined\n" {
 		t.Errorf("upper new.txt = %q (%v), want the new file", b, err)
 	}
-	for _, w := range []string{".env", "sub/.env", "dir/b.txt"} {
+	for _, w := range []string{".env", "sub/.env", "gone.txt", "pkg", "dir", "keep"} {
 		if !isWhiteout(up(w)) {
 			t.Errorf("upper %s is not a whiteout", w)
 		}
+	}
+	if b, err := os.ReadFile(up("pkg2/deep/y.go")); err != nil || string(b) != "package deep\n" {
+		t.Errorf("upper pkg2/deep/y.go = %q (%v), want the renamed directory's file", b, err)
 	}
 	if _, err := os.Lstat(up("missing")); err == nil {
 		t.Errorf("a whiteout was made for a path the project does not have")
