@@ -250,11 +250,11 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	// launcher exits: a program that outlives workforce's death would
 	// hold its caller's pipes open until then).
 	releaseStreams()
-	init := func() int { return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc) }
+	init := func(kill killFunc) int { return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc, kill) }
 	if renames >= 0 {
 		return superviseUntil(renames, init)
 	}
-	return init()
+	return init(syscall.Kill)
 }
 
 // forwarded are the signals the launcher passes on to the program: those
@@ -283,7 +283,12 @@ func closed(sock int) bool {
 // ended and what it ended, and returns the program's exit status (128+n
 // when signal n killed it: process 1 cannot die of a signal it sends
 // itself; the report says which).
-func nsInit(pid, sock int, parentDeath syscall.Signal, sigc chan os.Signal) int {
+//
+// kill signals: from the thread that forked the program, whose Landlock
+// domain is the program's parent (go-landlock gives each thread a domain
+// of its own, and the signal scope lets a thread signal only its own
+// domain's processes and those below).
+func nsInit(pid, sock int, parentDeath syscall.Signal, sigc chan os.Signal, kill killFunc) int {
 	exited := make(chan syscall.WaitStatus, 1)
 	go func() {
 		for {
@@ -323,18 +328,18 @@ wait:
 		select {
 		case sig := <-sigc:
 			if s, ok := sig.(syscall.Signal); ok && !isTerminalSignal(s) {
-				_ = syscall.Kill(pid, s)
+				_ = kill(pid, s)
 			}
 		case <-gone:
 			gone = nil
 			if parentDeath != 0 {
-				_ = syscall.Kill(pid, parentDeath)
+				_ = kill(pid, parentDeath)
 			}
 		case ws = <-exited:
 			break wait
 		}
 	}
-	e := Ending{Left: endRest(EndGrace)}
+	e := Ending{Left: endRest(EndGrace, kill)}
 	code := ws.ExitStatus()
 	if ws.Signaled() {
 		e.Signal = ws.Signal()
@@ -348,6 +353,9 @@ wait:
 	return code
 }
 
+// killFunc sends a signal, as kill(2).
+type killFunc func(pid int, sig syscall.Signal) error
+
 func isTerminalSignal(s syscall.Signal) bool {
 	for _, t := range terminalSignals {
 		if t == s {
@@ -360,11 +368,11 @@ func isTerminalSignal(s syscall.Signal) bool {
 // endRest ends every process of the namespace but process 1: SIGCONT
 // and SIGTERM, and SIGKILL grace later to those left, reaping them all.
 // It returns those that were running (zombies aside), at most maxLeft.
-func endRest(grace time.Duration) []Proc {
+func endRest(grace time.Duration, kill killFunc) []Proc {
 	left := nsProcs()
 	if len(left) > 0 {
-		_ = syscall.Kill(-1, syscall.SIGCONT)
-		_ = syscall.Kill(-1, syscall.SIGTERM)
+		_ = kill(-1, syscall.SIGCONT)
+		_ = kill(-1, syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(grace)
 	killed := false
@@ -381,7 +389,7 @@ func endRest(grace time.Duration) []Proc {
 		case err != nil: // ECHILD: nobody is left
 			return left
 		case !killed && time.Now().After(deadline):
-			_ = syscall.Kill(-1, syscall.SIGKILL)
+			_ = kill(-1, syscall.SIGKILL)
 			killed = true
 		default:
 			time.Sleep(5 * time.Millisecond)

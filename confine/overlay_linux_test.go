@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -207,5 +209,100 @@ func TestOverlay(t *testing.T) {
 	}
 	if _, err := os.Lstat(up("missing")); err == nil {
 		t.Errorf("a whiteout was made for a path the project does not have")
+	}
+}
+
+// TestOverlayAvailable: the answer is found by trying once per boot and
+// kept under the cache directory for that boot; OverlayEnv=off makes it
+// unavailable.
+func TestOverlayAvailable(t *testing.T) {
+	needOverlay(t)
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Skipf("no boot id: %v", err)
+	}
+	bootID := strings.TrimSpace(string(boot))
+	dir := filepath.Join(t.TempDir(), "cache")
+	cache := filepath.Join(dir, overlayCache)
+	if ok, reason := OverlayAvailable(dir); !ok {
+		t.Fatalf("OverlayAvailable() = false, %q, want true", reason)
+	}
+	if got, err := os.ReadFile(cache); err != nil || string(got) != bootID+"\n\n" {
+		t.Errorf("the cache holds %q (%v), want the boot id and no reason", got, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 { // the namespaces' answer and the overlay's
+		t.Errorf("the cache directory holds %v, want the two answers and nothing of the probe", ents)
+	}
+	// The answer kept for this boot is the answer, without trying.
+	writeFile(t, cache, bootID+"\nkept reason\n")
+	if ok, reason := OverlayAvailable(dir); ok || reason != "kept reason" {
+		t.Errorf("OverlayAvailable() with a cached failure = %v, %q, want the kept reason", ok, reason)
+	}
+	// One kept for another boot is not.
+	writeFile(t, cache, "another-boot\nkept reason\n")
+	if ok, reason := OverlayAvailable(dir); !ok {
+		t.Errorf("OverlayAvailable() with another boot's failure kept = false, %q, want true", reason)
+	}
+	if got, _ := os.ReadFile(cache); string(got) != bootID+"\n\n" {
+		t.Errorf("the cache holds %q after trying again, want this boot's answer", got)
+	}
+	t.Setenv(OverlayEnv, "off")
+	if ok, reason := OverlayAvailable(""); ok || reason != OverlayEnv+"=off" {
+		t.Errorf("OverlayAvailable() with %s=off = %v, %q, want unavailable", OverlayEnv, ok, reason)
+	}
+}
+
+// TestOverlayEnd: a process the harness leaves running is ended with the
+// namespace, the overlay goes with it (nothing holds the upper layer:
+// the session's directories are removed, the work directory's mode-000
+// directory included), and the target is an empty directory again.
+func TestOverlayEnd(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	marker := "overlay-end-" + strconv.Itoa(os.Getpid())
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp), []string{"daemon", marker}, []string{"unlink", "d/b.txt"},
+		[]string{"mkdir", "made"}, []string{"chmod", "made"})
+	if strings.Join(got, " ") != "OK OK OK OK" {
+		t.Fatalf("the probe gave %v", got)
+	}
+	if left := markedProcesses(marker); len(left) > 0 {
+		t.Errorf("processes left running: %v", left)
+	}
+	if ents, err := os.ReadDir(o.Target); err != nil || len(ents) != 0 {
+		t.Errorf("the target holds %v (%v) once the namespace is gone, want nothing", ents, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(o.Work, "work"), &st); err != nil || st.Mode&0o777 != 0 {
+		t.Logf("overlayfs's work directory: %v, mode %o", err, st.Mode&0o777)
+	}
+	if err := os.Chmod(filepath.Join(o.Upper, "made"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveOverlayDirs(o.Upper, o.Work); err != nil {
+		t.Fatalf("RemoveOverlayDirs: %v", err)
+	}
+	for _, d := range []string{o.Upper, o.Work} {
+		if _, err := os.Lstat(d); err == nil {
+			t.Errorf("%s is still there", d)
+		}
+	}
+	if err := RemoveOverlayDirs(o.Upper, o.Work); err != nil {
+		t.Errorf("RemoveOverlayDirs again: %v, want nil", err)
+	}
+}
+
+// TestOverlayAsUser runs the overlay's tests again as a plain user
+// (nobody) when the tests run as root: no privilege outside the user
+// namespace is needed.
+func TestOverlayAsUser(t *testing.T) {
+	needOverlay(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the tests run as a plain user already")
+	}
+	out := runAsNobody(t, `^TestOverlay(|End|Available)$`)
+	for _, name := range []string{"TestOverlay", "TestOverlayEnd", "TestOverlayAvailable"} {
+		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
+			t.Errorf("%s did not pass as uid 65534:\n%s", name, out)
+		}
 	}
 }

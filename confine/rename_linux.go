@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -128,49 +129,70 @@ func superviseRenames() (int, error) {
 	return int(fd), nil
 }
 
-// answerRenames answers the rename calls listener brings until stop, a
-// descriptor, becomes readable. It runs on the thread that forked the
-// harness, which has no capability left and the very Landlock domain
-// the harness's descends from: Landlock lets a process read another's
-// memory and /proc links only from its own domain or an enclosing one,
-// and the launcher's other threads each have a domain of their own.
-func answerRenames(listener, stop int) {
-	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}
-	for {
-		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
-			return
-		}
-		if fds[1].Revents != 0 {
-			return
-		}
-		if fds[0].Revents&unix.POLLIN == 0 {
-			continue
-		}
-		var req seccompNotif
-		if err := ioctlPtr(listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
-			continue // EINTR, or ENOENT: the caller is gone
-		}
-		resp := answerRename(listener, &req)
-		_ = ioctlPtr(listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+// superviseUntil runs init (nsInit) on another goroutine and, on this
+// one, the thread that forked the harness, answers the renames listener
+// brings and sends the signals init asks for (its kill), until init
+// returns; it returns what init returned. Both must come from this
+// thread: it has no capability left and the very Landlock domain the
+// harness's descends from, and Landlock lets a process read another's
+// memory and /proc links, and signal it, only from that process's
+// domain or an enclosing one, while go-landlock gives each of the
+// launcher's other threads a domain of its own.
+func superviseUntil(listener int, init func(killFunc) int) int {
+	var wake [2]int
+	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		// No supervisor: the renames get ENOSYS once the listener is
+		// closed, the signals are sent from here.
+		unix.Close(listener)
+		return init(syscall.Kill)
 	}
-}
-
-// superviseUntil runs init (nsInit) on another goroutine and answers the
-// renames of listener on this one, the thread that forked the harness,
-// until init returns; it returns what init returned.
-func superviseUntil(listener int, init func() int) int {
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return init()
+	calls := make(chan func(), 16)
+	kill := func(pid int, sig syscall.Signal) error {
+		done := make(chan error, 1)
+		calls <- func() { done <- syscall.Kill(pid, sig) }
+		_, _ = unix.Write(wake[1], []byte{0})
+		return <-done
 	}
 	code := make(chan int, 1)
 	go func() {
-		c := init()
-		code <- c
-		_, _ = unix.Write(p[1], []byte{0})
+		code <- init(kill)
+		_, _ = unix.Write(wake[1], []byte{0})
 	}()
-	answerRenames(listener, p[0])
-	return <-code
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
+	buf := make([]byte, 64)
+	for {
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+			return <-code
+		}
+		if fds[1].Revents != 0 {
+			for n, _ := unix.Read(wake[0], buf); n > 0; n, _ = unix.Read(wake[0], buf) {
+			}
+		drain:
+			for {
+				select {
+				case f := <-calls:
+					f()
+				case c := <-code:
+					return c
+				default:
+					break drain
+				}
+			}
+		}
+		if fds[0].Revents&unix.POLLIN != 0 {
+			answerOne(listener)
+		}
+	}
+}
+
+// answerOne receives one rename call from listener and answers it.
+func answerOne(listener int) {
+	var req seccompNotif
+	if err := ioctlPtr(listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
+		return // EINTR, or ENOENT: the caller is gone
+	}
+	resp := answerRename(listener, &req)
+	_ = ioctlPtr(listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 }
 
 // ioctlPtr is ioctl(2) with a pointer argument.
@@ -571,4 +593,3 @@ func removeAt(dir int, name string) error {
 	}
 	return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR)
 }
-
