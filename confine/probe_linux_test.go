@@ -154,6 +154,17 @@ func probeOp(op []string) string {
 		if err = unix.Mount("none", arg(1), "tmpfs", 0, ""); err == nil {
 			_ = unix.Unmount(arg(1), 0)
 		}
+	case "renames": // PATH renamed to PATH.2 and back, N times each: the time per rename in ns
+		n, _ := strconv.Atoi(arg(2))
+		t0 := time.Now()
+		for i := 0; i < n && err == nil; i++ {
+			if err = unix.Rename(arg(1), arg(1)+".2"); err == nil {
+				err = unix.Rename(arg(1)+".2", arg(1))
+			}
+		}
+		if err == nil {
+			return strconv.FormatInt(time.Since(t0).Nanoseconds()/int64(2*n), 10)
+		}
 	case "lstat":
 		_, err = os.Lstat(arg(1))
 	case "mountinfo": // whether /proc/self/mountinfo names ARG

@@ -121,7 +121,13 @@ func superviseRenames() (int, error) {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
+	// WAIT_KILLABLE_RECV (Linux 5.19, below the Landlock ABI the
+	// launcher needs): once the launcher has received a call, a signal
+	// to the caller (the Go runtime's preemption signal, every 10 ms)
+	// no longer interrupts and restarts it, which would repeat a rename
+	// the launcher did and fail it (ENOENT).
+	const flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(filter)
 	if errno != 0 {
 		return -1, fmt.Errorf("cannot supervise the renames: seccomp: %w", errno)
@@ -143,6 +149,10 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
 		// No supervisor: the renames get ENOSYS once the listener is
 		// closed, the signals are sent from here.
+		unix.Close(listener)
+		return init(syscall.Kill)
+	}
+	if unix.Stat("/proc/self/ns/mnt", &selfMountNS) != nil || unix.Stat("/", &selfRoot) != nil {
 		unix.Close(listener)
 		return init(syscall.Kill)
 	}
@@ -247,7 +257,7 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 		return nil, errDecline
 	}
 	proc := "/proc/" + strconv.FormatUint(uint64(req.PID), 10)
-	if !sameFile(proc+"/ns/mnt", "/proc/self/ns/mnt") || !sameFile(proc+"/root", "/") {
+	if !sameFile(proc+"/ns/mnt", &selfMountNS) || !sameFile(proc+"/root", &selfRoot) {
 		return nil, errDecline
 	}
 	var oldDir, newDir int64 = unix.AT_FDCWD, unix.AT_FDCWD
@@ -268,17 +278,14 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 	default:
 		return nil, errDecline
 	}
-	mem, err := os.Open(proc + "/mem")
-	if err != nil {
-		return nil, errDecline
-	}
-	defer mem.Close()
-	oldPath, err1 := readCString(mem, oldPtr)
-	newPath, err2 := readCString(mem, newPtr)
+	pid := int(req.PID)
+	oldPath, err1 := readCString(pid, oldPtr)
+	newPath, err2 := readCString(pid, newPtr)
 	if err1 != nil || err2 != nil {
 		return nil, errDecline
 	}
 	call := &renameCall{oldDir: -1, newDir: -1, oldPath: oldPath, newPath: newPath, flags: flags}
+	var err error
 	if call.oldDir, err = callerDir(proc, oldDir, oldPath); err == nil {
 		call.newDir, err = callerDir(proc, newDir, newPath)
 	}
@@ -304,25 +311,38 @@ func (c *renameCall) close() {
 	}
 }
 
-// sameFile reports whether paths a and b reach the same file.
-func sameFile(a, b string) bool {
-	var sa, sb unix.Stat_t
-	return unix.Stat(a, &sa) == nil && unix.Stat(b, &sb) == nil && sa.Dev == sb.Dev && sa.Ino == sb.Ino
+// selfMountNS and selfRoot are the launcher's mount namespace and root
+// directory, as stat(2) finds them (superviseUntil): a caller's must be
+// the same.
+var selfMountNS, selfRoot unix.Stat_t
+
+// sameFile reports whether path reaches the file st is of.
+func sameFile(path string, st *unix.Stat_t) bool {
+	var s unix.Stat_t
+	return unix.Stat(path, &s) == nil && s.Dev == st.Dev && s.Ino == st.Ino
 }
 
-// readCString reads a NUL-terminated path at addr in mem, a process's
-// memory, at most PATH_MAX bytes.
-func readCString(mem *os.File, addr uint64) (string, error) {
-	buf := make([]byte, unix.PathMax)
-	n, err := mem.ReadAt(buf, int64(addr))
-	if n == 0 && err != nil && err != io.EOF {
-		return "", err
+// readCString reads a NUL-terminated path at addr in process pid's
+// memory, at most PATH_MAX bytes, a page at most at a time: a read that
+// crosses into an unmapped page would fail whole.
+func readCString(pid int, addr uint64) (string, error) {
+	const page = 4096
+	var out []byte
+	for len(out) < unix.PathMax {
+		n := page - int(addr%page)
+		buf := make([]byte, n)
+		got, err := unix.ProcessVMReadv(pid, []unix.Iovec{{Base: &buf[0], Len: uint64(n)}},
+			[]unix.RemoteIovec{{Base: uintptr(addr), Len: n}}, 0)
+		if err != nil {
+			return "", err
+		}
+		if i := bytes.IndexByte(buf[:got], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:got]...)
+		addr += uint64(got)
 	}
-	i := bytes.IndexByte(buf[:n], 0)
-	if i < 0 {
-		return "", unix.ENAMETOOLONG
-	}
-	return string(buf[:i]), nil
+	return "", unix.ENAMETOOLONG
 }
 
 // callerDir opens, for the launcher, the directory the caller's path is
