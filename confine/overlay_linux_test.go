@@ -140,7 +140,7 @@ func TestOverlay(t *testing.T) {
 	needOverlay(t)
 	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", ".env": "SECRET=1\n",
 		"sub/.env": "SECRET=2\n", "pkg/x.go": "package x\n", "pkg/deep/y.go": "package deep\n",
-		"keep/k.txt": "k\n", "gone.txt": "gone\n"})
+		"keep/k.txt": "k\n", "gone.txt": "gone\n", "d2/c.txt": "c\n"})
 	o.Whiteouts = []string{".env", "sub/.env", "missing/.env"}
 	before := treeSum(t, o.Lower)
 	in := func(rel string) string { return filepath.Join(o.Target, rel) }
@@ -178,6 +178,15 @@ func TestOverlay(t *testing.T) {
 		{[]string{"rename", in("keep"), in("newempty")}, "OK"}, // an empty directory is replaced
 		{[]string{"lstat", in("keep")}, "ENOENT"},
 		{[]string{"rename", in("sub"), filepath.Join(tmp, "sub")}, "EXDEV"}, // out of the overlay: mv copies
+		{[]string{"renameat", in("pkg2"), "deep", "deeper"}, "OK"}, // relative to a descriptor
+		{[]string{"read", in("pkg2/deeper/y.go")}, "OK"},
+		{[]string{"renameat", o.Target, "d2", "d4"}, "OK"}, // a lower directory, by copy
+		{[]string{"read", in("d4/c.txt")}, "OK"},
+		// The launcher renames with no more rights than the harness.
+		{[]string{"rename", in("a.txt"), filepath.Join(o.Lower, "stolen")}, "EXDEV"},
+		{[]string{"rename", filepath.Join(o.Lower, "d2"), in("taken")}, "EXDEV"},
+		{[]string{"rename", filepath.Join(o.Lower, "d2"), filepath.Join(o.Lower, "d5")}, "EACCES"},
+		{[]string{"rename", in("d4"), filepath.Join(o.Upper, "d4")}, "EXDEV"},
 	}
 	var list [][]string
 	for _, c := range ops {
@@ -204,8 +213,8 @@ func TestOverlay(t *testing.T) {
 			t.Errorf("upper %s is not a whiteout", w)
 		}
 	}
-	if b, err := os.ReadFile(up("pkg2/deep/y.go")); err != nil || string(b) != "package deep\n" {
-		t.Errorf("upper pkg2/deep/y.go = %q (%v), want the renamed directory's file", b, err)
+	if b, err := os.ReadFile(up("pkg2/deeper/y.go")); err != nil || string(b) != "package deep\n" {
+		t.Errorf("upper pkg2/deeper/y.go = %q (%v), want the renamed directory's file", b, err)
 	}
 	if _, err := os.Lstat(up("missing")); err == nil {
 		t.Errorf("a whiteout was made for a path the project does not have")

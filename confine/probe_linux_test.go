@@ -165,6 +165,12 @@ func probeOp(op []string) string {
 		if err == nil {
 			return strconv.FormatInt(time.Since(t0).Nanoseconds()/int64(2*n), 10)
 		}
+	case "renameat": // renameat(2) of DIR's OLD to DIR's NEW, DIR opened first
+		var fd int
+		if fd, err = unix.Open(arg(1), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+			err = unix.Renameat(fd, arg(2), fd, arg(3))
+			unix.Close(fd)
+		}
 	case "lstat":
 		_, err = os.Lstat(arg(1))
 	case "mountinfo": // whether /proc/self/mountinfo names ARG
