@@ -178,7 +178,7 @@ func TestOverlay(t *testing.T) {
 		{[]string{"rename", in("keep"), in("newempty")}, "OK"}, // an empty directory is replaced
 		{[]string{"lstat", in("keep")}, "ENOENT"},
 		{[]string{"rename", in("sub"), filepath.Join(tmp, "sub")}, "EXDEV"}, // out of the overlay: mv copies
-		{[]string{"renameat", in("pkg2"), "deep", "deeper"}, "OK"}, // relative to a descriptor
+		{[]string{"renameat", in("pkg2"), "deep", "deeper"}, "OK"},          // relative to a descriptor
 		{[]string{"read", in("pkg2/deeper/y.go")}, "OK"},
 		{[]string{"renameat", o.Target, "d2", "d4"}, "OK"}, // a lower directory, by copy
 		{[]string{"read", in("d4/c.txt")}, "OK"},
