@@ -85,11 +85,13 @@ func BenchmarkStart(b *testing.B) {
 }
 
 // BenchmarkOverlay measures what the overlay costs a start, on a tree of
-// 20,000 files: /bin/true started in namespaces with its working
-// directory in the tree, and in namespaces with the tree shown through an
-// overlay (the layers staged, the overlay mounted, the rename filter
+// 20,000 files: /bin/true started in namespaces with the overlay's
+// policy (the real project unreadable) but no overlay, and with the tree
+// shown through an overlay (the layers staged, the overlay mounted, the rename filter
 // installed); ms/start is the time Start takes to return, the command
-// running. The tree's size does not enter the overlay's mount.
+// running; ns/op adds the end, where the kernel unmounts the overlay
+// and syncs the upper layer's file system. The tree's size does not
+// enter the overlay's mount. overlay-whiteouts hides 100 files.
 func BenchmarkOverlay(b *testing.B) {
 	needLandlock(b)
 	if ok, reason := OverlayAvailable(""); !ok {
@@ -119,7 +121,11 @@ func BenchmarkOverlay(b *testing.B) {
 		b.ReportMetric(float64(started.Microseconds())/1000/float64(b.N), "ms/start")
 	}
 	b.Run("namespaces", func(b *testing.B) {
-		run(b, o.Lower, Policy{Dirs: []string{o.Lower, tmp}, Devices: TerminalDevices, Net: &Namespaces{Tmp: tmp}})
+		// The overlay's policy without the overlay: the increment is the
+		// overlay's.
+		p := overlayPolicy(o, tmp)
+		p.Net = &Namespaces{Tmp: tmp}
+		run(b, o.Target, p)
 	})
 	b.Run("overlay", func(b *testing.B) {
 		run(b, o.Target, overlayPolicy(o, tmp))

@@ -196,9 +196,9 @@
 // With Namespaces.Overlay, the harness sees the project through an
 // overlay in its mount namespace instead of a copy (overlay.go,
 // overlay_linux.go): the project as the lower layer, the session's upper
-// layer taking every write, merged at the target, its layers staged at a
-// neutral path so that mountinfo names neither, the ignored files
-// whited out. Renaming a directory of the lower layer, which overlayfs
+// layer taking every write, merged at the target, its layers named by
+// the launcher's descriptors so that mountinfo names neither, the
+// ignored files whited out. Renaming a directory of the lower layer, which overlayfs
 // refuses unprivileged (EXDEV), is done by the launcher on the harness's
 // behalf (rename_linux.go). OverlayAvailable says, by trying once per
 // boot, whether the system allows it; RemoveOverlayDirs removes the

@@ -15,11 +15,11 @@ import (
 // harness's mount namespace. Nothing is copied: the mount takes the same
 // few milliseconds whatever the size of the tree.
 //
-// The launcher binds Lower and the directory holding Upper and Work at a
-// neutral path first (under a tmpfs of its own), mounts the overlay
-// (option userxattr: no privilege outside the namespace) with that
-// path in its options, then detaches it: /proc/self/mountinfo inside
-// names no real path of the project nor of the session. The harness
+// The launcher mounts the overlay (option userxattr: no privilege
+// outside the namespace) with its layers named by its own descriptors on
+// them (/proc/self/fd/N), which is all the overlay's options show:
+// /proc/self/mountinfo inside names no real path of the project nor of
+// the session. The harness
 // sees the merged tree at Target only; it cannot unmount it (it has no
 // capability), and it cannot write Lower, Upper or Work by their own
 // paths (Policy.Check refuses a writable directory at or above one of
@@ -34,9 +34,9 @@ type Overlay struct {
 	Lower string `json:"lower"`
 	// Upper is the upper layer: every write, whiteouts for deletions
 	// (character devices 0:0) and opaque directories for replaced ones.
-	// Work is overlayfs's work directory. Both must be directories, in
-	// the same directory (one mount binds them both), on a file system
-	// that keeps user extended attributes.
+	// Work is overlayfs's work directory. Both must be directories on
+	// the same mount, of a file system that keeps user extended
+	// attributes.
 	Upper string `json:"upper"`
 	Work  string `json:"work"`
 	// Target is where the merged tree appears: an existing (empty)
@@ -51,8 +51,8 @@ type Overlay struct {
 }
 
 // check refuses a path that is not absolute and clean, layers that
-// overlap, Upper and Work in different directories, and a whiteout that
-// is not a clean relative path inside the tree.
+// overlap, and a whiteout that is not a clean relative path inside the
+// tree.
 func (o *Overlay) check() error {
 	paths := []struct{ what, path string }{{"lower", o.Lower}, {"upper", o.Upper}, {"work", o.Work}, {"target", o.Target}}
 	for i, p := range paths {
@@ -67,9 +67,6 @@ func (o *Overlay) check() error {
 				return fmt.Errorf("sandbox overlay: the %s %q and the %s %q overlap", q.what, q.path, p.what, p.path)
 			}
 		}
-	}
-	if filepath.Dir(o.Upper) != filepath.Dir(o.Work) {
-		return fmt.Errorf("sandbox overlay: the upper %q and the work directory %q are not in the same directory", o.Upper, o.Work)
 	}
 	for _, w := range o.Whiteouts {
 		if w == "" || w == "." || filepath.IsAbs(w) || filepath.Clean(w) != w || w == ".." || strings.HasPrefix(w, "../") ||

@@ -14,57 +14,36 @@ import (
 // This file is the overlay in the launcher (Namespaces.Overlay): the
 // mount, its whiteouts, and the probe of OverlayAvailable.
 
-// overlayStage is the directory, in the launcher's own /dev tmpfs, under
-// which it mounts a tmpfs of its own to bind the layers at neutral paths
-// (stageLower, stageLayers) before it mounts the overlay, and which it
-// detaches and removes once the overlay is mounted: the overlay's
-// options name these paths, none of the user's.
-const (
-	overlayStage = "/dev/.overlay"
-	stageLower   = overlayStage + "/lower"
-	stageLayers  = overlayStage + "/layers"
-)
-
 // overlayFD is the launcher's descriptor on the overlay's root, opened
 // right after the mount and kept for the rename supervisor (rename_linux.go):
 // -1 until then.
 var overlayFD = -1
 
 // mountOverlay mounts o in the launcher's mount namespace: the whiteouts
-// made in Upper, Lower and the directory of Upper and Work bound at
-// neutral paths under a tmpfs, the overlay mounted on Target with those
-// paths and userxattr, and the staging tmpfs detached.
+// made in Upper, then the overlay mounted on Target (userxattr) with its
+// layers named by the launcher's descriptors on them, /proc/self/fd/N:
+// overlayfs shows its options as they were given, so mountinfo names no
+// real path, and no mount of the layers themselves is made (a bind
+// would show its source's path in mountinfo's root field, and
+// unmounting it again costs an RCU grace period).
 func mountOverlay(o *Overlay) error {
 	if err := makeWhiteouts(o); err != nil {
 		return err
 	}
-	if err := os.Mkdir(overlayStage, 0o700); err != nil {
-		return fmt.Errorf("cannot stage the overlay: %w", err)
-	}
-	if err := unix.Mount("tmpfs", overlayStage, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=16k"); err != nil {
-		return fmt.Errorf("cannot stage the overlay: %w", err)
-	}
-	err := stageAndMount(o)
-	if uerr := unix.Unmount(overlayStage, unix.MNT_DETACH); uerr != nil && err == nil {
-		err = fmt.Errorf("cannot detach the overlay's staging: %w", uerr)
-	}
-	_ = os.Remove(overlayStage)
-	return err
-}
-
-// stageAndMount binds o's layers under the staging tmpfs and mounts the
-// overlay on o.Target.
-func stageAndMount(o *Overlay) error {
-	for _, b := range []struct{ src, dst string }{{o.Lower, stageLower}, {filepath.Dir(o.Upper), stageLayers}} {
-		if err := os.Mkdir(b.dst, 0o700); err != nil {
-			return fmt.Errorf("cannot stage the overlay: %w", err)
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
 		}
-		if err := unix.Mount(b.src, b.dst, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("cannot bind the overlay's layer %s: %w", b.src, err)
+	}()
+	for _, dir := range []string{o.Lower, o.Upper, o.Work} {
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cannot open the overlay's layer %s: %w", dir, err)
 		}
+		fds = append(fds, fd)
 	}
-	opts := "lowerdir=" + stageLower + ",upperdir=" + stageLayers + "/" + escapeOverlay(filepath.Base(o.Upper)) +
-		",workdir=" + stageLayers + "/" + escapeOverlay(filepath.Base(o.Work)) + ",userxattr"
+	opts := fmt.Sprintf("lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d,userxattr", fds[0], fds[1], fds[2])
 	if err := unix.Mount("overlay", o.Target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("cannot mount the overlay on %s: %w", o.Target, err)
 	}
@@ -74,13 +53,6 @@ func stageAndMount(o *Overlay) error {
 	}
 	overlayFD = fd
 	return nil
-}
-
-// escapeOverlay escapes the characters overlayfs's options give a
-// meaning to (a comma separates options, a colon layers) in a base name.
-func escapeOverlay(name string) string {
-	r := strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`)
-	return r.Replace(name)
 }
 
 // resolveBeneath resolves paths below a directory descriptor without
@@ -215,10 +187,6 @@ func probeLayout(dir string) *Overlay {
 func probeOverlayMain(dir string) int {
 	o := probeLayout(dir)
 	err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")
-	if err == nil {
-		// The staging directory is made in a /dev of the launcher's own.
-		err = unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k")
-	}
 	if err == nil {
 		err = mountOverlay(o)
 	}
