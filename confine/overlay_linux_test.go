@@ -140,7 +140,7 @@ func TestOverlay(t *testing.T) {
 	needOverlay(t)
 	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", ".env": "SECRET=1\n",
 		"sub/.env": "SECRET=2\n", "pkg/x.go": "package x\n", "pkg/deep/y.go": "package deep\n",
-		"keep/k.txt": "k\n", "gone.txt": "gone\n", "d2/c.txt": "c\n"})
+		"keep/k.txt": "k\n", "gone.txt": "gone\n", "d2/c.txt": "c\n", "d7/c.txt": "c\n"})
 	o.Whiteouts = []string{".env", "sub/.env", "missing/.env"}
 	before := treeSum(t, o.Lower)
 	in := func(rel string) string { return filepath.Join(o.Target, rel) }
@@ -182,6 +182,8 @@ func TestOverlay(t *testing.T) {
 		{[]string{"read", in("pkg2/deeper/y.go")}, "OK"},
 		{[]string{"renameat", o.Target, "d2", "d4"}, "OK"}, // a lower directory, by copy
 		{[]string{"read", in("d4/c.txt")}, "OK"},
+		{[]string{"rename", in("d7") + "/", in("d8") + "/"}, "OK"}, // names ending in slashes
+		{[]string{"read", in("d8/c.txt")}, "OK"},
 		// The launcher renames with no more rights than the harness.
 		{[]string{"rename", in("a.txt"), filepath.Join(o.Lower, "stolen")}, "EXDEV"},
 		{[]string{"rename", filepath.Join(o.Lower, "d2"), in("taken")}, "EXDEV"},

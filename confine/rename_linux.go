@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -424,6 +425,10 @@ func moveDir(c *renameCall) error {
 // openParent opens the directory of path, relative to dir, and returns
 // it with path's last name.
 func openParent(dir int, path string) (int, string, error) {
+	// A directory's name may end in slashes (rename("pkg/", "new/")).
+	if trimmed := strings.TrimRight(path, "/"); trimmed != "" {
+		path = trimmed
+	}
 	parent, base := filepath.Split(path)
 	if base == "" || base == "." || base == ".." {
 		return -1, "", unix.EINVAL
