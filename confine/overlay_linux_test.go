@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -310,10 +311,37 @@ func TestOverlayAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the tests run as a plain user already")
 	}
-	out := runAsNobody(t, `^TestOverlay(|End|Available)$`)
-	for _, name := range []string{"TestOverlay", "TestOverlayEnd", "TestOverlayAvailable"} {
+	out := runAsNobody(t, `^TestOverlay(|End|Available|GitMv)$`)
+	for _, name := range []string{"TestOverlay", "TestOverlayEnd", "TestOverlayAvailable", "TestOverlayGitMv"} {
 		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
 			t.Errorf("%s did not pass as uid 65534:\n%s", name, out)
 		}
+	}
+}
+
+// TestOverlayGitMv runs git mv of a directory of the project in the
+// overlay, as an agent does: git renames with rename(2) alone.
+func TestOverlayGitMv(t *testing.T) {
+	needOverlay(t)
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	o, tmp := overlaySession(t, map[string]string{"pkg/x.go": "package x\n", "pkg/deep/y.go": "package deep\n"})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = o.Lower
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	before := treeSum(t, o.Lower)
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp), []string{"exec", git, "mv", "pkg", "lib"},
+		[]string{"read", filepath.Join(o.Target, "lib/deep/y.go")}, []string{"lstat", filepath.Join(o.Target, "pkg")})
+	if want := []string{"OK", "OK", "ENOENT"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("git mv pkg lib, then the new and the old name: %v, want %v", got, want)
+	}
+	if treeSum(t, o.Lower) != before {
+		t.Errorf("the real project changed")
 	}
 }
