@@ -191,6 +191,19 @@
 // allows it (UsernsEnv=off plays one that does not), and DecideNamespaces
 // what a Mode means then.
 //
+// # The overlay
+//
+// With Namespaces.Overlay, the harness sees the project through an
+// overlay in its mount namespace instead of a copy (overlay.go,
+// overlay_linux.go): the project as the lower layer, the session's upper
+// layer taking every write, merged at the target, its layers named by
+// the launcher's descriptors so that mountinfo names neither, the
+// ignored files whited out. Renaming a directory of the lower layer, which overlayfs
+// refuses unprivileged (EXDEV), is done by the launcher on the harness's
+// behalf (rename_linux.go). OverlayAvailable says, by trying once per
+// boot, whether the system allows it; RemoveOverlayDirs removes the
+// layers once the namespace is gone.
+//
 // # Other systems
 //
 // Landlock is Linux's; elsewhere ABI reports 0 and Decide says that the
@@ -449,6 +462,10 @@ type Namespaces struct {
 	// read-only tmpfs over it, anything else (a file, a socket) /dev/null
 	// bound over it. A path that does not exist is skipped.
 	Hide []string `json:"hide,omitempty"`
+	// Overlay, when set, shows the harness the project through an
+	// overlay mounted at Overlay.Target (see Overlay), before Hide and
+	// Tmp: a hidden path or the private /tmp does not change it.
+	Overlay *Overlay `json:"overlay,omitempty"`
 }
 
 // ports returns n's listening ports: ProxyPort first, when set.
@@ -476,6 +493,11 @@ func (n *Namespaces) check() error {
 	if n.Tmp != "" {
 		if err := checkPath(n.Tmp); err != nil {
 			return fmt.Errorf("sandbox tmp %q: %w", n.Tmp, err)
+		}
+	}
+	if n.Overlay != nil {
+		if err := n.Overlay.check(); err != nil {
+			return err
 		}
 	}
 	for _, set := range []struct {
@@ -522,6 +544,11 @@ func (p Policy) Check() error {
 		}
 		if p.Net.Tmp != "" && !slices.Contains(p.Dirs, p.Net.Tmp) {
 			return fmt.Errorf("sandbox tmp %q: not among the writable directories", p.Net.Tmp)
+		}
+		if o := p.Net.Overlay; o != nil {
+			if err := o.checkPolicy(p); err != nil {
+				return err
+			}
 		}
 	}
 	for _, set := range []struct {

@@ -63,6 +63,8 @@ func TestPolicyCheck(t *testing.T) {
 	}
 	t.Setenv("HOME", home)
 	stmp := filepath.Join(tmp, "session", "tmp")
+	ov := Overlay{Lower: filepath.Join(tmp, "project"), Upper: filepath.Join(tmp, "session", "upper"), Work: filepath.Join(tmp, "session", "work"),
+		Target: filepath.Join(tmp, "session", "tree")}
 	toHome := filepath.Join(tmp, "to-home")
 	toRoot := filepath.Join(tmp, "to-root")
 	for link, target := range map[string]string{toHome: home, toRoot: "/"} {
@@ -103,6 +105,17 @@ func TestPolicyCheck(t *testing.T) {
 		{"relative tmp", Policy{Dirs: []string{"tmp"}, Net: &Namespaces{Tmp: "tmp"}}, `sandbox tmp "tmp": not an absolute path`},
 		{"hiding the root", Policy{Net: &Namespaces{Hide: []string{"/"}}}, `sandbox hidden path "/": the root directory`},
 		{"keep not clean", Policy{Net: &Namespaces{Keep: []string{"/tmp/a/"}}}, `sandbox kept path "/tmp/a/": not a clean path`},
+		{"overlay", Policy{Dirs: []string{ov.Target, stmp}, Net: &Namespaces{Tmp: stmp, Overlay: &ov}}, ""},
+		{"overlay target not writable", Policy{Dirs: []string{stmp}, Net: &Namespaces{Overlay: &ov}}, `sandbox overlay target "` + ov.Target + `": not among the writable directories`},
+		{"overlay upper writable", Policy{Dirs: []string{ov.Target, ov.Upper}, Net: &Namespaces{Overlay: &ov}}, "the overlay's layer"},
+		{"overlay session writable", Policy{Dirs: []string{ov.Target, filepath.Dir(ov.Upper)}, Net: &Namespaces{Overlay: &ov}}, "the overlay's layer"},
+		{"overlay lower writable below", Policy{Dirs: []string{ov.Target, filepath.Join(ov.Lower, "src")}, Net: &Namespaces{Overlay: &ov}}, "the overlay's layer"},
+		{"overlay lower file writable", Policy{Dirs: []string{ov.Target}, Files: []string{filepath.Join(ov.Lower, "go.mod")}, Net: &Namespaces{Overlay: &ov}}, "in the overlay's layer"},
+		{"overlay target in lower", Policy{Dirs: []string{ov.Lower + "/t"}, Net: &Namespaces{Overlay: &Overlay{Lower: ov.Lower, Upper: ov.Upper, Work: ov.Work, Target: ov.Lower + "/t"}}}, "overlap"},
+		{"overlay relative lower", Policy{Dirs: []string{ov.Target}, Net: &Namespaces{Overlay: &Overlay{Lower: "project", Upper: ov.Upper, Work: ov.Work, Target: ov.Target}}}, `sandbox overlay lower "project": not an absolute path`},
+		{"overlay whiteout above the tree", Policy{Dirs: []string{ov.Target}, Net: &Namespaces{Overlay: &Overlay{Lower: ov.Lower, Upper: ov.Upper, Work: ov.Work, Target: ov.Target, Whiteouts: []string{"../x"}}}}, `whiteout "../x"`},
+		{"overlay whiteout absolute", Policy{Dirs: []string{ov.Target}, Net: &Namespaces{Overlay: &Overlay{Lower: ov.Lower, Upper: ov.Upper, Work: ov.Work, Target: ov.Target, Whiteouts: []string{"/etc"}}}}, `whiteout "/etc"`},
+		{"overlay whiteouts", Policy{Dirs: []string{ov.Target}, Net: &Namespaces{Overlay: &Overlay{Lower: ov.Lower, Upper: ov.Upper, Work: ov.Work, Target: ov.Target, Whiteouts: []string{".env", "a/..b"}}}}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -225,7 +225,11 @@ func start(cmd *exec.Cmd, p Policy) (*Launched, error) {
 		}
 		defer theirs.Close()
 		m.Sock = 5 + len(cmd.ExtraFiles)
-		cmd.SysProcAttr = nsProcAttr(cmd.SysProcAttr)
+		caps := nsCaps
+		if p.Net.Overlay != nil {
+			caps = overlayCaps
+		}
+		cmd.SysProcAttr = nsProcAttr(cmd.SysProcAttr, caps)
 	}
 	launched := &Launched{sock: sock}
 	fail := func(err error) (*Launched, error) {
@@ -390,6 +394,9 @@ func Main(args []string) int {
 	}
 	if len(args) == 1 && args[0] == probeArg {
 		return probeMainNS()
+	}
+	if len(args) == 2 && args[0] == probeOverlayArg {
+		return probeOverlayMain(args[1])
 	}
 	if len(args) < 3 {
 		return fail(ExitCannotRun, fmt.Errorf("usage: %s FD PATH ARGV0 [ARG...]: the launcher is started by workforce itself", LauncherArg))

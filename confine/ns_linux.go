@@ -31,8 +31,15 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | uni
 // nsCaps are the capabilities the launcher keeps across its execution,
 // in its user namespace only: mounting (CAP_SYS_ADMIN), bringing
 // loopback up (CAP_NET_ADMIN) and emptying its bounding set
-// (CAP_SETPCAP). It clears them all before the harness starts.
-var nsCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+// (CAP_SETPCAP). overlayCaps are those it keeps besides with an
+// Overlay: overlayfs refuses the mount (EACCES) to a mounter without
+// CAP_DAC_OVERRIDE, measured; in the user namespace it overrides the
+// permissions of the user's own files only. It clears them all before
+// the harness starts.
+var (
+	nsCaps      = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	overlayCaps = append(append([]uintptr(nil), nsCaps...), unix.CAP_DAC_OVERRIDE)
+)
 
 // idsInside returns the user and group ids workforce's effective ones
 // become inside the user namespace: themselves, or RootUID for root's.
@@ -51,11 +58,11 @@ var rootUID = RootUID
 
 // nsProcAttr returns a, copied, for a launcher started in the harness's
 // namespaces: the user's ids mapped to themselves (root's to RootUID),
-// setgroups denied, nsCaps ambient. Its parent-death signal is dropped:
+// setgroups denied, caps ambient. Its parent-death signal is dropped:
 // the kernel would send it when the thread that started the launcher
 // exits, which a Go program's may; the launcher takes the closing of its
 // socket for workforce's end instead (message.ParentDeath).
-func nsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+func nsProcAttr(a *syscall.SysProcAttr, caps []uintptr) *syscall.SysProcAttr {
 	var c syscall.SysProcAttr
 	if a != nil {
 		c = *a
@@ -67,7 +74,7 @@ func nsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 	c.UidMappings = []syscall.SysProcIDMap{{ContainerID: in, HostID: uid, Size: 1}}
 	c.GidMappings = []syscall.SysProcIDMap{{ContainerID: ing, HostID: gid, Size: 1}}
 	c.GidMappingsEnableSetgroups = false
-	c.AmbientCaps = nsCaps
+	c.AmbientCaps = caps
 	return &c
 }
 
@@ -209,6 +216,12 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	if err := confineSelf(m); err != nil {
 		return fail(ExitCannotRun, err)
 	}
+	renames := -1
+	if n.Overlay != nil {
+		if renames, err = superviseRenames(); err != nil {
+			return fail(ExitCannotRun, err)
+		}
+	}
 	if m.ParentDeath != 0 && closed(m.Sock) {
 		return fail(ExitCannotRun, fmt.Errorf("workforce (process %d) exited before the harness started", m.Parent))
 	}
@@ -237,7 +250,11 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	// launcher exits: a program that outlives workforce's death would
 	// hold its caller's pipes open until then).
 	releaseStreams()
-	return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc)
+	init := func(kill killFunc) int { return nsInit(pid, m.Sock, syscall.Signal(m.ParentDeath), sigc, kill) }
+	if renames >= 0 {
+		return superviseUntil(renames, init)
+	}
+	return init(syscall.Kill)
 }
 
 // forwarded are the signals the launcher passes on to the program: those
@@ -266,7 +283,12 @@ func closed(sock int) bool {
 // ended and what it ended, and returns the program's exit status (128+n
 // when signal n killed it: process 1 cannot die of a signal it sends
 // itself; the report says which).
-func nsInit(pid, sock int, parentDeath syscall.Signal, sigc chan os.Signal) int {
+//
+// kill signals: from the thread that forked the program, whose Landlock
+// domain is the program's parent (go-landlock gives each thread a domain
+// of its own, and the signal scope lets a thread signal only its own
+// domain's processes and those below).
+func nsInit(pid, sock int, parentDeath syscall.Signal, sigc chan os.Signal, kill killFunc) int {
 	exited := make(chan syscall.WaitStatus, 1)
 	go func() {
 		for {
@@ -306,18 +328,18 @@ wait:
 		select {
 		case sig := <-sigc:
 			if s, ok := sig.(syscall.Signal); ok && !isTerminalSignal(s) {
-				_ = syscall.Kill(pid, s)
+				_ = kill(pid, s)
 			}
 		case <-gone:
 			gone = nil
 			if parentDeath != 0 {
-				_ = syscall.Kill(pid, parentDeath)
+				_ = kill(pid, parentDeath)
 			}
 		case ws = <-exited:
 			break wait
 		}
 	}
-	e := Ending{Left: endRest(EndGrace)}
+	e := Ending{Left: endRest(EndGrace, kill)}
 	code := ws.ExitStatus()
 	if ws.Signaled() {
 		e.Signal = ws.Signal()
@@ -331,6 +353,9 @@ wait:
 	return code
 }
 
+// killFunc sends a signal, as kill(2).
+type killFunc func(pid int, sig syscall.Signal) error
+
 func isTerminalSignal(s syscall.Signal) bool {
 	for _, t := range terminalSignals {
 		if t == s {
@@ -343,11 +368,11 @@ func isTerminalSignal(s syscall.Signal) bool {
 // endRest ends every process of the namespace but process 1: SIGCONT
 // and SIGTERM, and SIGKILL grace later to those left, reaping them all.
 // It returns those that were running (zombies aside), at most maxLeft.
-func endRest(grace time.Duration) []Proc {
+func endRest(grace time.Duration, kill killFunc) []Proc {
 	left := nsProcs()
 	if len(left) > 0 {
-		_ = syscall.Kill(-1, syscall.SIGCONT)
-		_ = syscall.Kill(-1, syscall.SIGTERM)
+		_ = kill(-1, syscall.SIGCONT)
+		_ = kill(-1, syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(grace)
 	killed := false
@@ -364,7 +389,7 @@ func endRest(grace time.Duration) []Proc {
 		case err != nil: // ECHILD: nobody is left
 			return left
 		case !killed && time.Now().After(deadline):
-			_ = syscall.Kill(-1, syscall.SIGKILL)
+			_ = kill(-1, syscall.SIGKILL)
 			killed = true
 		default:
 			time.Sleep(5 * time.Millisecond)
@@ -433,8 +458,9 @@ func keepPaths(p Policy, wd, program, path string) []string {
 
 // mountNamespace sets up the mount namespace: every mount private (none
 // propagates to the system's), a /proc of the PID namespace, a /dev with
-// the usual devices and the policy's (mountDev), Hide hidden, Tmp on
-// /tmp with keep under the real /tmp bound back at their paths.
+// the usual devices and the policy's (mountDev), the Overlay, Hide
+// hidden, Tmp on /tmp with keep under the real /tmp bound back at their
+// paths.
 func mountNamespace(n *Namespaces, keep, devices []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
@@ -444,6 +470,11 @@ func mountNamespace(n *Namespaces, keep, devices []string) error {
 	}
 	if err := mountDev(devices); err != nil {
 		return err
+	}
+	if n.Overlay != nil {
+		if err := mountOverlay(n.Overlay); err != nil {
+			return err
+		}
 	}
 	if err := nameRoot(); err != nil {
 		return err
@@ -834,7 +865,7 @@ func probeNamespaces() error {
 	cmd := exec.Command(launcherPath(), LauncherArg, probeArg)
 	cmd.Args[0] = os.Args[0]
 	cmd.Env = []string{}
-	cmd.SysProcAttr = nsProcAttr(nil)
+	cmd.SysProcAttr = nsProcAttr(nil, nsCaps)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {

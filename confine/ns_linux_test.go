@@ -379,6 +379,22 @@ func TestNamespacesAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the tests run as a plain user already")
 	}
+	out := runAsNobody(t, `^TestNamespaces(|Signal|ParentDeath|Killed)$`)
+	for _, name := range []string{"TestNamespaces", "TestNamespacesSignal", "TestNamespacesParentDeath", "TestNamespacesKilled"} {
+		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
+			t.Errorf("%s did not pass as uid %d:\n%s", name, nobody, out)
+		}
+	}
+}
+
+// nobody is the plain user the tests run as when they run as root.
+const nobody = 65534
+
+// runAsNobody runs the tests that match pattern as nobody, from a copy
+// of the test binary in a directory of their own (their home and
+// temporary directory), and returns their verbose output.
+func runAsNobody(t *testing.T, pattern string) []byte {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -399,20 +415,15 @@ func TestNamespacesAsUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	const nobody = 65534
-	cmd := exec.Command(bin, "-test.count=1", "-test.v", "-test.run", `^TestNamespaces(|Signal|ParentDeath|Killed)$`)
+	cmd := exec.Command(bin, "-test.count=1", "-test.v", "-test.run", pattern)
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + dir}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the namespace tests as uid %d: %v\n%s", nobody, err, out)
+		t.Fatalf("the tests %s as uid %d: %v\n%s", pattern, nobody, err, out)
 	}
-	for _, name := range []string{"TestNamespaces", "TestNamespacesSignal", "TestNamespacesParentDeath", "TestNamespacesKilled"} {
-		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
-			t.Errorf("%s did not pass as uid %d:\n%s", name, nobody, out)
-		}
-	}
+	return out
 }
 
 // TestNamespacesAvailable: the answer is found by trying once per boot

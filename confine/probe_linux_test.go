@@ -154,6 +154,36 @@ func probeOp(op []string) string {
 		if err = unix.Mount("none", arg(1), "tmpfs", 0, ""); err == nil {
 			_ = unix.Unmount(arg(1), 0)
 		}
+	case "renames": // PATH renamed to PATH.2 and back, N times each: the time per rename in ns
+		n, _ := strconv.Atoi(arg(2))
+		t0 := time.Now()
+		for i := 0; i < n && err == nil; i++ {
+			if err = unix.Rename(arg(1), arg(1)+".2"); err == nil {
+				err = unix.Rename(arg(1)+".2", arg(1))
+			}
+		}
+		if err == nil {
+			return strconv.FormatInt(time.Since(t0).Nanoseconds()/int64(2*n), 10)
+		}
+	case "renameat": // renameat(2) of DIR's OLD to DIR's NEW, DIR opened first
+		var fd int
+		if fd, err = unix.Open(arg(1), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+			err = unix.Renameat(fd, arg(2), fd, arg(3))
+			unix.Close(fd)
+		}
+	case "lstat":
+		_, err = os.Lstat(arg(1))
+	case "mountinfo": // whether /proc/self/mountinfo names ARG
+		b, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			return errName(err)
+		}
+		if strings.Contains(string(b), arg(1)) {
+			return "named"
+		}
+		return "unnamed"
+	case "umount":
+		err = unix.Unmount(arg(1), unix.MNT_DETACH)
 	case "chroot":
 		err = unix.Chroot(arg(1))
 	case "chown": // to the owner it has: allowed or not, nothing changes

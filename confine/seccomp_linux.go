@@ -42,12 +42,16 @@ import (
 type seccompArch struct {
 	native, compat           uint32 // AUDIT_ARCH_* of seccomp_data.arch
 	nativeIoctl, compatIoctl uint32 // ioctl(2)'s number on each
+	// renames are the native rename(2), renameat(2) and renameat2(2)
+	// (rename_linux.go); an architecture without rename(2) names
+	// renameat(2) twice.
+	renames [3]uint32
 }
 
 // seccompArches are the architectures the filter is written for.
 var seccompArches = map[string]seccompArch{
-	"amd64": {native: unix.AUDIT_ARCH_X86_64, compat: unix.AUDIT_ARCH_I386, nativeIoctl: 16, compatIoctl: 54},
-	"arm64": {native: unix.AUDIT_ARCH_AARCH64, compat: unix.AUDIT_ARCH_ARM, nativeIoctl: 29, compatIoctl: 54},
+	"amd64": {native: unix.AUDIT_ARCH_X86_64, compat: unix.AUDIT_ARCH_I386, nativeIoctl: 16, compatIoctl: 54, renames: [3]uint32{82, 264, 316}},
+	"arm64": {native: unix.AUDIT_ARCH_AARCH64, compat: unix.AUDIT_ARCH_ARM, nativeIoctl: 29, compatIoctl: 54, renames: [3]uint32{38, 38, 276}},
 }
 
 // The offsets in struct seccomp_data: nr and arch are 32-bit, args are

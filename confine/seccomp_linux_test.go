@@ -123,3 +123,50 @@ func TestTerminalFilterProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameFilterProgram runs the rename filter of each architecture on
+// system calls, in x/net/bpf's virtual machine: the native rename calls
+// go to the launcher, but renameat2(2) from launcherRenameFD.
+func TestRenameFilterProgram(t *testing.T) {
+	const (
+		allow  = unix.SECCOMP_RET_ALLOW
+		notify = unix.SECCOMP_RET_USER_NOTIF
+	)
+	for goarch, a := range seccompArches {
+		raw, err := renameFilter(a)
+		if err != nil {
+			t.Fatalf("%s: %v", goarch, err)
+		}
+		prog, ok := bpf.Disassemble(raw)
+		if !ok {
+			t.Fatalf("%s: the program does not disassemble: %v", goarch, prog)
+		}
+		vm, err := bpf.NewVM(prog)
+		if err != nil {
+			t.Fatalf("%s: %v", goarch, err)
+		}
+		atCWD := uint64(0xffffffffffffff9c)
+		tests := []struct {
+			name string
+			data []byte
+			want uint32
+		}{
+			{"rename", seccompData(a.native, a.renames[0], 1, 2), notify},
+			{"renameat", seccompData(a.native, a.renames[1], atCWD, 1, atCWD, 2), notify},
+			{"renameat2", seccompData(a.native, a.renames[2], atCWD, 1, atCWD, 2, 0), notify},
+			{"renameat2 from a descriptor", seccompData(a.native, a.renames[2], 5, 1, atCWD, 2, 0), notify},
+			{"renameat2 from the launcher's descriptor", seccompData(a.native, a.renames[2], launcherRenameFD, 1, atCWD, 2, 0), allow},
+			{"renameat2 from the launcher's descriptor, high word set", seccompData(a.native, a.renames[2], 1<<32|launcherRenameFD, 1, atCWD, 2, 0), allow},
+			{"renameat from the launcher's descriptor", seccompData(a.native, a.renames[1], launcherRenameFD, 1, atCWD, 2), notify},
+			{"ioctl", seccompData(a.native, a.nativeIoctl, 1, unix.TIOCSTI), allow},
+			{"another call", seccompData(a.native, 0), allow},
+			{"32-bit call numbered as renameat2", seccompData(a.compat, a.renames[2], atCWD, 1, atCWD, 2, 0), allow},
+		}
+		for _, tc := range tests {
+			got, err := vm.Run(tc.data)
+			if err != nil || uint32(got) != tc.want {
+				t.Errorf("%s: %s: the filter returned %#x (%v), want %#x", goarch, tc.name, got, err, tc.want)
+			}
+		}
+	}
+}
