@@ -374,9 +374,12 @@ func TestQueueWorkers(t *testing.T) {
 			t.Errorf("%s: the branch holds %s; want where.txt, and old.txt deleted", id, out)
 		}
 	}
-	// Both workers ran tasks.
+	// Both workers ran tasks: the killed one at least the slow task's
+	// first delivery, the other its second (on a loaded machine the
+	// first to pull may take every other task before the second's first
+	// pull is answered).
 	for _, w := range workers {
-		if !strings.Contains(w.log.String(), ": started (delivery 1)") {
+		if !strings.Contains(w.log.String(), ": started (delivery ") {
 			t.Errorf("worker %s ran nothing:\n%s", w.name, w.log.String())
 		}
 	}

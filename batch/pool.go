@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"github.com/seed-3bc194a6/workforce/report"
 	"os"
 	"sync"
 	"syscall"
@@ -85,6 +86,7 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 				if lim != nil {
 					o = lim.finish(o, p.Stopping())
 				}
+				o = stoppedEarly(o, p.Stopping())
 				if proc != nil {
 					p.mu.Lock()
 					delete(p.procs, proc)
@@ -106,6 +108,20 @@ func (p *Pool) Run(tasks []Task, run RunFunc, done func(Task, Outcome)) (stopped
 	close(ends)
 	<-reported
 	return stopped || p.Stopping()
+}
+
+// stoppedEarly is o, interrupted when the pool was stopping and the run
+// died of a signal before it printed a result: the signal came while the
+// child was starting, before it could take it as run does (stop the
+// harness, end with a result). Such a task did not fail: it is pending
+// again, and the next run of the batch runs it.
+func stoppedEarly(o Outcome, stopping bool) Outcome {
+	if !stopping || o.Result != nil || o.ExitCode <= 128 || o.Status != report.StatusFailed {
+		return o
+	}
+	o.Status = report.StatusInterrupted
+	o.Error = "stopped by the batch's signal before its run printed a result (" + o.Error + ")"
+	return o
 }
 
 // Stopping reports whether Signal was called.

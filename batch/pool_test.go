@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"github.com/seed-3bc194a6/workforce/report"
 	"os"
 	"slices"
 	"sync"
@@ -106,5 +107,36 @@ func TestPoolSignal(t *testing.T) {
 	}
 	if !slices.Equal(ran, []string{"a"}) {
 		t.Errorf("ran %v, want a alone", ran)
+	}
+}
+
+// TestPoolStoppedEarly: a run that died of the pool's signal before it
+// printed a result (the signal came while the child was starting) is
+// interrupted, to run again, not failed; one that died so while the pool
+// was not stopping, or that exited with a status of its own, failed.
+func TestPoolStoppedEarly(t *testing.T) {
+	tests := []struct {
+		name   string
+		signal bool
+		out    Outcome
+		want   report.Status
+	}{
+		{"killed by the pool's signal", true, Outcome{Status: report.StatusFailed, ExitCode: 128 + 15, Error: "the run printed no result"}, report.StatusInterrupted},
+		{"killed, the pool not stopping", false, Outcome{Status: report.StatusFailed, ExitCode: 128 + 15}, report.StatusFailed},
+		{"an exit status of its own", true, Outcome{Status: report.StatusFailed, ExitCode: 2}, report.StatusFailed},
+		{"a result", true, Outcome{Status: report.StatusFailed, ExitCode: 143, Result: &report.Result{Status: report.StatusFailed}}, report.StatusFailed},
+	}
+	for _, tt := range tests {
+		p := &Pool{Jobs: 1}
+		var got Outcome
+		p.Run([]Task{{ID: "a"}}, func(Task, func(*os.Process)) Outcome {
+			if tt.signal {
+				p.Signal(os.Interrupt)
+			}
+			return tt.out
+		}, func(_ Task, o Outcome) { got = o })
+		if got.Status != tt.want {
+			t.Errorf("%s: status %s, want %s (%s)", tt.name, got.Status, tt.want, got.Error)
+		}
 	}
 }
