@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,20 +43,11 @@ func BenchmarkEvalAttempt(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := f.env(b, filepath.Join(f.root, "home"))
-	run := func(args ...string) time.Duration {
-		cmd := exec.Command(workforceBin(b), args...)
-		cmd.Dir, cmd.Env = f.root, env
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("workforce %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return time.Since(start)
-	}
 	var batchWall, evalWall time.Duration
 	for i := range b.N {
 		id := fmt.Sprint(i)
-		batchWall += run("batch", tasks, "--jobs", "1", "--id", "b"+id, "--no-history")
-		evalWall += run("eval", cases, "--jobs", "1", "--id", "e"+id, "--no-history")
+		batchWall += f.timed(b, env, "batch", tasks, "--jobs", "1", "--id", "b"+id, "--no-history")
+		evalWall += f.timed(b, env, "eval", cases, "--jobs", "1", "--id", "e"+id, "--no-history")
 	}
 	batchWall, evalWall = batchWall/time.Duration(b.N), evalWall/time.Duration(b.N)
 	b.ReportMetric(batchWall.Seconds()/float64(n)*1000, "run-ms/task")

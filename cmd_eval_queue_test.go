@@ -96,46 +96,11 @@ cases:
 		t.Fatal(err)
 	}
 	workers := []*workerProc{f.startWorker(t, "w1", "2"), f.startWorker(t, "w2", "2")}
-	submitter := exec.Command(workforceBin(t), "eval", cases, "--queue", f.url, "--id", "e1", "--json")
-	submitter.Dir = f.root
-	submitter.Env = f.env(t, filepath.Join(f.root, "home-submitter"))
-	var stdout, stderr syncBuffer
-	submitter.Stdout, submitter.Stderr = &stdout, &stderr
-	if err := submitter.Start(); err != nil {
-		t.Fatal(err)
-	}
-	submitted := make(chan error, 1)
-	go func() { submitted <- submitter.Wait() }()
-
-	waitFor(t, "an attempt of the slow case to start", 90*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(f.marks, "slow-started"))
-		return err == nil
-	})
-	var killed, other *workerProc
-	waitFor(t, "a worker to say it runs the slow case", 10*time.Second, func() bool {
-		for i, w := range workers {
-			if strings.Contains(w.log.String(), "e1/slow.") {
-				killed, other = w, workers[1-i]
-				return true
-			}
-		}
-		return false
-	})
-	if err := killed.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-killed.done
-	if err := os.WriteFile(filepath.Join(f.marks, "release"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-submitted:
-	case <-time.After(4 * time.Minute):
-		submitter.Process.Kill()
-		t.Fatalf("the evaluation did not end\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	}
-	t.Logf("submitter stderr:\n%s", stderr.String())
-	if code := submitter.ProcessState.ExitCode(); code != 0 {
+	sub := f.startSubmitter(t, "eval", cases, "--queue", f.url, "--id", "e1", "--json")
+	_, other := f.killSlow(t, workers, "e1/slow.")
+	sub.wait(t, 4*time.Minute)
+	stdout, stderr := &sub.stdout, &sub.stderr
+	if code := sub.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("eval exit %d, want 0 (every attempt ran)", code)
 	}
 	var doc evalDoc

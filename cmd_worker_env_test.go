@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -195,24 +194,11 @@ func TestWorkerIgnoresProjectPersonas(t *testing.T) {
 // task.
 func (f *queueFixture) submit(t *testing.T, file, url, id string) report.Result {
 	t.Helper()
-	sub := exec.Command(workforceBin(t), "batch", file, "--queue", url, "--id", id, "--json")
-	sub.Dir, sub.Env = f.root, f.env(t, filepath.Join(f.root, "home-submitter"))
-	var stdout, stderr syncBuffer
-	sub.Stdout, sub.Stderr = &stdout, &stderr
-	if err := sub.Start(); err != nil {
-		t.Fatal(err)
+	sub := f.startSubmitter(t, "batch", file, "--queue", url, "--id", id, "--json")
+	if err := sub.wait(t, 2*time.Minute); err != nil {
+		t.Logf("batch --queue: %v", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- sub.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Logf("batch --queue: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		sub.Process.Kill()
-		t.Fatalf("the batch did not end\n%s", stderr.String())
-	}
+	stdout, stderr := &sub.stdout, &sub.stderr
 	var r report.Result
 	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &r); err != nil {
 		t.Fatalf("%v: %s\n%s", err, stdout.String(), stderr.String())

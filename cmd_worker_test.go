@@ -217,6 +217,86 @@ func (f *queueFixture) startWorkerArgs(t testing.TB, name string, args []string,
 	return w
 }
 
+// submitter is a workforce process that submits to the fixture's queue
+// (batch or eval --queue) and follows it.
+type submitter struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	done           chan error
+}
+
+// startSubmitter starts workforce with args in the fixture's root, with
+// the home home-submitter.
+func (f *queueFixture) startSubmitter(t *testing.T, args ...string) *submitter {
+	t.Helper()
+	s := &submitter{cmd: exec.Command(workforceBin(t), args...), done: make(chan error, 1)}
+	s.cmd.Dir = f.root
+	s.cmd.Env = f.env(t, filepath.Join(f.root, "home-submitter"))
+	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	return s
+}
+
+// wait waits (at most within) for the submitter to end and returns how
+// it ended; past within, the test fails.
+func (s *submitter) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		t.Logf("submitter stderr:\n%s", s.stderr.String())
+		return err
+	case <-time.After(within):
+		s.cmd.Process.Kill()
+		t.Fatalf("the submitter did not end\nstdout:\n%s\nstderr:\n%s", s.stdout.String(), s.stderr.String())
+		return nil
+	}
+}
+
+// killSlow waits for a task on the branch slow to start (its mark), kills
+// (SIGKILL) the worker whose log says started (a line matching started),
+// then lets the slow tasks go on (the release mark). It returns the
+// killed worker and the other.
+func (f *queueFixture) killSlow(t *testing.T, workers []*workerProc, started string) (killed, other *workerProc) {
+	t.Helper()
+	waitFor(t, "the slow task to start", 90*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(f.marks, "slow-started"))
+		return err == nil
+	})
+	waitFor(t, "a worker to say it runs the slow task", 10*time.Second, func() bool {
+		for i, w := range workers {
+			if strings.Contains(w.log.String(), started) {
+				killed, other = w, workers[1-i]
+				return true
+			}
+		}
+		return false
+	})
+	if err := killed.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-killed.done
+	if err := os.WriteFile(filepath.Join(f.marks, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return killed, other
+}
+
+// timed runs workforce with args in the fixture's root with env and
+// returns its wall time; a failure fails tb.
+func (f *queueFixture) timed(tb testing.TB, env []string, args ...string) time.Duration {
+	tb.Helper()
+	cmd := exec.Command(workforceBin(tb), args...)
+	cmd.Dir, cmd.Env = f.root, env
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("workforce %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return time.Since(start)
+}
+
 // waitFor waits (at most within) until cond holds.
 func waitFor(t testing.TB, what string, within time.Duration, cond func() bool) {
 	t.Helper()
@@ -251,50 +331,12 @@ func TestQueueWorkers(t *testing.T) {
 	}
 	workers := []*workerProc{f.startWorker(t, "w1", "2"), f.startWorker(t, "w2", "2")}
 
-	submitter := exec.Command(workforceBin(t), "batch", tasks, "--queue", f.url, "--id", "q1", "--json")
-	submitter.Dir = f.root
-	submitter.Env = f.env(t, filepath.Join(f.root, "home-submitter"))
-	var stdout, stderr syncBuffer
-	submitter.Stdout, submitter.Stderr = &stdout, &stderr
-	if err := submitter.Start(); err != nil {
-		t.Fatal(err)
+	sub := f.startSubmitter(t, "batch", tasks, "--queue", f.url, "--id", "q1", "--json")
+	_, other := f.killSlow(t, workers, "task q1/slow: started (delivery 1)")
+	if err := sub.wait(t, 3*time.Minute); err != nil {
+		t.Fatalf("batch --queue: %v", err)
 	}
-	submitted := make(chan error, 1)
-	go func() { submitted <- submitter.Wait() }()
-
-	// Kill the worker that runs the slow task, once it runs it.
-	waitFor(t, "the slow task to start", 60*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(f.marks, "slow-started"))
-		return err == nil
-	})
-	var killed, other *workerProc
-	waitFor(t, "a worker to say it runs the slow task", 10*time.Second, func() bool {
-		for i, w := range workers {
-			if strings.Contains(w.log.String(), "task q1/slow: started (delivery 1)") {
-				killed, other = w, workers[1-i]
-				return true
-			}
-		}
-		return false
-	})
-	if err := killed.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-killed.done
-	if err := os.WriteFile(filepath.Join(f.marks, "release"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	select {
-	case err := <-submitted:
-		if err != nil {
-			t.Fatalf("batch --queue: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(3 * time.Minute):
-		submitter.Process.Kill()
-		t.Fatalf("the batch did not end\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
-	}
-	t.Logf("submitter stderr:\n%s", stderr.String())
+	stdout := &sub.stdout
 
 	// The submitter printed one result a task, each succeeded.
 	results := map[string]report.Result{}
@@ -430,20 +472,11 @@ func BenchmarkQueue(b *testing.B) {
 		return fmt.Sprintf(`{"id": "t%d", "persona": "editor", "task": "wait", "dir": "local"}`, i)
 	})
 	env := append(f.env(b, filepath.Join(f.root, "home-submitter")), "BENCH_SECONDS="+secs)
-	run := func(args ...string) time.Duration {
-		cmd := exec.Command(workforceBin(b), args...)
-		cmd.Dir, cmd.Env = f.root, env
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("workforce %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return time.Since(start)
-	}
 	var q, l time.Duration
 	for i := range b.N {
 		id := fmt.Sprint(i)
-		q += run("batch", queued, "--queue", f.url, "--id", "q"+id)
-		l += run("batch", onPool, "--jobs", "4", "--id", "l"+id)
+		q += f.timed(b, env, "batch", queued, "--queue", f.url, "--id", "q"+id)
+		l += f.timed(b, env, "batch", onPool, "--jobs", "4", "--id", "l"+id)
 	}
 	q, l = q/time.Duration(b.N), l/time.Duration(b.N)
 	b.ReportMetric(q.Seconds(), "queue-wall-s")
