@@ -1,0 +1,246 @@
+package mount
+
+// The overlay sandbox (issue 44): instead of a copy, the harness sees the
+// project through an overlay that package confine's launcher mounts in
+// the harness's own mount namespace, the real project as the read-only
+// lower layer and the sandbox's upper directory taking every write. mount
+// makes the directories (Create with Options.Overlay), writes what
+// workforce materializes into the upper layer, and reads the upper layer
+// alone to sync back (overlaysync.go): what the agent changed, in the time
+// of what it changed.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/confine"
+)
+
+// The parts of an overlay sandbox's directory besides TreeDir (which is
+// the empty directory the launcher mounts the merged tree on) and
+// ConflictsDir.
+const (
+	// UpperDir is the overlay's upper layer: the agent's writes,
+	// whiteouts for its deletions, and what workforce materializes.
+	UpperDir = "upper"
+	// WorkDir is overlayfs's work directory, on the same file system.
+	WorkDir = "work"
+)
+
+// ErrOverlay is the error of what an overlay sandbox cannot do: live
+// sync (the merged tree exists only in the harness's namespace) and warm
+// trees (there is no copy to keep).
+var ErrOverlay = errors.New("not available with an overlay sandbox (--tree overlay)")
+
+// OverlayLayers are what the launcher needs to show the harness the
+// project through an overlay (confine.Overlay: Lower is Sandbox.Root,
+// Target Sandbox.Tree), and what sync-back judges the upper layer by.
+type OverlayLayers struct {
+	// Upper and Work are the overlay's upper and work directories, under
+	// the sandbox directory (the same file system).
+	Upper, Work string
+	// Whiteouts are the real tree's paths (relative, with slashes) the
+	// agent must not see: what the copy would leave out (the ignore
+	// patterns, the hidden instruction files, names taken for .git).
+	// The launcher hides each as a whiteout; sync-back takes none of
+	// them for a deletion of the agent's.
+	Whiteouts []string
+	// Started is when the sandbox was made, by the clock of the file
+	// system of the upper layer (its change time): a real file changed
+	// at or after it, which the agent changed too, is a conflict.
+	Started time.Time
+}
+
+// createOverlay makes s, with the rules r, an overlay sandbox of o: the
+// upper and work directories, the tree as an empty directory with the
+// directories down to the working directory (which must exist before the
+// launcher mounts over the tree), and the whiteouts. Nothing is copied.
+func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
+	if o.Warm != "" {
+		return fmt.Errorf("a warm tree: %w", ErrOverlay)
+	}
+	ov := &OverlayLayers{Upper: filepath.Join(s.Dir, UpperDir), Work: filepath.Join(s.Dir, WorkDir)}
+	for _, d := range []string{ov.Upper, ov.Work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fmt.Errorf("cannot make the overlay's directories: %w", err)
+		}
+	}
+	if err := os.Mkdir(s.Tree, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.Workdir, 0o755); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(ov.Upper, &st); err != nil {
+		return &fs.PathError{Op: "stat", Path: ov.Upper, Err: err}
+	}
+	ov.Started = time.Unix(st.Ctim.Unix())
+	s.gitDirs = projectGitDirs(o.Root)
+	w, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
+	if err != nil {
+		return err
+	}
+	ov.Whiteouts = w
+	s.skipped = append([]string(nil), w...)
+	s.Overlay = ov
+	s.keepLinked(o.HooksDirs, nil)
+	// The start commit is the real repository's HEAD: the lower layer's.
+	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()
+	return nil
+}
+
+// findWhiteouts returns what the copy of root would leave out, sorted: the
+// paths ignored by r's patterns (a directory as a whole), the hidden
+// files, and the names taken for .git. It lists directories (names and
+// types, no stat of the files: the file system's directory entries say
+// what is a directory), never copies: because the default excludes and
+// the hidden instruction file names apply at every level, every directory
+// of the tree but the ignored ones and the git directories is listed,
+// which costs a small part of a copy (BenchmarkFindWhiteouts: 20,000
+// files).
+func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) ([]string, error) {
+	var out []string
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
+				return nil // the agent cannot list it either
+			}
+			return err
+		}
+		ents, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			sub := path.Join(rel, e.Name())
+			isDir := e.IsDir()
+			switch {
+			case e.Name() == ".git" || gd.isGitDir(sub) || gd.inGit(sub):
+				continue // git's own: shown, never synced
+			case dotGitAlias(sub), r.ignoredLeaf(sub, isDir), !isDir && r.hidden(sub):
+				out = append(out, sub)
+				continue
+			}
+			if isDir {
+				if err := walk(sub); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return nil, fmt.Errorf("cannot list %s for the overlay: %w", root, err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// writeRoot is where workforce writes into the sandbox: the upper layer
+// of an overlay, the tree of a copy.
+func (s *Sandbox) writeRoot() string {
+	if s.Overlay != nil {
+		return s.Overlay.Upper
+	}
+	return s.Tree
+}
+
+// AgentPath returns where the agent's version of rel (relative to the
+// tree, with slashes) is read outside the harness's namespace: in the
+// tree of a copy; in the upper layer of an overlay, where it exists only
+// when the agent wrote it (else the real file is the agent's view).
+func (s *Sandbox) AgentPath(rel string) string {
+	return filepath.Join(s.writeRoot(), filepath.FromSlash(rel))
+}
+
+// upperDirs makes, in the upper layer, the directories of rel (a
+// directory, relative to the tree) that are missing, each with the mode of
+// the real directory at its place (0755 where there is none), so that the
+// merged directory looks as the real one. A directory of rel that the
+// whiteouts hide is made opaque, so that the real one's entries stay
+// hidden under it, and leaves the whiteouts (the launcher would find it
+// there).
+func (s *Sandbox) upperDirs(rel string) error {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	done := ""
+	for _, name := range strings.Split(rel, "/") {
+		done = path.Join(done, name)
+		p := filepath.Join(s.Overlay.Upper, filepath.FromSlash(done))
+		fi, err := os.Lstat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory in the upper layer", done)
+			}
+			continue
+		}
+		mode := fs.FileMode(0o755)
+		if rfi, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(done))); err == nil && rfi.IsDir() {
+			mode = rfi.Mode().Perm()
+		}
+		if err := os.Mkdir(p, mode|0o700); err != nil {
+			return err
+		}
+		if i := sort.SearchStrings(s.Overlay.Whiteouts, done); i < len(s.Overlay.Whiteouts) && s.Overlay.Whiteouts[i] == done {
+			if err := unix.Lsetxattr(p, opaqueXattr, []byte("y"), 0); err != nil {
+				return fmt.Errorf("cannot hide the directory %s of the project: %w", done, err)
+			}
+			s.Overlay.Whiteouts = append(s.Overlay.Whiteouts[:i:i], s.Overlay.Whiteouts[i+1:]...)
+		}
+	}
+	return nil
+}
+
+// dropWhiteout removes rel from the whiteouts: workforce wrote its own
+// file there, which hides the real one.
+func (s *Sandbox) dropWhiteout(rel string) {
+	if s.Overlay == nil {
+		return
+	}
+	w := s.Overlay.Whiteouts
+	if i := sort.SearchStrings(w, rel); i < len(w) && w[i] == rel {
+		s.Overlay.Whiteouts = append(w[:i:i], w[i+1:]...)
+	}
+}
+
+// The extended attributes overlayfs reads with the option userxattr.
+const (
+	opaqueXattr   = "user.overlay.opaque"
+	whiteoutXattr = "user.overlay.whiteout"
+)
+
+// removeOverlay removes an overlay sandbox's directory: the upper and
+// work directories first, which overlayfs and the agent may leave
+// unlistable.
+func (s *Sandbox) removeOverlay() error {
+	err := confine.RemoveOverlayDirs(s.Overlay.Upper, s.Overlay.Work)
+	return errors.Join(err, removeAll(s.Dir))
+}
+
+// getxattr returns the extended attribute name of path (not followed).
+func getxattr(path, name string) (string, error) {
+	buf := make([]byte, 64)
+	n, err := unix.Lgetxattr(path, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
