@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/mount"
 )
 
 // The tree (issue 44). A run's sandbox shows the project to the harness
@@ -119,7 +120,7 @@ func (p *Plan) planTree(o PlanOptions, readOnly bool) error {
 	if o.Session != nil {
 		// A resumed session keeps the tree it was made with.
 		if o.Session.Record.Tree == TreeOverlay {
-			p.Tree = TreeOverlay
+			p.Tree, p.mount.Overlay = TreeOverlay, true
 		}
 		return nil
 	}
@@ -150,7 +151,7 @@ func (p *Plan) planTree(o PlanOptions, readOnly bool) error {
 		}
 		return nil
 	}
-	p.Tree = TreeOverlay
+	p.Tree, p.mount.Overlay = TreeOverlay, true
 	if o.Reuse {
 		p.Notes = append(p.Notes, "--reuse is left out: the overlay starts in constant time, with no warm sandbox to refresh")
 	}
@@ -289,4 +290,13 @@ func countBounded(dir string, limit int) int {
 		f.Close()
 	}
 	return min(count, limit)
+}
+
+// treeOf is the record's tree of a session made with o: overlay, or
+// empty for the copy.
+func treeOf(o mount.Options) TreeMode {
+	if o.Overlay {
+		return TreeOverlay
+	}
+	return ""
 }
