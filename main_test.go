@@ -88,7 +88,7 @@ func TestScript(t *testing.T) {
 // sync that pass in both modes (docs/testing.md lists the others, and
 // why).
 var overlayScripts = []string{
-	"run.txtar",
+	"tree_overlay.txtar",
 }
 
 // TestScriptOverlay runs overlayScripts with the project shown to the

@@ -161,7 +161,7 @@ func Plan(p *session.Plan) report.Plan {
 	return report.Plan{
 		Persona: p.Persona, Tier: p.Tier, Harness: p.Harness, HarnessVersion: p.HarnessVersion, VersionMeasured: p.VersionMeasured, Profile: p.Profile,
 		Layers: Each(p.Layers, Origin), Resolved: Ptr(p.Resolved, Resolved),
-		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Workdir: p.Workdir,
+		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Tree: string(p.Tree), Workdir: p.Workdir,
 		Materialized: Ptr(p.Materialized, func(m session.Materialized) report.Materialized {
 			return report.Materialized{Path: m.Path, Mode: m.Mode, Text: m.Text}
 		}),
