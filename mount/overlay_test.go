@@ -330,3 +330,58 @@ func TestOverlaySync(t *testing.T) {
 		})
 	}
 }
+
+// TestOverlaySyncAgain: a dry run writes nothing; what a sync applied is
+// the base of the next, in the same process and after Open: nothing
+// syncs twice, the user's later edit is the user's, and the agent's next
+// change of it is a conflict.
+func TestOverlaySyncAgain(t *testing.T) {
+	whiteouts, _ := canWhiteout(t)
+	s, root := overlayFixture(t)
+	u := upperLayer{t, s}
+	u.write("a.txt", "A", 0o644)
+	u.write("new.txt", "n", 0o644)
+	want := "created: new.txt\nupdated: a.txt\n"
+	if whiteouts {
+		u.whiteout("b.txt")
+		want += "deleted: b.txt\n"
+	}
+	r, err := s.Sync(context.Background(), SyncOptions{Deletes: true, DryRun: true})
+	must(t, err)
+	if got := summary(r); got != want {
+		t.Errorf("dry run:\n%s\nwant:\n%s", got, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "a" {
+		t.Errorf("the dry run wrote a.txt: %q", data)
+	}
+	r, err = s.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != want {
+		t.Errorf("sync:\n%s\nwant:\n%s", got, want)
+	}
+	r, err = s.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != "" {
+		t.Errorf("second sync:\n%s", got)
+	}
+	must(t, s.SaveApplied())
+	o, err := Open(s.Dir)
+	must(t, err)
+	time.Sleep(20 * time.Millisecond)
+	write(t, filepath.Join(root, "a.txt"), "user")
+	r, err = o.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != "" {
+		t.Errorf("sync after Open and the user's edit:\n%s", got)
+	}
+	u.write("a.txt", "A2", 0o644)
+	u.write("new.txt", "n2", 0o644)
+	r, err = o.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got, want := summary(r), "updated: new.txt\nconflicts: a.txt\n"; got != want {
+		t.Errorf("the agent's next changes:\n%s\nwant:\n%s", got, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "user" {
+		t.Errorf("real a.txt = %q, want the user's", data)
+	}
+}
