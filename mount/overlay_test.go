@@ -157,7 +157,9 @@ type upperLayer struct {
 	s *Sandbox
 }
 
-func (u upperLayer) path(rel string) string { return filepath.Join(u.s.Overlay.Upper, filepath.FromSlash(rel)) }
+func (u upperLayer) path(rel string) string {
+	return filepath.Join(u.s.Overlay.Upper, filepath.FromSlash(rel))
+}
 
 // write writes rel with content and mode, its directories made in the
 // upper layer (as overlayfs copies them up).
