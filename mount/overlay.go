@@ -57,7 +57,7 @@ type OverlayLayers struct {
 	Whiteouts []string
 	// Started is when the sandbox was made, by the clock of the file
 	// system of the upper layer (its change time): a real file changed
-	// at or after it, which the agent changed too, is a conflict.
+	// later, which the agent changed too, is a conflict.
 	Started time.Time
 }
 

@@ -42,7 +42,7 @@ type upperScan struct {
 // ignored, hidden and read-only files, policy files and held
 // configuration, materialized files), and the same primitives write the
 // real tree. A conflict is a path the agent changed whose real entry
-// changed at or after OverlayLayers.Started (its change time; read only
+// changed later than OverlayLayers.Started (its change time; read only
 // for the paths the agent changed): the user's version stays, the
 // agent's is saved under conflicts/. A file a sync applied is judged
 // after by the base it left, as in a copy (settle).
@@ -113,8 +113,10 @@ func uniqueSorted(l []string) []string {
 
 // stamp gives the real regular file or link rel its base entry for this
 // sync, unless it has one (a sync applied it): as it is, or, when its
-// change time is at or after the sandbox's start, one that no stat
-// matches. It records what it added in synth.
+// change time is later than the sandbox's start, one that no stat
+// matches. Both times are the file system's clock, which moves in ticks
+// of a few milliseconds: a change in the tick the sandbox was made in is
+// taken as made before it (the agent, started later, saw it). It records what it added in synth.
 func (s *Sandbox) stamp(rel string, real *fdTree, synth map[string]bool) {
 	files, links := s.realFiles(), s.copyLinks()
 	if _, ok := files[rel]; ok {
@@ -128,7 +130,7 @@ func (s *Sandbox) stamp(rel string, real *fdTree, synth map[string]bool) {
 		return
 	}
 	e := entry{size: st.Size, mtime: st.Mtim.Nano(), mode: fileMode(uint32(st.Mode))}
-	if !time0(st.Ctim).Before(s.Overlay.Started) {
+	if time0(st.Ctim).After(s.Overlay.Started) {
 		e.size, e.mtime = -1, -1 // changed since: a conflict
 	}
 	switch st.Mode & unix.S_IFMT {
