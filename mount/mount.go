@@ -6,9 +6,9 @@
 // The cut. mount is the tree: the copy (never hard links), the manifest,
 // sync-back, the journal, live sync, warm trees, environment sealing and
 // the sharing of git objects. It knows no persona, harness or instruction
-// file convention, and imports only internal packages: what to hide comes
-// as names and paths in Options, what to write into the sandbox as files
-// (Materialize, MaterializeDir). Which instruction files are hidden or
+// file convention, and imports only internal packages and confine: what
+// to hide comes as names and paths in Options, what to write into the
+// sandbox as files (Materialize, MaterializeDir). Which instruction files are hidden or
 // folded (extend mode), the agent's branch in the real repository and the
 // session directory around the sandbox are package session's, and where
 // skills land package skill's; mount gives them what they need of the
@@ -80,6 +80,16 @@
 // (syncat.go, with the limits that remain). While the harness runs, a
 // journal (journal_linux.go) records which entries change, so that
 // sync-back need not stat every file.
+//
+// An overlay sandbox (Options.Overlay, overlay.go) is no copy: the harness
+// sees the project through an overlay that package confine's launcher
+// mounts on the tree in the harness's mount namespace, the project as the
+// lower layer and the sandbox's upper/ taking every write (with work/,
+// overlayfs's). Create makes the directories and finds the whiteouts of
+// what a copy leaves out; what workforce materializes goes into the upper
+// layer; Sync reads the upper layer alone (overlaysync.go). mount imports
+// confine for removing those directories (confine.RemoveOverlayDirs),
+// which overlayfs leaves unlistable.
 //
 // Off Linux (macOS, FreeBSD) the package builds and works without the
 // Linux fast paths: the copy uses the portable fallbacks of

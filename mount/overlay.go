@@ -57,7 +57,7 @@ type OverlayLayers struct {
 	Whiteouts []string
 	// Started is when the sandbox was made, by the clock of the file
 	// system of the upper layer (its change time): a real file changed
-	// at or after it, which the agent changed too, is a conflict.
+	// later, which the agent changed too, is a conflict.
 	Started time.Time
 }
 
@@ -94,6 +94,9 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	ov.Whiteouts = w
 	s.skipped = append([]string(nil), w...)
 	s.Overlay = ov
+	// No manifest: the base of a path is taken when the agent changed
+	// it (stamp), or when a sync applied it (settle).
+	s.manifest, s.realLinks, s.boxBase = map[string]entry{}, map[string]entry{}, map[string]entry{}
 	s.keepLinked(o.HooksDirs, nil)
 	// The start commit is the real repository's HEAD: the lower layer's.
 	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()

@@ -1,0 +1,84 @@
+package mount
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/seed-3bc194a6/workforce/confine"
+)
+
+// TestOverlayKernel: a shell started by confine's launcher, shown a
+// Create'd overlay sandbox of a real tree, edits, creates, deletes and
+// renames a directory of the project with mv; Sync brings all of it to
+// the real tree (the renamed directory as the new one created and the
+// old one deleted, with deletions), and the ignored file and the hidden
+// instruction file stay unseen and untouched.
+func TestOverlayKernel(t *testing.T) {
+	if ok, reason := confine.OverlayAvailable(""); !ok {
+		t.Skipf("no overlay here: %s", reason)
+	}
+	// Outside the system's temporary directory, as a user's files are:
+	// the harness's /tmp is the session's.
+	base := "/var/tmp"
+	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+		base = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(base, "overlay-sync-")
+	must(t, err)
+	t.Cleanup(func() { _ = RemoveDir(dir) })
+	root := filepath.Join(dir, "project")
+	writeTree(t, root, map[string]string{
+		"a.txt": "a", "b.txt": "b", "sub/c.txt": "c", "gone/x.txt": "x", "gone/in/y.txt": "y",
+		".agentignore": ".env\n", ".env": "SECRET=1", "sub/AGENTS.md": "real",
+	})
+	s, err := Create(context.Background(), Options{Home: filepath.Join(dir, "home"), Persona: "p", Root: root,
+		Cwd: filepath.Join(root, "sub"), Hide: []string{"AGENTS.md"}, Dir: filepath.Join(dir, "session"), Overlay: true})
+	must(t, err)
+	defer func() { must(t, s.Remove()) }()
+	_, err = s.Materialize("AGENTS.md", "persona")
+	must(t, err)
+	tmp := filepath.Join(dir, "tmp")
+	must(t, os.Mkdir(tmp, 0o700))
+	ov := &confine.Overlay{Lower: s.Root, Upper: s.Overlay.Upper, Work: s.Overlay.Work, Target: s.Tree, Whiteouts: s.Overlay.Whiteouts}
+	p := confine.Policy{Dirs: []string{s.Tree, tmp}, Devices: confine.TerminalDevices,
+		Read: &confine.ReadPolicy{Deny: []string{root}}, Net: &confine.Namespaces{Tmp: tmp, Overlay: ov}}
+	script := `set -e
+echo A > ../a.txt
+echo n > ../new.txt
+rm ../b.txt
+mv ../gone ../moved
+cat AGENTS.md > seen.txt
+if cat ../.env 2>/dev/null; then echo the ignored file is visible >&2; exit 1; fi
+`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = s.Workdir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	l, err := confine.Start(cmd, p)
+	must(t, err)
+	err = cmd.Wait()
+	l.Close()
+	if err != nil {
+		t.Fatalf("the shell: %v\n%s", err, stderr.String())
+	}
+	r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	want := "created: moved/in/y.txt moved/x.txt new.txt sub/seen.txt\nupdated: a.txt\ndeleted: b.txt gone/in/y.txt gone/x.txt\n"
+	if got := summary(r); got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
+	for rel, want := range map[string]string{"a.txt": "A\n", "new.txt": "n\n", "moved/x.txt": "x", "moved/in/y.txt": "y",
+		"sub/seen.txt": "persona", ".env": "SECRET=1", "sub/AGENTS.md": "real", "b.txt": "", "gone": ""} {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		switch {
+		case want == "" && !os.IsNotExist(err):
+			t.Errorf("%s is in the real tree (%v)", rel, err)
+		case want != "" && string(data) != want:
+			t.Errorf("real %s = %q (%v), want %q", rel, data, err, want)
+		}
+	}
+}
