@@ -305,6 +305,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if o.InRepo {
 		hopts.Root = o.Root
 	}
+	if o.Session != nil && o.Session.Record.Tree == TreeOverlay {
+		// The resumed tree's files the agent wrote are in the upper
+		// layer.
+		hopts.AgentRoot = filepath.Join(p.Sandbox, mount.UpperDir)
+	}
 	if p.net != nil {
 		hopts.BrokerURLs, hopts.NetworkMode, hopts.OpencodeKeys = p.net.brokerURLs, string(p.net.policy.Mode), p.net.opencodeKeys
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/home"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -110,8 +111,9 @@ func treeAsked(o PlanOptions) TreeChoice {
 // planTree decides the tree of the planned run p (Plan.Tree), after
 // planSandbox: the overlay where it is asked for (or auto finds the tree
 // large) and can be had, else the copy with a warning (a note for auto)
-// saying why. A run in the repository has no tree. --live with an
-// explicit overlay is refused; auto takes the copy for it.
+// saying why. A run in the repository has no tree. --live with --tree
+// overlay is refused (both asked on the command line); the overlay of
+// a persona, the environment or the configuration gives way to it.
 func (p *Plan) planTree(o PlanOptions, readOnly bool) error {
 	if p.InRepo {
 		return nil
@@ -137,10 +139,10 @@ func (p *Plan) planTree(o PlanOptions, readOnly bool) error {
 		}
 	}
 	if why == "" && o.Live {
-		if ch.Mode == TreeOverlay {
-			return &TreeError{Why: fmt.Sprintf("--live cannot go with the overlay (tree overlay: %s): live sync copies both ways between the project and a tree workforce can read, and the overlay's tree exists only in the harness's namespace; pass --tree copy", ch.Origin)}
+		if ch.Origin == "--tree" {
+			return &TreeError{Why: "--live cannot go with --tree overlay: live sync copies both ways between the project and a tree workforce can read, and the overlay's tree exists only in the harness's namespace; pass --tree copy"}
 		}
-		why = "--live needs the copy"
+		why = "--live needs the copy: the overlay's tree exists only in the harness's namespace"
 	}
 	if why != "" {
 		msg := fmt.Sprintf("tree %s (%s): the project is copied instead: %s", ch.Mode, ch.Origin, why)
@@ -174,6 +176,11 @@ func (p *Plan) overlayUnavailable(o PlanOptions, readOnly bool) string {
 		return "the overlay needs the harness confined (sandbox mode on or strict, where the system allows it)"
 	case !c.Namespaces:
 		return "the overlay needs the harness in namespaces of its own, which this system does not give"
+	}
+	for _, a := range o.Sandbox.Allow {
+		if pathutil.Within(o.Root, a) || pathutil.Within(a, o.Root) {
+			return fmt.Sprintf("the harness may write %s, in the project, which the overlay keeps unwritable by its real path", a)
+		}
 	}
 	if ok, why := confine.OverlayAvailable(home.CacheDir(p.home)); !ok {
 		return "this system does not allow it: " + why
