@@ -85,10 +85,38 @@ func TestScript(t *testing.T) {
 
 // overlayScripts are the scripts TestScriptOverlay runs again with the
 // overlay's tree ($WORKFORCE_TREE=overlay): those of run, sessions and
-// sync that pass in both modes (docs/testing.md lists the others, and
-// why).
+// sync that pass in both modes and show the overlay something the copy
+// does not (docs/testing.md lists the others, and why). The scripts of
+// the overlay itself (tree_*.txtar) ask for it and run in TestScript.
 var overlayScripts = []string{
-	"tree_overlay.txtar",
+	"run_commit_again.txtar",
+	"run_commits.txtar",
+	"run_confined_store.txtar",
+	"run_events.txtar",
+	"run_extend.txtar",
+	"run_gitdir.txtar",
+	"run_harnesses.txtar",
+	"run_oneshot.txtar",
+	"run_oneshot_output.txtar",
+	"run_opencode_project.txtar",
+	"run_persona_project.txtar",
+	"run_progress.txtar",
+	"run_reads.txtar",
+	"run_review.txtar",
+	"run_review_oneshot.txtar",
+	"run_sessions.txtar",
+	"run_typechange.txtar",
+	"sessions_applied.txtar",
+	"sessions_apply.txtar",
+	"sessions_concurrent.txtar",
+	"sessions_diff.txtar",
+	"sessions_diff_binary.txtar",
+	"sessions_lookup_confined.txtar",
+	"sessions_orphan.txtar",
+	"sessions_resume.txtar",
+	"sessions_rm_settled.txtar",
+	"sessions_show_result.txtar",
+	"sessions_unreadable.txtar",
 }
 
 // TestScriptOverlay runs overlayScripts with the project shown to the

@@ -255,7 +255,7 @@ func SyncReport(r mount.Report) report.SyncReport { return run.SyncReport(r) }
 func Record(r session.Record) report.Record {
 	return report.Record{
 		Format: r.Format, ID: r.ID, Persona: r.Persona, Tier: r.Tier, Harness: r.Harness, Root: r.Root, Cwd: r.Cwd,
-		PID: r.PID, Started: r.Started, HarnessPID: r.HarnessPID,
+		Tree: string(r.Tree), PID: r.PID, Started: r.Started, HarnessPID: r.HarnessPID,
 		HarnessStart: Ptr(r.HarnessStart, func(p session.ProcStart) report.ProcStart {
 			return report.ProcStart{Boot: p.Boot, Ticks: p.Ticks}
 		}),
