@@ -90,6 +90,7 @@ func TestScript(t *testing.T) {
 // the overlay itself (tree_*.txtar) ask for it and run in TestScript.
 var overlayScripts = []string{
 	"run_commit_again.txtar",
+	"run_head_fifo.txtar",
 	"run_commits.txtar",
 	"run_confined_store.txtar",
 	"run_events.txtar",

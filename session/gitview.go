@@ -86,9 +86,10 @@ func agentObjects(box *mount.Sandbox) string {
 // copyMerged copies src (a regular file, or a directory of them) over
 // dst: a file replaces dst's, a directory's entries are copied into dst
 // one by one, and a whiteout (a character device 0:0, what overlayfs
-// writes for a deletion) removes dst. A missing src changes nothing;
-// what is neither a file, a directory nor a whiteout is left out (a FIFO
-// the agent made would block a read).
+// writes for a deletion) removes dst. A missing src changes nothing. A
+// FIFO is made a FIFO, never read (it would block): the view's reader
+// refuses it as it refuses one in a copy's .git. What else is neither a
+// file nor a directory is left out.
 func copyMerged(src, dst string) error {
 	fi, err := os.Lstat(src)
 	switch {
@@ -115,6 +116,9 @@ func copyMerged(src, dst string) error {
 			}
 		}
 		return nil
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		os.RemoveAll(dst)
+		return syscall.Mkfifo(dst, 0o600)
 	case fi.Mode().IsRegular():
 		data, err := os.ReadFile(src)
 		if err != nil {
