@@ -2,7 +2,8 @@
 # Whole run lifecycle against cp -a + rm -rf of the same tree, in one run:
 # create the sandbox of a FILES-file, SIZE_MB MB tree, a stand-in harness
 # that edits 10 files, sync-back, cleanup; then the same with --reuse, warm
-# (the sandbox kept from the run before and refreshed). Reports wall time
+# (the sandbox kept from the run before and refreshed); then with the
+# overlay (--tree overlay: nothing copied). Reports wall time
 # and peak RSS. The tree is made under $TMPDIR (default /tmp): set
 # TMPDIR=/dev/shm to measure on tmpfs.
 # Usage: testdata/bench/run.sh [FILES] [SIZE_MB] [RUNS]
@@ -47,6 +48,11 @@ for r in $(seq "$runs"); do
   (cd "$repo" && /usr/bin/time -f "%M" -o "$tmp/rss" "$tmp/workforce" run test-writer@best-value >/dev/null)
   e=$(date +%s%N)
   echo "run $r: workforce run: $(( (e - s) / 1000000 )) ms, peak RSS $(cat "$tmp/rss") KB"
+  sync
+  s=$(date +%s%N)
+  (cd "$repo" && /usr/bin/time -f "%M" -o "$tmp/rss" "$tmp/workforce" run test-writer@best-value --tree overlay >"$tmp/out")
+  e=$(date +%s%N)
+  echo "run $r: workforce run --tree overlay: $(( (e - s) / 1000000 )) ms, peak RSS $(cat "$tmp/rss") KB, $(grep -c '^updated: ' "$tmp/out") files synced back"
   (cd "$repo" && "$tmp/workforce" run test-writer@best-value --reuse >/dev/null) # warms it
   sync
   s=$(date +%s%N)
