@@ -247,3 +247,115 @@ func getxattr(path, name string) (string, error) {
 	}
 	return string(buf[:n]), nil
 }
+
+// MergedPath returns where the entry rel of the tree (relative, with
+// slashes), as the agent sees it, is read outside the harness's
+// namespace, and false when the agent sees none there. For a copy it is
+// the tree's path. For an overlay it is the upper layer's entry where the
+// upper layer has one, else the real tree's, unless a whiteout (made, or
+// one of OverlayLayers.Whiteouts, which the launcher makes) or an opaque
+// directory on the way hides it: the overlay's lookup, in Go, for
+// workforce's own reading of the agent's tree (its git HEAD and logs)
+// when no namespace holds the mount (a crashed session's).
+func (s *Sandbox) MergedPath(rel string) (string, bool) {
+	if s.Overlay == nil {
+		p := filepath.Join(s.Tree, filepath.FromSlash(rel))
+		_, err := os.Lstat(p)
+		return p, err == nil
+	}
+	if !safeRel(rel) {
+		return "", false
+	}
+	if rel == "." {
+		return s.Overlay.Upper, true
+	}
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		prefix := strings.Join(parts[:i+1], "/")
+		up := filepath.Join(s.Overlay.Upper, filepath.FromSlash(prefix))
+		var st unix.Stat_t
+		if unix.Lstat(up, &st) != nil {
+			// Not in the upper layer: the real tree's, unless hidden.
+			if below(prefix, s.Overlay.Whiteouts) {
+				return "", false
+			}
+			p := filepath.Join(s.Root, filepath.FromSlash(rel))
+			if _, err := os.Lstat(p); err != nil {
+				return "", false
+			}
+			return p, true
+		}
+		switch {
+		case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0:
+			return "", false // a whiteout
+		case i == len(parts)-1:
+			if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 && hasXattrPath(up, whiteoutXattr) {
+				return "", false
+			}
+			return up, true
+		case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+			return "", false
+		case hasXattrPath(up, opaqueXattr):
+			// The real directory is hidden: the rest is the upper
+			// layer's or nothing.
+			rest := filepath.Join(s.Overlay.Upper, filepath.FromSlash(rel))
+			if unix.Lstat(rest, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0 {
+				return "", false
+			}
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// hasXattrPath reports whether path (not followed) has the extended
+// attribute attr ("y" for the opaque mark).
+func hasXattrPath(path, attr string) bool {
+	v, err := getxattr(path, attr)
+	return err == nil && (attr != opaqueXattr || v == "y")
+}
+
+// overlayGit reports whether the agent's tree has a .git directory at its
+// top: the only layout of an overlay sandbox's repository workforce reads
+// without git (a .git file naming a git directory elsewhere is not read).
+func (s *Sandbox) overlayGit() bool {
+	p, ok := s.MergedPath(".git")
+	if !ok {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// overlayHead is ReadHead of an overlay sandbox: HEAD and the ref it names
+// read through MergedPath. What readHead leaves to git (a symbolic ref, a
+// reftable repository) is an error: git cannot run on the merged tree
+// outside the namespace.
+func (s *Sandbox) overlayHead() (string, error) {
+	if !s.overlayGit() {
+		return "", nil
+	}
+	h, ok, err := readHeadBy(func(name string) string {
+		if p, ok := s.MergedPath(".git/" + name); ok {
+			return p
+		}
+		return filepath.Join(s.Dir, "no such file") // none
+	})
+	if err != nil {
+		return "", fmt.Errorf("cannot read the sandbox's HEAD: %w", err)
+	}
+	if !ok {
+		return "", errors.New("cannot read the sandbox's HEAD: a layout only git reads, and git cannot read the overlay from outside")
+	}
+	return h, nil
+}
+
+// overlayCommitted is CommittedInSandbox of an overlay sandbox: the
+// agent's HEAD log read through MergedPath.
+func (s *Sandbox) overlayCommitted() map[string]bool {
+	p, ok := s.MergedPath(".git/logs/HEAD")
+	if !ok || !s.overlayGit() {
+		return map[string]bool{}
+	}
+	return committedIn(p, filepath.Join(s.Root, ".git", "logs", "HEAD"))
+}

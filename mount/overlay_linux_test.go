@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
 // TestOverlayKernel: a shell started by confine's launcher, shown a
@@ -80,5 +82,76 @@ if cat ../.env 2>/dev/null; then echo the ignored file is visible >&2; exit 1; f
 		case want != "" && string(data) != want:
 			t.Errorf("real %s = %q (%v), want %q", rel, data, err, want)
 		}
+	}
+}
+
+// TestOverlayGit: git commits in an overlay sandbox land in the upper
+// layer, and workforce reads them from outside, with no namespace: the
+// new HEAD (ReadHead), the commit as made there (CommittedInSandbox) and
+// its objects in the agent's store (GitObjects); the real repository is
+// untouched.
+func TestOverlayGit(t *testing.T) {
+	if ok, reason := confine.OverlayAvailable(""); !ok {
+		t.Skipf("no overlay here: %s", reason)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "overlay-git-")
+	if err != nil {
+		dir = t.TempDir()
+	}
+	t.Cleanup(func() { _ = RemoveDir(dir) })
+	root := filepath.Join(dir, "project")
+	writeTree(t, root, map[string]string{"a.txt": "a"})
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "start"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = root, gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	s, err := Create(context.Background(), Options{Home: filepath.Join(dir, "home"), Persona: "p", Root: root,
+		Cwd: root, Dir: filepath.Join(dir, "session"), Overlay: true})
+	must(t, err)
+	defer func() { must(t, s.Remove()) }()
+	start := s.GitStart()
+	if start == "" {
+		t.Fatal("no start commit")
+	}
+	tmp := filepath.Join(dir, "tmp")
+	must(t, os.Mkdir(tmp, 0o700))
+	ov := &confine.Overlay{Lower: s.Root, Upper: s.Overlay.Upper, Work: s.Overlay.Work, Target: s.Tree, Whiteouts: s.Overlay.Whiteouts}
+	p := confine.Policy{Dirs: []string{s.Tree, tmp}, Devices: confine.TerminalDevices,
+		Read: &confine.ReadPolicy{Deny: []string{root}}, Net: &confine.Namespaces{Tmp: tmp, Overlay: ov}}
+	cmd := exec.Command("/bin/sh", "-c", "set -e; echo A > a.txt; git commit -qam agent; git rev-parse HEAD")
+	cmd.Dir, cmd.Env = s.Workdir, append(gitEnv, "HOME="+tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	l, err := confine.Start(cmd, p)
+	must(t, err)
+	err = cmd.Wait()
+	l.Close()
+	if err != nil {
+		t.Fatalf("the shell: %v\n%s", err, stderr.String())
+	}
+	made := strings.TrimSpace(stdout.String())
+	head, err := s.ReadHead()
+	must(t, err)
+	if head != made || head == start {
+		t.Errorf("ReadHead = %s, want the agent's commit %s (start %s)", head, made, start)
+	}
+	if !s.CommittedInSandbox()[made] {
+		t.Errorf("CommittedInSandbox has not %s: %v", made, s.CommittedInSandbox())
+	}
+	stored, err := git.StoredIn(s.GitObjects(), []string{made, start})
+	must(t, err)
+	if !stored[made] || stored[start] {
+		t.Errorf("GitObjects %s holds %v, want the agent's commit only", s.GitObjects(), stored)
+	}
+	if real := (&Sandbox{Tree: root, Root: root}).Head(); real != start {
+		t.Errorf("the real HEAD moved: %s", real)
 	}
 }

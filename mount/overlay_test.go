@@ -387,3 +387,46 @@ func TestOverlaySyncAgain(t *testing.T) {
 		t.Errorf("real a.txt = %q, want the user's", data)
 	}
 }
+
+// TestMergedPath: the overlay's lookup in Go: the upper layer's entry
+// over the real one, nothing under a whiteout (made or the sandbox's
+// own) nor the real entries of an opaque directory.
+func TestMergedPath(t *testing.T) {
+	whiteouts, why := canWhiteout(t)
+	s, root := overlayFixture(t)
+	u := upperLayer{t, s}
+	u.write("a.txt", "A", 0o644)
+	u.opaque("gone")
+	u.write("gone/new.txt", "n", 0o644)
+	if whiteouts {
+		u.whiteout("b.txt")
+		u.whiteout("sub/deep")
+	}
+	tests := []struct {
+		rel, want string // want: "upper", "real" or "" for none
+		whiteout  bool
+	}{
+		{"a.txt", "upper", false},
+		{"sub/c.txt", "real", false},
+		{".claude", "real", false},
+		{"missing.txt", "", false},
+		{".env", "", false},
+		{"node_modules/m/index.js", "", false},
+		{"gone/new.txt", "upper", false},
+		{"gone/x.txt", "", false},
+		{"gone/in/y.txt", "", false},
+		{"b.txt", "", true},
+		{"sub/deep/d.txt", "", true},
+	}
+	for _, tt := range tests {
+		if tt.whiteout && !whiteouts {
+			t.Logf("%s: skipped: %s", tt.rel, why)
+			continue
+		}
+		p, ok := s.MergedPath(tt.rel)
+		want := map[string]string{"upper": filepath.Join(s.Overlay.Upper, tt.rel), "real": filepath.Join(root, tt.rel), "": ""}[tt.want]
+		if p != want || ok != (tt.want != "") {
+			t.Errorf("MergedPath(%s) = %s, %v; want %s", tt.rel, p, ok, want)
+		}
+	}
+}
