@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
 // The parts of an overlay sandbox's directory besides TreeDir (which is
@@ -100,6 +102,51 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	s.keepLinked(o.HooksDirs, nil)
 	// The start commit is the real repository's HEAD: the lower layer's.
 	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()
+	return s.quietOverlayGit()
+}
+
+// quietOverlayGit is quietGit for an overlay sandbox: the tracked files
+// the whiteouts hide are marked skip-worktree in a copy of the real
+// index in the upper layer (which the agent's git then reads), so that
+// git status there does not report them as deleted. The real index is
+// read, never written. It does nothing without a .git directory at the
+// top of the project, hidden files, or a git binary.
+func (s *Sandbox) quietOverlayGit() error {
+	realGit := filepath.Join(s.Root, ".git")
+	if fi, err := os.Lstat(realGit); err != nil || !fi.IsDir() || len(s.skipped) == 0 {
+		return nil
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil
+	}
+	out, err := git.Repo{GitDir: realGit}.Run(context.Background(), nil, "ls-files", "-z")
+	if err != nil {
+		return nil // not a usable repository: nothing to keep quiet
+	}
+	var tracked []string
+	for f := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if f != "" && below(f, s.skipped) {
+			tracked = append(tracked, f)
+		}
+	}
+	if len(tracked) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(realGit, "index"))
+	if err != nil {
+		return nil
+	}
+	if err := s.upperDirs(".git"); err != nil {
+		return err
+	}
+	index := filepath.Join(s.Overlay.Upper, ".git", "index")
+	if err := os.WriteFile(index, data, 0o644); err != nil {
+		return err
+	}
+	input := []byte(strings.Join(tracked, "\x00") + "\x00")
+	if _, err := (git.Repo{GitDir: realGit, IndexFile: index}).Run(context.Background(), input, "update-index", "--skip-worktree", "-z", "--stdin"); err != nil {
+		return fmt.Errorf("cannot mark hidden files in the sandbox's git index: %w", err)
+	}
 	return nil
 }
 

@@ -103,7 +103,7 @@ func TestOverlayGit(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = RemoveDir(dir) })
 	root := filepath.Join(dir, "project")
-	writeTree(t, root, map[string]string{"a.txt": "a"})
+	writeTree(t, root, map[string]string{"a.txt": "a", "AGENTS.md": "real", "secret.txt": "s", ".agentignore": "secret.txt\n"})
 	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
 		"GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "start"}} {
@@ -114,9 +114,13 @@ func TestOverlayGit(t *testing.T) {
 		}
 	}
 	s, err := Create(context.Background(), Options{Home: filepath.Join(dir, "home"), Persona: "p", Root: root,
-		Cwd: root, Dir: filepath.Join(dir, "session"), Overlay: true})
+		Cwd: root, Dir: filepath.Join(dir, "session"), Overlay: true, Hide: []string{"AGENTS.md"}})
 	must(t, err)
 	defer func() { must(t, s.Remove()) }()
+	_, err = s.Materialize("AGENTS.md", "persona")
+	must(t, err)
+	realIndex, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+	must(t, err)
 	start := s.GitStart()
 	if start == "" {
 		t.Fatal("no start commit")
@@ -126,7 +130,10 @@ func TestOverlayGit(t *testing.T) {
 	ov := &confine.Overlay{Lower: s.Root, Upper: s.Overlay.Upper, Work: s.Overlay.Work, Target: s.Tree, Whiteouts: s.Overlay.Whiteouts}
 	p := confine.Policy{Dirs: []string{s.Tree, tmp}, Devices: confine.TerminalDevices,
 		Read: &confine.ReadPolicy{Deny: []string{root}}, Net: &confine.Namespaces{Tmp: tmp, Overlay: ov}}
-	cmd := exec.Command("/bin/sh", "-c", "set -e; echo A > a.txt; git commit -qam agent; git rev-parse HEAD")
+	cmd := exec.Command("/bin/sh", "-c", `set -e
+st=$(git status --porcelain)
+if [ -n "$st" ]; then echo "git status: $st" >&2; exit 1; fi
+echo A > a.txt; git commit -qam agent; git rev-parse HEAD`)
 	cmd.Dir, cmd.Env = s.Workdir, append(gitEnv, "HOME="+tmp)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -150,6 +157,9 @@ func TestOverlayGit(t *testing.T) {
 	must(t, err)
 	if !stored[made] || stored[start] {
 		t.Errorf("GitObjects %s holds %v, want the agent's commit only", s.GitObjects(), stored)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".git", "index")); !bytes.Equal(data, realIndex) {
+		t.Error("the real index changed")
 	}
 	if real := (&Sandbox{Tree: root, Root: root}).Head(); real != start {
 		t.Errorf("the real HEAD moved: %s", real)
