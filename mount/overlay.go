@@ -89,7 +89,7 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Started = time.Unix(st.Ctim.Unix())
 	s.gitDirs = projectGitDirs(o.Root)
-	w, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
+	w, links, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,10 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	// No manifest: the base of a path is taken when the agent changed
 	// it (stamp), or when a sync applied it (settle).
 	s.manifest, s.realLinks, s.boxBase = map[string]entry{}, map[string]entry{}, map[string]entry{}
-	s.keepLinked(o.HooksDirs, nil)
+	if err := s.sealOverlayLinks(links); err != nil {
+		return err
+	}
+	s.keepLinked(o.HooksDirs, append(links, realLinksLeftOut(o.Root, s.skipped)...))
 	// The start commit is the real repository's HEAD: the lower layer's.
 	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()
 	return s.quietOverlayGit()
@@ -152,15 +155,15 @@ func (s *Sandbox) quietOverlayGit() error {
 
 // findWhiteouts returns what the copy of root would leave out, sorted: the
 // paths ignored by r's patterns (a directory as a whole), the hidden
-// files, and the names taken for .git. It lists directories (names and
+// files, and the names taken for .git; and the symbolic links of the rest
+// (outside git directories). It lists directories (names and
 // types, no stat of the files: the file system's directory entries say
 // what is a directory), never copies: because the default excludes and
 // the hidden instruction file names apply at every level, every directory
 // of the tree but the ignored ones and the git directories is listed,
 // which costs a small part of a copy (BenchmarkFindWhiteouts: 20,000
 // files).
-func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) ([]string, error) {
-	var out []string
+func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links []string, err error) {
 	var walk func(rel string) error
 	walk = func(rel string) error {
 		if err := ctx.Err(); err != nil {
@@ -187,6 +190,8 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) ([]st
 			case dotGitAlias(sub), r.ignoredLeaf(sub, isDir), !isDir && r.hidden(sub):
 				out = append(out, sub)
 				continue
+			case e.Type()&fs.ModeSymlink != 0:
+				links = append(links, sub)
 			}
 			if isDir {
 				if err := walk(sub); err != nil {
@@ -197,10 +202,40 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) ([]st
 		return nil
 	}
 	if err := walk(""); err != nil {
-		return nil, fmt.Errorf("cannot list %s for the overlay: %w", root, err)
+		return nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, err)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, links, nil
+}
+
+// sealOverlayLinks makes again, in the upper layer, each of the real
+// tree's links (links) that would lead the harness to a path of the real
+// tree, or dangle, as a copy makes them (sealLink): pointing to the same
+// place in the tree, where the overlay shows the project. The link the
+// real tree has is then hidden by the upper layer's, and sync-back knows
+// it for workforce's (Sandbox.links), as a copy's.
+func (s *Sandbox) sealOverlayLinks(links []string) error {
+	for _, rel := range links {
+		src := filepath.Join(s.Root, filepath.FromSlash(rel))
+		target, err := os.Readlink(src)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		t, sealed := sealLink(s.Root, s.Tree, src, target)
+		if !sealed {
+			continue
+		}
+		if dir := path.Dir(rel); dir != "." {
+			if err := s.upperDirs(dir); err != nil {
+				return fmt.Errorf("cannot make the link %s again in the sandbox: %w", rel, err)
+			}
+		}
+		if err := os.Symlink(t, filepath.Join(s.Overlay.Upper, filepath.FromSlash(rel))); err != nil {
+			return fmt.Errorf("cannot make the link %s again in the sandbox: %w", rel, err)
+		}
+		s.links[rel] = t
+	}
+	return nil
 }
 
 // writeRoot is where workforce writes into the sandbox: the upper layer

@@ -430,3 +430,36 @@ func TestMergedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlayLinks: a link of the project that leads to the project by its
+// real path is made again in the upper layer, leading to the tree, as a
+// copy makes it, and is no change of the agent's; one that stays inside
+// by a relative path is left to the lower layer.
+func TestOverlayLinks(t *testing.T) {
+	s, root := overlayFixtureWith(t, func(root string) {
+		must(t, os.Symlink(filepath.Join(root, "a.txt"), filepath.Join(root, "sub", "abs")))
+		must(t, os.Symlink("../a.txt", filepath.Join(root, "sub", "rel")))
+	})
+	if got, err := os.Readlink(filepath.Join(s.Overlay.Upper, "sub", "abs")); err != nil || got != filepath.Join(s.Tree, "a.txt") {
+		t.Errorf("upper sub/abs -> %q (%v), want the tree's a.txt", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(s.Overlay.Upper, "sub", "rel")); err == nil {
+		t.Error("sub/rel was made again")
+	}
+	r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != "" {
+		t.Errorf("report:\n%s", got)
+	}
+	if got, _ := os.Readlink(filepath.Join(root, "sub", "abs")); got != filepath.Join(root, "a.txt") {
+		t.Errorf("real sub/abs -> %q", got)
+	}
+	must(t, s.Save())
+	o, err := Open(s.Dir)
+	must(t, err)
+	r, err = o.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != "" {
+		t.Errorf("report after Open:\n%s", got)
+	}
+}

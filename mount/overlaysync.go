@@ -219,10 +219,13 @@ func (u *upperScan) entry(fd int, name, sub string, st *unix.Stat_t, opaque bool
 		u.files = append(u.files, sub)
 		return
 	case unix.S_IFLNK:
+		t, _ := readlinkAt(fd, name)
 		switch realType {
 		case unix.S_IFLNK:
-			t, _ := readlinkAt(fd, name)
-			if rt, err := u.real.readlink(sub); err == nil && rt == t {
+			if sealed := s.links[sub]; sealed != "" && t == sealed {
+				return // made again by workforce (sealOverlayLinks)
+			}
+			if rt, err := u.real.readlink(sub); err == nil && rt == t && s.links[sub] == "" {
 				return // copied up as it was
 			}
 		case unix.S_IFREG, unix.S_IFDIR:
