@@ -89,7 +89,7 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Started = time.Unix(st.Ctim.Unix())
 	s.gitDirs = projectGitDirs(o.Root)
-	w, links, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
+	w, links, ro, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
 	if err != nil {
 		return err
 	}
@@ -101,6 +101,11 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	s.manifest, s.realLinks, s.boxBase = map[string]entry{}, map[string]entry{}, map[string]entry{}
 	if err := s.sealOverlayLinks(links); err != nil {
 		return err
+	}
+	for _, rel := range ro {
+		if err := s.readonlyCopy(rel); err != nil {
+			return fmt.Errorf("cannot make %s read-only in the sandbox: %w", rel, err)
+		}
 	}
 	s.keepLinked(o.HooksDirs, append(links, realLinksLeftOut(o.Root, s.skipped)...))
 	// The start commit is the real repository's HEAD: the lower layer's.
@@ -155,15 +160,16 @@ func (s *Sandbox) quietOverlayGit() error {
 
 // findWhiteouts returns what the copy of root would leave out, sorted: the
 // paths ignored by r's patterns (a directory as a whole), the hidden
-// files, and the names taken for .git; and the symbolic links of the rest
-// (outside git directories). It lists directories (names and
+// files, and the names taken for .git; and the symbolic links and the
+// read-only regular files of the rest (outside git directories). It lists
+// directories (names and
 // types, no stat of the files: the file system's directory entries say
 // what is a directory), never copies: because the default excludes and
 // the hidden instruction file names apply at every level, every directory
 // of the tree but the ignored ones and the git directories is listed,
 // which costs a small part of a copy (BenchmarkFindWhiteouts: 20,000
 // files).
-func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links []string, err error) {
+func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links, readonly []string, err error) {
 	var walk func(rel string) error
 	walk = func(rel string) error {
 		if err := ctx.Err(); err != nil {
@@ -192,6 +198,8 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 				continue
 			case e.Type()&fs.ModeSymlink != 0:
 				links = append(links, sub)
+			case e.Type().IsRegular() && r.isReadonly(sub):
+				readonly = append(readonly, sub)
 			}
 			if isDir {
 				if err := walk(sub); err != nil {
@@ -202,10 +210,52 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 		return nil
 	}
 	if err := walk(""); err != nil {
-		return nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, err)
+		return nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, err)
 	}
 	sort.Strings(out)
-	return out, links, nil
+	return out, links, readonly, nil
+}
+
+// readonlyCopy puts in the upper layer a copy of the real file rel
+// without write permission, as a copy's sandbox has it (.agentreadonly,
+// the persona's read-only patterns): the overlay shows it instead of the
+// real one. Its base is the real file as it is (the manifest's entry), so
+// that sync-back takes it as untouched until the agent changes it, and
+// then never syncs it.
+func (s *Sandbox) readonlyCopy(rel string) error {
+	dir, name := path.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir != "" {
+		if err := s.upperDirs(dir); err != nil {
+			return err
+		}
+	}
+	open := func(base string) (int, error) {
+		return unix.Open(filepath.Join(base, filepath.FromSlash(dir)), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	}
+	rfd, err := open(s.Root)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(rfd)
+	ufd, err := open(s.Overlay.Upper)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ufd)
+	var st unix.Stat_t
+	if err := unix.Fstatat(rfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil // gone or changed meanwhile: nothing to protect
+	}
+	if err := copyFileAt(rfd, ufd, name, &st); err != nil {
+		return err
+	}
+	if err := unix.Fchmodat(ufd, name, uint32(st.Mode)&0o7777&^0o222, 0); err != nil {
+		return err
+	}
+	s.manifest[rel] = entry{size: st.Size, mtime: st.Mtim.Nano(), mode: fileMode(uint32(st.Mode))}
+	s.readonly[rel] = true
+	return nil
 }
 
 // sealOverlayLinks makes again, in the upper layer, each of the real

@@ -88,6 +88,12 @@ func TestOverlayCreate(t *testing.T) {
 	if ov.Started.IsZero() {
 		t.Error("Started is zero")
 	}
+	ro := filepath.Join(ov.Upper, "ro.txt")
+	if fi, err := os.Stat(ro); err != nil || fi.Mode().Perm() != 0o444 {
+		t.Errorf("upper ro.txt: %v (%v), want a read-only copy", fi, err)
+	} else if data, _ := os.ReadFile(ro); string(data) != "ro" {
+		t.Errorf("upper ro.txt = %q", data)
+	}
 	p, err := s.Materialize("AGENTS.md", "persona")
 	must(t, err)
 	if p != filepath.Join(s.Workdir, "AGENTS.md") {
