@@ -189,7 +189,7 @@ func (u *upperScan) entry(fd int, name, sub string, st *unix.Stat_t, opaque bool
 	realErr := u.real.lstat(sub, &rst)
 	realType := uint32(0)
 	if realErr == nil {
-		realType = rst.Mode & unix.S_IFMT
+		realType = uint32(rst.Mode) & unix.S_IFMT
 	}
 	isWhiteout := st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0 ||
 		st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 && hasXattr(fd, name, whiteoutXattr)
@@ -272,7 +272,7 @@ func (u *upperScan) removed(sub string, typ uint32) {
 		for i, n := range names {
 			var st unix.Stat_t
 			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-				types[i] = st.Mode & unix.S_IFMT
+				types[i] = uint32(st.Mode) & unix.S_IFMT
 			}
 		}
 		unix.Close(fd)
@@ -301,7 +301,7 @@ func (u *upperScan) missing(rel string, names []string) {
 		}
 		var st unix.Stat_t
 		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			u.removed(path.Join(rel, n), st.Mode&unix.S_IFMT)
+			u.removed(path.Join(rel, n), uint32(st.Mode)&unix.S_IFMT)
 		}
 	}
 }
