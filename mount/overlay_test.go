@@ -173,6 +173,7 @@ func (u upperLayer) path(rel string) string {
 // upper layer (as overlayfs copies them up).
 func (u upperLayer) write(rel, content string, mode os.FileMode) {
 	must(u.t, os.MkdirAll(filepath.Dir(u.path(rel)), 0o755))
+	_ = os.Remove(u.path(rel)) // a read-only copy: the agent would chmod it
 	must(u.t, os.WriteFile(u.path(rel), []byte(content), mode))
 	must(u.t, os.Chmod(u.path(rel), mode))
 }
