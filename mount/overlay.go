@@ -18,8 +18,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -167,53 +169,91 @@ func (s *Sandbox) quietOverlayGit() error {
 // what is a directory), never copies: because the default excludes and
 // the hidden instruction file names apply at every level, every directory
 // of the tree but the ignored ones and the git directories is listed,
-// which costs a small part of a copy (BenchmarkFindWhiteouts: 20,000
-// files).
+// on several goroutines, which costs a small part of a copy
+// (BenchmarkOverlayCreate/whiteouts, 20,000 files in 1,000 directories:
+// 35-40 ms on two busy cores, against 4 s for the copy there).
 func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links, readonly []string, err error) {
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		if err := ctx.Err(); err != nil {
-			return err
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		first error
+	)
+	// Directories are listed on several goroutines: a token each, the
+	// rest inline.
+	tokens := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	var walk func(rel string)
+	walk = func(rel string) {
+		w, l, ro, dirs, err := listForOverlay(ctx, root, rel, r, gd)
+		mu.Lock()
+		out, links, readonly = append(out, w...), append(links, l...), append(readonly, ro...)
+		if err != nil && first == nil {
+			first = err
 		}
-		f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
-				return nil // the agent cannot list it either
-			}
-			return err
+		stop := first != nil
+		mu.Unlock()
+		if stop {
+			return
 		}
-		ents, err := f.ReadDir(-1)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		for _, e := range ents {
-			sub := path.Join(rel, e.Name())
-			isDir := e.IsDir()
-			switch {
-			case e.Name() == ".git" || gd.isGitDir(sub) || gd.inGit(sub):
-				continue // git's own: shown, never synced
-			case dotGitAlias(sub), r.ignoredLeaf(sub, isDir), !isDir && r.hidden(sub):
-				out = append(out, sub)
-				continue
-			case e.Type()&fs.ModeSymlink != 0:
-				links = append(links, sub)
-			case e.Type().IsRegular() && r.isReadonly(sub):
-				readonly = append(readonly, sub)
-			}
-			if isDir {
-				if err := walk(sub); err != nil {
-					return err
-				}
+		for _, d := range dirs {
+			select {
+			case tokens <- struct{}{}:
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { <-tokens }()
+					walk(d)
+				}()
+			default:
+				walk(d)
 			}
 		}
-		return nil
 	}
-	if err := walk(""); err != nil {
-		return nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, err)
+	walk("")
+	wg.Wait()
+	if first != nil {
+		return nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
 	}
 	sort.Strings(out)
+	sort.Strings(links)
+	sort.Strings(readonly)
 	return out, links, readonly, nil
+}
+
+// listForOverlay lists the directory rel of root for findWhiteouts: what
+// it hides, its links, its read-only files and the directories to list.
+func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs) (hide, links, readonly, dirs []string, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
+			return nil, nil, nil, nil, nil // the agent cannot list it either
+		}
+		return nil, nil, nil, nil, err
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	for _, e := range ents {
+		sub := path.Join(rel, e.Name())
+		isDir := e.IsDir()
+		switch {
+		case e.Name() == ".git" || gd.isGitDir(sub) || gd.inGit(sub):
+			// git's own: shown, never synced
+		case dotGitAlias(sub), r.ignoredLeaf(sub, isDir), !isDir && r.hidden(sub):
+			hide = append(hide, sub)
+		case isDir:
+			dirs = append(dirs, sub)
+		case e.Type()&fs.ModeSymlink != 0:
+			links = append(links, sub)
+		case e.Type().IsRegular() && r.isReadonly(sub):
+			readonly = append(readonly, sub)
+		}
+	}
+	return hide, links, readonly, dirs, nil
 }
 
 // readonlyCopy puts in the upper layer a copy of the real file rel
