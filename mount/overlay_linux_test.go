@@ -158,6 +158,14 @@ echo A > a.txt; git commit -qam agent; git rev-parse HEAD`)
 	if !stored[made] || stored[start] {
 		t.Errorf("GitObjects %s holds %v, want the agent's commit only", s.GitObjects(), stored)
 	}
+	// The agent's commits, outside: the real git directory, the agent's
+	// store first and the real one as its alternate.
+	rl := exec.Command("git", "rev-list", made, "^"+start, "--")
+	rl.Env = append(gitEnv, "GIT_DIR="+filepath.Join(root, ".git"), "GIT_OBJECT_DIRECTORY="+s.GitObjects(),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(root, ".git", "objects"))
+	if out, err := rl.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != made {
+		t.Errorf("git rev-list over the agent's store: %q (%v), want %s", out, err, made)
+	}
 	if data, _ := os.ReadFile(filepath.Join(root, ".git", "index")); !bytes.Equal(data, realIndex) {
 		t.Error("the real index changed")
 	}
