@@ -268,6 +268,18 @@ func TestOverlaySync(t *testing.T) {
 			u.whiteout("gone")
 		}, want: "created: moved/in/y.txt moved/x.txt\ndeleted: gone/in/y.txt gone/x.txt\n",
 			real: map[string]string{"gone": "", "moved/x.txt": "x", "moved/in/y.txt": "y"}},
+		{name: "a file replaced by a directory", deletes: true, agent: func(u upperLayer) {
+			must(u.t, os.Mkdir(u.path("a.txt"), 0o755))
+			u.write("a.txt/in.txt", "i", 0o644)
+		}, want: "created: a.txt/in.txt\ndeleted: a.txt\n", real: map[string]string{"a.txt/in.txt": "i"}},
+		{name: "a file replaced by a directory, without deletes", agent: func(u upperLayer) {
+			must(u.t, os.Mkdir(u.path("a.txt"), 0o755))
+			u.write("a.txt/in.txt", "i", 0o644)
+		}, want: "unapplied: a.txt\nblocked: a.txt/in.txt\n", real: map[string]string{"a.txt": "a"}},
+		{name: "a directory replaced by a file", deletes: true, agent: func(u upperLayer) { u.write("gone", "g", 0o644) },
+			want: "created: gone\ndeleted: gone/in/y.txt gone/x.txt\n", real: map[string]string{"gone": "g"}},
+		{name: "a file replaced by a link", deletes: true, agent: func(u upperLayer) { must(u.t, os.Symlink("b.txt", u.path("a.txt"))) },
+			want: "deleted: a.txt\nnotSynced: a.txt\n", real: map[string]string{"a.txt": ""}},
 		{name: "the sandbox's whiteouts", whiteout: true, deletes: true, agent: func(u upperLayer) {
 			u.whiteout(".env")
 			u.whiteout("sub/AGENTS.md")
