@@ -8,23 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/git"
 )
 
-// TestOverlayKernel: a shell started by confine's launcher, shown a
-// Create'd overlay sandbox of a real tree, edits, creates, deletes and
-// renames a directory of the project with mv; Sync brings all of it to
-// the real tree (the renamed directory as the new one created and the
-// old one deleted, with deletions), and the ignored file and the hidden
-// instruction file stay unseen and untouched.
-func TestOverlayKernel(t *testing.T) {
+// kernelSandbox makes a project and an overlay sandbox of it, outside
+// the system's temporary directory (as a user's files are: the harness's
+// /tmp is the session's), and the policy of a harness shown it: the
+// sandbox, the policy, the project and the harness's /tmp. It skips the
+// test where this system has no overlay.
+func kernelSandbox(t *testing.T) (*Sandbox, confine.Policy, string, string) {
+	t.Helper()
 	if ok, reason := confine.OverlayAvailable(""); !ok {
 		t.Skipf("no overlay here: %s", reason)
 	}
-	// Outside the system's temporary directory, as a user's files are:
-	// the harness's /tmp is the session's.
 	base := "/var/tmp"
 	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
 		base = os.TempDir()
@@ -40,7 +39,7 @@ func TestOverlayKernel(t *testing.T) {
 	s, err := Create(context.Background(), Options{Home: filepath.Join(dir, "home"), Persona: "p", Root: root,
 		Cwd: filepath.Join(root, "sub"), Hide: []string{"AGENTS.md"}, Dir: filepath.Join(dir, "session"), Overlay: true})
 	must(t, err)
-	defer func() { must(t, s.Remove()) }()
+	t.Cleanup(func() { must(t, s.Remove()) })
 	_, err = s.Materialize("AGENTS.md", "persona")
 	must(t, err)
 	tmp := filepath.Join(dir, "tmp")
@@ -48,6 +47,17 @@ func TestOverlayKernel(t *testing.T) {
 	ov := &confine.Overlay{Lower: s.Root, Upper: s.Overlay.Upper, Work: s.Overlay.Work, Target: s.Tree, Whiteouts: s.Overlay.Whiteouts}
 	p := confine.Policy{Dirs: []string{s.Tree, tmp}, Devices: confine.TerminalDevices,
 		Read: &confine.ReadPolicy{Deny: []string{root}}, Net: &confine.Namespaces{Tmp: tmp, Overlay: ov}}
+	return s, p, root, tmp
+}
+
+// TestOverlayKernel: a shell started by confine's launcher, shown a
+// Create'd overlay sandbox of a real tree, edits, creates, deletes and
+// renames a directory of the project with mv; Sync brings all of it to
+// the real tree (the renamed directory as the new one created and the
+// old one deleted, with deletions), and the ignored file and the hidden
+// instruction file stay unseen and untouched.
+func TestOverlayKernel(t *testing.T) {
+	s, p, root, _ := kernelSandbox(t)
 	script := `set -e
 echo A > ../a.txt
 echo n > ../new.txt
@@ -171,5 +181,54 @@ echo A > a.txt; git commit -qam agent; git rev-parse HEAD`)
 	}
 	if real := (&Sandbox{Tree: root, Root: root}).Head(); real != start {
 		t.Errorf("the real HEAD moved: %s", real)
+	}
+}
+
+// TestOverlayKernelConflict: the user edits, while the harness runs, a
+// file the agent edited: sync-back keeps the user's version, reports the
+// conflict and saves the agent's; the agent's other edit syncs.
+func TestOverlayKernelConflict(t *testing.T) {
+	s, p, root, tmp := kernelSandbox(t)
+	script := `set -e
+echo agent > c.txt
+echo agent > ../a.txt
+touch /tmp/edited
+i=0
+while [ ! -e /tmp/go ]; do i=$((i+1)); [ $i -lt 3000 ] || exit 3; sleep 0.01; done
+`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = s.Workdir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	l, err := confine.Start(cmd, p)
+	must(t, err)
+	defer l.Close()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(tmp, "edited")); err == nil {
+			break
+		}
+		if i == 3000 {
+			t.Fatal("the shell did not edit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // past the file system's coarse clock
+	write(t, filepath.Join(root, "sub", "c.txt"), "user")
+	write(t, filepath.Join(tmp, "go"), "")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the shell: %v\n%s", err, stderr.String())
+	}
+	r, err := s.Sync(context.Background(), SyncOptions{})
+	must(t, err)
+	if got, want := summary(r), "updated: a.txt\nconflicts: sub/c.txt\n"; got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "sub", "c.txt")); string(data) != "user" {
+		t.Errorf("real sub/c.txt = %q, want the user's", data)
+	}
+	if len(r.Conflicts) == 1 {
+		if data, _ := os.ReadFile(r.Conflicts[0].Saved); string(data) != "agent\n" {
+			t.Errorf("the agent's version saved as %q", data)
+		}
 	}
 }
