@@ -400,6 +400,9 @@ func (s *Sandbox) dropWhiteout(rel string) {
 const (
 	opaqueXattr   = "user.overlay.opaque"
 	whiteoutXattr = "user.overlay.whiteout"
+	// originXattr marks a file the overlay copied up from the lower
+	// layer (a change of a real file, not a new one).
+	originXattr = "user.overlay.origin"
 )
 
 // removeOverlay removes an overlay sandbox's directory: the upper and

@@ -184,14 +184,16 @@ echo A > a.txt; git commit -qam agent; git rev-parse HEAD`)
 	}
 }
 
-// TestOverlayKernelConflict: the user edits, while the harness runs, a
-// file the agent edited: sync-back keeps the user's version, reports the
-// conflict and saves the agent's; the agent's other edit syncs.
+// TestOverlayKernelConflict: the user edits, and deletes, while the
+// harness runs, files the agent edited: sync-back keeps the user's
+// version (and deletion), reports the conflicts and saves the agent's;
+// the agent's other edit syncs.
 func TestOverlayKernelConflict(t *testing.T) {
 	s, p, root, tmp := kernelSandbox(t)
 	script := `set -e
 echo agent > c.txt
 echo agent > ../a.txt
+echo agent > ../b.txt
 touch /tmp/edited
 i=0
 while [ ! -e /tmp/go ]; do i=$((i+1)); [ $i -lt 3000 ] || exit 3; sleep 0.01; done
@@ -214,21 +216,25 @@ while [ ! -e /tmp/go ]; do i=$((i+1)); [ $i -lt 3000 ] || exit 3; sleep 0.01; do
 	}
 	time.Sleep(20 * time.Millisecond) // past the file system's coarse clock
 	write(t, filepath.Join(root, "sub", "c.txt"), "user")
+	must(t, os.Remove(filepath.Join(root, "b.txt")))
 	write(t, filepath.Join(tmp, "go"), "")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the shell: %v\n%s", err, stderr.String())
 	}
 	r, err := s.Sync(context.Background(), SyncOptions{})
 	must(t, err)
-	if got, want := summary(r), "updated: a.txt\nconflicts: sub/c.txt\n"; got != want {
+	if got, want := summary(r), "updated: a.txt\nconflicts: b.txt sub/c.txt\n"; got != want {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want)
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "sub", "c.txt")); string(data) != "user" {
 		t.Errorf("real sub/c.txt = %q, want the user's", data)
 	}
-	if len(r.Conflicts) == 1 {
-		if data, _ := os.ReadFile(r.Conflicts[0].Saved); string(data) != "agent\n" {
-			t.Errorf("the agent's version saved as %q", data)
+	if _, err := os.Lstat(filepath.Join(root, "b.txt")); err == nil {
+		t.Error("b.txt, which the user deleted, is back")
+	}
+	for _, c := range r.Conflicts {
+		if data, _ := os.ReadFile(c.Saved); string(data) != "agent\n" {
+			t.Errorf("the agent's %s saved as %q", c.Path, data)
 		}
 	}
 }

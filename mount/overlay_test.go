@@ -309,6 +309,13 @@ func TestOverlaySync(t *testing.T) {
 		{name: "a deletion's conflict", whiteout: true, deletes: true, agent: func(u upperLayer) { u.whiteout("a.txt") },
 			user: func(root string) { must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("user"), 0o644)) },
 			want: "conflicts: a.txt\n", real: map[string]string{"a.txt": "user"}},
+		{name: "a conflict: the real file deleted after the agent changed it", agent: func(u upperLayer) {
+			u.write("a.txt", "A", 0o644)
+			must(u.t, unix.Lsetxattr(u.path("a.txt"), originXattr, []byte("x"), 0)) // copied up
+			u.write("new.txt", "n", 0o644)
+		}, user: func(root string) {
+			must(t, os.Remove(filepath.Join(root, "a.txt")))
+		}, want: "created: new.txt\nconflicts: a.txt\n", real: map[string]string{"a.txt": "", "new.txt": "n"}},
 		{name: "changed before the start: synced", agent: func(u upperLayer) { u.write("a.txt", "A", 0o644) },
 			pre:  func(root string) { must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("user"), 0o644)) },
 			want: "updated: a.txt\n", real: map[string]string{"a.txt": "A"}},

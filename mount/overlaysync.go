@@ -112,7 +112,8 @@ func uniqueSorted(l []string) []string {
 }
 
 // stamp gives the real regular file or link rel its base entry for this
-// sync, unless it has one (a sync applied it): as it is, or, when its
+// sync, unless it has one (a sync applied it): as it is, or, when it is
+// gone but was there when the agent changed it, or when its
 // change time is later than the sandbox's start, one that no stat
 // matches. Both times are the file system's clock, which moves in ticks
 // of a few milliseconds: a change in the tick the sandbox was made in is
@@ -126,7 +127,14 @@ func (s *Sandbox) stamp(rel string, real *fdTree, synth map[string]bool) {
 		return
 	}
 	var st unix.Stat_t
-	if real.lstat(rel, &st) != nil {
+	if err := real.lstat(rel, &st); err != nil {
+		// A file the overlay copied up (it records where from) had a
+		// real file since the start: gone now, the user deleted it,
+		// and the agent's change of it is a conflict.
+		if errors.Is(err, fs.ErrNotExist) && hasXattrPath(s.AgentPath(rel), originXattr) {
+			files[rel] = entry{size: -1, mtime: -1, mode: 0}
+			synth[rel] = true
+		}
 		return
 	}
 	e := entry{size: st.Size, mtime: st.Mtim.Nano(), mode: fileMode(uint32(st.Mode))}
