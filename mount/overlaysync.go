@@ -43,7 +43,8 @@ type upperScan struct {
 // configuration, materialized files), and the same primitives write the
 // real tree. A conflict is a path the agent changed whose real entry
 // changed later than OverlayLayers.Started (its change time; read only
-// for the paths the agent changed): the user's version stays, the
+// for the paths the agent changed), or is gone though the overlay copied
+// the agent's file up from it: the user's version stays, the
 // agent's is saved under conflicts/. A file a sync applied is judged
 // after by the base it left, as in a copy (settle).
 func (s *Sandbox) syncOverlay(ctx context.Context, o SyncOptions) (*Report, error) {
