@@ -346,9 +346,11 @@ func (s *Sandbox) AgentPath(rel string) string {
 }
 
 // upperDirs makes, in the upper layer, the directories of rel (a
-// directory, relative to the tree) that are missing, each with the mode of
-// the real directory at its place (0755 where there is none), so that the
-// merged directory looks as the real one. A directory of rel that the
+// directory, relative to the tree) that are missing, each with the mode
+// of the real directory at its place (0755 where there is none; the
+// owner's write permission added, for what workforce writes below), so
+// that the merged directory looks as the real one (but for its times,
+// which what is written in it moves). A directory of rel that the
 // whiteouts hide is made opaque, so that the real one's entries stay
 // hidden under it, and leaves the whiteouts (the launcher would find it
 // there).
@@ -371,7 +373,12 @@ func (s *Sandbox) upperDirs(rel string) error {
 		if rfi, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(done))); err == nil && rfi.IsDir() {
 			mode = rfi.Mode().Perm()
 		}
-		if err := os.Mkdir(p, mode|0o700); err != nil {
+		// Whatever the umask; the owner keeps the right to write there
+		// (workforce writes below it).
+		if err := os.Mkdir(p, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(p, mode|0o700); err != nil {
 			return err
 		}
 		if i := sort.SearchStrings(s.Overlay.Whiteouts, done); i < len(s.Overlay.Whiteouts) && s.Overlay.Whiteouts[i] == done {

@@ -491,3 +491,18 @@ func TestOverlayLinks(t *testing.T) {
 		t.Errorf("report after Open:\n%s", got)
 	}
 }
+
+// TestOverlayUpperDirs: the directories Materialize makes in the upper
+// layer look as the real ones: their mode, whatever the umask.
+func TestOverlayUpperDirs(t *testing.T) {
+	s, _ := overlayFixtureWith(t, func(root string) {
+		must(t, os.Chmod(filepath.Join(root, "sub", "deep"), 0o775))
+	})
+	_, err := s.MaterializeDir(Dir{Rel: "sub/deep/skill", Files: []DirFile{{Path: "SKILL.md", Data: []byte("x")}}})
+	must(t, err)
+	fi, err := os.Stat(filepath.Join(s.Overlay.Upper, "sub", "deep"))
+	must(t, err)
+	if fi.Mode().Perm() != 0o775 {
+		t.Errorf("upper sub/deep: %v, want the real one's 0775", fi.Mode())
+	}
+}
