@@ -74,10 +74,12 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 		return fmt.Errorf("a warm tree: %w", ErrOverlay)
 	}
 	ov := &OverlayLayers{Upper: filepath.Join(s.Dir, UpperDir), Work: filepath.Join(s.Dir, WorkDir)}
-	for _, d := range []string{ov.Upper, ov.Work} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return fmt.Errorf("cannot make the overlay's directories: %w", err)
-		}
+	if err := os.Mkdir(ov.Upper, 0o700); err != nil {
+		return fmt.Errorf("cannot make the overlay's directories: %w", err)
+	}
+	s.Overlay = ov // from here on, Create's failure removes them
+	if err := os.Mkdir(ov.Work, 0o700); err != nil {
+		return fmt.Errorf("cannot make the overlay's directories: %w", err)
 	}
 	if err := os.Mkdir(s.Tree, 0o755); err != nil {
 		return err
@@ -97,7 +99,6 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Whiteouts = w
 	s.skipped = append([]string(nil), w...)
-	s.Overlay = ov
 	// No manifest: the base of a path is taken when the agent changed
 	// it (stamp), or when a sync applied it (settle).
 	s.manifest, s.realLinks, s.boxBase = map[string]entry{}, map[string]entry{}, map[string]entry{}

@@ -506,3 +506,27 @@ func TestOverlayUpperDirs(t *testing.T) {
 		t.Errorf("upper sub/deep: %v, want the real one's 0775", fi.Mode())
 	}
 }
+
+// TestOverlayCreateFails: a sandbox directory that holds an upper layer
+// already is refused, and that layer is not removed; a failure after
+// Create made the layers removes them.
+func TestOverlayCreateFails(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "a"})
+	dir := filepath.Join(t.TempDir(), "s")
+	writeTree(t, dir, map[string]string{"upper/keep.txt": "k"})
+	if _, err := Create(context.Background(), Options{Root: root, Cwd: root, Dir: dir, Overlay: true}); err == nil {
+		t.Fatal("Create over an upper layer: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, UpperDir, "keep.txt")); err != nil {
+		t.Errorf("the upper layer found there was removed: %v", err)
+	}
+	dir2 := filepath.Join(t.TempDir(), "s2")
+	writeTree(t, dir2, map[string]string{"work": "a file in the place of the work directory"})
+	if _, err := Create(context.Background(), Options{Root: root, Cwd: root, Dir: dir2, Overlay: true}); err == nil {
+		t.Fatal("Create with a file in the place of work: no error")
+	}
+	if _, err := os.Lstat(filepath.Join(dir2, UpperDir)); !os.IsNotExist(err) {
+		t.Errorf("the upper layer Create made is left: %v", err)
+	}
+}
