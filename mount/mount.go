@@ -479,8 +479,8 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 		if err != nil {
 			made.journal.close()
 			removeAll(tree)
-			if o.Overlay {
-				_ = confine.RemoveOverlayDirs(filepath.Join(dir, UpperDir), filepath.Join(dir, WorkDir))
+			if ov := made.Overlay; ov != nil { // made here, not found
+				_ = confine.RemoveOverlayDirs(ov.Upper, ov.Work)
 			}
 			os.Remove(dir) // when nothing else is in it
 			s = nil

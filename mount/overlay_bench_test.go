@@ -1,3 +1,5 @@
+//go:build linux
+
 package mount
 
 import (
@@ -67,7 +69,7 @@ func BenchmarkOverlayCreate(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			w, err := findWhiteouts(context.Background(), root, r, nil)
+			w, _, _, err := findWhiteouts(context.Background(), root, r, nil)
 			if err != nil || len(w) != 4 {
 				b.Fatal(w, err)
 			}

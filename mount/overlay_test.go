@@ -1,3 +1,5 @@
+//go:build linux
+
 package mount
 
 import (
@@ -88,6 +90,12 @@ func TestOverlayCreate(t *testing.T) {
 	if ov.Started.IsZero() {
 		t.Error("Started is zero")
 	}
+	ro := filepath.Join(ov.Upper, "ro.txt")
+	if fi, err := os.Stat(ro); err != nil || fi.Mode().Perm() != 0o444 {
+		t.Errorf("upper ro.txt: %v (%v), want a read-only copy", fi, err)
+	} else if data, _ := os.ReadFile(ro); string(data) != "ro" {
+		t.Errorf("upper ro.txt = %q", data)
+	}
 	p, err := s.Materialize("AGENTS.md", "persona")
 	must(t, err)
 	if p != filepath.Join(s.Workdir, "AGENTS.md") {
@@ -165,6 +173,7 @@ func (u upperLayer) path(rel string) string {
 // upper layer (as overlayfs copies them up).
 func (u upperLayer) write(rel, content string, mode os.FileMode) {
 	must(u.t, os.MkdirAll(filepath.Dir(u.path(rel)), 0o755))
+	_ = os.Remove(u.path(rel)) // a read-only copy: the agent would chmod it
 	must(u.t, os.WriteFile(u.path(rel), []byte(content), mode))
 	must(u.t, os.Chmod(u.path(rel), mode))
 }
@@ -259,6 +268,18 @@ func TestOverlaySync(t *testing.T) {
 			u.whiteout("gone")
 		}, want: "created: moved/in/y.txt moved/x.txt\ndeleted: gone/in/y.txt gone/x.txt\n",
 			real: map[string]string{"gone": "", "moved/x.txt": "x", "moved/in/y.txt": "y"}},
+		{name: "a file replaced by a directory", deletes: true, agent: func(u upperLayer) {
+			must(u.t, os.Mkdir(u.path("a.txt"), 0o755))
+			u.write("a.txt/in.txt", "i", 0o644)
+		}, want: "created: a.txt/in.txt\ndeleted: a.txt\n", real: map[string]string{"a.txt/in.txt": "i"}},
+		{name: "a file replaced by a directory, without deletes", agent: func(u upperLayer) {
+			must(u.t, os.Mkdir(u.path("a.txt"), 0o755))
+			u.write("a.txt/in.txt", "i", 0o644)
+		}, want: "unapplied: a.txt\nblocked: a.txt/in.txt\n", real: map[string]string{"a.txt": "a"}},
+		{name: "a directory replaced by a file", deletes: true, agent: func(u upperLayer) { u.write("gone", "g", 0o644) },
+			want: "created: gone\ndeleted: gone/in/y.txt gone/x.txt\n", real: map[string]string{"gone": "g"}},
+		{name: "a file replaced by a link", deletes: true, agent: func(u upperLayer) { must(u.t, os.Symlink("b.txt", u.path("a.txt"))) },
+			want: "deleted: a.txt\nnotSynced: a.txt\n", real: map[string]string{"a.txt": ""}},
 		{name: "the sandbox's whiteouts", whiteout: true, deletes: true, agent: func(u upperLayer) {
 			u.whiteout(".env")
 			u.whiteout("sub/AGENTS.md")
@@ -288,6 +309,13 @@ func TestOverlaySync(t *testing.T) {
 		{name: "a deletion's conflict", whiteout: true, deletes: true, agent: func(u upperLayer) { u.whiteout("a.txt") },
 			user: func(root string) { must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("user"), 0o644)) },
 			want: "conflicts: a.txt\n", real: map[string]string{"a.txt": "user"}},
+		{name: "a conflict: the real file deleted after the agent changed it", agent: func(u upperLayer) {
+			u.write("a.txt", "A", 0o644)
+			must(u.t, unix.Lsetxattr(u.path("a.txt"), originXattr, []byte("x"), 0)) // copied up
+			u.write("new.txt", "n", 0o644)
+		}, user: func(root string) {
+			must(t, os.Remove(filepath.Join(root, "a.txt")))
+		}, want: "created: new.txt\nconflicts: a.txt\n", real: map[string]string{"a.txt": "", "new.txt": "n"}},
 		{name: "changed before the start: synced", agent: func(u upperLayer) { u.write("a.txt", "A", 0o644) },
 			pre:  func(root string) { must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("user"), 0o644)) },
 			want: "updated: a.txt\n", real: map[string]string{"a.txt": "A"}},
@@ -385,5 +413,120 @@ func TestOverlaySyncAgain(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "user" {
 		t.Errorf("real a.txt = %q, want the user's", data)
+	}
+}
+
+// TestMergedPath: the overlay's lookup in Go: the upper layer's entry
+// over the real one, nothing under a whiteout (made or the sandbox's
+// own) nor the real entries of an opaque directory.
+func TestMergedPath(t *testing.T) {
+	whiteouts, why := canWhiteout(t)
+	s, root := overlayFixture(t)
+	u := upperLayer{t, s}
+	u.write("a.txt", "A", 0o644)
+	u.opaque("gone")
+	u.write("gone/new.txt", "n", 0o644)
+	if whiteouts {
+		u.whiteout("b.txt")
+		u.whiteout("sub/deep")
+	}
+	tests := []struct {
+		rel, want string // want: "upper", "real" or "" for none
+		whiteout  bool
+	}{
+		{"a.txt", "upper", false},
+		{"sub/c.txt", "real", false},
+		{".claude", "real", false},
+		{"missing.txt", "", false},
+		{".env", "", false},
+		{"node_modules/m/index.js", "", false},
+		{"gone/new.txt", "upper", false},
+		{"gone/x.txt", "", false},
+		{"gone/in/y.txt", "", false},
+		{"b.txt", "", true},
+		{"sub/deep/d.txt", "", true},
+	}
+	for _, tt := range tests {
+		if tt.whiteout && !whiteouts {
+			t.Logf("%s: skipped: %s", tt.rel, why)
+			continue
+		}
+		p, ok := s.MergedPath(tt.rel)
+		want := map[string]string{"upper": filepath.Join(s.Overlay.Upper, tt.rel), "real": filepath.Join(root, tt.rel), "": ""}[tt.want]
+		if p != want || ok != (tt.want != "") {
+			t.Errorf("MergedPath(%s) = %s, %v; want %s", tt.rel, p, ok, want)
+		}
+	}
+}
+
+// TestOverlayLinks: a link of the project that leads to the project by its
+// real path is made again in the upper layer, leading to the tree, as a
+// copy makes it, and is no change of the agent's; one that stays inside
+// by a relative path is left to the lower layer.
+func TestOverlayLinks(t *testing.T) {
+	s, root := overlayFixtureWith(t, func(root string) {
+		must(t, os.Symlink(filepath.Join(root, "a.txt"), filepath.Join(root, "sub", "abs")))
+		must(t, os.Symlink("../a.txt", filepath.Join(root, "sub", "rel")))
+	})
+	if got, err := os.Readlink(filepath.Join(s.Overlay.Upper, "sub", "abs")); err != nil || got != filepath.Join(s.Tree, "a.txt") {
+		t.Errorf("upper sub/abs -> %q (%v), want the tree's a.txt", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(s.Overlay.Upper, "sub", "rel")); err == nil {
+		t.Error("sub/rel was made again")
+	}
+	r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != "" {
+		t.Errorf("report:\n%s", got)
+	}
+	if got, _ := os.Readlink(filepath.Join(root, "sub", "abs")); got != filepath.Join(root, "a.txt") {
+		t.Errorf("real sub/abs -> %q", got)
+	}
+	must(t, s.Save())
+	o, err := Open(s.Dir)
+	must(t, err)
+	r, err = o.Sync(context.Background(), SyncOptions{Deletes: true})
+	must(t, err)
+	if got := summary(r); got != "" {
+		t.Errorf("report after Open:\n%s", got)
+	}
+}
+
+// TestOverlayUpperDirs: the directories Materialize makes in the upper
+// layer look as the real ones: their mode, whatever the umask.
+func TestOverlayUpperDirs(t *testing.T) {
+	s, _ := overlayFixtureWith(t, func(root string) {
+		must(t, os.Chmod(filepath.Join(root, "sub", "deep"), 0o775))
+	})
+	_, err := s.MaterializeDir(Dir{Rel: "sub/deep/skill", Files: []DirFile{{Path: "SKILL.md", Data: []byte("x")}}})
+	must(t, err)
+	fi, err := os.Stat(filepath.Join(s.Overlay.Upper, "sub", "deep"))
+	must(t, err)
+	if fi.Mode().Perm() != 0o775 {
+		t.Errorf("upper sub/deep: %v, want the real one's 0775", fi.Mode())
+	}
+}
+
+// TestOverlayCreateFails: a sandbox directory that holds an upper layer
+// already is refused, and that layer is not removed; a failure after
+// Create made the layers removes them.
+func TestOverlayCreateFails(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "a"})
+	dir := filepath.Join(t.TempDir(), "s")
+	writeTree(t, dir, map[string]string{"upper/keep.txt": "k"})
+	if _, err := Create(context.Background(), Options{Root: root, Cwd: root, Dir: dir, Overlay: true}); err == nil {
+		t.Fatal("Create over an upper layer: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, UpperDir, "keep.txt")); err != nil {
+		t.Errorf("the upper layer found there was removed: %v", err)
+	}
+	dir2 := filepath.Join(t.TempDir(), "s2")
+	writeTree(t, dir2, map[string]string{"work": "a file in the place of the work directory"})
+	if _, err := Create(context.Background(), Options{Root: root, Cwd: root, Dir: dir2, Overlay: true}); err == nil {
+		t.Fatal("Create with a file in the place of work: no error")
+	}
+	if _, err := os.Lstat(filepath.Join(dir2, UpperDir)); !os.IsNotExist(err) {
+		t.Errorf("the upper layer Create made is left: %v", err)
 	}
 }

@@ -43,7 +43,8 @@ type upperScan struct {
 // configuration, materialized files), and the same primitives write the
 // real tree. A conflict is a path the agent changed whose real entry
 // changed later than OverlayLayers.Started (its change time; read only
-// for the paths the agent changed): the user's version stays, the
+// for the paths the agent changed), or is gone though the overlay copied
+// the agent's file up from it: the user's version stays, the
 // agent's is saved under conflicts/. A file a sync applied is judged
 // after by the base it left, as in a copy (settle).
 func (s *Sandbox) syncOverlay(ctx context.Context, o SyncOptions) (*Report, error) {
@@ -112,7 +113,8 @@ func uniqueSorted(l []string) []string {
 }
 
 // stamp gives the real regular file or link rel its base entry for this
-// sync, unless it has one (a sync applied it): as it is, or, when its
+// sync, unless it has one (a sync applied it): as it is, or, when it is
+// gone but was there when the agent changed it, or when its
 // change time is later than the sandbox's start, one that no stat
 // matches. Both times are the file system's clock, which moves in ticks
 // of a few milliseconds: a change in the tick the sandbox was made in is
@@ -126,7 +128,14 @@ func (s *Sandbox) stamp(rel string, real *fdTree, synth map[string]bool) {
 		return
 	}
 	var st unix.Stat_t
-	if real.lstat(rel, &st) != nil {
+	if err := real.lstat(rel, &st); err != nil {
+		// A file the overlay copied up (it records where from) had a
+		// real file since the start: gone now, the user deleted it,
+		// and the agent's change of it is a conflict.
+		if errors.Is(err, fs.ErrNotExist) && hasXattrPath(s.AgentPath(rel), originXattr) {
+			files[rel] = entry{size: -1, mtime: -1, mode: 0}
+			synth[rel] = true
+		}
 		return
 	}
 	e := entry{size: st.Size, mtime: st.Mtim.Nano(), mode: fileMode(uint32(st.Mode))}
@@ -189,7 +198,7 @@ func (u *upperScan) entry(fd int, name, sub string, st *unix.Stat_t, opaque bool
 	realErr := u.real.lstat(sub, &rst)
 	realType := uint32(0)
 	if realErr == nil {
-		realType = rst.Mode & unix.S_IFMT
+		realType = uint32(rst.Mode) & unix.S_IFMT
 	}
 	isWhiteout := st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0 ||
 		st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 && hasXattr(fd, name, whiteoutXattr)
@@ -219,10 +228,13 @@ func (u *upperScan) entry(fd int, name, sub string, st *unix.Stat_t, opaque bool
 		u.files = append(u.files, sub)
 		return
 	case unix.S_IFLNK:
+		t, _ := readlinkAt(fd, name)
 		switch realType {
 		case unix.S_IFLNK:
-			t, _ := readlinkAt(fd, name)
-			if rt, err := u.real.readlink(sub); err == nil && rt == t {
+			if sealed := s.links[sub]; sealed != "" && t == sealed {
+				return // made again by workforce (sealOverlayLinks)
+			}
+			if rt, err := u.real.readlink(sub); err == nil && rt == t && s.links[sub] == "" {
 				return // copied up as it was
 			}
 		case unix.S_IFREG, unix.S_IFDIR:
@@ -269,7 +281,7 @@ func (u *upperScan) removed(sub string, typ uint32) {
 		for i, n := range names {
 			var st unix.Stat_t
 			if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-				types[i] = st.Mode & unix.S_IFMT
+				types[i] = uint32(st.Mode) & unix.S_IFMT
 			}
 		}
 		unix.Close(fd)
@@ -298,7 +310,7 @@ func (u *upperScan) missing(rel string, names []string) {
 		}
 		var st unix.Stat_t
 		if unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			u.removed(path.Join(rel, n), st.Mode&unix.S_IFMT)
+			u.removed(path.Join(rel, n), uint32(st.Mode)&unix.S_IFMT)
 		}
 	}
 }

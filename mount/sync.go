@@ -129,7 +129,9 @@ func (e *SyncError) Error() string {
 func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.Deleted) }
 
 // Sync writes the agent's work back to the real tree. It stops after the
-// current file when ctx is done.
+// current file when ctx is done. An overlay sandbox's is read from its
+// upper layer (syncOverlay), to the same effect; what follows is a
+// copy's.
 //
 // Sync never writes outside the project root nor through a symbolic link:
 // it reads the sandbox and writes the real tree by directory descriptors,
