@@ -263,7 +263,7 @@ func committedOnly(box *mount.Sandbox) (map[string]bool, error) {
 		if len(meta) != 5 || rel == "" {
 			return nil, fmt.Errorf("git diff-tree: cannot read %q", fields[i])
 		}
-		path, ok := agentFile(box, rel)
+		path, ok := box.MergedPath(rel)
 		if !ok {
 			if meta[1] == "000000" {
 				out[rel] = true

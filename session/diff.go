@@ -148,7 +148,7 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 	real := func(rel string) string { return filepath.Join(box.Root, filepath.FromSlash(rel)) }
 	agent := func(rel string) string {
 		// An overlay's: the upper layer's file, else the real one.
-		path, _ := agentFile(box, rel)
+		path, _ := box.MergedPath(rel)
 		return path
 	}
 	regular := func(path string) (string, bool) {

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -23,7 +22,8 @@ import (
 // whiteout drops the real one), and its object store empty with
 // alternates naming the upper layer's objects and the real ones. It costs
 // the copy of the refs and a few small files, never of objects. The
-// agent's own objects are those of the upper layer (agentObjects). A
+// agent's own objects are those of the upper layer (agentObjects), its
+// files are read through mount.Sandbox.MergedPath. A
 // repository whose .git is a file (a linked worktree, a submodule) is not
 // viewed: its commits stay in the session.
 
@@ -34,7 +34,7 @@ const gitViewDir = "gitview"
 // gitView returns box itself for a copy; for an overlay, a sandbox like
 // box whose tree is the view of the agent's repository (see above), and
 // a function that removes the view. The view's tree holds .git alone:
-// files of the work tree are read through agentFile.
+// files of the work tree are read through MergedPath.
 func gitView(box *mount.Sandbox) (*mount.Sandbox, func(), error) {
 	ov := box.Overlay
 	realGit := filepath.Join(box.Root, ".git")
@@ -141,41 +141,4 @@ func isWhiteout(fi fs.FileInfo) bool {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Rdev == 0
-}
-
-// agentFile returns the path the agent's version of rel (relative to the
-// tree, with slashes) is read at outside the harness's namespaces, and
-// false when the agent's tree has no such file: the tree's file for a
-// copy; for an overlay, the upper layer's when the agent wrote it, none
-// when it deleted it (a whiteout there or above, or an opaque directory
-// above that does not hold it), else the real file.
-func agentFile(box *mount.Sandbox, rel string) (string, bool) {
-	if box.Overlay == nil {
-		return filepath.Join(box.Tree, filepath.FromSlash(rel)), true
-	}
-	upper := box.Overlay.Upper
-	p := filepath.Join(upper, filepath.FromSlash(rel))
-	fi, err := os.Lstat(p)
-	switch {
-	case err == nil && isWhiteout(fi):
-		return "", false
-	case err == nil:
-		return p, true
-	case errors.Is(err, syscall.ENOTDIR):
-		return "", false // a file, or a whiteout, in place of a directory above
-	}
-	// The directories above: one the upper layer replaced (opaque), or
-	// turned into a file or a whiteout, hides the real file.
-	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		dir := filepath.Join(upper, filepath.FromSlash(strings.Join(parts[:i], "/")))
-		fi, err := os.Lstat(dir)
-		if err != nil {
-			break
-		}
-		if !fi.IsDir() || opaque(dir) {
-			return "", false
-		}
-	}
-	return filepath.Join(box.Root, filepath.FromSlash(rel)), true
 }

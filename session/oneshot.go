@@ -208,11 +208,7 @@ func (p *Plan) syncAction(rel string) string {
 	if p.Tree == TreeOverlay {
 		box.Overlay = &mount.OverlayLayers{Upper: filepath.Join(p.Sandbox, mount.UpperDir)}
 	}
-	path, ok := agentFile(box, filepath.ToSlash(rel))
-	if !ok {
-		return harness.SyncDeleted
-	}
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, ok := box.MergedPath(filepath.ToSlash(rel)); !ok {
 		return harness.SyncDeleted
 	}
 	if _, err := os.Lstat(filepath.Join(p.Root, rel)); err == nil {
