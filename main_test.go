@@ -89,6 +89,9 @@ func TestScript(t *testing.T) {
 // does not (docs/testing.md lists the others, and why). The scripts of
 // the overlay itself (tree_*.txtar) ask for it and run in TestScript.
 var overlayScripts = []string{
+	"run.txtar",
+	"run_git.txtar",
+	"run_pwd.txtar",
 	"run_commit_again.txtar",
 	"run_head_fifo.txtar",
 	"run_commits.txtar",

@@ -177,6 +177,11 @@ func (p *Plan) overlayUnavailable(o PlanOptions, readOnly bool) string {
 	case !c.Namespaces:
 		return "the overlay needs the harness in namespaces of its own, which this system does not give"
 	}
+	if fi, err := os.Lstat(filepath.Join(o.Root, ".git")); err == nil && !fi.IsDir() {
+		// The copy makes a git directory of the sandbox's own; the
+		// overlay would leave the agent's git to write the real one.
+		return "the project's .git is a file (a linked worktree, a submodule): the overlay's git would write the git directory it names, where the copy gives the sandbox one of its own"
+	}
 	for _, a := range o.Sandbox.Allow {
 		if pathutil.Within(o.Root, a) || pathutil.Within(a, o.Root) {
 			return fmt.Sprintf("the harness may write %s, in the project, which the overlay keeps unwritable by its real path", a)
