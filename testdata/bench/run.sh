@@ -18,10 +18,12 @@ make -s build OUT="$tmp/workforce"
 repo="$tmp/repo"
 mkdir -p "$repo/.git" "$tmp/bin"
 per=$(( size_mb * 1024 * 1024 / files ))
-head -c "$per" /dev/urandom >"$tmp/blob"
+# Text, written by the shell itself (no process a file): 200,000 files in
+# seconds.
+blob=$(head -c "$per" /dev/urandom | base64 -w0 | head -c "$per")
 for d in $(seq 0 99); do
   mkdir -p "$repo/d$d"
-  for f in $(seq 0 $(( files / 100 - 1 ))); do cp "$tmp/blob" "$repo/d$d/f$f.dat"; done
+  for f in $(seq 0 $(( files / 100 - 1 ))); do printf '%s' "$blob" >"$repo/d$d/f$f.dat"; done
 done
 # The stand-in answers --version as codex does (the version workforce
 # measured), so that its version is probed once and cached, as a real
