@@ -130,16 +130,16 @@ func (p *Plan) planTree(o PlanOptions, readOnly bool) error {
 	if ch.Mode == TreeCopy {
 		return nil
 	}
-	why := p.overlayUnavailable(o, readOnly)
-	if why == "" && ch.Mode == TreeAuto {
+	if ch.Mode == TreeAuto {
 		if large, err := treeLarger(o.Root, AutoThreshold); err != nil || !large {
 			// Small, or not known: the copy, said nowhere (it is what
-			// auto means).
+			// auto means), and the overlay not even tried.
 			return nil
 		}
 	}
+	why := p.overlayUnavailable(o, readOnly)
 	if why == "" && o.Live {
-		if ch.Origin == "--tree" {
+		if ch.Mode == TreeOverlay && ch.Origin == "--tree" {
 			return &TreeError{Why: "--live cannot go with --tree overlay: live sync copies both ways between the project and a tree workforce can read, and the overlay's tree exists only in the harness's namespace; pass --tree copy"}
 		}
 		why = "--live needs the copy: the overlay's tree exists only in the harness's namespace"
