@@ -154,7 +154,13 @@ func TestScriptOverlay(t *testing.T) {
 // through an overlay (confine.OverlayAvailable, tried once in a
 // directory of its own).
 var overlayHere = sync.OnceValue(func() bool {
-	dir, err := os.MkdirTemp("", "overlay-probe")
+	// Under /var/tmp, as the scripts' directories: the probe's launcher
+	// shows its own /tmp.
+	root := ""
+	if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+		root = "/var/tmp"
+	}
+	dir, err := os.MkdirTemp(root, "overlay-probe-")
 	if err != nil {
 		return false
 	}
