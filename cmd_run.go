@@ -112,7 +112,7 @@ Example:
 			&cli.BoolFlag{Name: "live", Usage: "sync both ways while the harness runs: the agent's files reach the repository and yours reach the sandbox as they settle (deletions with --sync-deletes); sync-back still runs at the end"},
 			&cli.DurationFlag{Name: "timeout", Action: notNegative("timeout"), Usage: "stop the harness after this long (e.g. 30m), on a terminal too; 0 for no limit", DefaultText: "the persona's harnessSettings.timeoutSeconds, applied when stdin is not a terminal"},
 			allowUnmappedFlag,
-			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, networkFlag, networkAllowFlag, networkNarrowFlag, noHistoryFlag, noProjectPersonasFlag,
+			sandboxFlag, sandboxAllowFlag, sandboxDenyReadFlag, treeFlag, networkFlag, networkAllowFlag, networkNarrowFlag, noHistoryFlag, noProjectPersonasFlag,
 			attemptFlag,
 		},
 		Action: runAction,

@@ -109,6 +109,9 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 	r := s.Record
 	fmt.Fprintf(w, "session: %s\npersona: %s@%s on %s\nroot: %s\ncwd: %s\nphase: %s\nstarted: %s by process %d\n",
 		r.ID, r.Persona, r.Tier, r.Harness, quote.Name(r.Root), quote.Name(r.Cwd), r.Phase, r.Started.Local().Format(time.RFC3339), r.PID)
+	if r.Tree != "" {
+		fmt.Fprintf(w, "tree: %s\n", r.Tree)
+	}
 	if r.ExitCode != nil {
 		fmt.Fprintf(w, "harness exit status: %d\n", *r.ExitCode)
 	}

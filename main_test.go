@@ -80,6 +80,98 @@ var oneShotFixtures string
 // the same as root and as a user; run_confined.txtar turns it back on
 // and checks it.
 func TestScript(t *testing.T) {
+	testscript.Run(t, scriptParams(t))
+}
+
+// overlayScripts are the scripts TestScriptOverlay runs again with the
+// overlay's tree ($WORKFORCE_TREE=overlay): those of run, sessions and
+// sync that pass in both modes and show the overlay something the copy
+// does not (docs/testing.md lists the others, and why). The scripts of
+// the overlay itself (tree_*.txtar) ask for it and run in TestScript.
+var overlayScripts = []string{
+	"run.txtar",
+	"run_git.txtar",
+	"run_pwd.txtar",
+	"run_commit_again.txtar",
+	"run_head_fifo.txtar",
+	"run_commits.txtar",
+	"run_confined_store.txtar",
+	"run_events.txtar",
+	"run_extend.txtar",
+	"run_gitdir.txtar",
+	"run_harnesses.txtar",
+	"run_oneshot.txtar",
+	"run_oneshot_output.txtar",
+	"run_opencode_project.txtar",
+	"run_persona_project.txtar",
+	"run_progress.txtar",
+	"run_reads.txtar",
+	"run_review.txtar",
+	"run_review_oneshot.txtar",
+	"run_sessions.txtar",
+	"run_typechange.txtar",
+	"sessions_applied.txtar",
+	"sessions_apply.txtar",
+	"sessions_concurrent.txtar",
+	"sessions_diff.txtar",
+	"sessions_diff_binary.txtar",
+	"sessions_lookup_confined.txtar",
+	"sessions_orphan.txtar",
+	"sessions_resume.txtar",
+	"sessions_rm_settled.txtar",
+	"sessions_show_result.txtar",
+	"sessions_unreadable.txtar",
+}
+
+// TestScriptOverlay runs overlayScripts with the project shown to the
+// harness through an overlay instead of a copy (issue 44), where this
+// system allows it; it is skipped, with the reason, where it does not.
+func TestScriptOverlay(t *testing.T) {
+	if err := confine.Available(); err != nil {
+		t.Skipf("no overlay: the harness cannot be confined here: %v", err)
+	}
+	if err := confine.NamespacesAvailable(""); err != nil {
+		t.Skipf("no overlay: no namespaces here: %v", err)
+	}
+	if ok, why := confine.OverlayAvailable(t.TempDir()); !ok {
+		t.Skipf("no overlay: %s", why)
+	}
+	p := scriptParams(t)
+	p.Dir = ""
+	for _, f := range overlayScripts {
+		p.Files = append(p.Files, filepath.Join("testdata/script", f))
+	}
+	setup := p.Setup
+	p.Setup = func(env *testscript.Env) error {
+		err := setup(env)
+		env.Setenv(session.TreeEnv, string(session.TreeOverlay))
+		return err
+	}
+	testscript.Run(t, p)
+}
+
+// overlayHere reports whether this system lets a harness see the project
+// through an overlay (confine.OverlayAvailable, tried once in a
+// directory of its own).
+var overlayHere = sync.OnceValue(func() bool {
+	// Under /var/tmp, as the scripts' directories: the probe's launcher
+	// shows its own /tmp.
+	root := ""
+	if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+		root = "/var/tmp"
+	}
+	dir, err := os.MkdirTemp(root, "overlay-probe-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	ok, _ := confine.OverlayAvailable(dir)
+	return ok
+})
+
+// scriptParams are the parameters of the testscripts: the script
+// commands, the environment each script starts with, the conditions.
+func scriptParams(t *testing.T) testscript.Params {
 	standin := buildStandin(t)
 	scriptBin := buildScriptBin(t)
 	var err error
@@ -94,7 +186,7 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testscript.Run(t, testscript.Params{
+	return testscript.Params{
 		Dir:           "testdata/script",
 		WorkdirRoot:   workdirRoot(t),
 		UpdateScripts: os.Getenv("TESTSCRIPT_UPDATE") != "",
@@ -145,6 +237,7 @@ func TestScript(t *testing.T) {
 			// allows what its stand-ins write outside their sandbox
 			// (the rule in TestScript's comment).
 			env.Setenv(session.SandboxEnv, "")
+			env.Setenv(session.TreeEnv, "")
 			// As root, the same stderr as a user's (run_confined.txtar
 			// checks the warning).
 			env.Setenv(confine.RootWarningEnv, "off")
@@ -159,10 +252,12 @@ func TestScript(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			case "namespaces": // a confined harness runs in namespaces of its own
 				return confine.Available() == nil && confine.NamespacesAvailable("") == nil, nil
+			case "overlay": // the harness can see the project through an overlay
+				return confine.Available() == nil && confine.NamespacesAvailable("") == nil && overlayHere(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-	})
+	}
 }
 
 // extendCheck implements the script command

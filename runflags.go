@@ -138,6 +138,15 @@ var (
 	sandboxDenyReadFlag = &cli.StringSliceFlag{Name: "sandbox-deny-read", Usage: "a file or directory the confined harness may not read, besides ~/.ssh, ~/.aws, the real project and the others it never reads (repeatable; also \"sandbox\": {\"denyRead\": PATHS} in <home>/config.json)"}
 )
 
+// treeFlag is run's --tree: how the sandbox shows the project.
+var treeFlag = &cli.StringFlag{Name: "tree", Usage: "how the sandbox shows the project: copy (the default: a copy of the project), overlay (the project through an overlay in the harness's mount namespace, made in constant time; Linux, confined in namespaces; the copy with a warning where it cannot be had) or auto (the overlay for a tree of more than " + fmt.Sprint(session.AutoThreshold) + " files where it can be had) (default: the persona's mount.tree, else $" + session.TreeEnv + ", else \"tree\" in <home>/config.json)",
+	Action: func(c *cli.Context, t string) error {
+		if _, err := session.ParseTree(t); err != nil {
+			return usageError(fmt.Errorf("--tree: %w", err))
+		}
+		return nil
+	}}
+
 // The network policy's flags, of run, sessions resume and batch: the
 // user's word, which widens config.json's "network" (--network,
 // --network-allow), and a batch task's, which only narrows it
@@ -210,6 +219,9 @@ func sandboxFlags(c *cli.Context) (run.SandboxFlags, error) {
 	var err error
 	if f.Sandbox, err = sandboxMode(c); err != nil {
 		return f, err
+	}
+	if c.IsSet(treeFlag.Name) {
+		f.Tree = session.TreeMode(c.String(treeFlag.Name))
 	}
 	f.Network, err = networkFlags(c)
 	return f, err

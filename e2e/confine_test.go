@@ -36,7 +36,7 @@ func TestWorkforceConfined(t *testing.T) {
 		"codex":    `{"mode": "bypassPermissions"}`,
 	}
 	for _, h := range []string{"claude", "codex", "opencode"} {
-		for _, mode := range []string{"on", "off"} {
+		for _, mode := range []string{"on", "off", "overlay"} {
 			t.Run(h+"/"+mode, func(t *testing.T) {
 				// Outside the sandbox and the project: the model is told the
 				// path; workforce does not rewrite it.
@@ -53,7 +53,13 @@ func TestWorkforceConfined(t *testing.T) {
 					}
 					os.WriteFile(oc, bytes.Replace(b, []byte(`"bash": "allow"}`), []byte(`"bash": "allow", "external_directory": "allow"}`), 1), 0o644)
 				}
-				res, _, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file", "--sandbox="+mode)
+				// overlay: confined, the project shown through an overlay
+				// (issue 44) instead of a copy.
+				args := []string{"--sandbox=" + mode}
+				if mode == "overlay" {
+					args = []string{"--sandbox=on", "--tree=overlay"}
+				}
+				res, _, stderr := runWorkforceJSON(t, e, dir, "editor", "write the file", args...)
 				if res.Files == nil || len(res.Files.Created) != 1 || res.Files.Created[0] != "out.txt" {
 					t.Errorf("files %+v, want out.txt created", res.Files)
 				}
@@ -62,6 +68,11 @@ func TestWorkforceConfined(t *testing.T) {
 				}
 				_, serr := os.Stat(target)
 				switch mode {
+				case "overlay":
+					if strings.Contains(stderr, "copied instead") {
+						t.Skipf("no overlay here:\n%s", stderr)
+					}
+					fallthrough
 				case "on":
 					if serr == nil {
 						t.Errorf("confined, the harness wrote %s outside its sandbox", target)

@@ -119,6 +119,10 @@ type Options struct {
 	// harness's working directory relative to it: path rules relative to
 	// the working directory are made relative to the root.
 	Root, Subdir string
+	// AgentRoot, when set, is where the files the agent wrote in an
+	// existing tree are read instead of Root: an overlay sandbox's upper
+	// layer (Root is then empty outside the harness's namespaces).
+	AgentRoot string
 	// SessionID fixes the id of the conversation an interactive run
 	// starts, where the harness takes one (claude: --session-id, a
 	// UUID), so that it can be resumed; the others choose their own,

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -454,8 +455,8 @@ func planOpencode(inv *Invocation, r *persona.Resolved, o Options, m *Mapping, l
 	// tree the harness starts in holds them where it is already made (a
 	// resumed or reused session's, which the agent wrote).
 	c := opencodeProjectConflicts(o.ProjectDir, o.Subdir, r.ID, mine)
-	if o.Root != "" {
-		if tree := filepath.Join(o.Root, o.Subdir); tree != o.ProjectDir {
+	if root := cmp.Or(o.AgentRoot, o.Root); root != "" {
+		if tree := filepath.Join(root, o.Subdir); tree != o.ProjectDir {
 			c = append(c, opencodeProjectConflicts(tree, o.Subdir, r.ID, mine)...)
 		}
 	}

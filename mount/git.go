@@ -586,6 +586,9 @@ func (s *Sandbox) Head() string {
 // packed-refs is not a regular file (a FIFO the agent made would block
 // git), or git failed.
 func (s *Sandbox) ReadHead() (string, error) {
+	if s.Overlay != nil {
+		return s.overlayHead()
+	}
 	gitDir, _ := s.gitDir()
 	if gitDir == "" {
 		return "", nil
@@ -610,8 +613,6 @@ func (s *Sandbox) ReadHead() (string, error) {
 	return "", nil
 }
 
-// GitObjects returns the object store of the sandbox's own repository,
-// where git writes the agent's objects; empty without one.
 // CommittedInSandbox returns the commits that git itself recorded in the
 // sandbox's HEAD log as made there (a "commit" entry: commit, amend,
 // merge, initial) and that the real repository's HEAD log does not hold
@@ -622,17 +623,32 @@ func (s *Sandbox) ReadHead() (string, error) {
 // log that is not a regular file is read as empty.
 func (s *Sandbox) CommittedInSandbox() map[string]bool {
 	out := map[string]bool{}
+	if s.Overlay != nil {
+		return s.overlayCommitted()
+	}
 	gitDir, _ := s.gitDir()
 	if gitDir == "" {
 		return out
 	}
-	real := map[string]bool{}
+	realLog := ""
 	if rel, ok := pathutil.Rel(s.Tree, gitDir); ok {
-		for _, line := range readLog(filepath.Join(s.Root, rel, "logs", "HEAD")) {
+		realLog = filepath.Join(s.Root, rel, "logs", "HEAD")
+	}
+	return committedIn(filepath.Join(gitDir, "logs", "HEAD"), realLog)
+}
+
+// committedIn returns the commits the HEAD log agentLog records as made
+// (CommittedInSandbox) that the real HEAD log realLog ("" for none) does
+// not hold.
+func committedIn(agentLog, realLog string) map[string]bool {
+	out := map[string]bool{}
+	real := map[string]bool{}
+	if realLog != "" {
+		for _, line := range readLog(realLog) {
 			real[line] = true
 		}
 	}
-	for _, line := range readLog(filepath.Join(gitDir, "logs", "HEAD")) {
+	for _, line := range readLog(agentLog) {
 		head, msg, ok := strings.Cut(line, "\t")
 		fields := strings.Fields(head)
 		if !ok || real[line] || len(fields) < 2 || !strings.HasPrefix(msg, "commit") {
@@ -663,7 +679,18 @@ func readLog(path string) []string {
 	return strings.Split(string(data), "\n")
 }
 
+// GitObjects returns the object store of the sandbox's own repository,
+// where git writes the agent's objects; empty without one. In an overlay
+// sandbox it is the upper layer's .git/objects, which holds the agent's
+// new objects only (the real repository's store is the rest of what git
+// saw there), and may not exist.
 func (s *Sandbox) GitObjects() string {
+	if s.Overlay != nil {
+		if !s.overlayGit() {
+			return ""
+		}
+		return filepath.Join(s.Overlay.Upper, ".git", "objects")
+	}
 	_, common := s.gitDir()
 	if common == "" {
 		return ""
@@ -764,8 +791,14 @@ func readRegular(p string) ([]byte, error) {
 // whose read would block git, a directory, a dangling link) is an error,
 // and git is not asked. The name is taken to be a commit's.
 func readHead(gitDir string) (string, bool, error) {
+	return readHeadBy(func(name string) string { return filepath.Join(gitDir, filepath.FromSlash(name)) })
+}
+
+// readHeadBy is readHead, the git directory's files, by their slash
+// names, where at says (a path that does not exist for none).
+func readHeadBy(at func(name string) string) (string, bool, error) {
 	regular := func(name string) ([]byte, bool, bool, error) { // data, exists, ok
-		p := filepath.Join(gitDir, filepath.FromSlash(name))
+		p := at(name)
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false, true, nil

@@ -130,6 +130,9 @@ type liveKey struct {
 
 // Live starts syncing the sandbox and the real tree both ways.
 func (s *Sandbox) Live(o LiveOptions) (*Live, error) {
+	if s.Overlay != nil {
+		return nil, fmt.Errorf("live sync: %w", ErrOverlay)
+	}
 	if o.Settle <= 0 {
 		o.Settle = 100 * time.Millisecond
 	}

@@ -19,8 +19,19 @@ import (
 
 // Materialize writes an instruction file into the sandbox's working
 // directory. It never syncs back, and git in the sandbox does not see it.
+// It returns the file's path in the tree, as the harness sees it (in an
+// overlay sandbox, the file is in the upper layer: AgentPath).
 func (s *Sandbox) Materialize(name, text string) (string, error) {
-	path := filepath.Join(s.Workdir, name)
+	treePath := filepath.Join(s.Workdir, name)
+	rel := relSlash(s.Tree, treePath)
+	// In an overlay sandbox, the file goes into the upper layer, at its
+	// place in the tree: the merged tree shows it, over the real one.
+	path := filepath.Join(s.writeRoot(), filepath.FromSlash(rel))
+	if s.Overlay != nil {
+		if err := s.upperDirs(relSlash(s.Tree, s.Workdir)); err != nil {
+			return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
+		}
+	}
 	// Never write through what is there: a symlink at that name could
 	// lead out of the sandbox.
 	if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
@@ -38,10 +49,10 @@ func (s *Sandbox) Materialize(name, text string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot write %s into the sandbox: %w", name, err)
 	}
-	rel := relSlash(s.Tree, path)
 	s.materialize[rel] = true
-	s.hideFromGit(s.Workdir, path, false)
-	return path, nil
+	s.dropWhiteout(rel)
+	s.hideFromGit(s.Workdir, treePath, false)
+	return treePath, nil
 }
 
 // Dir is a directory to materialize in the sandbox (a persona's skill,
@@ -76,7 +87,19 @@ func (s *Sandbox) MaterializeDir(d Dir) (string, error) {
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("cannot write %s into the sandbox: %w", d.Rel, err)
 	}
-	root, err := unix.Open(s.Tree, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if s.Overlay != nil {
+		if err := s.upperDirs(d.Rel); err != nil {
+			return fail(err)
+		}
+		for _, f := range d.Files {
+			if dir := path.Dir(f.Path); dir != "." && checkRel(f.Path) == nil {
+				if err := s.upperDirs(path.Join(d.Rel, dir)); err != nil {
+					return fail(err)
+				}
+			}
+		}
+	}
+	root, err := unix.Open(s.writeRoot(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fail(err)
 	}
@@ -105,6 +128,7 @@ func (s *Sandbox) MaterializeDir(d Dir) (string, error) {
 			return fail(fmt.Errorf("%s: %w", f.Path, err))
 		}
 		s.materialize[path.Join(d.Rel, f.Path)] = true
+		s.dropWhiteout(path.Join(d.Rel, f.Path))
 	}
 	// What the agent adds there does not sync back either.
 	if plainPattern(d.Rel) {
@@ -123,6 +147,9 @@ func (s *Sandbox) MaterializeDir(d Dir) (string, error) {
 // then shows the path, which still never syncs back.
 func (s *Sandbox) hideFromGit(from, path string, dir bool) {
 	gitdir, top := nearestGitDir(s.Tree, from)
+	if s.Overlay != nil {
+		gitdir, top = s.upperGitDir(from)
+	}
 	if gitdir == "" {
 		return
 	}
@@ -214,4 +241,28 @@ func writeDirFile(dirfd int, name string, f DirFile) error {
 		err = unix.Fchmodat(dirfd, name, mode, 0)
 	}
 	return err
+}
+
+// upperGitDir returns, for an overlay sandbox, the git directory nearest
+// to the directory from of the tree, in the upper layer (made there, with
+// the real one's info/exclude, so that workforce's lines add to the
+// user's), and the top of its work tree in the tree; empty when the real
+// tree has none there.
+func (s *Sandbox) upperGitDir(from string) (gitdir, top string) {
+	realGit, realTop := nearestGitDir(s.Root, filepath.Join(s.Root, relSlash(s.Tree, from)))
+	if realGit == "" {
+		return "", ""
+	}
+	rel := relSlash(s.Root, realGit)
+	if err := s.upperDirs(path.Join(rel, "info")); err != nil {
+		return "", ""
+	}
+	gitdir = filepath.Join(s.Overlay.Upper, filepath.FromSlash(rel))
+	exclude := filepath.Join(gitdir, "info", "exclude")
+	if _, err := os.Lstat(exclude); errors.Is(err, os.ErrNotExist) {
+		if data, err := os.ReadFile(filepath.Join(realGit, "info", "exclude")); err == nil {
+			_ = os.WriteFile(exclude, data, 0o644)
+		}
+	}
+	return gitdir, filepath.Join(s.Tree, filepath.FromSlash(relSlash(s.Root, realTop)))
 }

@@ -6,9 +6,9 @@
 // The cut. mount is the tree: the copy (never hard links), the manifest,
 // sync-back, the journal, live sync, warm trees, environment sealing and
 // the sharing of git objects. It knows no persona, harness or instruction
-// file convention, and imports only internal packages: what to hide comes
-// as names and paths in Options, what to write into the sandbox as files
-// (Materialize, MaterializeDir). Which instruction files are hidden or
+// file convention, and imports only internal packages and confine: what
+// to hide comes as names and paths in Options, what to write into the
+// sandbox as files (Materialize, MaterializeDir). Which instruction files are hidden or
 // folded (extend mode), the agent's branch in the real repository and the
 // session directory around the sandbox are package session's, and where
 // skills land package skill's; mount gives them what they need of the
@@ -81,6 +81,16 @@
 // journal (journal_linux.go) records which entries change, so that
 // sync-back need not stat every file.
 //
+// An overlay sandbox (Options.Overlay, overlay.go) is no copy: the harness
+// sees the project through an overlay that package confine's launcher
+// mounts on the tree in the harness's mount namespace, the project as the
+// lower layer and the sandbox's upper/ taking every write (with work/,
+// overlayfs's). Create makes the directories and finds the whiteouts of
+// what a copy leaves out; what workforce materializes goes into the upper
+// layer; Sync reads the upper layer alone (overlaysync.go). mount imports
+// confine for removing those directories (confine.RemoveOverlayDirs),
+// which overlayfs leaves unlistable.
+//
 // Off Linux (macOS, FreeBSD) the package builds and works without the
 // Linux fast paths: the copy uses the portable fallbacks of
 // copytree_other.go, as safe against planted links (a build with the
@@ -109,6 +119,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 
+	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
@@ -163,6 +174,10 @@ type Options struct {
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
 	Warm string
+	// Overlay makes the sandbox an overlay of the project instead of a
+	// copy (Sandbox.Overlay): nothing is copied, the launcher mounts the
+	// project under the upper layer in the harness's namespace.
+	Overlay bool
 }
 
 // Plan is what a sandbox would leave out, hide and protect; it is computed
@@ -191,6 +206,10 @@ type Sandbox struct {
 	Root string
 	// Reused says the tree is a warm sandbox, refreshed.
 	Reused bool
+	// Overlay, for an overlay sandbox (Options.Overlay), is its layers;
+	// nil for a copy. Tree is then the empty directory the launcher
+	// mounts the merged tree on.
+	Overlay *OverlayLayers
 
 	after *seenState // the sandbox as Sync saw it, with SyncOptions.Remember
 
@@ -423,7 +442,11 @@ func relSlash(root, path string) string {
 }
 
 // Create copies o.Root into the sandbox directory o.Dir, which may exist
-// but must not hold a sandbox yet. On error or when ctx is cancelled, what
+// but must not hold a sandbox yet. With o.Overlay it copies nothing: it
+// makes the upper and work directories of an overlay (UpperDir, WorkDir),
+// the tree as an empty directory with the directories down to the
+// working directory, and finds the whiteouts (OverlayLayers), which lists
+// the directories of the tree but reads no file (findWhiteouts). On error or when ctx is cancelled, what
 // Create made is removed, and the sandbox directory with it when nothing
 // else is in it.
 func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
@@ -456,10 +479,19 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 		if err != nil {
 			made.journal.close()
 			removeAll(tree)
+			if ov := made.Overlay; ov != nil { // made here, not found
+				_ = confine.RemoveOverlayDirs(ov.Upper, ov.Work)
+			}
 			os.Remove(dir) // when nothing else is in it
 			s = nil
 		}
 	}()
+	if o.Overlay {
+		if err := createOverlay(ctx, o, r, s); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
@@ -923,6 +955,9 @@ func resolvePrefix(path string) (string, error) {
 // Options.Warm to refresh instead of copying; a tree already there is
 // replaced. The rest of the sandbox directory stays for Remove.
 func (s *Sandbox) Park(warm string) error {
+	if s.Overlay != nil {
+		return fmt.Errorf("cannot keep the sandbox as a warm tree: %w", ErrOverlay)
+	}
 	if err := os.MkdirAll(filepath.Dir(warm), 0o700); err != nil {
 		return err
 	}
@@ -946,10 +981,14 @@ func (s *Sandbox) Park(warm string) error {
 	return nil
 }
 
-// Remove deletes the sandbox directory, read-only files included.
+// Remove deletes the sandbox directory, read-only files included, and
+// an overlay's upper and work directories, unlistable ones included.
 func (s *Sandbox) Remove() error {
 	s.journal.close()
 	s.journal = nil
+	if s.Overlay != nil {
+		return s.removeOverlay()
+	}
 	return removeAll(s.Dir)
 }
 

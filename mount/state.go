@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/renameio/v2"
@@ -31,8 +32,13 @@ const ManifestFile = "manifest.json"
 // manifestFormat is the version of the manifest file's format. A file of a
 // higher format was written by a newer workforce and is refused. Format 2
 // added the real tree's links and the sandbox side of applied files
-// (manifestFile.Box); format 1 is read as a manifest without them.
-const manifestFormat = 2
+// (manifestFile.Box); format 1 is read as a manifest without them. Format
+// 3 is an overlay sandbox's (manifestHeader.Overlay), which an older
+// workforce must not take for a copy; a copy's manifest is still format 2.
+const manifestFormat = 3
+
+// copyFormat is the format of a copy's manifest.
+const copyFormat = 2
 
 // manifestHeader is the manifest file's first JSON value; the files follow,
 // one JSON value per line, so that reading and writing stream.
@@ -58,7 +64,16 @@ type manifestHeader struct {
 	// policy files and held as executable configuration (keepLinked).
 	PolicyPaths []string `json:"policyPaths,omitempty"`
 	HeldPaths   []string `json:"heldPaths,omitempty"`
-	Files       int      `json:"files"`
+	// Overlay is an overlay sandbox's (format 3): its upper and work
+	// directories are UpperDir and WorkDir in the sandbox directory.
+	Overlay *overlayHeader `json:"overlay,omitempty"`
+	Files   int            `json:"files"`
+}
+
+// overlayHeader is what an overlay sandbox keeps of its OverlayLayers.
+type overlayHeader struct {
+	Whiteouts []string `json:"whiteouts"`
+	Started   int64    `json:"started"` // nanoseconds since the epoch
 }
 
 // manifestFile is one real file, or symbolic link, at copy time (or as
@@ -90,10 +105,14 @@ func (s *Sandbox) Save() error {
 	enc := json.NewEncoder(w)
 	wd, _ := filepath.Rel(s.Tree, s.Workdir)
 	h := manifestHeader{
-		Format: manifestFormat, Root: s.Root, Workdir: filepath.ToSlash(wd),
+		Format: copyFormat, Root: s.Root, Workdir: filepath.ToSlash(wd),
 		Ignore: s.rules.ignLines, Readonly: s.rules.roLines, Hide: s.rules.hide, HidePaths: s.rules.hidePaths,
 		Links: s.links, Skipped: s.skipped, GitStart: s.gitStart, GitDirs: s.gitDirs,
 		PolicyPaths: s.policyPaths, HeldPaths: s.heldPaths,
+	}
+	if ov := s.Overlay; ov != nil {
+		h.Format = manifestFormat
+		h.Overlay = &overlayHeader{Whiteouts: ov.Whiteouts, Started: ov.Started.UnixNano()}
 	}
 	// The files in the order the copy met them, from base: the harness
 	// need not wait for the manifest's map, nor for 20,000 paths sorted.
@@ -222,6 +241,23 @@ func readManifest(dir string, r *bufio.Reader) (*Sandbox, error) {
 		gitStart: h.GitStart,
 	}
 	s.Workdir = filepath.Join(s.Tree, filepath.FromSlash(h.Workdir))
+	if ov := h.Overlay; ov != nil {
+		if h.Format < 3 {
+			return nil, fmt.Errorf("an overlay in a format %d manifest", h.Format)
+		}
+		for _, rel := range ov.Whiteouts {
+			if !safeRel(rel) || rel == "." {
+				return nil, fmt.Errorf("whiteout %q is not inside the project", rel)
+			}
+		}
+		if !sort.StringsAreSorted(ov.Whiteouts) {
+			return nil, fmt.Errorf("the whiteouts are not sorted")
+		}
+		s.Overlay = &OverlayLayers{
+			Upper: filepath.Join(dir, UpperDir), Work: filepath.Join(dir, WorkDir),
+			Whiteouts: ov.Whiteouts, Started: time.Unix(0, ov.Started),
+		}
+	}
 	for _, rel := range h.Materialized {
 		if !safeRel(rel) {
 			return nil, fmt.Errorf("materialized file %q is not inside the sandbox", rel)

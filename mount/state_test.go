@@ -60,7 +60,7 @@ func TestManifestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, _, _ := strings.Cut(string(good), "\n")
-	format := fmt.Sprintf(`"format":%d`, manifestFormat)
+	format := fmt.Sprintf(`"format":%d`, copyFormat)
 	tests := []struct {
 		name, data, want string
 	}{

@@ -129,7 +129,9 @@ func (e *SyncError) Error() string {
 func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.Deleted) }
 
 // Sync writes the agent's work back to the real tree. It stops after the
-// current file when ctx is done.
+// current file when ctx is done. An overlay sandbox's is read from its
+// upper layer (syncOverlay), to the same effect; what follows is a
+// copy's.
 //
 // Sync never writes outside the project root nor through a symbolic link:
 // it reads the sandbox and writes the real tree by directory descriptors,
@@ -186,7 +188,10 @@ func (r *Report) Changes() int { return len(r.Created) + len(r.Updated) + len(r.
 // only what the agent changes again syncs again. SaveApplied keeps it for
 // another process.
 func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
-	r := &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}, Failed: []Failure{}}
+	if s.Overlay != nil {
+		return s.syncOverlay(ctx, o)
+	}
+	r := newReport()
 	// What this sync applies is the base of the next one; settled at
 	// once: the user may change it right after.
 	defer s.settle()
@@ -342,6 +347,15 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 			isLink[rel] = true
 		}
 	}
+	return s.apply(ctx, o, r, files, gone, isLink, box, real)
+}
+
+// apply is the second half of a Sync, a copy's or an overlay's: it
+// applies the agent's changed regular files (files) and removals (gone;
+// the links among them in isLink), reading the agent's side in box, and
+// fills r.
+func (s *Sandbox) apply(ctx context.Context, o SyncOptions, r *Report, files, gone []string, isLink map[string]bool, box, real *fdTree) (*Report, error) {
+	fail := func(rel string, err error) { r.Failed = append(r.Failed, Failure{Path: rel, Error: err.Error()}) }
 	sort.Strings(gone)
 	sort.Strings(files)
 	var held, failed, deleted pathSet // removals left, failed, made
@@ -458,6 +472,11 @@ func (s *Sandbox) Sync(ctx context.Context, o SyncOptions) (*Report, error) {
 		return r, &SyncError{Failed: r.Failed}
 	}
 	return r, nil
+}
+
+// newReport returns an empty Report, its lists empty, not nil.
+func newReport() *Report {
+	return &Report{Created: []string{}, Updated: []string{}, Deleted: []string{}, Unapplied: []string{}, Conflicts: []Conflict{}, NotSynced: []string{}, Failed: []Failure{}}
 }
 
 // named reports whether dirty names rel or a directory above it.
@@ -1188,7 +1207,7 @@ func (s *Sandbox) settle() {
 	if len(s.applied) == 0 {
 		return
 	}
-	box, real := newFdTree(s.Tree), newFdTree(s.Root)
+	box, real := newFdTree(s.writeRoot()), newFdTree(s.Root)
 	defer box.close()
 	defer real.close()
 	for _, rel := range s.applied {

@@ -149,6 +149,10 @@ func mergeSpec(dst *Spec, prov Provenance, src *Spec, o Origin) {
 			d.ReadonlyPatterns = append(slices.Clone(d.ReadonlyPatterns), s.ReadonlyPatterns...)
 			prov.appendTo("mount.readonlyPatterns", o)
 		}
+		if s.Tree != "" {
+			d.Tree = s.Tree
+			prov.set("mount.tree", o)
+		}
 	}
 	mergeCloud(&dst.CloudFields, &src.CloudFields, prov, o)
 	if n := src.Native; n != nil {

@@ -14,7 +14,7 @@ var mergePairs = []struct{ name, base, over string }{
  "mcpServers": {"s": {"type": "stdio", "command": "srv"}},
  "skills": [{"id": "k", "source": "npm:k"}],
  "permissions": {"allow": ["Read"], "deny": ["Bash"], "mode": "default"},
- "mount": {"enabled": true, "ignoredPatterns": ["*.log"], "readonlyPatterns": ["go.sum"]},
+ "mount": {"enabled": true, "ignoredPatterns": ["*.log"], "readonlyPatterns": ["go.sum"], "tree": "copy"},
  "claudeMdContent": "base claude", "claudeMdMode": "extend",
  "tiers": {
    "best": {"harness": "claude", "model": "m1", "harnessSettings": {"reasoning": "high", "timeoutSeconds": 60}},
@@ -22,7 +22,7 @@ var mergePairs = []struct{ name, base, over string }{
 		`{"id": "rev", "tags": ["c"], "env": {"B": "2", "C": "2"}, "inputs": {"Y": {"optional": true}},
  "mcpServers": {"t": {"type": "http", "url": "https://x"}},
  "permissions": {"allow": ["Read", "Edit"], "deny": ["Write"], "mode": "plan"},
- "mount": {"enabled": false, "ignoredPatterns": ["tmp/"], "readonlyPatterns": ["go.mod"]},
+ "mount": {"enabled": false, "ignoredPatterns": ["tmp/"], "readonlyPatterns": ["go.mod"], "tree": "overlay"},
  "agentsMdContent": "over", "claudeMdMode": "overwrite",
  "tiers": {
    "best": {"model": "m2", "harnessSettings": {"timeoutSeconds": 90, "webSearch": true}, "claudeMdMode": "overwrite"},

@@ -253,6 +253,9 @@ type Mount struct {
 	Enabled          *bool    `json:"enabled,omitempty"`
 	IgnoredPatterns  []string `json:"ignoredPatterns,omitempty"`
 	ReadonlyPatterns []string `json:"readonlyPatterns,omitempty"`
+	// Tree is how the sandbox shows the project to the harness: "copy",
+	// "overlay" or "auto" (run --tree); empty leaves it to the caller.
+	Tree string `json:"tree,omitempty"`
 }
 
 // CloudFields are the fields agentworkforce 4.0.2 added for its cloud:

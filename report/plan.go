@@ -12,22 +12,25 @@ type Plan struct {
 	HarnessVersion string `json:"harnessVersion,omitempty"`
 	// VersionMeasured says whether HarnessVersion is of a measured
 	// release family (major.minor); absent when the version is unknown.
-	VersionMeasured *bool         `json:"harnessVersionMeasured,omitempty"`
-	Profile         string        `json:"profile,omitempty"`
-	Layers          []Origin      `json:"layers"`
-	Resolved        *Resolved     `json:"resolved"`
-	Root            string        `json:"root"`
-	Cwd             string        `json:"cwd"`
-	Sandbox         string        `json:"sandbox"`
-	Workdir         string        `json:"workdir"`
-	Materialized    *Materialized `json:"materialized"`
-	Extend          *Extend       `json:"extend,omitempty"`
-	Hidden          []string      `json:"hidden"`
-	Ignored         []string      `json:"ignored"`
-	Readonly        []string      `json:"readonly"`
-	Argv            []string      `json:"argv"`
-	Env             []string      `json:"env"`
-	Sealed          []SealedVar   `json:"sealedEnv"`
+	VersionMeasured *bool     `json:"harnessVersionMeasured,omitempty"`
+	Profile         string    `json:"profile,omitempty"`
+	Layers          []Origin  `json:"layers"`
+	Resolved        *Resolved `json:"resolved"`
+	Root            string    `json:"root"`
+	Cwd             string    `json:"cwd"`
+	Sandbox         string    `json:"sandbox"`
+	// Tree is how the sandbox shows the project: "copy" or "overlay"
+	// (run --tree); absent for a run in the repository.
+	Tree         string        `json:"tree,omitempty"`
+	Workdir      string        `json:"workdir"`
+	Materialized *Materialized `json:"materialized"`
+	Extend       *Extend       `json:"extend,omitempty"`
+	Hidden       []string      `json:"hidden"`
+	Ignored      []string      `json:"ignored"`
+	Readonly     []string      `json:"readonly"`
+	Argv         []string      `json:"argv"`
+	Env          []string      `json:"env"`
+	Sealed       []SealedVar   `json:"sealedEnv"`
 	// ConfigFiles are the harness's configuration files, by path.
 	ConfigFiles map[string]string `json:"configFiles,omitempty"`
 	Notes       []string          `json:"notes,omitempty"`

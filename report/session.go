@@ -4,13 +4,16 @@ import "time"
 
 // Record is a session's record, as `sessions show --json` prints it.
 type Record struct {
-	Format       int        `json:"format"`
-	ID           string     `json:"id"`
-	Persona      string     `json:"persona"`
-	Tier         string     `json:"tier"`
-	Harness      string     `json:"harness"`
-	Root         string     `json:"root"`
-	Cwd          string     `json:"cwd"`
+	Format  int    `json:"format"`
+	ID      string `json:"id"`
+	Persona string `json:"persona"`
+	Tier    string `json:"tier"`
+	Harness string `json:"harness"`
+	Root    string `json:"root"`
+	Cwd     string `json:"cwd"`
+	// Tree is "overlay" for a sandbox shown through an overlay; absent
+	// for a copy.
+	Tree         string     `json:"tree,omitempty"`
 	PID          int        `json:"pid"`
 	Started      time.Time  `json:"started"`
 	HarnessPID   int        `json:"harnessPid,omitempty"`

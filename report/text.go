@@ -43,6 +43,9 @@ func (p Plan) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "runs in: %s (no sandbox)\n", quote.Name(p.Workdir))
 	} else {
 		fmt.Fprintf(w, "sandbox: %s\nruns in: %s\n", quote.Name(p.Sandbox), quote.Name(p.Workdir))
+		if p.Tree != "" {
+			fmt.Fprintf(w, "tree: %s\n", p.Tree)
+		}
 	}
 	each(w, "hidden", p.Hidden)
 	each(w, "ignored", p.Ignored)

@@ -66,6 +66,7 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 		Home: env.Home, Persona: p.ID, Layers: p.Chain, Resolved: r, Inputs: values, RefreshSkills: opts.RefreshSkills,
 		Root: root, Cwd: cwd, Extra: opts.Extra, Env: env.Environ, InRepo: inRepo, AllowUnmapped: opts.AllowUnmapped,
 		OneShot: oneShotOf(opts.Task), Sandbox: sb, Network: nw, Version: hooks.Version,
+		Tree: treeChoice(opts.Tree), Live: opts.Live, Reuse: opts.Reuse, Attempt: opts.Attempt != nil,
 		Profile: func(h string) (discover.Profile, string, error) {
 			if hooks.Profile == nil {
 				p, st, _ := harness.VersionCache{}.Profile(ctx, h, env.Environ)
@@ -236,10 +237,18 @@ func planError(err error) error {
 	if errors.As(err, &gitDir) {
 		return usage(err, "cd "+quote.Shell(gitDir.Root)+" first")
 	}
-	if errors.As(err, new(*session.ConfigRootError)) {
+	if errors.As(err, new(*session.ConfigRootError)) || errors.As(err, new(*session.TreeError)) {
 		return usage(err)
 	}
 	return err
+}
+
+// treeChoice is the tree --tree asks for, zero when it was not given.
+func treeChoice(t session.TreeMode) session.TreeChoice {
+	if t == "" {
+		return session.TreeChoice{}
+	}
+	return session.TreeChoice{Mode: t, Origin: "--tree"}
 }
 
 // Sandbox returns the write sandbox of a run in env: mode as asked

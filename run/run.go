@@ -137,6 +137,9 @@ type SandboxFlags struct {
 	// SandboxDenyRead are the paths the confined harness may not read
 	// besides the defaults, as given (--sandbox-deny-read).
 	SandboxDenyRead []string
+	// Tree is the tree asked for (--tree), empty when not: above the
+	// persona's mount.tree, $WORKFORCE_TREE and config.json's "tree".
+	Tree session.TreeMode
 	// Network are the network policy's flags: --network and
 	// --network-allow (the user's word, widening config.json's), and
 	// --network-narrow (a batch task's, narrowing it).

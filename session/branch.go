@@ -23,6 +23,11 @@ const branchPrefix = "workforce/"
 // commit (a blob, an object no repository has) makes no branch either:
 // warn says so.
 func (s *Session) exportBranch(box *mount.Sandbox, warn func(string)) (onBranch bool, err error) {
+	box, done, err := gitView(box)
+	defer done()
+	if err != nil {
+		return false, fmt.Errorf("cannot read the agent's repository in session %s: %w", s.ID(), err)
+	}
 	c, err := agentCommits(box, branchPrefix)
 	if err != nil {
 		return false, fmt.Errorf("cannot read the agent's commits in session %s: %w", s.ID(), err)

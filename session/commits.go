@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -107,7 +106,7 @@ func agentCommits(box *mount.Sandbox, sessions string) (commits, error) {
 		return c, err
 	}
 	all := strings.Fields(string(out))
-	stored, err := git.StoredIn(box.GitObjects(), all)
+	stored, err := git.StoredIn(agentObjects(box), all)
 	if err != nil {
 		return c, err
 	}
@@ -241,12 +240,17 @@ func checkBranchName(name string) error {
 // filter would make equal counts as changed, and syncs back as the agent
 // left it.
 func committedOnly(box *mount.Sandbox) (map[string]bool, error) {
-	start := box.GitStart()
-	head := box.Head()
+	view, done, err := gitView(box)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	start := view.GitStart()
+	head := view.Head()
 	if start == "" || head == "" || head == start {
 		return nil, nil
 	}
-	raw, err := sandboxGit(box.Tree, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff", "--no-textconv", start, head, "--")
+	raw, err := sandboxGit(view.Tree, nil, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--no-ext-diff", "--no-textconv", start, head, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +263,14 @@ func committedOnly(box *mount.Sandbox) (map[string]bool, error) {
 		if len(meta) != 5 || rel == "" {
 			return nil, fmt.Errorf("git diff-tree: cannot read %q", fields[i])
 		}
-		same, err := asCommitted(filepath.Join(box.Tree, filepath.FromSlash(rel)), meta[1], meta[3])
+		path, ok := box.MergedPath(rel)
+		if !ok {
+			if meta[1] == "000000" {
+				out[rel] = true
+			}
+			continue
+		}
+		same, err := asCommitted(path, meta[1], meta[3])
 		if err != nil {
 			return nil, err
 		}

@@ -63,6 +63,9 @@ type Sandbox struct {
 	// ones, AllowRead paths it may read below them (reads.go); absolute
 	// and clean, each with its origin.
 	DenyRead, AllowRead []ReadEntry
+	// Tree is the tree $WORKFORCE_TREE or config.json's "tree" asks for
+	// (tree.go), zero when neither does.
+	Tree TreeChoice
 }
 
 // Confinement is the write sandbox of a planned run, as run --dry-run
@@ -110,6 +113,9 @@ func SandboxFor(dir string, asked *confine.Mode, getenv func(string) string) (Sa
 		}
 	case cfg.Sandbox.Mode != nil:
 		sb.Mode = *cfg.Sandbox.Mode
+	}
+	if sb.Tree, err = treeFromEnv(cfg.Tree, getenv); err != nil {
+		return Sandbox{}, err
 	}
 	for i, p := range cfg.Sandbox.Allow {
 		if sb.Mode == confine.Off {

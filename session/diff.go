@@ -146,8 +146,15 @@ func (s *Session) Diff(w io.Writer, o DiffOptions) error {
 		mode string
 	}
 	real := func(rel string) string { return filepath.Join(box.Root, filepath.FromSlash(rel)) }
-	agent := func(rel string) string { return filepath.Join(box.Tree, filepath.FromSlash(rel)) }
+	agent := func(rel string) string {
+		// An overlay's: the upper layer's file, else the real one.
+		path, _ := box.MergedPath(rel)
+		return path
+	}
 	regular := func(path string) (string, bool) {
+		if path == "" {
+			return "", false
+		}
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.Mode().IsRegular() {
 			return "", false

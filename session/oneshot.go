@@ -204,7 +204,11 @@ func (p *Plan) runOneShot(o RunOptions) (*Result, error) {
 // sandbox no longer has it, else updated or created as the repository
 // has the file or not.
 func (p *Plan) syncAction(rel string) string {
-	if _, err := os.Lstat(filepath.Join(p.Sandbox, mount.TreeDir, rel)); errors.Is(err, fs.ErrNotExist) {
+	box := &mount.Sandbox{Root: p.Root, Tree: filepath.Join(p.Sandbox, mount.TreeDir)}
+	if p.Tree == TreeOverlay {
+		box.Overlay = &mount.OverlayLayers{Upper: filepath.Join(p.Sandbox, mount.UpperDir)}
+	}
+	if _, ok := box.MergedPath(filepath.ToSlash(rel)); !ok {
 		return harness.SyncDeleted
 	}
 	if _, err := os.Lstat(filepath.Join(p.Root, rel)); err == nil {

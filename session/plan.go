@@ -81,6 +81,13 @@ type PlanOptions struct {
 	// the user's and the narrowings of the caller (a batch task's).
 	// NewPlan adds the persona's narrowings.
 	Network NetworkSettings
+	// Tree is the tree asked for on the command line (--tree), above the
+	// persona's mount.tree and Sandbox.Tree (tree.go); zero when not.
+	Tree TreeChoice
+	// Live, Reuse and Attempt are what the run asks besides that decides
+	// its tree: live sync (the copy only), a warm sandbox (left out with
+	// the overlay), an evaluation's attempt (the copy only).
+	Live, Reuse, Attempt bool
 }
 
 // Materialized is the instruction file written into the sandbox.
@@ -109,19 +116,22 @@ type Plan struct {
 	Root            string            `json:"root"`
 	Cwd             string            `json:"cwd"`
 	Sandbox         string            `json:"sandbox"`
-	Workdir         string            `json:"workdir"`
-	Materialized    *Materialized     `json:"materialized"`
-	Extend          *Extend           `json:"extend,omitempty"`
-	Hidden          []string          `json:"hidden"`
-	Ignored         []string          `json:"ignored"`
-	Readonly        []string          `json:"readonly"`
-	Argv            []string          `json:"argv"`
-	Env             []string          `json:"env"`
-	Sealed          []mount.SealedVar `json:"sealedEnv"`
-	ConfigFiles     map[string]string `json:"configFiles,omitempty"`
-	Notes           []string          `json:"notes,omitempty"`
-	InRepo          bool              `json:"installInRepo"`
-	Skills          *skill.Plan       `json:"skills,omitempty"`
+	// Tree is how the sandbox shows the project (tree.go): copy or
+	// overlay; empty for a run in the repository.
+	Tree         TreeMode          `json:"tree,omitempty"`
+	Workdir      string            `json:"workdir"`
+	Materialized *Materialized     `json:"materialized"`
+	Extend       *Extend           `json:"extend,omitempty"`
+	Hidden       []string          `json:"hidden"`
+	Ignored      []string          `json:"ignored"`
+	Readonly     []string          `json:"readonly"`
+	Argv         []string          `json:"argv"`
+	Env          []string          `json:"env"`
+	Sealed       []mount.SealedVar `json:"sealedEnv"`
+	ConfigFiles  map[string]string `json:"configFiles,omitempty"`
+	Notes        []string          `json:"notes,omitempty"`
+	InRepo       bool              `json:"installInRepo"`
+	Skills       *skill.Plan       `json:"skills,omitempty"`
 	// Mapping is what the harness gets for each persona value that
 	// changes what the agent may do or how it runs, and what it refused.
 	Mapping *harness.Mapping `json:"mapping"`
@@ -295,6 +305,11 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if o.InRepo {
 		hopts.Root = o.Root
 	}
+	if o.Session != nil && o.Session.Record.Tree == TreeOverlay {
+		// The resumed tree's files the agent wrote are in the upper
+		// layer.
+		hopts.AgentRoot = filepath.Join(p.Sandbox, mount.UpperDir)
+	}
 	if p.net != nil {
 		hopts.BrokerURLs, hopts.NetworkMode, hopts.OpencodeKeys = p.net.brokerURLs, string(p.net.policy.Mode), p.net.opencodeKeys
 	}
@@ -359,6 +374,9 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if p.state != nil {
 		// The per-session state is the harness's to write.
 		inv.Writable = append(inv.Writable, p.state.Writable...)
+	}
+	if err := p.planTree(o, inv.TreeReadOnly); err != nil {
+		return nil, err
 	}
 	if err := p.confinePolicy(o.Sandbox, inv); err != nil {
 		return nil, err

@@ -61,6 +61,9 @@ type Record struct {
 	// Root is the real project root, Cwd the real working directory.
 	Root string `json:"root"`
 	Cwd  string `json:"cwd"`
+	// Tree is how the sandbox shows the project (tree.go): overlay, or
+	// empty for the copy (a session of before issue 44 was a copy).
+	Tree TreeMode `json:"tree,omitempty"`
 	// PID and Started are the workforce process that owns the session
 	// and when the session started.
 	PID     int       `json:"pid"`

@@ -245,6 +245,9 @@ func resume(s *Session, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := withOverlay(o.Invocation, box); err != nil {
+		return nil, err
+	}
 	if err := o.Invocation.WriteFiles(); err != nil {
 		return nil, err
 	}

@@ -301,7 +301,7 @@ func Run(o Options) (*Result, error) {
 
 	s, err := create(o.Dir, Record{
 		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
-		Root: o.Mount.Root, Cwd: o.Mount.Cwd, PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
+		Root: o.Mount.Root, Cwd: o.Mount.Cwd, Tree: treeOf(o.Mount), PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
 		HarnessSessionID: o.HarnessSessionID, Attempt: o.Attempt != nil,
 	})
 	if err != nil {
@@ -312,7 +312,7 @@ func Run(o Options) (*Result, error) {
 	mo := o.Mount
 	mo.Dir = o.Dir
 	var warm string
-	if o.Reuse {
+	if o.Reuse && !mo.Overlay {
 		warm = WarmTree(mo.Home, mo.Root)
 		if _, err := os.Lstat(warm); err == nil {
 			mo.Warm = warm
@@ -605,6 +605,9 @@ func prepare(box *mount.Sandbox, o Options) error {
 		}
 	}
 	if err := box.Save(); err != nil {
+		return err
+	}
+	if err := withOverlay(o.Invocation, box); err != nil {
 		return err
 	}
 	return o.Invocation.WriteFiles()

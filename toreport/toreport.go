@@ -161,7 +161,7 @@ func Plan(p *session.Plan) report.Plan {
 	return report.Plan{
 		Persona: p.Persona, Tier: p.Tier, Harness: p.Harness, HarnessVersion: p.HarnessVersion, VersionMeasured: p.VersionMeasured, Profile: p.Profile,
 		Layers: Each(p.Layers, Origin), Resolved: Ptr(p.Resolved, Resolved),
-		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Workdir: p.Workdir,
+		Root: p.Root, Cwd: p.Cwd, Sandbox: p.Sandbox, Tree: string(p.Tree), Workdir: p.Workdir,
 		Materialized: Ptr(p.Materialized, func(m session.Materialized) report.Materialized {
 			return report.Materialized{Path: m.Path, Mode: m.Mode, Text: m.Text}
 		}),
@@ -255,7 +255,7 @@ func SyncReport(r mount.Report) report.SyncReport { return run.SyncReport(r) }
 func Record(r session.Record) report.Record {
 	return report.Record{
 		Format: r.Format, ID: r.ID, Persona: r.Persona, Tier: r.Tier, Harness: r.Harness, Root: r.Root, Cwd: r.Cwd,
-		PID: r.PID, Started: r.Started, HarnessPID: r.HarnessPID,
+		Tree: string(r.Tree), PID: r.PID, Started: r.Started, HarnessPID: r.HarnessPID,
 		HarnessStart: Ptr(r.HarnessStart, func(p session.ProcStart) report.ProcStart {
 			return report.ProcStart{Boot: p.Boot, Ticks: p.Ticks}
 		}),

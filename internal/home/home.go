@@ -86,6 +86,11 @@ func WorkerDir(home string) string { return filepath.Join(home, "worker") }
 // directories, <home>/create: one a create, removed when it ends.
 func CreateDir(home string) string { return filepath.Join(home, "create") }
 
+// TreeModes are the values of "tree" in config.json, run --tree and a
+// persona's mount.tree: copy the project into the sandbox, show it
+// through an overlay, or choose by the tree's size.
+var TreeModes = []string{"copy", "overlay", "auto"}
+
 // Config is <home>/config.json.
 type Config struct {
 	// PersonaDirs are the user persona directories, highest first. Unset
@@ -93,6 +98,9 @@ type Config struct {
 	PersonaDirs []string `json:"personaDirs,omitempty"`
 	// Review holds each run's work for review, as run --review does.
 	Review bool `json:"review,omitempty"`
+	// Tree is how runs show the project to the harness ("tree": "copy",
+	// "overlay" or "auto"; run --tree), empty when the file sets none.
+	Tree string `json:"tree,omitempty"`
 	// Results bounds the results one-shot runs leave in <home>/results
 	// ("results": {"maxAge": "720h", "maxCount": 500}).
 	Results Results `json:"-"`
@@ -137,6 +145,11 @@ func ReadConfig(home string) (*Config, error) {
 	if v, ok := raw["review"]; ok { // kept in raw: written back as read
 		if err := json.Unmarshal(v, &c.Review); err != nil {
 			return nil, &diag.Diagnostic{File: path, Field: "review", Message: "must be true or false"}
+		}
+	}
+	if v, ok := raw["tree"]; ok { // kept in raw too
+		if err := json.Unmarshal(v, &c.Tree); err != nil || !slices.Contains(TreeModes, c.Tree) {
+			return nil, &diag.Diagnostic{File: path, Field: "tree", Message: `must be "copy", "overlay" or "auto"`}
 		}
 	}
 	if v, ok := raw["results"]; ok { // kept in raw too

@@ -48,9 +48,12 @@ func TestReadConfigResults(t *testing.T) {
 	if err != nil || c.Results.MaxAge != nil || c.Results.MaxCount != nil {
 		t.Fatalf("ReadConfig without a file = %+v, %v, want no results bounds", c, err)
 	}
-	must(t, os.WriteFile(ConfigPath(dir), []byte(`{"results": {"maxAge": "90m", "maxCount": 0}, "review": true}`), 0o644))
+	must(t, os.WriteFile(ConfigPath(dir), []byte(`{"results": {"maxAge": "90m", "maxCount": 0}, "review": true, "tree": "overlay"}`), 0o644))
 	if c, err = ReadConfig(dir); err != nil {
 		t.Fatal(err)
+	}
+	if c.Tree != "overlay" {
+		t.Errorf("Tree = %q, want overlay", c.Tree)
 	}
 	if r := c.Results; r.MaxAge == nil || *r.MaxAge != 90*time.Minute || r.MaxCount == nil || *r.MaxCount != 0 {
 		t.Errorf("Results = %+v, want maxAge 90m and maxCount 0", r)
@@ -81,6 +84,8 @@ func TestReadConfigErrors(t *testing.T) {
 		{"{\n  \"personaDirs\": [\"a\",]\n}", "config.json:2:23: invalid JSON: "},
 		{`{"personaDirs": "x"}`, "config.json: personaDirs: must be a list of directory paths"},
 		{`{"review": "yes"}`, "config.json: review: must be true or false"},
+		{`{"tree": "overlays"}`, `config.json: tree: must be "copy", "overlay" or "auto"`},
+		{`{"tree": true}`, `config.json: tree: must be "copy", "overlay" or "auto"`},
 		{`{"results": []}`, "config.json: results: must be an object"},
 		{`{"results": {"maxAge": 720}}`, "config.json: results.maxAge: must be a duration string"},
 		{`{"results": {"maxAge": "30d"}}`, `config.json: results.maxAge: "30d" is not a duration`},

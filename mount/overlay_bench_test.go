@@ -1,0 +1,105 @@
+//go:build linux
+
+package mount
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// benchProject makes a project of n files, 20 to a directory, two levels
+// deep, with an .agentignore, an ignored directory and instruction files.
+func benchProject(b *testing.B, n int) string {
+	b.Helper()
+	root := b.TempDir()
+	for i := 0; i < n; i++ {
+		d := filepath.Join(root, fmt.Sprintf("d%02d", i/2000), fmt.Sprintf("e%03d", i/20%100))
+		if i%20 == 0 {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%d.go", i)), []byte("package x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for name, data := range map[string]string{".agentignore": ".env\n*.log\n", ".env": "S=1", "AGENTS.md": "x",
+		"node_modules/m/i.js": "m", "d00/AGENTS.md": "y"} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return root
+}
+
+// BenchmarkOverlayCreate: making and removing a sandbox of a 20,000-file
+// project, an overlay's against a copy's; and the overlay's listing of
+// the directories for the whiteouts alone (findWhiteouts).
+func BenchmarkOverlayCreate(b *testing.B) {
+	root := benchProject(b, 20000)
+	home := b.TempDir()
+	for _, overlay := range []bool{true, false} {
+		name := "copy"
+		if overlay {
+			name = "overlay"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				s, err := create(context.Background(), Options{Home: home, Persona: "p", Root: root, Cwd: root,
+					Hide: []string{"AGENTS.md"}, Overlay: overlay})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Remove(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("whiteouts", func(b *testing.B) {
+		r, err := NewRules(Options{Persona: "p", Root: root, Hide: []string{"AGENTS.md"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			w, _, _, err := findWhiteouts(context.Background(), root, r, nil)
+			if err != nil || len(w) != 4 {
+				b.Fatal(w, err)
+			}
+		}
+	})
+}
+
+// BenchmarkOverlaySync: a dry-run sync of ten changed files of a
+// 20,000-file project reads the upper layer: its time is that of the
+// ten, not of the tree.
+func BenchmarkOverlaySync(b *testing.B) {
+	root := benchProject(b, 20000)
+	s, err := create(context.Background(), Options{Home: b.TempDir(), Persona: "p", Root: root, Cwd: root, Overlay: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Remove()
+	for i := 0; i < 10; i++ {
+		p := filepath.Join(s.Overlay.Upper, "d00", fmt.Sprintf("e%03d", i), fmt.Sprintf("f%d.go", i*20))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package y\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		r, err := s.Sync(context.Background(), SyncOptions{DryRun: true})
+		if err != nil || len(r.Updated) != 10 {
+			b.Fatal(r, err)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/mount"
+)
+
+// The overlay's run (tree.go). With the overlay, the sandbox's tree is an
+// empty directory outside the harness's namespaces (mount makes it, with
+// the directories down to the working directory); the launcher mounts the
+// project over it, the session's upper layer taking every write
+// (confine.Overlay). The harness's write policy is the copy's: the tree
+// (the overlay's target), the session's tmp, the harness's state; never
+// the session directory above the upper and work directories, nor the
+// project, whose real path stays unreadable (reads.go). The launcher
+// changes to the working directory once the overlay is mounted.
+//
+// Workforce's own work after the harness reads the upper layer over the
+// real tree in Go (package mount: sync-back, sessions diff and apply, the
+// agent's commits); it never mounts the overlay again, so a session whose
+// namespace is gone (a crash) is recovered as a live one is.
+
+// errOverlayUnconfined is the error of an overlay sandbox whose harness
+// would start without the namespaces that mount it.
+var errOverlayUnconfined = errors.New("the overlay's tree needs the harness confined in namespaces, and this run's is not")
+
+// withOverlay hands the launcher of inv the overlay of box, when box is
+// one: the project as the lower layer, the upper and work directories,
+// the tree as the target and the whiteouts. The policy is copied, not
+// changed in place: the plan keeps what run --dry-run showed.
+func withOverlay(inv *harness.Invocation, box *mount.Sandbox) error {
+	ov := box.Overlay
+	if ov == nil {
+		return nil
+	}
+	if inv.Confine == nil || inv.Confine.Net == nil {
+		return errOverlayUnconfined
+	}
+	pol := *inv.Confine
+	net := *pol.Net
+	net.Overlay = &confine.Overlay{Lower: box.Root, Upper: ov.Upper, Work: ov.Work, Target: box.Tree, Whiteouts: ov.Whiteouts}
+	pol.Net = &net
+	if err := pol.Check(); err != nil {
+		return fmt.Errorf("the overlay's policy: %w", err)
+	}
+	inv.Confine = &pol
+	return nil
+}
