@@ -86,7 +86,7 @@ func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions
 		return writeJSON(ios.Out, report.Sessions{Sessions: rows, Warm: warm})
 	}
 	for _, w := range warm {
-		defer fmt.Fprintf(ios.Out, "warm sandbox of %s: %s (%s old)\n", quote.Name(w.Root), quote.Name(w.Dir), age(now.Sub(w.Time)))
+		defer fmt.Fprintf(ios.Out, "warm sandbox of %s: %s (%s old)\n", quote.Name(w.Root), quote.Name(w.Dir), report.Age(now.Sub(w.Time)))
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(ios.Out, "no sessions")
@@ -110,7 +110,7 @@ func runSessionsList(_ context.Context, ios *iostreams, opts sessionsListOptions
 		if r.Changed >= 0 {
 			changed = fmt.Sprint(r.Changed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Persona, phase, age(time.Duration(r.Age)*time.Second), changed, quote.Name(r.Root))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Persona, phase, report.Age(time.Duration(r.Age)*time.Second), changed, quote.Name(r.Root))
 	}
 	return tw.Flush()
 }

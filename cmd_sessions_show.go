@@ -116,7 +116,7 @@ func runSessionsShow(_ context.Context, ios *iostreams, opts sessionsShowOptions
 		fmt.Fprintf(w, "harness exit status: %d\n", *r.ExitCode)
 	}
 	if r.Branch != "" {
-		fmt.Fprintf(w, "branch: %s (%s of the agent)\n", r.Branch, commits(r.Commits))
+		fmt.Fprintf(w, "branch: %s (%s of the agent)\n", r.Branch, report.Plural(r.Commits, "commit"))
 	}
 	if err := s.HarnessRunning(); err != nil {
 		warnf(ios.Err, "%v", err)

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -186,19 +185,6 @@ func installConflict(w io.Writer, err error, verb string) error {
 // shellJoin quotes argv for display as a shell command line.
 func shellJoin(argv []string) string { return quote.Shell(argv...) }
 
-// age prints a duration as people read an age.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
 // printReport prints what a sync-back did, or would do, a line per file
 // (report.SyncReport.WriteText), and the hints and warnings it calls for
 // to stderr.
@@ -228,18 +214,10 @@ func printBranch(w, stderr io.Writer, r session.Record) {
 	if r.Branch == "" {
 		return
 	}
-	fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(r.Commits), r.Branch)
+	fmt.Fprintf(w, "the agent made %s: branch %s\n", report.Plural(r.Commits, "commit"), r.Branch)
 	if r.Report != nil && len(r.Report.OnBranch) > 0 {
 		hintf(stderr, "what the agent committed is on the branch, not in your working tree: git merge %s brings it in (or sync with --sync-committed)", r.Branch)
 	}
-}
-
-// commits says n commits, in the singular for one.
-func commits(n int) string {
-	if n == 1 {
-		return "1 commit"
-	}
-	return fmt.Sprintf("%d commits", n)
 }
 
 // withHarnessHint adds to a *session.HarnessRunningError the hints of

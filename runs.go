@@ -322,7 +322,7 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts, Refused: f.Refused, Held: f.Held})
 		}
 		if b := r.Branch; b != nil {
-			fmt.Fprintf(w, "the agent made %s: branch %s\n", commits(b.Commits), quote.Name(b.Name))
+			fmt.Fprintf(w, "the agent made %s: branch %s\n", report.Plural(b.Commits, "commit"), quote.Name(b.Name))
 		}
 		if r.Held != nil {
 			r.Held.WriteHeld(w, r.SessionID)

@@ -120,10 +120,10 @@ func (r Install) WriteCreatedText(w io.Writer) {
 		sidecars, skills := in.AssetCounts()
 		fmt.Fprintf(w, "created %s: %s", in.ID, in.File)
 		if sidecars > 0 {
-			fmt.Fprintf(w, " (+%s)", plural(sidecars, "sidecar"))
+			fmt.Fprintf(w, " (+%s)", Plural(sidecars, "sidecar"))
 		}
 		if skills > 0 {
-			fmt.Fprintf(w, " (+%s)", plural(skills, "skill"))
+			fmt.Fprintf(w, " (+%s)", Plural(skills, "skill"))
 		}
 		fmt.Fprintln(w)
 	}

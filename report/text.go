@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/seed-3bc194a6/workforce/internal/quote"
 )
@@ -345,7 +346,7 @@ func (f *Files) Summary(n int) string {
 		return ""
 	}
 	slices.Sort(paths)
-	return fmt.Sprintf("%s changed: %s", plural(len(paths), "file"), names(paths, n))
+	return fmt.Sprintf("%s changed: %s", Plural(len(paths), "file"), names(paths, n))
 }
 
 // WriteHeld prints the work of session id held for review (run
@@ -371,7 +372,7 @@ func (f *Files) WriteHeld(w io.Writer, id string) {
 		all = append(all, held{c.Path, "conflict"})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].path < all[j].path })
-	fmt.Fprintf(w, "held for review: %s (%s)\n", quote.Name(id), plural(len(all), "file"))
+	fmt.Fprintf(w, "held for review: %s (%s)\n", quote.Name(id), Plural(len(all), "file"))
 	for _, h := range all {
 		fmt.Fprintf(w, "  %s: %s\n", h.kind, quote.Name(h.path))
 	}
@@ -384,15 +385,30 @@ func (p Published) Text() string {
 	if p.Branch == "" {
 		return "nothing pushed"
 	}
-	return fmt.Sprintf("branch %s pushed to %s, %s changed", quote.Name(p.Branch), quote.Name(p.Repo), plural(p.Files, "file"))
+	return fmt.Sprintf("branch %s pushed to %s, %s changed", quote.Name(p.Branch), quote.Name(p.Repo), Plural(p.Files, "file"))
 }
 
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
+// Plural is n and the noun, in the plural but for one: "1 file", "2
+// files".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Age is a duration as people read an age: seconds under a minute,
+// minutes under an hour, hours under two days, then days.
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // names is the first n of paths, quoted, comma-separated, and "and K

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNetSpecText: a network policy on one line, "the default" when it
@@ -237,5 +238,14 @@ func TestSyncReportText(t *testing.T) {
 		"failed: e.go: permission denied\n"
 	if b.String() != want {
 		t.Errorf("WriteText =\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestAge: an age in the unit people read it in.
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{59 * time.Second: "59s", 90 * time.Second: "1m", 3 * time.Hour: "3h", 47 * time.Hour: "47h", 72 * time.Hour: "3d"} {
+		if got := Age(d); got != want {
+			t.Errorf("Age(%v) = %q, want %q", d, got, want)
+		}
 	}
 }
