@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,6 +186,17 @@ func TestOverlay(t *testing.T) {
 		{[]string{"read", in("d4/c.txt")}, "OK"},
 		{[]string{"rename", in("d7") + "/", in("d8") + "/"}, "OK"}, // names ending in slashes
 		{[]string{"read", in("d8/c.txt")}, "OK"},
+		// Paths through the caller's /proc/self name its descriptors,
+		// not the launcher's.
+		{[]string{"write", "tmp.1"}, "OK"},
+		{[]string{"renamefd", o.Target, "/proc/self/fd", "tmp.1", "out.1"}, "OK"},
+		{[]string{"read", in("out.1")}, "OK"},
+		{[]string{"renamefd", o.Target, "/proc/thread-self/fd", "out.1", "out.2"}, "OK"},
+		{[]string{"renamefd", o.Target, "/dev/fd", "out.2", "out.3"}, "OK"},
+		{[]string{"renamefd", o.Target, "//proc/./self/fd", "out.3", "out.4"}, "OK"},
+		{[]string{"read", in("out.4")}, "OK"},
+		{[]string{"renamefd", o.Target, "/proc/self/fd", "d8", "d9"}, "OK"}, // a lower directory, by copy
+		{[]string{"read", in("d9/c.txt")}, "OK"},
 		// The launcher renames with no more rights than the harness.
 		{[]string{"rename", in("a.txt"), filepath.Join(o.Lower, "stolen")}, "EXDEV"},
 		{[]string{"rename", filepath.Join(o.Lower, "d2"), in("taken")}, "EXDEV"},
@@ -343,5 +355,34 @@ func TestOverlayGitMv(t *testing.T) {
 	}
 	if treeSum(t, o.Lower) != before {
 		t.Errorf("the real project changed")
+	}
+}
+
+// TestCallerPath: a path through /proc/self, /proc/thread-self or
+// /dev/fd names the calling thread's process's /proc, however its first
+// names are spelled; any other path is left as it is.
+func TestCallerPath(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := unix.Gettid()
+	pid := strconv.Itoa(os.Getpid())
+	for _, c := range []struct{ in, want string }{
+		{"/proc/self/fd/11/out.txt", "/proc/" + pid + "/fd/11/out.txt"},
+		{"//proc/./self//fd/11/x", "/proc/" + pid + "//fd/11/x"},
+		{"/dev/../proc/self/cwd/x", "/proc/" + pid + "/cwd/x"},
+		{"/proc/thread-self/fd/3/x", "/proc/" + pid + "/task/" + strconv.Itoa(tid) + "/fd/3/x"},
+		{"/dev/fd/3/x", "/proc/" + pid + "/fd/3/x"},
+		{"/proc/self/", "/proc/" + pid + "/"},
+		{"/proc/self", "/proc/" + pid},
+		{"/proc/1/fd/3/x", "/proc/1/fd/3/x"},
+		{"/proc", "/proc"},
+		{"/", "/"},
+		{"proc/self/fd/3/x", "proc/self/fd/3/x"},
+		{"/tree/proc/self", "/tree/proc/self"},
+		{"/dev/fdx/3", "/dev/fdx/3"},
+	} {
+		if got := callerPath(tid, c.in); got != c.want {
+			t.Errorf("callerPath(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

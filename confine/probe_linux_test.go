@@ -171,6 +171,15 @@ func probeOp(op []string) string {
 			err = unix.Renameat(fd, arg(2), fd, arg(3))
 			unix.Close(fd)
 		}
+	case "renamefd": // rename(2) of PREFIX/77/OLD to PREFIX/77/NEW, DIR opened as descriptor 77 first (as Bun's renameSync does, with PREFIX /proc/self/fd)
+		var fd int
+		if fd, err = unix.Open(arg(1), unix.O_PATH|unix.O_DIRECTORY, 0); err == nil {
+			if err = unix.Dup3(fd, 77, 0); err == nil {
+				err = unix.Rename(arg(2)+"/77/"+arg(3), arg(2)+"/77/"+arg(4))
+				unix.Close(77)
+			}
+			unix.Close(fd)
+		}
 	case "lstat":
 		_, err = os.Lstat(arg(1))
 	case "mountinfo": // whether /proc/self/mountinfo names ARG

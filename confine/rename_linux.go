@@ -285,6 +285,7 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 	if err1 != nil || err2 != nil {
 		return nil, errDecline
 	}
+	oldPath, newPath = callerPath(pid, oldPath), callerPath(pid, newPath)
 	call := &renameCall{oldDir: -1, newDir: -1, oldPath: oldPath, newPath: newPath, flags: flags}
 	var err error
 	if call.oldDir, err = callerDir(proc, oldDir, oldPath); err == nil {
@@ -344,6 +345,73 @@ func readCString(pid int, addr uint64) (string, error) {
 		addr += uint64(got)
 	}
 	return "", unix.ENAMETOOLONG
+}
+
+// callerPath returns path as the launcher must read it for the thread
+// tid: a path through /proc/self, /proc/thread-self or /dev/fd (a link to
+// /proc/self/fd) names the caller's own /proc files and descriptors, and
+// read by the launcher would name its own. Bun (Claude Code) renames a
+// file it wrote through /proc/self/fd/N/NAME, N a descriptor of its
+// directory. Those prefixes become the caller's /proc/PID, PID its
+// process (thread group), or /proc/PID/task/TID; "." and empty names
+// and a ".." back to / before them are read as the kernel does. A path
+// that reaches /proc/self through a symbolic link elsewhere is read as
+// the launcher's (the rename then fails, as no program does).
+func callerPath(tid int, path string) string {
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return path
+	}
+	var names []string
+	slash := false
+	for len(names) < 2 {
+		var name string
+		name, rest, slash = strings.Cut(rest, "/")
+		switch {
+		case name == "" && !slash:
+			return path
+		case name == "" || name == ".":
+		case name == "..":
+			if len(names) > 0 {
+				names = names[:len(names)-1]
+			}
+		default:
+			names = append(names, name)
+		}
+	}
+	var prefix string
+	switch names[0] + "/" + names[1] {
+	case "proc/self":
+		prefix = "/proc/" + callerProcess(tid)
+	case "proc/thread-self":
+		prefix = "/proc/" + callerProcess(tid) + "/task/" + strconv.Itoa(tid)
+	case "dev/fd":
+		prefix = "/proc/" + callerProcess(tid) + "/fd"
+	default:
+		return path
+	}
+	if slash {
+		prefix += "/"
+	}
+	return prefix + rest
+}
+
+// callerProcess returns the process (thread group) of the thread tid, as
+// its /proc/TID/status says, or tid where that cannot be read.
+func callerProcess(tid int) string {
+	id := strconv.Itoa(tid)
+	b, err := os.ReadFile("/proc/" + id + "/status")
+	if err != nil {
+		return id
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			if v = strings.TrimSpace(v); v != "" {
+				return v
+			}
+		}
+	}
+	return id
 }
 
 // callerDir opens, for the launcher, the directory the caller's path is
