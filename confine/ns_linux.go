@@ -861,11 +861,16 @@ const probeArg = "probe-namespaces"
 
 // probeNamespaces starts the launcher in the namespaces a harness gets,
 // as the probe: it mounts /proc and brings loopback up.
-func probeNamespaces() error {
-	cmd := exec.Command(launcherPath(), LauncherArg, probeArg)
+func probeNamespaces() error { return runProbe(nsCaps, probeArg) }
+
+// runProbe runs the launcher with args in the namespaces a harness gets,
+// with the capabilities caps inside, and an empty environment: an error
+// carries what it printed.
+func runProbe(caps []uintptr, args ...string) error {
+	cmd := exec.Command(launcherPath(), append([]string{LauncherArg}, args...)...)
 	cmd.Args[0] = os.Args[0]
 	cmd.Env = []string{}
-	cmd.SysProcAttr = nsProcAttr(nil, nsCaps)
+	cmd.SysProcAttr = nsProcAttr(nil, caps)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -160,18 +159,7 @@ func probeOverlay(dir string) error {
 		return err
 	}
 	defer RemoveOverlayDirs(o.Upper, o.Work)
-	cmd := exec.Command(launcherPath(), LauncherArg, probeOverlayArg, tmp)
-	cmd.Args[0] = os.Args[0]
-	cmd.Env = []string{}
-	cmd.SysProcAttr = nsProcAttr(nil, overlayCaps)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if msg := strings.TrimSpace(string(out)); msg != "" {
-			return fmt.Errorf("%v: %s", err, msg)
-		}
-		return err
-	}
-	return nil
+	return runProbe(overlayCaps, probeOverlayArg, tmp)
 }
 
 // probeLayout is the overlay the probe mounts in dir.
