@@ -129,7 +129,7 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 // left as it is; one naming such a directory by an absolute path gets
 // the relative path instead (the project is shown at another path); any
 // other gets a .git directory of its own (ownGitDir) over it. One whose
-// git directory cannot be made (a dangling gitdir) is hidden, a whiteout,
+// git directory cannot be made (a file that names none) is hidden, a whiteout,
 // so that git there finds the enclosing repository, as in a copy.
 func (s *Sandbox) sealOverlayGitFiles(dotgits []string) error {
 	ov := s.Overlay
