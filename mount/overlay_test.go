@@ -553,7 +553,7 @@ func TestOverlayNestedGitFiles(t *testing.T) {
 		writeTree(t, root, map[string]string{
 			"out/.git": "gitdir: " + outside + "\n", "out/b.txt": "b",
 			"gitdata/HEAD": "ref: refs/heads/main\n", "in/.git": "gitdir: " + filepath.Join(root, "gitdata") + "\n",
-			"rel/.git": "gitdir: ../gitdata\n",
+			"rel/.git":    "gitdir: ../gitdata\n",
 			"broken/.git": "not a gitdir file\n",
 		})
 	})
