@@ -130,12 +130,17 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 // the relative path instead (the project is shown at another path); any
 // other gets a .git directory of its own (ownGitDir) over it. One whose
 // git directory cannot be made (a file that names none) is hidden, a whiteout,
-// so that git there finds the enclosing repository, as in a copy.
+// so that git there finds the enclosing repository, as in a copy. A git
+// directory one names inside the project under another name joins the
+// sandbox's git directories (namedGitDirs): never synced.
 func (s *Sandbox) sealOverlayGitFiles(dotgits []string) error {
 	ov := s.Overlay
 	for _, rel := range dotgits {
 		real := filepath.Join(s.Root, filepath.FromSlash(rel))
 		box := filepath.Join(ov.Upper, filepath.FromSlash(rel))
+		// A git directory it names inside the project under another
+		// name is git's own, as in a copy: never synced.
+		s.gitDirs = s.gitDirs.add(namedGitDirs(s.Root, real)...)
 		if err := s.upperDirs(path.Dir(rel)); err != nil {
 			return fmt.Errorf("cannot give the sandbox a git directory: %w", err)
 		}

@@ -542,7 +542,8 @@ func TestOverlayCreateFails(t *testing.T) {
 // upper layer, as in a copy (sealGitFiles): a git directory of its own
 // over one naming a git directory outside the project, its objects shared
 // by alternates; the relative path for one naming a directory inside the
-// project by an absolute path; a whiteout for one that names none.
+// project by an absolute path (that directory git's own, never synced);
+// a whiteout for one that names none.
 func TestOverlayNestedGitFiles(t *testing.T) {
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{
@@ -569,6 +570,9 @@ func TestOverlayNestedGitFiles(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(up, "rel/.git")); err == nil {
 		t.Errorf("upper rel/.git exists; a relative gitdir inside the project is shown as it is")
+	}
+	if !s.inGit("gitdata/HEAD") {
+		t.Errorf("gitdata/HEAD, the git directory in/.git names, is not git's own: it would sync back")
 	}
 	if !slices.Contains(s.Overlay.Whiteouts, "broken/.git") {
 		t.Errorf("whiteouts %q lack broken/.git", s.Overlay.Whiteouts)
