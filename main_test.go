@@ -110,6 +110,8 @@ var overlayScripts = []string{
 	"run_review_oneshot.txtar",
 	"run_sessions.txtar",
 	"run_typechange.txtar",
+	"run_dotgit_names.txtar",
+	"run_seal.txtar",
 	"sessions_applied.txtar",
 	"sessions_apply.txtar",
 	"sessions_concurrent.txtar",

@@ -10,6 +10,7 @@ package mount
 // of what it changed.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,11 +94,15 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Started = time.Unix(st.Ctim.Unix())
 	s.gitDirs = projectGitDirs(o.Root)
-	w, links, ro, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
+	w, links, ro, dotgits, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
 	if err != nil {
 		return err
 	}
 	ov.Whiteouts = w
+	if err := s.sealOverlayGitFiles(dotgits); err != nil {
+		return err
+	}
+	w = ov.Whiteouts
 	s.skipped = append([]string(nil), w...)
 	// No manifest: the base of a path is taken when the agent changed
 	// it (stamp), or when a sync applied it (settle).
@@ -114,6 +119,49 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	// The start commit is the real repository's HEAD: the lower layer's.
 	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()
 	return s.quietOverlayGit()
+}
+
+// sealOverlayGitFiles is sealGitFiles for an overlay sandbox: each
+// nested .git file or link of the project (dotgits, sorted; the root's
+// takes the copy, session.treeFor) gets its place in the upper layer, so
+// that git in the sandbox never reaches the real repository it names. A
+// file naming, by a relative path, a git directory the overlay shows is
+// left as it is; one naming such a directory by an absolute path gets
+// the relative path instead (the project is shown at another path); any
+// other gets a .git directory of its own (ownGitDir) over it. One whose
+// git directory cannot be made (a file that names none) is hidden, a whiteout,
+// so that git there finds the enclosing repository, as in a copy. A git
+// directory one names inside the project under another name joins the
+// sandbox's git directories (namedGitDirs): never synced.
+func (s *Sandbox) sealOverlayGitFiles(dotgits []string) error {
+	ov := s.Overlay
+	for _, rel := range dotgits {
+		real := filepath.Join(s.Root, filepath.FromSlash(rel))
+		box := filepath.Join(ov.Upper, filepath.FromSlash(rel))
+		// A git directory it names inside the project under another
+		// name is git's own, as in a copy: never synced.
+		s.gitDirs = s.gitDirs.add(namedGitDirs(s.Root, real)...)
+		if err := s.upperDirs(path.Dir(rel)); err != nil {
+			return fmt.Errorf("cannot give the sandbox a git directory: %w", err)
+		}
+		if data, ok := innerGitFile(s.Root, real, s.Root, real); ok {
+			if old, err := os.ReadFile(real); err == nil && bytes.Equal(old, data) {
+				continue // shown as it is
+			}
+			if err := os.WriteFile(box, data, 0o644); err != nil {
+				return fmt.Errorf("cannot give the sandbox a git directory: %w", err)
+			}
+			continue
+		}
+		if err := ownGitDir(real, box); err != nil {
+			if err := removeAll(box); err != nil {
+				return err
+			}
+			ov.Whiteouts = append(ov.Whiteouts, rel)
+			sort.Strings(ov.Whiteouts)
+		}
+	}
+	return nil
 }
 
 // quietOverlayGit is quietGit for an overlay sandbox: the tracked files
@@ -163,8 +211,9 @@ func (s *Sandbox) quietOverlayGit() error {
 
 // findWhiteouts returns what the copy of root would leave out, sorted: the
 // paths ignored by r's patterns (a directory as a whole), the hidden
-// files, and the names taken for .git; and the symbolic links and the
-// read-only regular files of the rest (outside git directories). It lists
+// files, and the names taken for .git; the symbolic links and the
+// read-only regular files of the rest (outside git directories); and the
+// nested .git files and links (sealOverlayGitFiles). It lists
 // directories (names and
 // types, no stat of the files: the file system's directory entries say
 // what is a directory), never copies: because the default excludes and
@@ -173,7 +222,7 @@ func (s *Sandbox) quietOverlayGit() error {
 // on several goroutines, which costs a small part of a copy
 // (BenchmarkOverlayCreate/whiteouts, 20,000 files in 1,000 directories:
 // 35-40 ms on two busy cores, against 4 s for the copy there).
-func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links, readonly []string, err error) {
+func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links, readonly, dotgits []string, err error) {
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
@@ -184,9 +233,10 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 	tokens := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	var walk func(rel string)
 	walk = func(rel string) {
-		w, l, ro, dirs, err := listForOverlay(ctx, root, rel, r, gd)
+		ls, err := listForOverlay(ctx, root, rel, r, gd)
 		mu.Lock()
-		out, links, readonly = append(out, w...), append(links, l...), append(readonly, ro...)
+		out, links, readonly = append(out, ls.hide...), append(links, ls.links...), append(readonly, ls.readonly...)
+		dotgits = append(dotgits, ls.dotgits...)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -195,7 +245,7 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 		if stop {
 			return
 		}
-		for _, d := range dirs {
+		for _, d := range ls.dirs {
 			select {
 			case tokens <- struct{}{}:
 				wg.Add(1)
@@ -212,49 +262,59 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 	walk("")
 	wg.Wait()
 	if first != nil {
-		return nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
+		return nil, nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
 	}
 	sort.Strings(out)
 	sort.Strings(links)
 	sort.Strings(readonly)
-	return out, links, readonly, nil
+	sort.Strings(dotgits)
+	return out, links, readonly, dotgits, nil
+}
+
+// overlayListing is what listForOverlay finds in one directory: what it
+// hides, its links, its read-only files, its nested .git files and links,
+// and the directories to list.
+type overlayListing struct {
+	hide, links, readonly, dotgits, dirs []string
 }
 
 // listForOverlay lists the directory rel of root for findWhiteouts: what
 // it hides, its links, its read-only files and the directories to list.
-func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs) (hide, links, readonly, dirs []string, err error) {
+func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs) (ls overlayListing, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, nil, nil, err
+		return ls, err
 	}
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
-			return nil, nil, nil, nil, nil // the agent cannot list it either
+			return ls, nil // the agent cannot list it either
 		}
-		return nil, nil, nil, nil, err
+		return ls, err
 	}
 	ents, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return ls, err
 	}
 	for _, e := range ents {
 		sub := path.Join(rel, e.Name())
 		isDir := e.IsDir()
 		switch {
+		case e.Name() == ".git" && !isDir && rel != "":
+			ls.dotgits = append(ls.dotgits, sub) // a nested repository's: sealed
 		case e.Name() == ".git" || gd.isGitDir(sub) || gd.inGit(sub):
 			// git's own: shown, never synced
 		case dotGitAlias(sub), r.ignoredLeaf(sub, isDir), !isDir && r.hidden(sub):
-			hide = append(hide, sub)
+			ls.hide = append(ls.hide, sub)
 		case isDir:
-			dirs = append(dirs, sub)
+			ls.dirs = append(ls.dirs, sub)
 		case e.Type()&fs.ModeSymlink != 0:
-			links = append(links, sub)
+			ls.links = append(ls.links, sub)
 		case e.Type().IsRegular() && r.isReadonly(sub):
-			readonly = append(readonly, sub)
+			ls.readonly = append(ls.readonly, sub)
 		}
 	}
-	return hide, links, readonly, dirs, nil
+	return ls, nil
 }
 
 // readonlyCopy puts in the upper layer a copy of the real file rel

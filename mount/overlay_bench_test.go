@@ -69,7 +69,7 @@ func BenchmarkOverlayCreate(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			w, _, _, err := findWhiteouts(context.Background(), root, r, nil)
+			w, _, _, _, err := findWhiteouts(context.Background(), root, r, nil)
 			if err != nil || len(w) != 4 {
 				b.Fatal(w, err)
 			}

@@ -303,6 +303,13 @@ func TestOverlaySync(t *testing.T) {
 			u.write(".git/HEAD", "ref: refs/heads/agent\n", 0o644)
 			u.write(".git/index", "x", 0o644)
 		}, want: "", real: map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/index": ""}},
+		{name: "names taken for .git", agent: func(u upperLayer) {
+			u.write(".GIT/hooks/pre-commit", "#!/bin/sh", 0o755)
+			u.write("GIT~1/hooks/x", "#!/bin/sh", 0o755)
+			u.write("sub/.gIt/HEAD", "ref: refs/heads/evil\n", 0o644)
+			must(u.t, os.Symlink("a.txt", u.path(".GIT/link")))
+		}, want: "notSynced: .GIT/hooks/pre-commit .GIT/link GIT~1/hooks/x sub/.gIt/HEAD\n",
+			real: map[string]string{".GIT/hooks/pre-commit": "", "GIT~1/hooks/x": "", "sub/.gIt/HEAD": ""}},
 		{name: "a conflict: the real file changed after the start", agent: func(u upperLayer) { u.write("a.txt", "A", 0o644) },
 			user: func(root string) { must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("user"), 0o644)) },
 			want: "conflicts: a.txt\n", real: map[string]string{"a.txt": "user"}},
@@ -528,5 +535,49 @@ func TestOverlayCreateFails(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir2, UpperDir)); !os.IsNotExist(err) {
 		t.Errorf("the upper layer Create made is left: %v", err)
+	}
+}
+
+// TestOverlayNestedGitFiles: a nested .git file gets its place in the
+// upper layer, as in a copy (sealGitFiles): a git directory of its own
+// over one naming a git directory outside the project, its objects shared
+// by alternates; the relative path for one naming a directory inside the
+// project by an absolute path (that directory git's own, never synced);
+// a whiteout for one that names none.
+func TestOverlayNestedGitFiles(t *testing.T) {
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{
+		"HEAD": "ref: refs/heads/main\n", "config": "[core]\n", "refs/heads/main": "0123456789abcdef0123456789abcdef01234567\n",
+	})
+	must(t, os.MkdirAll(filepath.Join(outside, "objects"), 0o755))
+	s, root := overlayFixtureWith(t, func(root string) {
+		writeTree(t, root, map[string]string{
+			"out/.git": "gitdir: " + outside + "\n", "out/b.txt": "b",
+			"gitdata/HEAD": "ref: refs/heads/main\n", "in/.git": "gitdir: " + filepath.Join(root, "gitdata") + "\n",
+			"rel/.git":    "gitdir: ../gitdata\n",
+			"broken/.git": "not a gitdir file\n",
+		})
+	})
+	up := s.Overlay.Upper
+	if data, err := os.ReadFile(filepath.Join(up, "out/.git/HEAD")); err != nil || string(data) != "ref: refs/heads/main\n" {
+		t.Errorf("upper out/.git/HEAD = %q (%v), want the real HEAD", data, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(up, "out/.git/objects/info/alternates")); err != nil || !strings.Contains(string(data), filepath.Join(outside, "objects")) {
+		t.Errorf("upper out/.git/objects/info/alternates = %q (%v), want the real objects", data, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(up, "in/.git")); err != nil || string(data) != "gitdir: ../gitdata\n" {
+		t.Errorf("upper in/.git = %q (%v), want gitdir: ../gitdata", data, err)
+	}
+	if _, err := os.Lstat(filepath.Join(up, "rel/.git")); err == nil {
+		t.Errorf("upper rel/.git exists; a relative gitdir inside the project is shown as it is")
+	}
+	if !s.inGit("gitdata/HEAD") {
+		t.Errorf("gitdata/HEAD, the git directory in/.git names, is not git's own: it would sync back")
+	}
+	if !slices.Contains(s.Overlay.Whiteouts, "broken/.git") {
+		t.Errorf("whiteouts %q lack broken/.git", s.Overlay.Whiteouts)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "out/.git")); err != nil || !strings.HasPrefix(string(data), "gitdir: ") {
+		t.Errorf("real out/.git = %q (%v), want it untouched", data, err)
 	}
 }

@@ -182,12 +182,49 @@ func (u *upperScan) dir(fd int, rel string, opaque bool) {
 			continue
 		}
 		if dotGitAlias(sub) {
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				u.notSynced = append(u.notSynced, sub)
-			}
+			u.aliased(fd, name, sub, &st)
 			continue
 		}
 		u.entry(fd, name, sub, &st, opaque)
+	}
+}
+
+// aliased records what the agent left at sub (name in fd, of stat st),
+// a name a file system takes for .git (dotgit.go): never synced, each
+// file, link or special file below it reported in notSynced, as a copy's
+// Sync reports them. A whiteout is the sandbox's own (the real entry
+// hidden) or the agent's removal of what it made: nothing to report.
+func (u *upperScan) aliased(fd int, name, sub string, st *unix.Stat_t) {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+	case unix.S_IFCHR:
+		if st.Rdev != 0 {
+			u.notSynced = append(u.notSynced, sub)
+		}
+		return
+	default:
+		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != 0 || !hasXattr(fd, name, whiteoutXattr) {
+			u.notSynced = append(u.notSynced, sub)
+		}
+		return
+	}
+	cfd, err := openDirAt(fd, name)
+	if err != nil {
+		u.failed = append(u.failed, Failure{Path: sub, Error: (&fs.PathError{Op: "open", Path: u.s.AgentPath(sub), Err: err}).Error()})
+		return
+	}
+	defer unix.Close(cfd)
+	names, err := readNames(cfd, u.s.AgentPath(sub))
+	if err != nil {
+		u.failed = append(u.failed, Failure{Path: sub, Error: err.Error()})
+		return
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var cst unix.Stat_t
+		if unix.Fstatat(cfd, n, &cst, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			u.aliased(cfd, n, path.Join(sub, n), &cst)
+		}
 	}
 }
 

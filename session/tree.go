@@ -182,6 +182,10 @@ func (p *Plan) overlayUnavailable(o PlanOptions, readOnly bool) string {
 		// overlay would leave the agent's git to write the real one.
 		return "the project's .git is a file (a linked worktree, a submodule): the overlay's git would write the git directory it names, where the copy gives the sandbox one of its own"
 	}
+	if sessions := filepath.Clean(Dir(p.home)); pathutil.Within(o.Root, sessions) {
+		// overlayfs refuses an upper layer inside its lower one.
+		return fmt.Sprintf("the sessions directory %s lies in the project, and the overlay's upper layer cannot lie in its lower one", sessions)
+	}
 	for _, a := range o.Sandbox.Allow {
 		if pathutil.Within(o.Root, a) || pathutil.Within(a, o.Root) {
 			return fmt.Sprintf("the harness may write %s, in the project, which the overlay keeps unwritable by its real path", a)
