@@ -163,11 +163,12 @@ func receiveListeners(sock *os.File, ports []int) (map[int]net.Listener, error) 
 
 // mainNS is the launcher in namespaces, process 1 of the harness's PID
 // namespace, once Main read its message: it makes its mounts private,
-// mounts /proc, hides Hide, binds Tmp on /tmp, brings loopback up, makes
-// the listeners and hands them to workforce, clears every capability,
-// makes itself not dumpable, applies the policy and the seccomp filter,
-// starts the program as its child and stays its init (nsInit) until it
-// exits. fail reports an error before the program starts.
+// mounts /proc, the overlay and its /dev, hides Hide, binds Tmp on /tmp,
+// brings loopback up, makes the listeners and hands them to workforce,
+// clears every capability, makes itself not dumpable, applies the
+// policy and the seccomp filter, starts the program as its child and
+// stays its init (nsInit) until it exits. fail reports an error before
+// the program starts.
 func mainNS(m message, path string, argv, env []string, status io.Writer, fail func(int, error) int) int {
 	n := m.Policy.Net
 	// The capabilities are cleared on this thread, which starts the
@@ -432,10 +433,11 @@ func nsProcs() []Proc {
 }
 
 // keepPaths returns the paths that stay at their own path when Tmp is
-// bound on /tmp: the policy's writable directories and files, the
-// working directory, the program's directory (and the program where a
-// link leads elsewhere), the directories of the program's PATH (path, a
-// list as in $PATH), Tmp and Keep.
+// bound on /tmp and a tmpfs of the harness's own on /dev/shm (those
+// under the real ones are bound back): the policy's writable directories
+// and files, the working directory, the program's directory (and the
+// program where a link leads elsewhere), the directories of the
+// program's PATH (path, a list as in $PATH), Tmp and Keep.
 func keepPaths(p Policy, wd, program, path string) []string {
 	out := append(append([]string(nil), p.Dirs...), p.Files...)
 	for _, dir := range filepath.SplitList(path) {
