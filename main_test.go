@@ -209,6 +209,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"validevents": validEvents,
 			"nats":        natsCmd,
 			"allowdir":    allowDir,
+			"shmdir":      shmDir,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Under -race, every process would sleep a second at exit
@@ -254,6 +255,9 @@ func scriptParams(t *testing.T) testscript.Params {
 				return os.Geteuid() == 0, nil
 			case "namespaces": // a confined harness runs in namespaces of its own
 				return confine.Available() == nil && confine.NamespacesAvailable("") == nil, nil
+			case "devshm": // the system has a /dev/shm
+				fi, err := os.Stat("/dev/shm")
+				return err == nil && fi.IsDir(), nil
 			case "overlay": // the harness can see the project through an overlay
 				return confine.Available() == nil && confine.NamespacesAvailable("") == nil && overlayHere(), nil
 			}
@@ -774,6 +778,33 @@ func validEvents(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 1 && strings.Join(types, " ") != strings.Join(args[1:], " ") {
 		ts.Fatalf("%s: events %s, want %s", args[0], strings.Join(types, " "), strings.Join(args[1:], " "))
 	}
+}
+
+// shmDir implements the script command
+//
+//	shmdir NAME
+//
+// which makes a new directory in /dev/shm, removed when the script ends,
+// and sets NAME to its path: a workforce home or a project there, which
+// the harness's own /dev covers (the condition devshm says whether the
+// system has one).
+func shmDir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: shmdir NAME")
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "workforce-script-")
+	ts.Check(err)
+	ts.Defer(func() {
+		// The overlay's work directory is left unwritable.
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(path, 0o755)
+			}
+			return nil
+		})
+		os.RemoveAll(dir)
+	})
+	ts.Setenv(args[0], dir)
 }
 
 // allowDir implements the script command

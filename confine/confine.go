@@ -452,11 +452,15 @@ type Namespaces struct {
 	// without its parents). Paths under the real /tmp the harness needs
 	// stay at their own path: the policy's writable directories and
 	// files, the working directory, the program's directory, the
-	// directories on its PATH, and Keep.
+	// directories on its PATH, and Keep. So do those under the real
+	// /dev/shm, which the harness's /dev covers with a tmpfs of its own
+	// (Tmp or not).
 	Tmp string `json:"tmp,omitempty"`
-	// Keep are further paths under the real /tmp that stay reachable at
-	// their own path when Tmp is bound on /tmp (the project's git objects
-	// the sandbox borrows, a tool installed there).
+	// Keep are further paths under the real /tmp or /dev/shm (Covered)
+	// that stay reachable at their own path when the harness's own cover
+	// them (the project's git objects the sandbox borrows, a tool
+	// installed there, a configuration file of the session directory in
+	// a workforce home there).
 	Keep []string `json:"keep,omitempty"`
 	// Hide are paths made unreachable inside: a directory gets an empty
 	// read-only tmpfs over it, anything else (a file, a socket) /dev/null

@@ -235,3 +235,25 @@ func TestImports(t *testing.T) {
 		}
 	}
 }
+
+// TestCovered checks which paths the harness's namespaces cover with
+// directories of their own.
+func TestCovered(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"/tmp/home/sessions/x", true},
+		{"/dev/shm/home", true},
+		{"/tmp", false}, // the directory itself is the harness's own
+		{"/dev/shm", false},
+		{"/tmpfile", false},
+		{"/dev/shmx/a", false},
+		{"/dev/null", false},
+		{"/home/user/project", false},
+	} {
+		if got := Covered(tc.path); got != tc.want {
+			t.Errorf("Covered(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}

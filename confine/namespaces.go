@@ -33,6 +33,15 @@ const RootNamespacesWarning = "workforce runs as root: in its namespaces the har
 	" but every file root owns is its own: it can change their mode and extended attributes, and read those their mode lets their owner read (/etc/shadow)" +
 	" unless read rules deny them; run workforce as a user to keep the agent from root's files (" + RootWarningEnv + "=off silences this)"
 
+// Covered reports whether path is in a directory the harness's
+// namespaces replace with one of their own, /tmp (the session's tmp) or
+// /dev/shm (a tmpfs of the harness's /dev): a path there that the
+// harness needs must be among the policy's paths or Namespaces.Keep to
+// stay reachable at its own path.
+func Covered(path string) bool {
+	return strings.HasPrefix(path, "/tmp/") || strings.HasPrefix(path, "/dev/shm/")
+}
+
 // EndGrace is how long the processes a harness leaves running in its
 // PID namespace have to exit after SIGTERM when it exits, before the
 // launcher kills them.

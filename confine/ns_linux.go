@@ -163,11 +163,12 @@ func receiveListeners(sock *os.File, ports []int) (map[int]net.Listener, error) 
 
 // mainNS is the launcher in namespaces, process 1 of the harness's PID
 // namespace, once Main read its message: it makes its mounts private,
-// mounts /proc, hides Hide, binds Tmp on /tmp, brings loopback up, makes
-// the listeners and hands them to workforce, clears every capability,
-// makes itself not dumpable, applies the policy and the seccomp filter,
-// starts the program as its child and stays its init (nsInit) until it
-// exits. fail reports an error before the program starts.
+// mounts /proc, the overlay and its /dev, hides Hide, binds Tmp on /tmp,
+// brings loopback up, makes the listeners and hands them to workforce,
+// clears every capability, makes itself not dumpable, applies the
+// policy and the seccomp filter, starts the program as its child and
+// stays its init (nsInit) until it exits. fail reports an error before
+// the program starts.
 func mainNS(m message, path string, argv, env []string, status io.Writer, fail func(int, error) int) int {
 	n := m.Policy.Net
 	// The capabilities are cleared on this thread, which starts the
@@ -432,10 +433,11 @@ func nsProcs() []Proc {
 }
 
 // keepPaths returns the paths that stay at their own path when Tmp is
-// bound on /tmp: the policy's writable directories and files, the
-// working directory, the program's directory (and the program where a
-// link leads elsewhere), the directories of the program's PATH (path, a
-// list as in $PATH), Tmp and Keep.
+// bound on /tmp and a tmpfs of the harness's own on /dev/shm (those
+// under the real ones are bound back): the policy's writable directories
+// and files, the working directory, the program's directory (and the
+// program where a link leads elsewhere), the directories of the
+// program's PATH (path, a list as in $PATH), Tmp and Keep.
 func keepPaths(p Policy, wd, program, path string) []string {
 	out := append(append([]string(nil), p.Dirs...), p.Files...)
 	for _, dir := range filepath.SplitList(path) {
@@ -457,10 +459,13 @@ func keepPaths(p Policy, wd, program, path string) []string {
 }
 
 // mountNamespace sets up the mount namespace: every mount private (none
-// propagates to the system's), a /proc of the PID namespace, a /dev with
-// the usual devices and the policy's (mountDev), the Overlay, Hide
-// hidden, Tmp on /tmp with keep under the real /tmp bound back at their
-// paths.
+// propagates to the system's), a /proc of the PID namespace, the
+// Overlay, a /dev with the usual devices and the policy's and keep under
+// the real /dev/shm bound back at their paths (mountDev), Hide hidden,
+// Tmp on /tmp with keep under the real /tmp bound back at their paths.
+// The overlay comes before /dev: its layers may be in the real /dev/shm,
+// which the harness's /dev hides (its target, a writable directory, is
+// kept, the overlay mounted there with it).
 func mountNamespace(n *Namespaces, keep, devices []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
@@ -468,13 +473,13 @@ func mountNamespace(n *Namespaces, keep, devices []string) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("cannot mount /proc: %w", err)
 	}
-	if err := mountDev(devices); err != nil {
-		return err
-	}
 	if n.Overlay != nil {
 		if err := mountOverlay(n.Overlay); err != nil {
 			return err
 		}
+	}
+	if err := mountDev(devices, keep); err != nil {
+		return err
 	}
 	if err := nameRoot(); err != nil {
 		return err
@@ -557,13 +562,17 @@ var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // mountDev mounts a /dev of its own: a tmpfs where devNodes and the
 // policy's devices (under /dev) are bound from the real one, a devpts of
 // its own on /dev/pts (/dev/ptmx a link to its ptmx), /dev/shm a tmpfs
-// of its own, and the usual links to /proc. Every other device stays out
-// of reach: root's harness would otherwise open the disks, which root
-// owns, as their owner, and a user's those of the groups it keeps; and
-// the user's other terminals are not there. The harness's terminal
-// stays its own through its descriptors and /dev/tty, though ttyname(3)
-// finds no path for it.
-func mountDev(devices []string) error {
+// of its own with the paths of keep under the real /dev/shm bound back
+// at their paths (a workforce home or a project there: the session's
+// directories), and the usual links to /proc. Every other device stays
+// out of reach: root's harness would otherwise open the disks, which
+// root owns, as their owner, and a user's those of the groups it keeps;
+// and the user's other terminals are not there; nor are the other files
+// of /dev/shm. The harness's terminal stays its own through its
+// descriptors and /dev/tty, though ttyname(3) finds no path for it.
+func mountDev(devices, keep []string) error {
+	// Resolved through the real /dev, before the new one covers it.
+	shmKept := keptBelow("/dev/shm", keep)
 	old, err := unix.Open("/dev", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("cannot open /dev: %w", err)
@@ -620,6 +629,9 @@ func mountDev(devices []string) error {
 	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 		return fmt.Errorf("cannot mount /dev/shm: %w", err)
 	}
+	if err := bindBack("/dev/shm", "/proc/self/fd/"+strconv.Itoa(old)+"/shm", shmKept); err != nil {
+		return err
+	}
 	for name, target := range map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		if err := unix.Symlink(target, "/dev/"+name); err != nil {
 			return fmt.Errorf("cannot make /dev/%s: %w", name, err)
@@ -647,12 +659,26 @@ func hide(path string) error {
 }
 
 // bindTmp binds tmp on /tmp, and binds each path of keep under the real
-// /tmp (the outermost ones: the others are below them) back at its own
-// path, on a mount point made in tmp. A kept path that does not exist is
-// skipped. Making a mount point never follows a symbolic link: tmp is
-// the agent's, who may have left one there in an earlier run.
+// /tmp back at its own path (bindBack).
 func bindTmp(tmp string, keep []string) error {
-	real := "/tmp"
+	kept := keptBelow("/tmp", keep)
+	old, err := unix.Open("/tmp", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open /tmp: %w", err)
+	}
+	defer unix.Close(old)
+	if err := unix.Mount(tmp, "/tmp", "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("cannot bind %s on /tmp: %w", tmp, err)
+	}
+	return bindBack("/tmp", "/proc/self/fd/"+strconv.Itoa(old), kept)
+}
+
+// keptBelow returns the paths of keep that are the directory dir or
+// below it, both with their links resolved, relative to the resolved
+// dir: the outermost ones (the others are below them). It resolves
+// through the real directory, so it is called before a mount covers it.
+func keptBelow(dir string, keep []string) []string {
+	real := dir
 	if r, err := filepath.EvalSymlinks(real); err == nil {
 		real = r
 	}
@@ -663,30 +689,31 @@ func bindTmp(tmp string, keep []string) error {
 		}
 		resolved[i] = k
 	}
-	outer := outermost(real, resolved)
-	old, err := unix.Open("/tmp", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("cannot open /tmp: %w", err)
-	}
-	defer unix.Close(old)
-	if err := unix.Mount(tmp, "/tmp", "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("cannot bind %s on /tmp: %w", tmp, err)
-	}
-	for _, rel := range outer {
-		src := "/proc/self/fd/" + strconv.Itoa(old)
+	return outermost(real, resolved)
+}
+
+// bindBack binds each of rels (keptBelow) from below src, the real
+// directory through a descriptor opened before a mount covered it, at
+// its own path below dir, now a mount of the harness's own, on a mount
+// point made there. A kept path that does not exist is skipped. Making a
+// mount point never follows a symbolic link: the directory may be the
+// agent's (its tmp), who may have left one there in an earlier run.
+func bindBack(dir, src string, rels []string) error {
+	for _, rel := range rels {
+		from := src
 		if rel != "." {
-			src += "/" + rel
+			from += "/" + rel
 		}
-		fi, err := os.Stat(src)
+		fi, err := os.Stat(from)
 		if err != nil {
 			continue
 		}
-		dst := filepath.Join("/tmp", rel)
-		if err := mountPoint(dst, fi.IsDir()); err != nil {
-			return fmt.Errorf("cannot keep %s in the private /tmp: %w", dst, err)
+		dst := filepath.Join(dir, rel)
+		if err := mountPoint(dir, rel, fi.IsDir()); err != nil {
+			return fmt.Errorf("cannot keep %s in the private %s: %w", dst, dir, err)
 		}
-		if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("cannot keep %s in the private /tmp: %w", dst, err)
+		if err := unix.Mount(from, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("cannot keep %s in the private %s: %w", dst, dir, err)
 		}
 	}
 	return nil
@@ -733,12 +760,15 @@ func outermost(root string, paths []string) []string {
 	return outer
 }
 
-// mountPoint makes path, under /tmp, a directory (dir) or an empty file,
-// with its parents, unless it is one already; a symbolic link on the way
-// is an error.
-func mountPoint(path string, dir bool) error {
-	parts := strings.Split(strings.TrimPrefix(path, "/tmp/"), "/")
-	cur := "/tmp"
+// mountPoint makes rel, a path relative to dir, a directory (isDir) or
+// an empty file, with its parents, unless it is one already; a symbolic
+// link on the way is an error. Dir itself (rel ".") is one already.
+func mountPoint(dir, rel string, isDir bool) error {
+	if rel == "." {
+		return nil
+	}
+	parts := strings.Split(rel, "/")
+	cur := dir
 	for i, part := range parts {
 		cur += "/" + part
 		last := i == len(parts)-1
@@ -746,14 +776,14 @@ func mountPoint(path string, dir bool) error {
 		switch {
 		case err == nil && fi.Mode()&os.ModeSymlink != 0:
 			return fmt.Errorf("%s is a symbolic link", cur)
-		case err == nil && (!last || dir) && !fi.IsDir():
+		case err == nil && (!last || isDir) && !fi.IsDir():
 			return fmt.Errorf("%s is not a directory", cur)
-		case err == nil && last && !dir && fi.IsDir():
+		case err == nil && last && !isDir && fi.IsDir():
 			return fmt.Errorf("%s is a directory", cur)
 		case err == nil:
 		case !errors.Is(err, os.ErrNotExist):
 			return err
-		case !last || dir:
+		case !last || isDir:
 			if err := unix.Mkdir(cur, 0o755); err != nil && err != unix.EEXIST {
 				return err
 			}

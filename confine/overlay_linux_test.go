@@ -33,7 +33,13 @@ func overlaySession(t testing.TB, files map[string]string) (*Overlay, string) {
 	t.Helper()
 	// Outside /tmp, as a user's files are: the harness's /tmp is the
 	// session's.
-	root, err := os.MkdirTemp(outsideTmp(), "overlay-test-")
+	return overlaySessionIn(t, outsideTmp(), files)
+}
+
+// overlaySessionIn is overlaySession in a new directory of parent.
+func overlaySessionIn(t testing.TB, parent string, files map[string]string) (*Overlay, string) {
+	t.Helper()
+	root, err := os.MkdirTemp(parent, "overlay-test-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -309,7 +309,7 @@ func (p *Plan) policy(sb Sandbox, inv *harness.Invocation) (confine.Policy, erro
 	}
 	if p.net != nil {
 		pol.Net = &confine.Namespaces{ProxyPort: p.net.proxyPort, LoopbackPorts: p.net.loopback,
-			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env), Keep: p.keptUnderTmp(inv)}
+			Tmp: filepath.Join(p.Sandbox, tmpDir), Hide: hiddenPaths(p.env), Keep: p.keptCovered(inv)}
 	}
 	if err := pol.Check(); err != nil {
 		return confine.Policy{}, err
@@ -340,20 +340,21 @@ func hiddenPaths(env []string) []string {
 // connects (container runtimes), hidden from a harness in namespaces.
 var daemonSockets = []string{"/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock", "/run/containerd/containerd.sock"}
 
-// keptUnderTmp are the paths of the run that stay reachable at their own
-// path when the harness's /tmp is its session's tmp (confine.Namespaces
-// Keep), wherever they are: the session directory (the harness's
+// keptCovered are the paths of the run that stay reachable at their own
+// path when the harness's /tmp is its session's tmp and its /dev/shm its
+// own (confine.Namespaces Keep), wherever they are: the session directory (the harness's
 // configuration files and state, its tree), what the read policy lets the
 // harness read besides (the git objects the sandbox borrows, the
 // harness's install), and the existing files and directories the
 // harness's environment, its arguments and the commands of its MCP
 // servers name (a configuration file a variable points at, pick's policy
-// file, a server's program; a socket stays hidden). Only those under /tmp need it (a home or a project under
-// /tmp); the launcher binds them back, and the read rules still apply.
-func (p *Plan) keptUnderTmp(inv *harness.Invocation) []string {
+// file, a server's program; a socket stays hidden). Only those under /tmp or /dev/shm need it (a home or a
+// project there: confine.Covered); the launcher binds them back, and the
+// read rules still apply.
+func (p *Plan) keptCovered(inv *harness.Invocation) []string {
 	var out []string
 	add := func(path string) {
-		if strings.HasPrefix(path, "/tmp/") && !slices.Contains(out, path) {
+		if confine.Covered(path) && !slices.Contains(out, path) {
 			out = append(out, path)
 		}
 	}
