@@ -14,8 +14,7 @@
 # WORKFORCE_TREE=copy and then overlay: the wall time of each.
 #
 # The trees and workforce's home are made under $TMPDIR (default /tmp):
-# point it at a tmpfs to measure on tmpfs, but not /dev/shm, which the
-# confined harness sees as a tmpfs of its own (BENCHMARKS.md).
+# point it at a tmpfs to measure on tmpfs (TMPDIR=/dev/shm works).
 # Usage: testdata/bench/tree.sh [ROUNDS] [SIZES] [BATCH]
 #   e.g. testdata/bench/tree.sh 3 "2000 20000 200000" 1
 set -euo pipefail
