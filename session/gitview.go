@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/seed-3bc194a6/workforce/mount"
@@ -54,6 +55,11 @@ func gitView(box *mount.Sandbox) (*mount.Sandbox, func(), error) {
 	}
 	for _, name := range []string{"HEAD", "config", "packed-refs", "refs", filepath.Join("logs", "HEAD")} {
 		for _, from := range []string{realGit, upperGit} {
+			if !noLinks(from, filepath.Dir(name)) {
+				// The agent made .git (or .git/logs) a link: what it
+				// leads to is not the agent's repository, and is not read.
+				continue
+			}
 			if err := copyMerged(filepath.Join(from, name), filepath.Join(dst, name)); err != nil {
 				done()
 				return nil, done, err
@@ -79,6 +85,9 @@ func gitView(box *mount.Sandbox) (*mount.Sandbox, func(), error) {
 func agentObjects(box *mount.Sandbox) string {
 	if box.Overlay == nil {
 		return box.GitObjects()
+	}
+	if !noLinks(box.Overlay.Upper, ".git/objects") {
+		return "" // none, or a link the agent made: not its objects
 	}
 	return filepath.Join(box.Overlay.Upper, ".git", "objects")
 }
@@ -131,6 +140,23 @@ func copyMerged(src, dst string) error {
 		return os.WriteFile(dst, data, 0o600)
 	}
 	return nil
+}
+
+// noLinks reports whether base, and each directory of the relative
+// path rel below it, is a directory and not a link to one: the upper
+// layer is the agent's to write, links included.
+func noLinks(base, rel string) bool {
+	p := base
+	for _, part := range append([]string{""}, strings.Split(filepath.ToSlash(rel), "/")...) {
+		if part == "." {
+			continue
+		}
+		p = filepath.Join(p, part)
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // isWhiteout reports whether fi is an overlay's whiteout: a character
