@@ -30,9 +30,55 @@ func TestMain(m *testing.M) {
 	if confine.IsLauncher(os.Args) {
 		os.Exit(confine.Main(os.Args[2:]))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingBuilds{m}, map[string]func(){
 		"workforce": scriptWorkforce,
 	})
+}
+
+// removingBuilds runs the tests, then removes the binaries they built
+// (builtOnce): the test binary exits as its Run returns.
+type removingBuilds struct{ m *testing.M }
+
+func (r removingBuilds) Run() int {
+	code := r.m.Run()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	return code
+}
+
+// builds are the binaries the tests build once for all of them (the
+// stand-in harness, the scripts' workforce), in a directory of their own:
+// each test that needs one used to build it again (TestScript and
+// TestScriptOverlay the two, each queue test the stand-in).
+var builds struct {
+	mu   sync.Mutex
+	dir  string
+	done map[string]string
+}
+
+// builtOnce returns the binary go build makes of pkg, built by the first
+// test that asks.
+func builtOnce(t testing.TB, pkg, name string) string {
+	t.Helper()
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if out, ok := builds.done[pkg]; ok {
+		return out
+	}
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "workforce-test-bin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds.dir, builds.done = dir, map[string]string{}
+	}
+	out := filepath.Join(builds.dir, name)
+	if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	builds.done[pkg] = out
+	return out
 }
 
 // scriptBinEnv names a workforce binary built for the scripts (TestScript):
@@ -331,29 +377,13 @@ func killTmux(dir string) {
 	}
 }
 
-// buildStandin compiles internal/standin, the stand-in harness, once for
-// the scripts.
 // buildScriptBin builds workforce for the scripts (scriptBinEnv), as the
-// test binary is built but without -race.
-func buildScriptBin(t testing.TB) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "workforce")
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build .: %v\n%s", err, b)
-	}
-	return out
-}
+// test binary is built but without -race, once for all the tests.
+func buildScriptBin(t testing.TB) string { return builtOnce(t, ".", "workforce") }
 
-func buildStandin(t testing.TB) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "standin")
-	cmd := exec.Command("go", "build", "-o", out, "./internal/standin")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./internal/standin: %v\n%s", err, b)
-	}
-	return out
-}
+// buildStandin compiles internal/standin, the stand-in harness, once for
+// all the tests.
+func buildStandin(t testing.TB) string { return builtOnce(t, "./internal/standin", "standin") }
 
 // standinCmd implements the script command
 //
