@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"slices"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -18,81 +15,17 @@ import (
 // printed its required ones; the one-shot result is a reference to the
 // result's own schema.
 func TestEvalSchemaMatchesType(t *testing.T) {
-	var root map[string]any
-	if err := json.Unmarshal(EvalSchema, &root); err != nil {
-		t.Fatal(err)
-	}
-	defs, _ := root["$defs"].(map[string]any)
-	resolve := func(node map[string]any) map[string]any {
-		if ref, ok := node["$ref"].(string); ok && strings.HasPrefix(ref, "#/$defs/") {
-			def, _ := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
-			if def == nil {
-				t.Fatalf("schema: %s names no definition", ref)
+	schemaMatchesType(t, EvalSchema, "eval", reflect.TypeFor[Eval](), schemaWalk{
+		stop: func(where string, typ reflect.Type, node map[string]any) bool {
+			if typ != reflect.TypeFor[Result]() {
+				return false
 			}
-			return def
-		}
-		return node
-	}
-	seen := map[reflect.Type]bool{}
-	var walk func(where string, typ reflect.Type, node map[string]any)
-	walk = func(where string, typ reflect.Type, node map[string]any) {
-		if typ == reflect.TypeFor[Result]() {
 			if node["$ref"] != ResultSchemaURL {
 				t.Errorf("schema at %s: want a $ref to %s", where, ResultSchemaURL)
 			}
-			return
-		}
-		if seen[typ] {
-			return
-		}
-		seen[typ] = true
-		node = resolve(node)
-		if node["additionalProperties"] != false {
-			t.Errorf("schema at %s: additionalProperties is not false", where)
-		}
-		props, _ := node["properties"].(map[string]any)
-		var fields, always, inSchema, required []string
-		for i := range typ.NumField() {
-			f := typ.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			fields = append(fields, name)
-			if !strings.Contains(opts, "omitempty") {
-				always = append(always, name)
-			}
-			prop, _ := props[name].(map[string]any)
-			if prop == nil {
-				t.Errorf("%s.%s (%q) is not in the schema at %s", typ.Name(), f.Name, name, where)
-				continue
-			}
-			ft := f.Type
-			for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice {
-				if ft.Kind() == reflect.Slice {
-					prop, _ = resolve(prop)["items"].(map[string]any)
-				}
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				walk(where+"."+name, ft, prop)
-			}
-		}
-		for k := range props {
-			inSchema = append(inSchema, k)
-		}
-		req, _ := node["required"].([]any)
-		for _, r := range req {
-			required = append(required, r.(string))
-		}
-		for _, l := range [][]string{fields, always, inSchema, required} {
-			sort.Strings(l)
-		}
-		if !slices.Equal(fields, inSchema) {
-			t.Errorf("schema at %s: properties %v, but %s has the fields %v", where, inSchema, typ.Name(), fields)
-		}
-		if !slices.Equal(always, required) {
-			t.Errorf("schema at %s: required %v, but %s always prints %v", where, required, typ.Name(), always)
-		}
-	}
-	walk("eval", reflect.TypeFor[Eval](), root)
+			return true
+		},
+	})
 }
 
 // TestEvalValid validates an evaluation's report, with an attempt that
