@@ -47,11 +47,16 @@ func startTree(t *testing.T, trapTerm bool) *exec.Cmd {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	// Three processes, and setsid has become its sleep: on a loaded
-	// machine the tree can be seen before setsid's exec.
+	// sh and its two sleeps, each child past its exec: on a loaded
+	// machine the tree can be seen while a child is still the forked sh
+	// or setsid.
 	started := func() bool {
-		below := Below([]int{cmd.Process.Pid})
-		return len(below) >= 3 && !slices.ContainsFunc(below, func(p Proc) bool { return p.Comm == "setsid" })
+		var names []string
+		for _, p := range Below([]int{cmd.Process.Pid}) {
+			names = append(names, p.Comm)
+		}
+		slices.Sort(names)
+		return slices.Equal(names, []string{"sh", "sleep", "sleep"})
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !started() {
