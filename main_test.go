@@ -19,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/report"
 	"github.com/seed-3bc194a6/workforce/session"
 )
@@ -129,46 +130,26 @@ func TestScript(t *testing.T) {
 	testscript.Run(t, scriptParams(t))
 }
 
-// overlayScripts are the scripts TestScriptOverlay runs again with the
-// overlay's tree ($WORKFORCE_TREE=overlay): those of run, sessions and
-// sync that pass in both modes and show the overlay something the copy
-// does not (docs/testing.md lists the others, and why). The scripts of
-// the overlay itself (tree_*.txtar) ask for it and run in TestScript.
-var overlayScripts = []string{
-	"run.txtar",
-	"run_git.txtar",
-	"run_pwd.txtar",
-	"run_commit_again.txtar",
-	"run_head_fifo.txtar",
-	"run_commits.txtar",
-	"run_confined_store.txtar",
-	"run_events.txtar",
-	"run_extend.txtar",
-	"run_gitdir.txtar",
-	"run_harnesses.txtar",
-	"run_oneshot.txtar",
-	"run_oneshot_output.txtar",
-	"run_opencode_project.txtar",
-	"run_persona_project.txtar",
-	"run_progress.txtar",
-	"run_reads.txtar",
-	"run_review.txtar",
-	"run_review_oneshot.txtar",
-	"run_sessions.txtar",
-	"run_typechange.txtar",
-	"run_dotgit_names.txtar",
-	"run_seal.txtar",
-	"sessions_applied.txtar",
-	"sessions_apply.txtar",
-	"sessions_concurrent.txtar",
-	"sessions_diff.txtar",
-	"sessions_diff_binary.txtar",
-	"sessions_lookup_confined.txtar",
-	"sessions_orphan.txtar",
-	"sessions_resume.txtar",
-	"sessions_rm_settled.txtar",
-	"sessions_show_result.txtar",
-	"sessions_unreadable.txtar",
+// overlayScripts returns the scripts TestScriptOverlay runs again with
+// the overlay's tree ($WORKFORCE_TREE=overlay): every script of run,
+// sessions and batch (a batch's tasks are runs, and sync back as they
+// do). Some of their runs take the copy, with the warning the script
+// then sees, where the overlay cannot be had (docs/testing.md lists
+// which, and why). The scripts of the overlay itself (tree_*.txtar) ask
+// for it and run in TestScript.
+func overlayScripts(t *testing.T) []string {
+	var files []string
+	for _, glob := range []string{"run*.txtar", "sessions_*.txtar", "batch*.txtar"} {
+		m, err := filepath.Glob(filepath.Join("testdata", "script", glob))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 70 {
+		t.Fatalf("found %d scripts of run, sessions and batch, want 70 or more: %v", len(files), files)
+	}
+	return files
 }
 
 // TestScriptOverlay runs overlayScripts with the project shown to the
@@ -186,14 +167,21 @@ func TestScriptOverlay(t *testing.T) {
 	}
 	p := scriptParams(t)
 	p.Dir = ""
-	for _, f := range overlayScripts {
-		p.Files = append(p.Files, filepath.Join("testdata/script", f))
-	}
+	p.Files = overlayScripts(t)
 	setup := p.Setup
 	p.Setup = func(env *testscript.Env) error {
 		err := setup(env)
 		env.Setenv(session.TreeEnv, string(session.TreeOverlay))
+		// Where a session keeps the agent's files: the upper layer.
+		env.Setenv("BOXTREE", mount.UpperDir)
 		return err
+	}
+	cond := p.Condition
+	p.Condition = func(c string) (bool, error) {
+		if c == "treeoverlay" {
+			return true, nil
+		}
+		return cond(c)
 	}
 	testscript.Run(t, p)
 }
@@ -287,6 +275,9 @@ func scriptParams(t *testing.T) testscript.Params {
 			// (the rule in TestScript's comment).
 			env.Setenv(session.SandboxEnv, "")
 			env.Setenv(session.TreeEnv, "")
+			// Where a session keeps the agent's files: its copy
+			// (TestScriptOverlay: the upper layer).
+			env.Setenv("BOXTREE", mount.TreeDir)
 			// As root, the same stderr as a user's (run_confined.txtar
 			// checks the warning).
 			env.Setenv(confine.RootWarningEnv, "off")
@@ -306,6 +297,8 @@ func scriptParams(t *testing.T) testscript.Params {
 				return err == nil && fi.IsDir(), nil
 			case "overlay": // the harness can see the project through an overlay
 				return confine.Available() == nil && confine.NamespacesAvailable("") == nil && overlayHere(), nil
+			case "treeoverlay": // the script runs again with $WORKFORCE_TREE=overlay (TestScriptOverlay)
+				return false, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -139,7 +139,7 @@ var (
 )
 
 // treeFlag is run's --tree: how the sandbox shows the project.
-var treeFlag = &cli.StringFlag{Name: "tree", Usage: "how the sandbox shows the project: copy (the default: a copy of the project), overlay (the project through an overlay in the harness's mount namespace, made in constant time; Linux, confined in namespaces; the copy with a warning where it cannot be had) or auto (the overlay for a tree of more than " + fmt.Sprint(session.AutoThreshold) + " files where it can be had) (default: the persona's mount.tree, else $" + session.TreeEnv + ", else \"tree\" in <home>/config.json)",
+var treeFlag = &cli.StringFlag{Name: "tree", Usage: "how the sandbox shows the project: copy (a copy of the project), overlay (the project through an overlay in the harness's mount namespace, made in constant time; Linux, confined in namespaces; the copy with a warning where it cannot be had) or auto (the overlay for a tree of more than " + fmt.Sprint(session.AutoThreshold) + " files where it can be had, else the copy) (default: the persona's mount.tree, else $" + session.TreeEnv + ", else \"tree\" in <home>/config.json, else auto)",
 	Action: func(c *cli.Context, t string) error {
 		if _, err := session.ParseTree(t); err != nil {
 			return usageError(fmt.Errorf("--tree: %w", err))

@@ -31,7 +31,12 @@ import (
 // warnKept warns of the policy files refused and the configuration held
 // by the sync-back rep of s.
 func (s *Session) warnKept(rep *mount.Report, warn func(string)) {
+	// The agent's versions: the copy's tree, or the overlay's upper
+	// layer (its tree is empty outside the harness's namespace).
 	tree := filepath.Join(s.Dir, mount.TreeDir)
+	if s.Record.Tree == TreeOverlay {
+		tree = filepath.Join(s.Dir, mount.UpperDir)
+	}
 	if len(rep.Refused) > 0 {
 		warn(fmt.Sprintf("the agent changed policy files, which never sync back: %s; its versions stay in the session, in %s (workforce sessions rm %s drops them)",
 			names(rep.Refused), quote.Name(tree), s.ID()))

@@ -29,10 +29,9 @@ import (
 //     namespaces (Linux) and a kernel that lets an unprivileged user
 //     mount it (confine.OverlayAvailable, tried once per boot).
 //
-// auto takes the overlay where it is available and the tree holds more
-// than AutoThreshold files, the copy otherwise; it decides without
-// walking the tree (treeLarger). The default stays copy until every
-// promise of a run holds in both modes; auto becomes it then.
+// auto, the default, takes the overlay where it is available and the
+// tree holds more than AutoThreshold files, the copy otherwise; it
+// decides without walking the tree (treeLarger).
 //
 // Where the overlay cannot be had, the run takes the copy with a warning
 // naming why (a note for auto, which asked for nothing), under sandbox
@@ -94,7 +93,7 @@ func treeFromEnv(cfgTree string, getenv func(string) string) (TreeChoice, error)
 
 // treeAsked is the tree the run of o asks for: --tree, else the
 // persona's mount.tree, else the environment's or the configuration's
-// (Sandbox.Tree), else copy.
+// (Sandbox.Tree), else auto.
 func treeAsked(o PlanOptions) TreeChoice {
 	if o.Tree.Mode != "" {
 		return o.Tree
@@ -105,8 +104,15 @@ func treeAsked(o PlanOptions) TreeChoice {
 	if o.Sandbox.Tree.Mode != "" {
 		return o.Sandbox.Tree
 	}
-	return TreeChoice{Mode: TreeCopy, Origin: "the default"}
+	return TreeChoice{Mode: TreeAuto, Origin: defaultTreeOrigin}
 }
+
+// defaultTreeOrigin is the origin of the tree a run takes when nothing
+// asks for one: auto. Its fallback to the copy is said nowhere (the
+// plan's tree says copy): the run asked for nothing, and a system
+// without the overlay (not Linux, no namespaces) would otherwise hear
+// of it on every run of a large project.
+const defaultTreeOrigin = "the default"
 
 // planTree decides the tree of the planned run p (Plan.Tree), after
 // planSandbox: the overlay where it is asked for (or auto finds the tree
@@ -146,6 +152,9 @@ func (p *Plan) planTree(o PlanOptions, readOnly bool) error {
 	}
 	if why != "" {
 		msg := fmt.Sprintf("tree %s (%s): the project is copied instead: %s", ch.Mode, ch.Origin, why)
+		if ch.Origin == defaultTreeOrigin {
+			return nil
+		}
 		if ch.Mode == TreeAuto {
 			p.Notes = append(p.Notes, msg)
 		} else {
