@@ -48,11 +48,16 @@ func helper(t *testing.T, mode string, group bool) (*exec.Cmd, io.WriteCloser, *
 	// GORACE: under -race, no second of sleep at exit.
 	cmd.Env = append(os.Environ(), "SESSION_HELPER="+mode, "GORACE=atexit_sleep_ms=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: group}
-	in, err := cmd.StdinPipe()
+	// A pipe of the test's own, not StdinPipe: Wait closes that one
+	// when the helper exits, which would end the wait helper a spawn
+	// helper left running before the test looked for it.
+	stdin, in, err := os.Pipe()
 	must(t, err)
+	cmd.Stdin = stdin
 	out, err := cmd.StdoutPipe()
 	must(t, err)
 	must(t, cmd.Start())
+	stdin.Close()
 	t.Cleanup(func() {
 		in.Close()
 		_ = cmd.Wait()
