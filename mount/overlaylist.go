@@ -92,9 +92,10 @@ type listingCache struct {
 	margin time.Duration
 	old    map[string]*cachedDir
 
-	mu      sync.Mutex
-	fresh   map[string]*cachedDir
-	changed bool
+	mu    sync.Mutex
+	fresh map[string]*cachedDir
+	// added is how many directories of fresh were read by this listing.
+	added int
 }
 
 // openListingCache returns the listing cache of the project root in the
@@ -168,11 +169,11 @@ func (c *listingCache) list(ctx context.Context, root, rel string, r *Rules, gd 
 	if err != nil || c == nil {
 		return ls, true, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.changed = true
 	if st != nil && c.settled(st) {
+		c.mu.Lock()
 		c.fresh[rel] = &cachedDir{id: idOf(st), ls: ls}
+		c.added++
+		c.mu.Unlock()
 	}
 	return ls, true, nil
 }
@@ -186,16 +187,21 @@ func (c *listingCache) settled(st *unix.Stat_t) bool {
 	return st.Mtim.Nano() < limit && st.Ctim.Nano() < limit
 }
 
-// save writes what this listing cached, when it differs from the file's,
-// into a new file that replaces the old one (a rename: a reader sees one
-// or the other). What goes wrong is left: the next listing is a full one.
+// save writes what this listing cached into a new file that replaces the
+// old one (a rename: a reader sees one or the other), when it is worth a
+// write: when there was no valid file, or this listing read and cached
+// a good part of the directories (worthSaving). A directory the file
+// holds with other times is only listed again: sync-back changes the
+// directories of what it writes back, and rewriting the whole file for
+// them on every run would cost more than listing them. What goes wrong
+// is left: the next listing lists more.
 func (c *listingCache) save() {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.changed && len(c.fresh) == len(c.old) {
+	if !worthSaving(c.added, len(c.fresh), c.old != nil) {
 		return
 	}
 	dir := filepath.Dir(c.file)
@@ -216,6 +222,14 @@ func (c *listingCache) save() {
 	if err != nil {
 		os.Remove(f.Name())
 	}
+}
+
+// worthSaving reports whether a listing that read and cached added of
+// the dirs directories it covered is worth writing the cache for: any
+// when there was no valid cache (had false), else one in 32 of them, or
+// 256.
+func worthSaving(added, dirs int, had bool) bool {
+	return added > 0 && (!had || added*32 >= dirs || added >= 256)
 }
 
 // encodeListing is the cache file of dirs for the rules' fingerprint sum:

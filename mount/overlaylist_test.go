@@ -3,7 +3,9 @@
 package mount
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -205,6 +207,39 @@ func TestWhiteoutCacheDamaged(t *testing.T) {
 				t.Errorf("read %d directories, want all %d", got.read, len(first.dirs))
 			}
 		})
+	}
+}
+
+// TestWhiteoutCacheKept: a listing that read again a few of many cached
+// directories (what sync-back wrote into) leaves the cache file as it
+// is: the next listing reads them again, and still finds what changed.
+func TestWhiteoutCacheKept(t *testing.T) {
+	o, home := listingFixture(t), t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("many/d%d/f.txt", i)] = "f"
+	}
+	writeTree(t, o.Root, files)
+	time.Sleep(2 * testMargin)
+	listCached(t, home, o, false)
+	r, err := NewRules(o)
+	must(t, err)
+	file := openListingCache(home, o.Root, r, projectGitDirs(o.Root)).file
+	before, err := os.ReadFile(file)
+	must(t, err)
+	writeTree(t, o.Root, map[string]string{"many/d7/.env": "SECRET=5"})
+	time.Sleep(2 * testMargin)
+	for _, pass := range []string{"first", "second"} {
+		got := listCached(t, home, o, false)
+		if !slices.Contains(got.hide, "many/d7/.env") {
+			t.Errorf("%s listing: many/d7/.env is not hidden: whiteouts %q", pass, got.hide)
+		}
+		if got.read != 1 {
+			t.Errorf("%s listing read %d directories, want 1", pass, got.read)
+		}
+		if after, err := os.ReadFile(file); err != nil || !bytes.Equal(after, before) {
+			t.Errorf("%s listing rewrote the cache for one directory of %d (%v)", pass, len(got.dirs), err)
+		}
 	}
 }
 
