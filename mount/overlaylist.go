@@ -87,9 +87,12 @@ type listingCache struct {
 	file string
 	sum  [32]byte
 	// start is when the listing began; margin racyMargin (smaller in
-	// tests).
+	// tests). dev is the root's device: only the directories of the
+	// root's file system are cached (a file system mounted inside the
+	// project may be one whose times are not to be trusted).
 	start  time.Time
 	margin time.Duration
+	dev    uint64
 	old    map[string]*cachedDir
 
 	mu    sync.Mutex
@@ -104,14 +107,15 @@ type listingCache struct {
 // there is no home or root's file system's times cannot be trusted
 // (listingFS).
 func openListingCache(dir, root string, r *Rules, gd gitDirs) *listingCache {
-	if dir == "" || !listingFS(root) {
+	var st unix.Stat_t
+	if dir == "" || !listingFS(root) || unix.Stat(root, &st) != nil {
 		return nil
 	}
 	name := sha256.Sum256([]byte(root))
 	c := &listingCache{
 		file:  filepath.Join(home.OverlayListings(dir), hex.EncodeToString(name[:16])),
 		sum:   rulesSum(root, r, gd),
-		start: time.Now(), margin: racyMargin,
+		start: time.Now(), margin: racyMargin, dev: uint64(st.Dev),
 		fresh: map[string]*cachedDir{},
 	}
 	if data, err := os.ReadFile(c.file); err == nil {
@@ -178,13 +182,14 @@ func (c *listingCache) list(ctx context.Context, root, rel string, r *Rules, gd 
 	return ls, true, nil
 }
 
-// settled reports whether the directory st was last changed safely
-// before the listing began: its times are then those of any later
-// change's too only if that change came racyMargin later, which moves
-// them.
+// settled reports whether the directory st may be cached: it is on the
+// root's file system, and was last changed at least the margin before
+// the listing began. A change after the listing then gives it other
+// times: the file system's clock has moved past the times the listing
+// saw (the margin is far more than its tick).
 func (c *listingCache) settled(st *unix.Stat_t) bool {
 	limit := c.start.Add(-c.margin).UnixNano()
-	return st.Mtim.Nano() < limit && st.Ctim.Nano() < limit
+	return uint64(st.Dev) == c.dev && st.Mtim.Nano() < limit && st.Ctim.Nano() < limit
 }
 
 // save writes what this listing cached into a new file that replaces the

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // listingFixture writes a project for the listing cache's tests and waits
@@ -169,6 +171,38 @@ func TestWhiteoutCacheRacy(t *testing.T) {
 	}
 	if got.read != len(first.dirs) {
 		t.Errorf("the second listing read %d directories, want all %d: a racy one was cached", got.read, len(first.dirs))
+	}
+}
+
+// TestWhiteoutCacheSettled: a directory is cached only when it is on the
+// root's file system and its modification and change times are both at
+// least the margin older than the listing's start.
+func TestWhiteoutCacheSettled(t *testing.T) {
+	start := time.Unix(1000, 0)
+	var root unix.Stat_t
+	root.Dev = 7
+	c := &listingCache{start: start, margin: time.Second, dev: uint64(root.Dev)}
+	at := func(d time.Duration) unix.Timespec { return unix.NsecToTimespec(start.Add(d).UnixNano()) }
+	for _, tc := range []struct {
+		name         string
+		otherFS      bool
+		mtime, ctime time.Duration
+		want         bool
+	}{
+		{"settled", false, -2 * time.Second, -2 * time.Second, true},
+		{"modified within the margin", false, -time.Second / 2, -2 * time.Second, false},
+		{"changed within the margin", false, -2 * time.Second, -time.Second / 2, false},
+		{"at the margin", false, -time.Second, -2 * time.Second, false},
+		{"in the future", false, time.Hour, time.Hour, false},
+		{"another file system", true, -2 * time.Second, -2 * time.Second, false},
+	} {
+		st := &unix.Stat_t{Dev: root.Dev, Mtim: at(tc.mtime), Ctim: at(tc.ctime)}
+		if tc.otherFS {
+			st.Dev++
+		}
+		if got := c.settled(st); got != tc.want {
+			t.Errorf("%s: settled = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 
