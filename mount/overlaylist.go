@@ -20,8 +20,9 @@ package mount
 // racyMargin before the listing began is never cached (git's racy-index
 // rule), and its times are taken before its entries are read. The times
 // are trusted only on file systems whose timestamps this machine's kernel
-// makes (listingFS): never on a network file system, whose server's
-// clock may differ. Whatever cannot be read as a whole and checked (a
+// makes (listingFS), and for the directories of the root's file system:
+// never on a network file system, whose server's clock may differ and
+// whose attributes the client caches. Whatever cannot be read as a whole and checked (a
 // missing, damaged, foreign or older cache) is ignored: the listing is
 // then the full one, never an error.
 
