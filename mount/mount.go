@@ -446,7 +446,9 @@ func relSlash(root, path string) string {
 // makes the upper and work directories of an overlay (UpperDir, WorkDir),
 // the tree as an empty directory with the directories down to the
 // working directory, and finds the whiteouts (OverlayLayers), which lists
-// the directories of the tree but reads no file (findWhiteouts). On error or when ctx is cancelled, what
+// the directories of the tree but reads no file (findWhiteouts), or only
+// lstats those unchanged since the last listing (the listing cache in
+// o.Home, overlaylist.go). On error or when ctx is cancelled, what
 // Create made is removed, and the sandbox directory with it when nothing
 // else is in it.
 func Create(ctx context.Context, o Options) (s *Sandbox, err error) {

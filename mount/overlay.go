@@ -94,28 +94,29 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Started = time.Unix(st.Ctim.Unix())
 	s.gitDirs = projectGitDirs(o.Root)
-	w, links, ro, dotgits, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
+	cache := openListingCache(o.Home, o.Root, r, s.gitDirs)
+	scan, err := findWhiteouts(ctx, o.Root, r, s.gitDirs, cache)
 	if err != nil {
 		return err
 	}
-	ov.Whiteouts = w
-	if err := s.sealOverlayGitFiles(dotgits); err != nil {
+	cache.save()
+	ov.Whiteouts = scan.hide
+	if err := s.sealOverlayGitFiles(scan.dotgits); err != nil {
 		return err
 	}
-	w = ov.Whiteouts
-	s.skipped = append([]string(nil), w...)
+	s.skipped = append([]string(nil), ov.Whiteouts...)
 	// No manifest: the base of a path is taken when the agent changed
 	// it (stamp), or when a sync applied it (settle).
 	s.manifest, s.realLinks, s.boxBase = map[string]entry{}, map[string]entry{}, map[string]entry{}
-	if err := s.sealOverlayLinks(links); err != nil {
+	if err := s.sealOverlayLinks(scan.links); err != nil {
 		return err
 	}
-	for _, rel := range ro {
+	for _, rel := range scan.readonly {
 		if err := s.readonlyCopy(rel); err != nil {
 			return fmt.Errorf("cannot make %s read-only in the sandbox: %w", rel, err)
 		}
 	}
-	s.keepLinked(o.HooksDirs, append(links, realLinksLeftOut(o.Root, s.skipped)...))
+	s.keepLinked(o.HooksDirs, append(scan.links, realLinksLeftOut(o.Root, s.skipped)...))
 	// The start commit is the real repository's HEAD: the lower layer's.
 	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()
 	return s.quietOverlayGit()
@@ -209,34 +210,51 @@ func (s *Sandbox) quietOverlayGit() error {
 	return nil
 }
 
-// findWhiteouts returns what the copy of root would leave out, sorted: the
-// paths ignored by r's patterns (a directory as a whole), the hidden
-// files, and the names taken for .git; the symbolic links and the
-// read-only regular files of the rest (outside git directories); and the
-// nested .git files and links (sealOverlayGitFiles). It lists
-// directories (names and
-// types, no stat of the files: the file system's directory entries say
-// what is a directory), never copies: because the default excludes and
-// the hidden instruction file names apply at every level, every directory
-// of the tree but the ignored ones and the git directories is listed,
-// on several goroutines, which costs a small part of a copy
-// (BenchmarkOverlayCreate/whiteouts, 20,000 files in 1,000 directories:
-// 35-40 ms on two busy cores, against 4 s for the copy there).
-func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links, readonly, dotgits []string, err error) {
+// overlayScan is what findWhiteouts finds in the project, each list
+// sorted, paths relative to the root with slashes: what the copy would
+// leave out (the paths ignored by the rules' patterns, a directory as a
+// whole, the hidden files, and the names taken for .git); the symbolic
+// links and the read-only regular files of the rest (outside git
+// directories); the nested .git files and links (sealOverlayGitFiles);
+// and the directories of the project the listing covered, listed or
+// taken from the listing cache ("" for the root; neither the hidden ones
+// nor git directories). read is how many directories were read, not
+// taken from the cache.
+type overlayScan struct {
+	hide, links, readonly, dotgits, dirs []string
+	read                                 int
+}
+
+// findWhiteouts lists the directories of root for an overlay sandbox with
+// the rules r and the git directories gd (overlayScan). It lists
+// directories (names and types, no stat of the files: the file system's
+// directory entries say what is a directory), never copies: because the
+// default excludes and the hidden instruction file names apply at every
+// level, every directory of the tree but the ignored ones and the git
+// directories is covered, on several goroutines. With the listing cache
+// c (overlaylist.go; nil for none), a directory unchanged since a
+// listing of the same rules costs an lstat instead of a listing, which
+// makes the listing nearly flat in the size of the tree
+// (BenchmarkOverlayCreate/whiteouts).
+func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs, c *listingCache) (overlayScan, error) {
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
 		first error
+		out   overlayScan
 	)
 	// Directories are listed on several goroutines: a token each, the
 	// rest inline.
 	tokens := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	var walk func(rel string)
 	walk = func(rel string) {
-		ls, err := listForOverlay(ctx, root, rel, r, gd)
+		ls, read, err := c.list(ctx, root, rel, r, gd)
 		mu.Lock()
-		out, links, readonly = append(out, ls.hide...), append(links, ls.links...), append(readonly, ls.readonly...)
-		dotgits = append(dotgits, ls.dotgits...)
+		out.hide, out.links, out.readonly = append(out.hide, ls.hide...), append(out.links, ls.links...), append(out.readonly, ls.readonly...)
+		out.dotgits, out.dirs = append(out.dotgits, ls.dotgits...), append(out.dirs, rel)
+		if read {
+			out.read++
+		}
 		if err != nil && first == nil {
 			first = err
 		}
@@ -262,13 +280,12 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 	walk("")
 	wg.Wait()
 	if first != nil {
-		return nil, nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
+		return overlayScan{}, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
 	}
-	sort.Strings(out)
-	sort.Strings(links)
-	sort.Strings(readonly)
-	sort.Strings(dotgits)
-	return out, links, readonly, dotgits, nil
+	for _, l := range [][]string{out.hide, out.links, out.readonly, out.dotgits, out.dirs} {
+		sort.Strings(l)
+	}
+	return out, nil
 }
 
 // overlayListing is what listForOverlay finds in one directory: what it
@@ -279,22 +296,28 @@ type overlayListing struct {
 }
 
 // listForOverlay lists the directory rel of root for findWhiteouts: what
-// it hides, its links, its read-only files and the directories to list.
-func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs) (ls overlayListing, err error) {
+// it hides, its links, its read-only files and the directories to list;
+// and the directory's stat, taken before its entries are read (nil when
+// the directory cannot be listed, which the agent cannot either).
+func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs) (ls overlayListing, st *unix.Stat_t, err error) {
 	if err := ctx.Err(); err != nil {
-		return ls, err
+		return ls, nil, err
 	}
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
-			return ls, nil // the agent cannot list it either
+			return ls, nil, nil // the agent cannot list it either
 		}
-		return ls, err
+		return ls, nil, err
+	}
+	st = new(unix.Stat_t)
+	if unix.Fstat(int(f.Fd()), st) != nil {
+		st = nil
 	}
 	ents, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
-		return ls, err
+		return ls, nil, err
 	}
 	for _, e := range ents {
 		sub := path.Join(rel, e.Name())
@@ -314,7 +337,7 @@ func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs)
 			ls.readonly = append(ls.readonly, sub)
 		}
 	}
-	return ls, nil
+	return ls, st, nil
 }
 
 // readonlyCopy puts in the upper layer a copy of the real file rel

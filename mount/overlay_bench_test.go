@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchProject makes a project of n files, 20 to a directory, two levels
@@ -63,15 +64,36 @@ func BenchmarkOverlayCreate(b *testing.B) {
 			}
 		})
 	}
+	r, err := NewRules(Options{Persona: "p", Root: root, Hide: []string{"AGENTS.md"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The listing alone, without the cache and with it (every directory
+	// taken from it: the tree is older than the margin there).
 	b.Run("whiteouts", func(b *testing.B) {
-		r, err := NewRules(Options{Persona: "p", Root: root, Hide: []string{"AGENTS.md"}})
-		if err != nil {
+		for b.Loop() {
+			scan, err := findWhiteouts(context.Background(), root, r, nil, nil)
+			if err != nil || len(scan.hide) != 4 {
+				b.Fatal(scan.hide, err)
+			}
+		}
+	})
+	b.Run("whiteouts-cached", func(b *testing.B) {
+		cacheHome := b.TempDir()
+		open := func() *listingCache {
+			c := openListingCache(cacheHome, root, r, nil)
+			c.margin = -time.Hour
+			return c
+		}
+		c := open()
+		if _, err := findWhiteouts(context.Background(), root, r, nil, c); err != nil {
 			b.Fatal(err)
 		}
+		c.save()
 		for b.Loop() {
-			w, _, _, _, err := findWhiteouts(context.Background(), root, r, nil)
-			if err != nil || len(w) != 4 {
-				b.Fatal(w, err)
+			scan, err := findWhiteouts(context.Background(), root, r, nil, open())
+			if err != nil || len(scan.hide) != 4 || scan.read != 0 {
+				b.Fatal(scan.hide, scan.read, err)
 			}
 		}
 	})

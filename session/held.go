@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/seed-3bc194a6/workforce/internal/git"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
@@ -143,6 +144,16 @@ func checkRoot(root string) error {
 		}
 	}
 	return nil
+}
+
+// startHooksDirs starts asking git for root's hooks directories
+// (hooksDirs) on a goroutine, and returns the function that waits for
+// the answer: git's start, 1 to 2 ms, goes by while the rest of the run
+// is planned.
+func startHooksDirs(root string) func() []string {
+	ch := make(chan []string, 1)
+	go func() { ch <- hooksDirs(root) }()
+	return sync.OnceValue(func() []string { return <-ch })
 }
 
 // hooksDirs returns the git hooks directories of the real repository

@@ -217,11 +217,12 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if !o.InRepo && mount.InGitDir(o.Root, workRel) {
 		return nil, &InGitDirError{Cwd: o.Cwd, Root: o.Root}
 	}
+	var hooks func() []string
 	if !o.InRepo {
 		if err := checkRoot(o.Root); err != nil {
 			return nil, err
 		}
-		p.mount.HooksDirs = hooksDirs(o.Root)
+		hooks = startHooksDirs(o.Root)
 	}
 	p.Workdir = filepath.Join(tree, workRel)
 	switch {
@@ -398,6 +399,9 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	}
 	if p.Sealed == nil {
 		p.Sealed = []mount.SealedVar{}
+	}
+	if hooks != nil {
+		p.mount.HooksDirs = hooks()
 	}
 	return p, nil
 }

@@ -71,6 +71,11 @@ func CacheDir(home string) string { return filepath.Join(home, "cache") }
 // <home>/cache/skills.
 func SkillCache(home string) string { return filepath.Join(CacheDir(home), "skills") }
 
+// OverlayListings returns the directory of the overlay's listing caches,
+// <home>/cache/overlay-listings: one file a project, what the listing of
+// its directories for the whiteouts found (package mount).
+func OverlayListings(home string) string { return filepath.Join(CacheDir(home), "overlay-listings") }
+
 // HarnessVersions returns the file caching the versions probed of the
 // installed harnesses, <home>/cache/harness-versions.json.
 func HarnessVersions(home string) string {
