@@ -64,6 +64,10 @@ type OverlayLayers struct {
 	// system of the upper layer (its change time): a real file changed
 	// later, which the agent changed too, is a conflict.
 	Started time.Time
+	// dirs are the project's directories the overlay shows (relative,
+	// with slashes, "" for the root), as findWhiteouts listed them: what
+	// WatchReads watches. Not kept with the sandbox's state.
+	dirs []string
 }
 
 // createOverlay makes s, with the rules r, an overlay sandbox of o: the
@@ -94,15 +98,16 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Started = time.Unix(st.Ctim.Unix())
 	s.gitDirs = projectGitDirs(o.Root)
-	w, links, ro, dotgits, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
+	found, err := findWhiteouts(ctx, o.Root, r, s.gitDirs)
 	if err != nil {
 		return err
 	}
-	ov.Whiteouts = w
-	if err := s.sealOverlayGitFiles(dotgits); err != nil {
+	ov.Whiteouts, ov.dirs = found.hide, found.dirs
+	links, ro := found.links, found.readonly
+	if err := s.sealOverlayGitFiles(found.dotgits); err != nil {
 		return err
 	}
-	w = ov.Whiteouts
+	w := ov.Whiteouts
 	s.skipped = append([]string(nil), w...)
 	// No manifest: the base of a path is taken when the agent changed
 	// it (stamp), or when a sync applied it (settle).
@@ -213,7 +218,9 @@ func (s *Sandbox) quietOverlayGit() error {
 // paths ignored by r's patterns (a directory as a whole), the hidden
 // files, and the names taken for .git; the symbolic links and the
 // read-only regular files of the rest (outside git directories); and the
-// nested .git files and links (sealOverlayGitFiles). It lists
+// nested .git files and links (sealOverlayGitFiles); and every directory
+// it listed (dirs: "" for the root, neither the hidden ones nor git's),
+// which WatchReads watches. It lists
 // directories (names and
 // types, no stat of the files: the file system's directory entries say
 // what is a directory), never copies: because the default excludes and
@@ -222,12 +229,13 @@ func (s *Sandbox) quietOverlayGit() error {
 // on several goroutines, which costs a small part of a copy
 // (BenchmarkOverlayCreate/whiteouts, 20,000 files in 1,000 directories:
 // 35-40 ms on two busy cores, against 4 s for the copy there).
-func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out, links, readonly, dotgits []string, err error) {
+func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (found overlayListing, err error) {
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
 		first error
 	)
+	found.dirs = []string{""}
 	// Directories are listed on several goroutines: a token each, the
 	// rest inline.
 	tokens := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
@@ -235,8 +243,9 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 	walk = func(rel string) {
 		ls, err := listForOverlay(ctx, root, rel, r, gd)
 		mu.Lock()
-		out, links, readonly = append(out, ls.hide...), append(links, ls.links...), append(readonly, ls.readonly...)
-		dotgits = append(dotgits, ls.dotgits...)
+		found.hide, found.links = append(found.hide, ls.hide...), append(found.links, ls.links...)
+		found.readonly, found.dotgits = append(found.readonly, ls.readonly...), append(found.dotgits, ls.dotgits...)
+		found.dirs = append(found.dirs, ls.dirs...)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -262,13 +271,13 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs) (out,
 	walk("")
 	wg.Wait()
 	if first != nil {
-		return nil, nil, nil, nil, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
+		return overlayListing{}, fmt.Errorf("cannot list %s for the overlay: %w", root, first)
 	}
-	sort.Strings(out)
-	sort.Strings(links)
-	sort.Strings(readonly)
-	sort.Strings(dotgits)
-	return out, links, readonly, dotgits, nil
+	sort.Strings(found.hide)
+	sort.Strings(found.links)
+	sort.Strings(found.readonly)
+	sort.Strings(found.dotgits)
+	return found, nil
 }
 
 // overlayListing is what listForOverlay finds in one directory: what it

@@ -69,9 +69,9 @@ func BenchmarkOverlayCreate(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			w, _, _, _, err := findWhiteouts(context.Background(), root, r, nil)
-			if err != nil || len(w) != 4 {
-				b.Fatal(w, err)
+			found, err := findWhiteouts(context.Background(), root, r, nil)
+			if err != nil || len(found.hide) != 4 {
+				b.Fatal(found.hide, err)
 			}
 		}
 	})

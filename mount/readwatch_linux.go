@@ -1,0 +1,213 @@
+package mount
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The read watch (issue 44): the overlay's lower layer is the live
+// project, so a file the agent read can change under it, and the upper
+// layer keeps no trace of what it only read. An inotify watch on each
+// directory of the real project the overlay shows tells both: the
+// overlay's reads of a lower file are reported on its real directory
+// (IN_ACCESS, IN_CLOSE_NOWRITE; a copy-up opens and closes it unwritten),
+// and so are the user's changes (IN_MODIFY, IN_CLOSE_WRITE, IN_ATTRIB,
+// IN_CREATE, IN_DELETE, IN_MOVED_FROM, IN_MOVED_TO); the agent's writes
+// go to the upper layer and change nothing there
+// (TestReadWatchKernel). A file read, then changed, is reported
+// (ReadReport.Changed), unless the agent changed it too: it has an entry
+// in the upper layer, and sync-back judges it (a conflict).
+//
+// What it cannot know: who read. inotify names no process, so a read by
+// any process of the user (an editor opening the file before saving it)
+// counts as the agent's. A read is an IN_ACCESS or an IN_CLOSE_NOWRITE,
+// not an IN_OPEN: the user's own write opens the file too. A read before
+// the watch was in place is missed (WatchReads is called before the
+// harness starts, and returns once every watch is set); a directory made
+// during the run is not watched; a watch the system's limit
+// (fs.inotify.max_user_watches) refuses, or events lost to a full queue
+// (IN_Q_OVERFLOW), leave the report incomplete (ReadReport.Incomplete),
+// never the run failed. workforce itself reads no file of the project
+// between WatchReads and ReadWatch.Stop: the harness runs then.
+
+// readMask is what each watch reports: the reads and the changes of the
+// directory's entries.
+const readMask = unix.IN_ACCESS | unix.IN_CLOSE_NOWRITE | changeMask |
+	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
+
+// changeMask is what changes an entry of the real tree.
+const changeMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_CREATE |
+	unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
+
+// ReadWatch watches the real project of an overlay sandbox while its
+// harness runs: which files were read and then changed there.
+type ReadWatch struct {
+	fd, stop int
+	running  bool
+	root     string
+	upper    string
+	// dirs is each watch's directory, relative to root.
+	dirs map[int32]string
+	done chan struct{}
+
+	// read are the files read so far, changed those read and changed
+	// after; lost says events were lost.
+	read, changed map[string]bool
+	lost          bool
+	incomplete    string
+}
+
+// ReadReport is what a ReadWatch saw.
+type ReadReport struct {
+	// Changed are the files (relative to the tree, with slashes) that
+	// were read during the run and changed in the real tree afterwards,
+	// which the agent did not change itself, sorted.
+	Changed []string
+	// Incomplete, when set, says why some reads or changes may have gone
+	// unseen: a sentence.
+	Incomplete string
+}
+
+// WatchReads starts watching the real project of the overlay sandbox s,
+// every directory it shows (those findWhiteouts listed as it was made),
+// and returns once every watch is set: call it before the harness
+// starts, and Stop once it exited, before sync-back writes the real
+// tree. It returns nil for a copy, or for an overlay whose directories
+// are not known (a sandbox opened again from its state). It never fails:
+// what it cannot watch makes the report incomplete.
+func (s *Sandbox) WatchReads() *ReadWatch {
+	if s.Overlay == nil || s.Overlay.dirs == nil {
+		return nil
+	}
+	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{},
+		read: map[string]bool{}, changed: map[string]bool{}, done: make(chan struct{})}
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
+		close(w.done)
+		return w
+	}
+	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(fd)
+		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
+		close(w.done)
+		return w
+	}
+	w.fd, w.stop, w.running = fd, stop, true
+	w.add(s.Overlay.dirs)
+	go w.loop()
+	return w
+}
+
+// add sets a watch on each directory of dirs, those that are gone or
+// cannot be read aside; the system's limit of watches ends it, the report
+// incomplete.
+func (w *ReadWatch) add(dirs []string) {
+	for i, rel := range dirs {
+		wd, err := unix.InotifyAddWatch(w.fd, filepath.Join(w.root, filepath.FromSlash(rel)), readMask)
+		switch {
+		case err == nil:
+			w.dirs[int32(wd)] = rel
+		case errors.Is(err, unix.ENOSPC):
+			w.incomplete = fmt.Sprintf("the watch of the agent's reads covers %d of the project's %d directories: the system's limit of inotify watches (fs.inotify.max_user_watches) is reached", i, len(dirs))
+			return
+		case errors.Is(err, unix.ENOMEM):
+			w.incomplete = fmt.Sprintf("the watch of the agent's reads covers %d of the project's %d directories: %v", i, len(dirs), err)
+			return
+		}
+	}
+}
+
+// loop reads the events until Stop, then those left in the queue.
+func (w *ReadWatch) loop() {
+	defer close(w.done)
+	buf := make([]byte, 64<<10)
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.stop), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != nil && !errors.Is(err, unix.EINTR) {
+			w.incomplete = fmt.Sprintf("the watch of the agent's reads stopped: %v", err)
+			return
+		}
+		stopping := fds[1].Revents != 0
+		// Read what is queued: on Stop, the harness has exited and every
+		// event of its reads is in the queue.
+		for {
+			n, err := unix.Read(w.fd, buf)
+			if n <= 0 || err != nil {
+				break
+			}
+			w.events(buf[:n])
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// events takes the events of buf: reads mark a file read, changes of a
+// file read mark it changed.
+func (w *ReadWatch) events(buf []byte) {
+	for len(buf) >= unix.SizeofInotifyEvent {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[0]))
+		end := unix.SizeofInotifyEvent + int(ev.Len)
+		if end > len(buf) {
+			return
+		}
+		name := string(bytes.TrimRight(buf[unix.SizeofInotifyEvent:end], "\x00"))
+		buf = buf[end:]
+		if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+			w.lost = true
+			continue
+		}
+		dir, ok := w.dirs[ev.Wd]
+		if !ok || name == "" || ev.Mask&unix.IN_ISDIR != 0 {
+			continue // the directory itself, or one below
+		}
+		rel := path.Join(dir, name)
+		switch {
+		case ev.Mask&(unix.IN_ACCESS|unix.IN_CLOSE_NOWRITE) != 0:
+			w.read[rel] = true
+		case ev.Mask&changeMask != 0 && w.read[rel]:
+			w.changed[rel] = true
+		}
+	}
+}
+
+// Stop stops the watch, once the harness has exited, and reports the
+// files read and then changed, less those the agent changed itself (an
+// entry in the upper layer: a file it wrote, or a whiteout). Nil-safe.
+func (w *ReadWatch) Stop() ReadReport {
+	if w == nil {
+		return ReadReport{}
+	}
+	if w.running {
+		one := [8]byte{1} // the eventfd's counter, made nonzero
+		_, _ = unix.Write(w.stop, one[:])
+		<-w.done
+		unix.Close(w.fd)
+		unix.Close(w.stop)
+		w.running = false
+	}
+	var r ReadReport
+	for rel := range w.changed {
+		if _, err := os.Lstat(filepath.Join(w.upper, filepath.FromSlash(rel))); err == nil {
+			continue // the agent's own change: sync-back judges it
+		}
+		r.Changed = append(r.Changed, rel)
+	}
+	sort.Strings(r.Changed)
+	r.Incomplete = w.incomplete
+	if w.lost && r.Incomplete == "" {
+		r.Incomplete = "the watch of the agent's reads lost events (the inotify queue overflowed)"
+	}
+	return r
+}
