@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -52,11 +53,15 @@ const changeMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.
 type ReadWatch struct {
 	fd, stop int
 	running  bool
+	// stopping is set by Stop: the goroutine's watches end there.
+	stopping atomic.Bool
 	root     string
 	upper    string
 	// dirs is each watch's directory, relative to root.
 	dirs map[int32]string
-	done chan struct{}
+	// set is closed once every directory is watched (or the watches
+	// ended), done once the goroutine ended.
+	set, done chan struct{}
 
 	// read are the files read so far, changed those read and changed
 	// after; lost says events were lost.
@@ -76,22 +81,33 @@ type ReadReport struct {
 	Incomplete string
 }
 
+// syncWatches is how many directories WatchReads watches before it
+// returns (the root and those findWhiteouts listed first: the top of the
+// tree), about a millisecond; the rest are watched on the watch's
+// goroutine while the harness starts (BenchmarkReadWatch: 10,000
+// directories take about 100 ms, which a run's start would not wait for).
+const syncWatches = 128
+
 // WatchReads starts watching the real project of the overlay sandbox s,
-// every directory it shows (those findWhiteouts listed as it was made),
-// and returns once every watch is set: call it before the harness
-// starts, and Stop once it exited, before sync-back writes the real
-// tree. It returns nil for a copy, or for an overlay whose directories
-// are not known (a sandbox opened again from its state). It never fails:
-// what it cannot watch makes the report incomplete.
+// every directory it shows (those findWhiteouts listed as it was made):
+// call it before the harness starts, and Stop once it exited, before
+// sync-back writes the real tree. It returns once the first syncWatches
+// directories are watched, the root first; the rest are watched on a
+// goroutine while the harness starts, and a read in one of them before
+// its watch is set goes unseen. It returns nil for a copy, or for an
+// overlay whose directories are not known (a sandbox opened again from
+// its state). It never fails: what it cannot watch makes the report
+// incomplete.
 func (s *Sandbox) WatchReads() *ReadWatch {
 	if s.Overlay == nil || s.Overlay.dirs == nil {
 		return nil
 	}
 	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{},
-		read: map[string]bool{}, changed: map[string]bool{}, done: make(chan struct{})}
+		read: map[string]bool{}, changed: map[string]bool{}, set: make(chan struct{}), done: make(chan struct{})}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
+		close(w.set)
 		close(w.done)
 		return w
 	}
@@ -99,37 +115,51 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	if err != nil {
 		unix.Close(fd)
 		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
+		close(w.set)
 		close(w.done)
 		return w
 	}
 	w.fd, w.stop, w.running = fd, stop, true
-	w.add(s.Overlay.dirs)
-	go w.loop()
+	dirs := s.Overlay.dirs
+	n := min(len(dirs), syncWatches)
+	more := w.add(dirs, 0, n)
+	go func() {
+		defer close(w.done)
+		if more {
+			w.add(dirs, n, len(dirs))
+		}
+		close(w.set)
+		w.loop()
+	}()
 	return w
 }
 
-// add sets a watch on each directory of dirs, those that are gone or
-// cannot be read aside; the system's limit of watches ends it, the report
-// incomplete.
-func (w *ReadWatch) add(dirs []string) {
-	for i, rel := range dirs {
-		wd, err := unix.InotifyAddWatch(w.fd, filepath.Join(w.root, filepath.FromSlash(rel)), readMask)
+// add sets a watch on each directory of dirs[from:to], those that are
+// gone or cannot be read aside, and reports whether to go on: the
+// system's limit of watches, or Stop, ends it, the report incomplete.
+func (w *ReadWatch) add(dirs []string, from, to int) bool {
+	for i := from; i < to; i++ {
+		if w.stopping.Load() {
+			w.incomplete = fmt.Sprintf("the watch of the agent's reads covered %d of the project's %d directories when the harness exited", i, len(dirs))
+			return false
+		}
+		wd, err := unix.InotifyAddWatch(w.fd, filepath.Join(w.root, filepath.FromSlash(dirs[i])), readMask)
 		switch {
 		case err == nil:
-			w.dirs[int32(wd)] = rel
+			w.dirs[int32(wd)] = dirs[i]
 		case errors.Is(err, unix.ENOSPC):
 			w.incomplete = fmt.Sprintf("the watch of the agent's reads covers %d of the project's %d directories: the system's limit of inotify watches (fs.inotify.max_user_watches) is reached", i, len(dirs))
-			return
+			return false
 		case errors.Is(err, unix.ENOMEM):
 			w.incomplete = fmt.Sprintf("the watch of the agent's reads covers %d of the project's %d directories: %v", i, len(dirs), err)
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // loop reads the events until Stop, then those left in the queue.
 func (w *ReadWatch) loop() {
-	defer close(w.done)
 	buf := make([]byte, 64<<10)
 	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.stop), Events: unix.POLLIN}}
 	for {
@@ -190,11 +220,17 @@ func (w *ReadWatch) Stop() ReadReport {
 		return ReadReport{}
 	}
 	if w.running {
+		w.stopping.Store(true)
 		one := [8]byte{1} // the eventfd's counter, made nonzero
 		_, _ = unix.Write(w.stop, one[:])
 		<-w.done
-		unix.Close(w.fd)
-		unix.Close(w.stop)
+		// Closing an inotify instance waits for the kernel's grace
+		// period, about 10 ms (BenchmarkReadWatch's stop-ms): the run
+		// need not wait for it.
+		go func(fd, stop int) {
+			unix.Close(fd)
+			unix.Close(stop)
+		}(w.fd, w.stop)
 		w.running = false
 	}
 	var r ReadReport
