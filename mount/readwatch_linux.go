@@ -48,6 +48,10 @@ const readMask = unix.IN_ACCESS | unix.IN_CLOSE_NOWRITE | changeMask |
 const changeMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_CREATE |
 	unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO
 
+// addWatch is inotify_add_watch(2); the tests make it fail as the
+// system's limit does.
+var addWatch = unix.InotifyAddWatch
+
 // ReadWatch watches the real project of an overlay sandbox while its
 // harness runs: which files were read and then changed there.
 type ReadWatch struct {
@@ -143,7 +147,7 @@ func (w *ReadWatch) add(dirs []string, from, to int) bool {
 			w.incomplete = fmt.Sprintf("the watch of the agent's reads covered %d of the project's %d directories when the harness exited", i, len(dirs))
 			return false
 		}
-		wd, err := unix.InotifyAddWatch(w.fd, filepath.Join(w.root, filepath.FromSlash(dirs[i])), readMask)
+		wd, err := addWatch(w.fd, filepath.Join(w.root, filepath.FromSlash(dirs[i])), readMask)
 		switch {
 		case err == nil:
 			w.dirs[int32(wd)] = dirs[i]

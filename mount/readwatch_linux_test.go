@@ -2,6 +2,7 @@ package mount
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,4 +108,76 @@ func TestReadWatchKernel(t *testing.T) {
 	if r := w.Stop(); len(r.Changed) != 1 {
 		t.Errorf("Stop() again = %q, want the same report", r.Changed)
 	}
+}
+
+// watchedTree makes a tree of n directories below root, d0 to d<n-1>, with
+// a file f.txt in each, and a Sandbox whose overlay shows them (no
+// overlay is mounted: the test's own reads stand in for the agent's).
+func watchedTree(t *testing.T, n int) (*Sandbox, string) {
+	t.Helper()
+	root, upper := t.TempDir(), t.TempDir()
+	dirs := []string{""}
+	for i := range n {
+		d := fmt.Sprintf("d%d", i)
+		must(t, os.Mkdir(filepath.Join(root, d), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, d, "f.txt"), []byte("f"), 0o644))
+		dirs = append(dirs, d)
+	}
+	return &Sandbox{Root: root, Overlay: &OverlayLayers{Upper: upper, dirs: dirs}}, root
+}
+
+// TestReadWatchBeyondSync: the directories past the first syncWatches are
+// watched on the watch's goroutine: a read and a change in the last one
+// are reported once it has set them all.
+func TestReadWatchBeyondSync(t *testing.T) {
+	s, root := watchedTree(t, syncWatches+50)
+	w := s.WatchReads()
+	<-w.set
+	last := filepath.Join(root, fmt.Sprintf("d%d", syncWatches+49), "f.txt")
+	_, err := os.ReadFile(last)
+	must(t, err)
+	must(t, os.WriteFile(last, []byte("changed"), 0o644))
+	r := w.Stop()
+	if want := []string{fmt.Sprintf("d%d/f.txt", syncWatches+49)}; !slices.Equal(r.Changed, want) || r.Incomplete != "" {
+		t.Errorf("Stop() = %q (incomplete %q), want %q", r.Changed, r.Incomplete, want)
+	}
+}
+
+// TestReadWatchIncomplete: the system's limit of watches reached at the
+// second directory, or events lost to a full queue, leave the report
+// incomplete, with what was seen.
+func TestReadWatchIncomplete(t *testing.T) {
+	t.Run("limit", func(t *testing.T) {
+		s, root := watchedTree(t, 2)
+		calls := 0
+		addWatch = func(fd int, path string, mask uint32) (int, error) {
+			if calls++; calls > 2 {
+				return -1, unix.ENOSPC
+			}
+			return unix.InotifyAddWatch(fd, path, mask)
+		}
+		t.Cleanup(func() { addWatch = unix.InotifyAddWatch })
+		w := s.WatchReads()
+		p := filepath.Join(root, "d0", "f.txt")
+		_, err := os.ReadFile(p)
+		must(t, err)
+		must(t, os.WriteFile(p, []byte("changed"), 0o644))
+		r := w.Stop()
+		if !slices.Equal(r.Changed, []string{"d0/f.txt"}) || !strings.Contains(r.Incomplete, "covers 2 of the project's 3 directories") ||
+			!strings.Contains(r.Incomplete, "max_user_watches") {
+			t.Errorf("Stop() = %q (incomplete %q), want d0/f.txt, 2 of 3 directories and the limit", r.Changed, r.Incomplete)
+		}
+	})
+	t.Run("overflow", func(t *testing.T) {
+		s, _ := watchedTree(t, 1)
+		w := s.WatchReads()
+		<-w.set
+		ev := make([]byte, unix.SizeofInotifyEvent)
+		(*unix.InotifyEvent)(unsafe.Pointer(&ev[0])).Mask = unix.IN_Q_OVERFLOW
+		w.events(ev) // as the goroutine would; nothing else reads now
+		r := w.Stop()
+		if !strings.Contains(r.Incomplete, "overflowed") {
+			t.Errorf("Stop() incomplete %q, want the overflow", r.Incomplete)
+		}
+	})
 }
