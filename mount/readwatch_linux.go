@@ -2,6 +2,7 @@ package mount
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -98,12 +99,14 @@ const syncWatches = 128
 // sync-back writes the real tree. It returns once the first syncWatches
 // directories are watched, the root first; the rest are watched on a
 // goroutine while the harness starts, and a read in one of them before
-// its watch is set goes unseen. It returns nil for a copy, or for an
-// overlay whose directories are not known (a sandbox opened again from
-// its state). It never fails: what it cannot watch makes the report
+// its watch is set goes unseen. For a sandbox opened again from its
+// state (a resumed session), whose directories are not known, the root
+// alone is watched before it returns, and the goroutine lists the others
+// as Create did (directories only: their events are ignored). It returns
+// nil for a copy. It never fails: what it cannot watch makes the report
 // incomplete.
 func (s *Sandbox) WatchReads() *ReadWatch {
-	if s.Overlay == nil || s.Overlay.dirs == nil {
+	if s.Overlay == nil {
 		return nil
 	}
 	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{},
@@ -125,10 +128,16 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	}
 	w.fd, w.stop, w.running = fd, stop, true
 	dirs := s.Overlay.dirs
+	if dirs == nil {
+		dirs = []string{""}
+	}
 	n := min(len(dirs), syncWatches)
 	more := w.add(dirs, 0, n)
 	go func() {
 		defer close(w.done)
+		if more && s.Overlay.dirs == nil {
+			dirs, more = w.list(s)
+		}
 		if more {
 			w.add(dirs, n, len(dirs))
 		}
@@ -136,6 +145,17 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 		w.loop()
 	}()
 	return w
+}
+
+// list lists the directories of s's project as Create did, for a sandbox
+// opened from its state, and reports whether to watch them.
+func (w *ReadWatch) list(s *Sandbox) ([]string, bool) {
+	found, err := findWhiteouts(context.Background(), s.Root, s.rules, s.gitDirs)
+	if err != nil {
+		w.incomplete = fmt.Sprintf("the watch of the agent's reads covers the project's top directory alone: %v", err)
+		return nil, false
+	}
+	return found.dirs, true
 }
 
 // add sets a watch on each directory of dirs[from:to], those that are

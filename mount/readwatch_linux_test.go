@@ -181,3 +181,22 @@ func TestReadWatchIncomplete(t *testing.T) {
 		}
 	})
 }
+
+// TestReadWatchListed: a sandbox opened again from its state knows no
+// directories: the watch lists them itself, and a read and a change in
+// one below the root are reported.
+func TestReadWatchListed(t *testing.T) {
+	s, root := watchedTree(t, 3)
+	r, err := NewRules(Options{Persona: "p", Root: root})
+	must(t, err)
+	s.Overlay.dirs, s.rules = nil, r
+	w := s.WatchReads()
+	<-w.set
+	p := filepath.Join(root, "d2", "f.txt")
+	_, err = os.ReadFile(p)
+	must(t, err)
+	must(t, os.WriteFile(p, []byte("changed"), 0o644))
+	if got := w.Stop(); !slices.Equal(got.Changed, []string{"d2/f.txt"}) || got.Incomplete != "" {
+		t.Errorf("Stop() = %q (incomplete %q), want d2/f.txt", got.Changed, got.Incomplete)
+	}
+}
