@@ -30,15 +30,20 @@ import (
 //
 // What it cannot know: who read. inotify names no process, so a read by
 // any process of the user (an editor opening the file before saving it)
-// counts as the agent's. A read is an IN_ACCESS or an IN_CLOSE_NOWRITE,
-// not an IN_OPEN: the user's own write opens the file too. A read before
-// the watch was in place is missed (WatchReads is called before the
-// harness starts, and returns once every watch is set); a directory made
+// counts as the agent's, and so do another run's on the same project (a
+// batch's other tasks: their overlays share the lower layer). A read is
+// an IN_ACCESS or an IN_CLOSE_NOWRITE, not an IN_OPEN: the user's own
+// write opens the file too. A read before the watch of its directory was
+// in place is missed: WatchReads is called before the harness starts and
+// watches the top of the tree before it returns, the rest on its
+// goroutine while the harness starts (syncWatches). A directory made
 // during the run is not watched; a watch the system's limit
 // (fs.inotify.max_user_watches) refuses, or events lost to a full queue
 // (IN_Q_OVERFLOW), leave the report incomplete (ReadReport.Incomplete),
 // never the run failed. workforce itself reads no file of the project
-// between WatchReads and ReadWatch.Stop: the harness runs then.
+// between WatchReads and ReadWatch.Stop (the harness runs then), and the
+// events of directories (its own listing for a resumed session's watch)
+// are ignored.
 
 // readMask is what each watch reports: the reads and the changes of the
 // directory's entries.
