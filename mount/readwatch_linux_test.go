@@ -39,7 +39,8 @@ func runInOverlay(t *testing.T, s *Sandbox, p confine.Policy, script string) {
 // read of one of its files (IN_ACCESS, IN_CLOSE_NOWRITE), the copy-up of
 // one the agent appends to (opened and closed unwritten), and no change
 // from the agent's writes, which go to the upper layer; and the user's
-// change in the real tree (IN_MODIFY, IN_CLOSE_WRITE).
+// change in the real tree (IN_MODIFY, IN_CLOSE_WRITE), in the order they
+// came: the order is what the watch judges by.
 func TestOverlayInotifyKernel(t *testing.T) {
 	s, p, root, _ := kernelSandbox(t)
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
