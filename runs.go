@@ -318,6 +318,10 @@ func printOneShot(w, stderr io.Writer, r report.Result, res *session.Result) {
 		fmt.Fprintf(w, "cause: %s\n", quote.Text(c.Message))
 	}
 	if res == nil {
+		// This process did not warn of them as the run went.
+		for _, msg := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", quote.Text(msg))
+		}
 		if f := r.Files; f != nil {
 			printReport(w, stderr, report.SyncReport{Created: f.Created, Updated: f.Updated, Deleted: f.Deleted, Conflicts: f.Conflicts, Refused: f.Refused, Held: f.Held})
 		}

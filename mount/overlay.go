@@ -64,6 +64,10 @@ type OverlayLayers struct {
 	// system of the upper layer (its change time): a real file changed
 	// later, which the agent changed too, is a conflict.
 	Started time.Time
+	// dirs are the project's directories the overlay shows (relative,
+	// with slashes, "" for the root), as findWhiteouts listed them: what
+	// WatchReads watches. Not kept with the sandbox's state.
+	dirs []string
 }
 
 // createOverlay makes s, with the rules r, an overlay sandbox of o: the
@@ -100,7 +104,7 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 		return err
 	}
 	cache.save()
-	ov.Whiteouts = scan.hide
+	ov.Whiteouts, ov.dirs = scan.hide, scan.dirs
 	if err := s.sealOverlayGitFiles(scan.dotgits); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/harness"
+	"github.com/seed-3bc194a6/workforce/internal/quote"
 	"github.com/seed-3bc194a6/workforce/mount"
 )
 
@@ -49,4 +50,17 @@ func withOverlay(inv *harness.Invocation, box *mount.Sandbox) error {
 	}
 	inv.Confine = &pol
 	return nil
+}
+
+// warnReads warns of each file the agent read that changed in the real
+// tree afterwards, as the read watch of an overlay sandbox saw them
+// (mount.ReadWatch): the agent may have worked from the version it read.
+// A watch left incomplete is a note among the warnings, never an error.
+func warnReads(r mount.ReadReport, warn func(string)) {
+	for _, rel := range r.Changed {
+		warn(fmt.Sprintf("%s changed in your tree after the agent read it: it may have worked from the earlier version", quote.Name(rel)))
+	}
+	if r.Incomplete != "" {
+		warn(fmt.Sprintf("%s; a file changed after the agent read it may go unreported", r.Incomplete))
+	}
 }

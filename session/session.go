@@ -389,7 +389,9 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	reads := box.WatchReads() // an overlay's: before the harness starts
 	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o), netHooks{o.net, o.netDenied})
+	warnReads(reads.Stop(), warn) // before sync-back writes the real tree
 	exit, timedOut := ran.exit, ran.timedOut
 	if len(ran.ended) > 0 {
 		warn(endedWarning(ran.ended))
