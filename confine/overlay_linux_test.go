@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -390,5 +391,55 @@ func TestCallerPath(t *testing.T) {
 		if got := callerPath(tid, c.in); got != c.want {
 			t.Errorf("callerPath(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestOverlayCopyFIFO: the rename supervisor's copy of a directory opens
+// a file it found regular without blocking, and copies it only if it is
+// still one: the harness may have put a FIFO in its place since, and an
+// open that waits for a writer would stop every rename of the harness
+// and every signal the launcher passes on to it.
+func TestOverlayCopyFIFO(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "f"), []byte("regular\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(src, "f"), &st); err != nil {
+		t.Fatal(err)
+	}
+	// The harness's swap, after the supervisor's stat.
+	if err := os.Remove(filepath.Join(src, "f")); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(filepath.Join(src, "f"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sfd, err := unix.Open(src, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sfd)
+	dfd, err := unix.Open(dst, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(dfd)
+	done := make(chan error, 1)
+	go func() { done <- copyFileAt(sfd, "f", dfd, &st) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("copyFileAt of a FIFO swapped for a regular file = nil, want an error")
+		}
+	case <-time.After(5 * time.Second):
+		// Unblock the open, or the test binary hangs on exit.
+		if w, err := os.OpenFile(filepath.Join(src, "f"), os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatalf("copyFileAt of a FIFO swapped for a regular file blocks in open")
+	}
+	if _, err := os.Lstat(filepath.Join(dst, "f")); err == nil {
+		t.Errorf("copyFileAt copied a FIFO swapped for a regular file")
 	}
 }

@@ -617,14 +617,25 @@ func copyEntryAt(src int, name string, dst int) error {
 	return setAttrs(dst, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// copyFileAt copies the regular file name of src into dst.
+// copyFileAt copies the regular file name of src into dst. It opens
+// the file without blocking and copies it only while it is the regular
+// file st found: the harness may have put a FIFO in its place since,
+// whose open would wait for a writer and stop the supervisor (every
+// rename, and the signals it passes on) until one came.
 func copyFileAt(src int, name string, dst int, st *unix.Stat_t) error {
-	in, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	in, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
 	fin := os.NewFile(uintptr(in), name)
 	defer fin.Close()
+	var now unix.Stat_t
+	if err := unix.Fstat(in, &now); err != nil {
+		return err
+	}
+	if now.Mode&unix.S_IFMT != unix.S_IFREG || now.Dev != st.Dev || now.Ino != st.Ino {
+		return unix.EXDEV // changed under the copy: mv(1) gives up too
+	}
 	out, err := unix.Openat(dst, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err
