@@ -443,3 +443,34 @@ func TestOverlayCopyFIFO(t *testing.T) {
 		t.Errorf("copyFileAt copied a FIFO swapped for a regular file")
 	}
 }
+
+// TestOverlayNestedLandlock: a program of the harness's that confines
+// itself further with Landlock (a tool's own sandbox, as codex's) keeps
+// its confinement in the overlay, as in the copy: its renames of files,
+// and of directories outside the overlay, are not the launcher's to make
+// with the harness's wider rights. (A directory of the project inside
+// the overlay is still: only the launcher can move it.)
+func TestOverlayNestedLandlock(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n"})
+	if err := os.Mkdir(filepath.Join(tmp, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"write", in("new.txt")},
+		[]string{"landlocked"},
+		[]string{"write", in("denied.txt")},
+		[]string{"rename", in("a.txt"), in("a2.txt")},
+		[]string{"rename", in("new.txt"), in("new2.txt")},
+		[]string{"rename", filepath.Join(tmp, "d"), filepath.Join(tmp, "d2")})
+	want := []string{"OK", "OK", "EACCES", "EACCES", "EACCES", "EACCES"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("write, Landlock with no write allowed, then a write and renames = %v, want %v", got, want)
+	}
+	for _, rel := range []string{"a2.txt", "new2.txt"} {
+		if _, err := os.Lstat(filepath.Join(o.Upper, rel)); err == nil {
+			t.Errorf("upper %s exists: a rename Landlock denies happened", rel)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
 
@@ -234,6 +235,8 @@ func probeOp(op []string) string {
 		err = netAdmin()
 	case "bpf": // load (not attach) a kprobe program that returns 0
 		err = loadKprobe()
+	case "landlocked": // restrict itself further with Landlock, no write allowed anywhere (every later operation too)
+		err = landlock.V1.RestrictPaths()
 	case "kill-init": // the null signal to process 1
 		err = unix.Kill(1, 0)
 	case "kill-parent": // the null signal to the parent (workforce)

@@ -38,9 +38,12 @@ import (
 // that renames has no capability (it drops them first) and is under the
 // same Landlock domain, so paths the agent chose, or changed under the
 // launcher's feet, reach nothing the agent could not reach itself. The
-// launcher declines (the kernel runs the call as it was) where the caller
-// is in another mount namespace or root (a nested sandbox), or where it
-// cannot read the caller's memory.
+// launcher declines (the kernel runs the call as it was, as the caller)
+// where the caller is in another mount namespace or root (a nested
+// sandbox), or where it cannot read the caller's memory, and for every
+// rename but a directory's inside the overlay (overlayDir): a caller
+// under a Landlock domain of its own below the harness's keeps it then.
+// A directory inside the overlay is moved with the harness's rights.
 //
 // Costs and limits: every rename takes a round trip through the launcher
 // (measured by BenchmarkRename); a directory renamed by copy is not atomic
@@ -291,6 +294,9 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 	if call.oldDir, err = callerDir(proc, oldDir, oldPath); err == nil {
 		call.newDir, err = callerDir(proc, newDir, newPath)
 	}
+	if err == nil && !overlayDir(call) {
+		err = errDecline
+	}
 	// The process may have gone, and its id been reused, since the
 	// request came: then nothing read is its.
 	id := req.ID
@@ -302,6 +308,24 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 		return nil, errDecline
 	}
 	return call, nil
+}
+
+// overlayDir reports whether c renames a directory inside the overlay,
+// the one rename the kernel refuses (EXDEV) and only the launcher can
+// make. Every other call is the kernel's to run as the caller: with the
+// caller's own Landlock domain, which may be narrower than the
+// harness's (a tool's own sandbox), where the launcher's is the
+// harness's. A name changed after this look gets the kernel's answer,
+// at worst the EXDEV it would give without the launcher.
+func overlayDir(c *renameCall) bool {
+	parent, base, err := openParent(c.oldDir, c.oldPath)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(parent)
+	var st unix.Stat_t
+	return unix.Fstatat(parent, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR &&
+		inOverlay(parent)
 }
 
 // close closes the call's directory descriptors.
