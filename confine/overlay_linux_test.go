@@ -474,3 +474,43 @@ func TestOverlayNestedLandlock(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlayRemoveDeep: RemoveOverlayDirs removes an upper layer whose
+// directories the agent nested deeper than a path can name (PATH_MAX),
+// the deepest of them left with mode 000, as the copy's removal does:
+// the session could not be removed.
+func TestOverlayRemoveDeep(t *testing.T) {
+	upper := filepath.Join(t.TempDir(), "upper")
+	if err := os.Mkdir(upper, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(upper, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("d", 200)
+	for i := 0; i < 40; i++ { // about 8,000 bytes of path
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = next
+	}
+	if err := unix.Mknodat(fd, "f", unix.S_IFREG|0o644, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(fd)
+	if err := RemoveOverlayDirs(upper, ""); err != nil {
+		t.Fatalf("RemoveOverlayDirs: %v", err)
+	}
+	if _, err := os.Lstat(upper); err == nil {
+		t.Errorf("%s is still there", upper)
+	}
+}
