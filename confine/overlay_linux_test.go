@@ -547,3 +547,25 @@ func TestOverlayLockedDir(t *testing.T) {
 		t.Errorf("read, chmod 755, read of a file in a directory of mode 000 = %v, want EACCES, then anything but OK", got)
 	}
 }
+
+// TestOverlayLayersUnreadable: under a read policy, the harness reads
+// the upper layer through the merged tree only, never by its own path
+// (which the session's read policy leaves readable): listing it would
+// name the hidden files, each a whiteout there, which the copy never
+// shows. Nor is the work directory readable.
+func TestOverlayLayersUnreadable(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{".env": "SECRET=1\n", "a.txt": "a\n"})
+	o.Whiteouts = []string{".env"}
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"write", "new.txt"},
+		[]string{"read", filepath.Join(o.Target, "new.txt")},
+		[]string{"list", o.Upper},
+		[]string{"lstat", filepath.Join(o.Upper, ".env")},
+		[]string{"read", filepath.Join(o.Upper, "new.txt")},
+		[]string{"list", o.Work})
+	want := []string{"OK", "OK", "EACCES", "OK", "EACCES", "EACCES"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("write, read in the tree, then list, lstat, read in the upper layer, list the work directory = %v, want %v", got, want)
+	}
+}
