@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -567,5 +568,51 @@ func TestOverlayLayersUnreadable(t *testing.T) {
 	want := []string{"OK", "OK", "EACCES", "OK", "EACCES", "EACCES"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("write, read in the tree, then list, lstat, read in the upper layer, list the work directory = %v, want %v", got, want)
+	}
+}
+
+// TestOverlayRenameSignal: while the launcher moves a large directory
+// by copy for a program of the harness's (mv in the background), the
+// signals it passes on still reach the harness, and the copy stops once
+// its caller is gone: SIGTERM to the launcher ends the harness, and then
+// the rest, at once, not when the copy is done.
+func TestOverlayRenameSignal(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, nil)
+	const n = 20000
+	big := filepath.Join(o.Lower, "big")
+	if err := os.Mkdir(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := os.WriteFile(filepath.Join(big, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := filepath.Join(tmp, "ready")
+	cmd := probeCommand(t, []string{"sh", "mv big big2 &"}, []string{"waitterm", ready})
+	cmd.Dir = o.Target
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	l, err := Start(cmd, overlayPolicy(o, tmp))
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer l.Close()
+	waitFile(t, ready)
+	time.Sleep(100 * time.Millisecond) // the copy under way (it takes seconds)
+	t0 := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	ended := time.Since(t0)
+	copied, _ := os.ReadDir(filepath.Join(o.Upper, "big2"))
+	t.Logf("the launcher ended %v after SIGTERM, %d of %d entries copied", ended.Round(time.Millisecond), len(copied), n)
+	if len(copied) == n {
+		t.Errorf("the launcher copied all %d entries, in %v, before the harness got SIGTERM: want the signal passed on, and the copy stopped", n, ended.Round(time.Millisecond))
+	}
+	if isWhiteout(filepath.Join(o.Upper, "big")) {
+		t.Errorf("the directory was moved though its caller is gone")
 	}
 }

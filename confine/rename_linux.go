@@ -161,6 +161,7 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 		return init(syscall.Kill)
 	}
 	calls := make(chan func(), 16)
+	supervisorCalls = calls
 	kill := func(pid int, sig syscall.Signal) error {
 		done := make(chan error, 1)
 		calls <- func() { done <- syscall.Kill(pid, sig) }
@@ -199,6 +200,31 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 	}
 }
 
+// supervisorCalls are the calls superviseUntil runs on its thread for
+// init (the signals it sends), nil until it runs.
+var supervisorCalls chan func()
+
+// supervisorTick runs the calls waiting for the supervisor, and fails
+// with EINTR once the request id of listener is no longer valid (its
+// caller was killed): a directory moved by copy takes the time of its
+// contents, and neither the signals init sends (workforce's SIGTERM,
+// the end of what is left) nor a copy for nobody should wait for it.
+func supervisorTick(listener int, id uint64) error {
+	for supervisorCalls != nil {
+		select {
+		case f := <-supervisorCalls:
+			f()
+			continue
+		default:
+		}
+		break
+	}
+	if ioctlPtr(listener, seccompIoctlNotifIDValid, unsafe.Pointer(&id)) != nil {
+		return unix.EINTR
+	}
+	return nil
+}
+
 // answerOne receives one rename call from listener and answers it.
 func answerOne(listener int) {
 	var req seccompNotif
@@ -226,6 +252,10 @@ type renameCall struct {
 	oldPath        string
 	newPath        string
 	flags          uint
+	// tick is called between the entries of a directory moved by
+	// copy: it runs what the supervisor was asked meanwhile (signals to
+	// send) and fails once the caller is gone. Nil: nothing to do.
+	tick func() error
 }
 
 // answerRename answers req: the rename done (or failed) by the launcher,
@@ -289,7 +319,8 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 		return nil, errDecline
 	}
 	oldPath, newPath = callerPath(pid, oldPath), callerPath(pid, newPath)
-	call := &renameCall{oldDir: -1, newDir: -1, oldPath: oldPath, newPath: newPath, flags: flags}
+	call := &renameCall{oldDir: -1, newDir: -1, oldPath: oldPath, newPath: newPath, flags: flags,
+		tick: func() error { return supervisorTick(listener, req.ID) }}
 	var err error
 	if call.oldDir, err = callerDir(proc, oldDir, oldPath); err == nil {
 		call.newDir, err = callerDir(proc, newDir, newPath)
@@ -507,7 +538,7 @@ func moveDir(c *renameCall) error {
 	case err != unix.ENOENT:
 		return err
 	}
-	if err := copyDirAt(oldParent, oldBase, newParent, newBase); err != nil {
+	if err := copyDirAt(oldParent, oldBase, newParent, newBase, c.tick); err != nil {
 		_ = removeAt(newParent, newBase)
 		return err
 	}
@@ -578,7 +609,7 @@ func below(parent int, name string, dir int) bool {
 // copyDirAt copies the directory name in src to the new name dstName in
 // dst, with everything below it: directories, regular files, symbolic
 // links and fifos, with their modes and times; it never follows a link.
-func copyDirAt(src int, name string, dst int, dstName string) error {
+func copyDirAt(src int, name string, dst int, dstName string, tick func() error) error {
 	from, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -602,7 +633,12 @@ func copyDirAt(src int, name string, dst int, dstName string) error {
 		return err
 	}
 	for _, n := range names {
-		if err := copyEntryAt(from, n, to); err != nil {
+		if tick != nil {
+			if err := tick(); err != nil {
+				return err
+			}
+		}
+		if err := copyEntryAt(from, n, to, tick); err != nil {
 			return err
 		}
 	}
@@ -610,14 +646,14 @@ func copyDirAt(src int, name string, dst int, dstName string) error {
 }
 
 // copyEntryAt copies the entry name of the directory src into dst.
-func copyEntryAt(src int, name string, dst int) error {
+func copyEntryAt(src int, name string, dst int, tick func() error) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(src, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		return copyDirAt(src, name, dst, name)
+		return copyDirAt(src, name, dst, name, tick)
 	case unix.S_IFREG:
 		if err := copyFileAt(src, name, dst, &st); err != nil {
 			return err
