@@ -616,3 +616,38 @@ func TestOverlayRenameSignal(t *testing.T) {
 		t.Errorf("the directory was moved though its caller is gone")
 	}
 }
+
+// TestOverlayRenameFlags: renameat2(2)'s flags on a directory of the
+// project, which the launcher renames: an exchange or a whiteout is
+// never made by copy, and a flag the kernel does not know fails as the
+// kernel fails it; nothing moves.
+func TestOverlayRenameFlags(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"d/a.txt": "a\n", "e/b.txt": "b\n", "f.txt": "f\n"})
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	ops := []struct {
+		op   []string
+		want string
+	}{
+		{[]string{"renameat2", in("d"), in("e"), "0x2"}, "EXDEV"},  // RENAME_EXCHANGE of two directories of the project
+		{[]string{"renameat2", in("d"), in("d2"), "0x4"}, "EINVAL"}, // RENAME_WHITEOUT: overlayfs takes none
+		{[]string{"renameat2", in("d"), in("d2"), "0x80"}, "EINVAL"},
+		{[]string{"renameat2", in("f.txt"), in("g.txt"), "0x80"}, "EINVAL"},
+		{[]string{"renameat2", in("d"), in("e"), "0x1"}, "EEXIST"}, // RENAME_NOREPLACE
+		{[]string{"lstat", in("d/a.txt")}, "OK"},
+		{[]string{"lstat", in("e/b.txt")}, "OK"},
+		{[]string{"lstat", in("d2")}, "ENOENT"},
+		{[]string{"renameat2", in("d"), in("d3"), "0x1"}, "OK"},
+		{[]string{"lstat", in("d3/a.txt")}, "OK"},
+	}
+	var list [][]string
+	for _, c := range ops {
+		list = append(list, c.op)
+	}
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp), list...)
+	for i, c := range ops {
+		if got[i] != c.want {
+			t.Errorf("%v = %s, want %s", c.op, got[i], c.want)
+		}
+	}
+}

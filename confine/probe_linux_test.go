@@ -168,6 +168,12 @@ func probeOp(op []string) string {
 		if err == nil {
 			return strconv.FormatInt(time.Since(t0).Nanoseconds()/int64(2*n), 10)
 		}
+	case "renameat2": // renameat2(2) of OLD to NEW with FLAGS (a number, 0x for hex)
+		flags, perr := strconv.ParseUint(arg(3), 0, 32)
+		if perr != nil {
+			return perr.Error()
+		}
+		err = unix.Renameat2(unix.AT_FDCWD, arg(1), unix.AT_FDCWD, arg(2), uint(flags))
 	case "renameat": // renameat(2) of DIR's OLD to DIR's NEW, DIR opened first
 		var fd int
 		if fd, err = unix.Open(arg(1), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
