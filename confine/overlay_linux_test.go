@@ -629,7 +629,7 @@ func TestOverlayRenameFlags(t *testing.T) {
 		op   []string
 		want string
 	}{
-		{[]string{"renameat2", in("d"), in("e"), "0x2"}, "EXDEV"},  // RENAME_EXCHANGE of two directories of the project
+		{[]string{"renameat2", in("d"), in("e"), "0x2"}, "EXDEV"},   // RENAME_EXCHANGE of two directories of the project
 		{[]string{"renameat2", in("d"), in("d2"), "0x4"}, "EINVAL"}, // RENAME_WHITEOUT: overlayfs takes none
 		{[]string{"renameat2", in("d"), in("d2"), "0x80"}, "EINVAL"},
 		{[]string{"renameat2", in("f.txt"), in("g.txt"), "0x80"}, "EINVAL"},
