@@ -344,11 +344,8 @@ func (u *upperScan) bornLater(rel string) bool {
 		return false
 	}
 	defer unix.Close(fd)
-	var stx unix.Statx_t
-	if unix.Statx(fd, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &stx) != nil || stx.Mask&unix.STATX_BTIME == 0 {
-		return false
-	}
-	return time.Unix(stx.Btime.Sec, int64(stx.Btime.Nsec)).After(u.s.Overlay.Started)
+	born, ok := birthTime(fd, name)
+	return ok && born.After(u.s.Overlay.Started)
 }
 
 // missing records, for the opaque directory rel of the upper layer whose
