@@ -3,8 +3,10 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -196,4 +198,65 @@ func probeOverlayMain(dir string) int {
 		return 1
 	}
 	return 0
+}
+
+// removeWritable removes path and what is below it, making each
+// directory listable and writable by its owner first. It goes by
+// descriptors, name by name, as os.RemoveAll does: the agent may nest
+// directories deeper than a path can name (PATH_MAX), and a path would
+// fail there (ENAMETOOLONG) and leave the session unremovable. A
+// missing path is fs.ErrNotExist; links are removed, never followed.
+func removeWritable(path string) error {
+	parent, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: filepath.Dir(path), Err: err}
+	}
+	defer unix.Close(parent)
+	if err := removeWritableAt(parent, filepath.Base(path)); err != nil {
+		return &fs.PathError{Op: "remove", Path: path, Err: err}
+	}
+	return nil
+}
+
+// removeWritableAt is removeWritable of the entry name in the directory
+// dir.
+func removeWritableAt(dir int, name string) error {
+	err := unix.Unlinkat(dir, name, 0)
+	if err != unix.EISDIR {
+		return err // nil, ENOENT, or the error of a file
+	}
+	fd, err := unix.Openat(dir, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	var st unix.Stat_t
+	if err = unix.Fstat(fd, &st); err == nil && st.Mode&0o700 != 0o700 {
+		// fchmod(2) takes no O_PATH descriptor; its /proc link is the
+		// directory itself, whatever is at name by now.
+		err = unix.Fchmodat(unix.AT_FDCWD, self, st.Mode&0o7777|0o700, 0)
+	}
+	var list int
+	if err == nil {
+		list, err = unix.Open(self, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	unix.Close(fd)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(list), name)
+	names, err := f.Readdirnames(-1)
+	for _, n := range names {
+		if err != nil {
+			break
+		}
+		if err = removeWritableAt(list, n); err == unix.ENOENT {
+			err = nil
+		}
+	}
+	f.Close()
+	if err != nil {
+		return err
+	}
+	return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR)
 }

@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -329,7 +331,7 @@ func TestOverlayAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the tests run as a plain user already")
 	}
-	out := runAsNobody(t, `^TestOverlay(|End|Available|GitMv)$`)
+	out := runAsNobody(t, `^TestOverlay(|End|Available|GitMv|LockedDir)$`)
 	for _, name := range []string{"TestOverlay", "TestOverlayEnd", "TestOverlayAvailable", "TestOverlayGitMv"} {
 		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
 			t.Errorf("%s did not pass as uid 65534:\n%s", name, out)
@@ -389,6 +391,263 @@ func TestCallerPath(t *testing.T) {
 	} {
 		if got := callerPath(tid, c.in); got != c.want {
 			t.Errorf("callerPath(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestOverlayCopyFIFO: the rename supervisor's copy of a directory opens
+// a file it found regular without blocking, and copies it only if it is
+// still one: the harness may have put a FIFO in its place since, and an
+// open that waits for a writer would stop every rename of the harness
+// and every signal the launcher passes on to it.
+func TestOverlayCopyFIFO(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "f"), []byte("regular\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(src, "f"), &st); err != nil {
+		t.Fatal(err)
+	}
+	// The harness's swap, after the supervisor's stat.
+	if err := os.Remove(filepath.Join(src, "f")); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(filepath.Join(src, "f"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sfd, err := unix.Open(src, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sfd)
+	dfd, err := unix.Open(dst, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(dfd)
+	done := make(chan error, 1)
+	go func() { done <- copyFileAt(sfd, "f", dfd, &st) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("copyFileAt of a FIFO swapped for a regular file = nil, want an error")
+		}
+	case <-time.After(5 * time.Second):
+		// Unblock the open, or the test binary hangs on exit.
+		if w, err := os.OpenFile(filepath.Join(src, "f"), os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatalf("copyFileAt of a FIFO swapped for a regular file blocks in open")
+	}
+	if _, err := os.Lstat(filepath.Join(dst, "f")); err == nil {
+		t.Errorf("copyFileAt copied a FIFO swapped for a regular file")
+	}
+}
+
+// TestOverlayNestedLandlock: a program of the harness's that confines
+// itself further with Landlock (a tool's own sandbox, as codex's) keeps
+// its confinement in the overlay, as in the copy: its renames of files,
+// and of directories outside the overlay, are not the launcher's to make
+// with the harness's wider rights. (A directory of the project inside
+// the overlay is still: only the launcher can move it.)
+func TestOverlayNestedLandlock(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n"})
+	if err := os.Mkdir(filepath.Join(tmp, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"write", in("new.txt")},
+		[]string{"landlocked"},
+		[]string{"write", in("denied.txt")},
+		[]string{"rename", in("a.txt"), in("a2.txt")},
+		[]string{"rename", in("new.txt"), in("new2.txt")},
+		[]string{"rename", filepath.Join(tmp, "d"), filepath.Join(tmp, "d2")})
+	want := []string{"OK", "OK", "EACCES", "EACCES", "EACCES", "EACCES"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("write, Landlock with no write allowed, then a write and renames = %v, want %v", got, want)
+	}
+	for _, rel := range []string{"a2.txt", "new2.txt"} {
+		if _, err := os.Lstat(filepath.Join(o.Upper, rel)); err == nil {
+			t.Errorf("upper %s exists: a rename Landlock denies happened", rel)
+		}
+	}
+}
+
+// TestOverlayRemoveDeep: RemoveOverlayDirs removes an upper layer whose
+// directories the agent nested deeper than a path can name (PATH_MAX),
+// the deepest of them left with mode 000, as the copy's removal does:
+// the session could not be removed.
+func TestOverlayRemoveDeep(t *testing.T) {
+	upper := filepath.Join(t.TempDir(), "upper")
+	if err := os.Mkdir(upper, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(upper, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("d", 200)
+	for i := 0; i < 40; i++ { // about 8,000 bytes of path
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = next
+	}
+	if err := unix.Mknodat(fd, "f", unix.S_IFREG|0o644, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fchmodat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(fd)
+	if err := RemoveOverlayDirs(upper, ""); err != nil {
+		t.Fatalf("RemoveOverlayDirs: %v", err)
+	}
+	if _, err := os.Lstat(upper); err == nil {
+		t.Errorf("%s is still there", upper)
+	}
+}
+
+// TestOverlayLockedDir: a directory of the project its owner cannot
+// list (mode 000) stays closed to the harness, though the harness, its
+// owner too, may change its mode in the merged tree: the overlay reads
+// the lower layer with the launcher's credentials from the mount, which
+// had CAP_DAC_OVERRIDE over the user's own files. (Root's reads ignore
+// the mode anyway: the test runs as uid 65534, TestOverlayAsUser.)
+//
+// A known gap, left open: the harness reads the file (read, chmod,
+// read gave EACCES OK OK), and the listing that finds the whiteouts
+// skips a directory it cannot open, so an ignored file in one is not
+// hidden either. The skip goes when the gap is closed.
+func TestOverlayLockedDir(t *testing.T) {
+	t.Skip("known gap (issue 44): the overlay reads the user's own unreadable files with the mounter's CAP_DAC_OVERRIDE")
+	needOverlay(t)
+	if os.Geteuid() == 0 {
+		t.Skip("as root, a mode hides nothing: TestOverlayAsUser runs it as uid 65534")
+	}
+	o, tmp := overlaySession(t, map[string]string{"locked/secret": "SECRET\n", "a.txt": "a\n"})
+	locked := filepath.Join(o.Lower, "locked")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"read", in("locked/secret")},
+		[]string{"chmod-dir", in("locked")},
+		[]string{"read", in("locked/secret")})
+	if got[0] != "EACCES" || got[2] == "OK" {
+		t.Errorf("read, chmod 755, read of a file in a directory of mode 000 = %v, want EACCES, then anything but OK", got)
+	}
+}
+
+// TestOverlayLayersUnreadable: under a read policy, the harness reads
+// the upper layer through the merged tree only, never by its own path
+// (which the session's read policy leaves readable): listing it would
+// name the hidden files, each a whiteout there, which the copy never
+// shows. Nor is the work directory readable.
+func TestOverlayLayersUnreadable(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{".env": "SECRET=1\n", "a.txt": "a\n"})
+	o.Whiteouts = []string{".env"}
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"write", "new.txt"},
+		[]string{"read", filepath.Join(o.Target, "new.txt")},
+		[]string{"list", o.Upper},
+		[]string{"lstat", filepath.Join(o.Upper, ".env")},
+		[]string{"read", filepath.Join(o.Upper, "new.txt")},
+		[]string{"list", o.Work})
+	want := []string{"OK", "OK", "EACCES", "OK", "EACCES", "EACCES"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("write, read in the tree, then list, lstat, read in the upper layer, list the work directory = %v, want %v", got, want)
+	}
+}
+
+// TestOverlayRenameSignal: while the launcher moves a large directory
+// by copy for a program of the harness's (mv in the background), the
+// signals it passes on still reach the harness, and the copy stops once
+// its caller is gone: SIGTERM to the launcher ends the harness, and then
+// the rest, at once, not when the copy is done.
+func TestOverlayRenameSignal(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, nil)
+	const n = 20000
+	big := filepath.Join(o.Lower, "big")
+	if err := os.Mkdir(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := os.WriteFile(filepath.Join(big, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := filepath.Join(tmp, "ready")
+	cmd := probeCommand(t, []string{"sh", "mv big big2 &"}, []string{"waitterm", ready})
+	cmd.Dir = o.Target
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	l, err := Start(cmd, overlayPolicy(o, tmp))
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer l.Close()
+	waitFile(t, ready)
+	time.Sleep(100 * time.Millisecond) // the copy under way (it takes seconds)
+	t0 := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	ended := time.Since(t0)
+	copied, _ := os.ReadDir(filepath.Join(o.Upper, "big2"))
+	t.Logf("the launcher ended %v after SIGTERM, %d of %d entries copied", ended.Round(time.Millisecond), len(copied), n)
+	if len(copied) == n {
+		t.Errorf("the launcher copied all %d entries, in %v, before the harness got SIGTERM: want the signal passed on, and the copy stopped", n, ended.Round(time.Millisecond))
+	}
+	if isWhiteout(filepath.Join(o.Upper, "big")) {
+		t.Errorf("the directory was moved though its caller is gone")
+	}
+}
+
+// TestOverlayRenameFlags: renameat2(2)'s flags on a directory of the
+// project, which the launcher renames: an exchange or a whiteout is
+// never made by copy, and a flag the kernel does not know fails as the
+// kernel fails it; nothing moves.
+func TestOverlayRenameFlags(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"d/a.txt": "a\n", "e/b.txt": "b\n", "f.txt": "f\n"})
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	ops := []struct {
+		op   []string
+		want string
+	}{
+		{[]string{"renameat2", in("d"), in("e"), "0x2"}, "EXDEV"},   // RENAME_EXCHANGE of two directories of the project
+		{[]string{"renameat2", in("d"), in("d2"), "0x4"}, "EINVAL"}, // RENAME_WHITEOUT: overlayfs takes none
+		{[]string{"renameat2", in("d"), in("d2"), "0x80"}, "EINVAL"},
+		{[]string{"renameat2", in("f.txt"), in("g.txt"), "0x80"}, "EINVAL"},
+		{[]string{"renameat2", in("d"), in("e"), "0x1"}, "EEXIST"}, // RENAME_NOREPLACE
+		{[]string{"lstat", in("d/a.txt")}, "OK"},
+		{[]string{"lstat", in("e/b.txt")}, "OK"},
+		{[]string{"lstat", in("d2")}, "ENOENT"},
+		{[]string{"renameat2", in("d"), in("d3"), "0x1"}, "OK"},
+		{[]string{"lstat", in("d3/a.txt")}, "OK"},
+	}
+	var list [][]string
+	for _, c := range ops {
+		list = append(list, c.op)
+	}
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp), list...)
+	for i, c := range ops {
+		if got[i] != c.want {
+			t.Errorf("%v = %s, want %s", c.op, got[i], c.want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
 
@@ -79,6 +80,8 @@ func probeOp(op []string) string {
 		err = unix.Link(arg(1), arg(2))
 	case "chmod":
 		err = unix.Chmod(arg(1), 0o640)
+	case "chmod-dir": // to 0755
+		err = unix.Chmod(arg(1), 0o755)
 	case "read":
 		_, err = os.ReadFile(arg(1))
 	case "list":
@@ -165,6 +168,12 @@ func probeOp(op []string) string {
 		if err == nil {
 			return strconv.FormatInt(time.Since(t0).Nanoseconds()/int64(2*n), 10)
 		}
+	case "renameat2": // renameat2(2) of OLD to NEW with FLAGS (a number, 0x for hex)
+		flags, perr := strconv.ParseUint(arg(3), 0, 32)
+		if perr != nil {
+			return perr.Error()
+		}
+		err = unix.Renameat2(unix.AT_FDCWD, arg(1), unix.AT_FDCWD, arg(2), uint(flags))
 	case "renameat": // renameat(2) of DIR's OLD to DIR's NEW, DIR opened first
 		var fd int
 		if fd, err = unix.Open(arg(1), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
@@ -234,6 +243,8 @@ func probeOp(op []string) string {
 		err = netAdmin()
 	case "bpf": // load (not attach) a kprobe program that returns 0
 		err = loadKprobe()
+	case "landlocked": // restrict itself further with Landlock, no write allowed anywhere (every later operation too)
+		err = landlock.V1.RestrictPaths()
 	case "kill-init": // the null signal to process 1
 		err = unix.Kill(1, 0)
 	case "kill-parent": // the null signal to the parent (workforce)
@@ -283,6 +294,12 @@ func probeOp(op []string) string {
 		}
 	case "daemon": // a process left behind, detached (setsid, a double fork), ARG among its arguments
 		err = exec.Command("/bin/sh", "-c", `setsid /bin/sh -c 'sleep 600; true' "$0" </dev/null >/dev/null 2>&1 &`, arg(1)).Run()
+	case "ignoreterm": // ignore SIGTERM, make PATH, then sleep 20 s
+		signal.Ignore(unix.SIGTERM)
+		if err = os.WriteFile(arg(1), nil, 0o644); err == nil {
+			time.Sleep(20 * time.Second)
+			return "survived"
+		}
 	case "waitterm": // PATH made, then the SIGTERMs that come within half a second of the first
 		c := make(chan os.Signal, 8)
 		signal.Notify(c, unix.SIGTERM)

@@ -53,6 +53,13 @@ func readRules(p Policy) (rules []landlock.Rule, done func(), err error) {
 		return nil, done, err
 	}
 	deny, allow := p.Read.effective()
+	if p.Net != nil && p.Net.Overlay != nil {
+		// The harness reads the upper layer through the merged tree
+		// only: by its own path it would list the whiteouts, the names
+		// of the hidden files. The overlay reads its layers with the
+		// launcher's credentials from the mount, not the harness's.
+		deny = append(deny, p.Net.Overlay.Upper, p.Net.Overlay.Work)
+	}
 	walked, err := ReadRules(deny, allow, osList)
 	if err != nil {
 		return nil, done, fmt.Errorf("sandbox read policy: %w", err)

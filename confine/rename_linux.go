@@ -38,9 +38,12 @@ import (
 // that renames has no capability (it drops them first) and is under the
 // same Landlock domain, so paths the agent chose, or changed under the
 // launcher's feet, reach nothing the agent could not reach itself. The
-// launcher declines (the kernel runs the call as it was) where the caller
-// is in another mount namespace or root (a nested sandbox), or where it
-// cannot read the caller's memory.
+// launcher declines (the kernel runs the call as it was, as the caller)
+// where the caller is in another mount namespace or root (a nested
+// sandbox), or where it cannot read the caller's memory, and for every
+// rename but a directory's inside the overlay (overlayDir): a caller
+// under a Landlock domain of its own below the harness's keeps it then.
+// A directory inside the overlay is moved with the harness's rights.
 //
 // Costs and limits: every rename takes a round trip through the launcher
 // (measured by BenchmarkRename); a directory renamed by copy is not atomic
@@ -158,6 +161,7 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 		return init(syscall.Kill)
 	}
 	calls := make(chan func(), 16)
+	supervisorCalls = calls
 	kill := func(pid int, sig syscall.Signal) error {
 		done := make(chan error, 1)
 		calls <- func() { done <- syscall.Kill(pid, sig) }
@@ -196,6 +200,31 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 	}
 }
 
+// supervisorCalls are the calls superviseUntil runs on its thread for
+// init (the signals it sends), nil until it runs.
+var supervisorCalls chan func()
+
+// supervisorTick runs the calls waiting for the supervisor, and fails
+// with EINTR once the request id of listener is no longer valid (its
+// caller was killed): a directory moved by copy takes the time of its
+// contents, and neither the signals init sends (workforce's SIGTERM,
+// the end of what is left) nor a copy for nobody should wait for it.
+func supervisorTick(listener int, id uint64) error {
+	for supervisorCalls != nil {
+		select {
+		case f := <-supervisorCalls:
+			f()
+			continue
+		default:
+		}
+		break
+	}
+	if ioctlPtr(listener, seccompIoctlNotifIDValid, unsafe.Pointer(&id)) != nil {
+		return unix.EINTR
+	}
+	return nil
+}
+
 // answerOne receives one rename call from listener and answers it.
 func answerOne(listener int) {
 	var req seccompNotif
@@ -223,6 +252,10 @@ type renameCall struct {
 	oldPath        string
 	newPath        string
 	flags          uint
+	// tick is called between the entries of a directory moved by
+	// copy: it runs what the supervisor was asked meanwhile (signals to
+	// send) and fails once the caller is gone. Nil: nothing to do.
+	tick func() error
 }
 
 // answerRename answers req: the rename done (or failed) by the launcher,
@@ -286,10 +319,14 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 		return nil, errDecline
 	}
 	oldPath, newPath = callerPath(pid, oldPath), callerPath(pid, newPath)
-	call := &renameCall{oldDir: -1, newDir: -1, oldPath: oldPath, newPath: newPath, flags: flags}
+	call := &renameCall{oldDir: -1, newDir: -1, oldPath: oldPath, newPath: newPath, flags: flags,
+		tick: func() error { return supervisorTick(listener, req.ID) }}
 	var err error
 	if call.oldDir, err = callerDir(proc, oldDir, oldPath); err == nil {
 		call.newDir, err = callerDir(proc, newDir, newPath)
+	}
+	if err == nil && !overlayDir(call) {
+		err = errDecline
 	}
 	// The process may have gone, and its id been reused, since the
 	// request came: then nothing read is its.
@@ -302,6 +339,24 @@ func readRename(listener int, req *seccompNotif) (*renameCall, error) {
 		return nil, errDecline
 	}
 	return call, nil
+}
+
+// overlayDir reports whether c renames a directory inside the overlay,
+// the one rename the kernel refuses (EXDEV) and only the launcher can
+// make. Every other call is the kernel's to run as the caller: with the
+// caller's own Landlock domain, which may be narrower than the
+// harness's (a tool's own sandbox), where the launcher's is the
+// harness's. A name changed after this look gets the kernel's answer,
+// at worst the EXDEV it would give without the launcher.
+func overlayDir(c *renameCall) bool {
+	parent, base, err := openParent(c.oldDir, c.oldPath)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(parent)
+	var st unix.Stat_t
+	return unix.Fstatat(parent, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR &&
+		inOverlay(parent)
 }
 
 // close closes the call's directory descriptors.
@@ -483,7 +538,7 @@ func moveDir(c *renameCall) error {
 	case err != unix.ENOENT:
 		return err
 	}
-	if err := copyDirAt(oldParent, oldBase, newParent, newBase); err != nil {
+	if err := copyDirAt(oldParent, oldBase, newParent, newBase, c.tick); err != nil {
 		_ = removeAt(newParent, newBase)
 		return err
 	}
@@ -554,7 +609,7 @@ func below(parent int, name string, dir int) bool {
 // copyDirAt copies the directory name in src to the new name dstName in
 // dst, with everything below it: directories, regular files, symbolic
 // links and fifos, with their modes and times; it never follows a link.
-func copyDirAt(src int, name string, dst int, dstName string) error {
+func copyDirAt(src int, name string, dst int, dstName string, tick func() error) error {
 	from, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -578,7 +633,12 @@ func copyDirAt(src int, name string, dst int, dstName string) error {
 		return err
 	}
 	for _, n := range names {
-		if err := copyEntryAt(from, n, to); err != nil {
+		if tick != nil {
+			if err := tick(); err != nil {
+				return err
+			}
+		}
+		if err := copyEntryAt(from, n, to, tick); err != nil {
 			return err
 		}
 	}
@@ -586,14 +646,14 @@ func copyDirAt(src int, name string, dst int, dstName string) error {
 }
 
 // copyEntryAt copies the entry name of the directory src into dst.
-func copyEntryAt(src int, name string, dst int) error {
+func copyEntryAt(src int, name string, dst int, tick func() error) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(src, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		return copyDirAt(src, name, dst, name)
+		return copyDirAt(src, name, dst, name, tick)
 	case unix.S_IFREG:
 		if err := copyFileAt(src, name, dst, &st); err != nil {
 			return err
@@ -617,14 +677,25 @@ func copyEntryAt(src int, name string, dst int) error {
 	return setAttrs(dst, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// copyFileAt copies the regular file name of src into dst.
+// copyFileAt copies the regular file name of src into dst. It opens
+// the file without blocking and copies it only while it is the regular
+// file st found: the harness may have put a FIFO in its place since,
+// whose open would wait for a writer and stop the supervisor (every
+// rename, and the signals it passes on) until one came.
 func copyFileAt(src int, name string, dst int, st *unix.Stat_t) error {
-	in, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	in, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
 	fin := os.NewFile(uintptr(in), name)
 	defer fin.Close()
+	var now unix.Stat_t
+	if err := unix.Fstat(in, &now); err != nil {
+		return err
+	}
+	if now.Mode&unix.S_IFMT != unix.S_IFREG || now.Dev != st.Dev || now.Ino != st.Ino {
+		return unix.EXDEV // changed under the copy: mv(1) gives up too
+	}
 	out, err := unix.Openat(dst, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err

@@ -296,6 +296,9 @@ func (u *upperScan) removed(sub string, typ uint32) {
 		s.rules.Ignored(sub, typ == unix.S_IFDIR) || typ != unix.S_IFDIR && (s.rules.hidden(sub) || s.rules.isReadonly(sub)) {
 		return // never the agent's to remove
 	}
+	if (typ == unix.S_IFREG || typ == unix.S_IFLNK) && u.bornLater(sub) {
+		return // the user's, made after the start: the copy never had it
+	}
 	switch typ {
 	case unix.S_IFREG:
 		u.gone = append(u.gone, sub)
@@ -326,6 +329,23 @@ func (u *upperScan) removed(sub string, typ uint32) {
 			u.removed(path.Join(sub, n), types[i])
 		}
 	}
+}
+
+// bornLater reports whether the real entry rel was created after the
+// sandbox was made (its birth time, where the file system keeps one):
+// the user's, made during the run (the lower layer is live). A
+// directory the agent removed or replaced takes away the real files of
+// the start only, as the copy's sync does, which never had the later
+// ones; taken for the agent's deletions, they were conflicts.
+func (u *upperScan) bornLater(rel string) bool {
+	dir, name := splitRel(rel)
+	fd, err := u.real.openDir(dir, false)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	born, ok := birthTime(fd, name)
+	return ok && born.After(u.s.Overlay.Started)
 }
 
 // missing records, for the opaque directory rel of the upper layer whose

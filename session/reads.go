@@ -13,6 +13,7 @@ import (
 	"github.com/seed-3bc194a6/workforce/confine"
 	"github.com/seed-3bc194a6/workforce/harness"
 	"github.com/seed-3bc194a6/workforce/internal/pathutil"
+	"github.com/seed-3bc194a6/workforce/mount"
 	"github.com/seed-3bc194a6/workforce/persona"
 )
 
@@ -170,6 +171,12 @@ func (p *Plan) readPolicy(sb Sandbox, inv *harness.Invocation) *Reads {
 		}
 	}
 	allow(p.Sandbox, "this session")
+	if filepath.IsAbs(p.Sandbox) {
+		// They name the real project, which the sandbox keeps from
+		// the agent (and the manifest the files it hides).
+		deny(filepath.Join(p.Sandbox, RecordFile), originDefault+": the session's record, which names the real project")
+		deny(filepath.Join(p.Sandbox, mount.ManifestFile), originDefault+": the sandbox's manifest, which names the real project and the hidden files")
+	}
 	for _, s := range gitObjectStores(p.Root) {
 		allow(s, "git objects the sandbox borrows")
 	}
