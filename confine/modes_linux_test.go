@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -237,5 +238,35 @@ func TestOverlayChmodSymlink(t *testing.T) {
 	want := []string{"EPERM", "OK", "600", "ENOTSUP", "OK", "EACCES", "0"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("chmod through links to a locked and a readable file, lchmod of a link, a raced link, read = %v, want %v", got, want)
+	}
+}
+
+// TestThreadCapless: threadCapless tells a thread with effective
+// capabilities (the test's, as root) from one without; the supervisor
+// refuses every change when it finds its own thread with any.
+func TestThreadCapless(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs capabilities to drop")
+	}
+	if threadCapless() {
+		t.Errorf("threadCapless() as root = true, want false")
+	}
+	got := make(chan bool)
+	go func() {
+		// The thread ends with the goroutine: locked, never unlocked.
+		runtime.LockOSThread()
+		hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		var data [2]unix.CapUserData
+		if err := unix.Capget(&hdr, &data[0]); err != nil {
+			t.Error(err)
+		}
+		data[0].Effective, data[1].Effective = 0, 0
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			t.Error(err)
+		}
+		got <- threadCapless()
+	}()
+	if !<-got {
+		t.Errorf("threadCapless() with no effective capability = false, want true")
 	}
 }
