@@ -30,8 +30,8 @@ import (
 // last link or not), checks that one file, and refuses the change
 // (EPERM) when the file is in the overlay and its mode denies its owner
 // read (a directory: read or search); otherwise it makes the change on
-// that same file, with the harness's rights (the thread has no
-// capability). It makes every such call itself, even outside the
+// that same file, with the harness's rights (from a thread without
+// capabilities, selfCall). It makes every such call itself, even outside the
 // overlay: a call left to the kernel would be read again from the
 // caller's memory and resolved again, and a path or a name changed
 // meanwhile by another of its threads, or a link swapped, would reach a
@@ -318,31 +318,78 @@ func (c *modeCall) change(fd int, st *unix.Stat_t) error {
 	return selfCall(func() error { return unix.Setxattr(self, c.name, c.value, c.flags) })
 }
 
-// The supervisor's own calls. Its filter is on its own thread too (the
+// The supervisor's own calls. Its filter is on its own thread (the
 // harness inherits it from that thread's fork), so a chmod or setxattr
-// of its own goes to its own listener, which it alone reads: selfCall
-// lets a helper goroutine receive meanwhile, answer the supervisor's own
-// call with SECCOMP_USER_NOTIF_FLAG_CONTINUE (the kernel then makes it,
-// as the supervisor's thread, with no capability) and keep what the
-// harness asked meanwhile for the supervisor to answer after. The
-// supervisor's calls are told by its thread id, which no process of the
-// harness has.
+// of its own would go to its own listener, which it alone reads. So the
+// change, on a descriptor the supervisor has resolved and judged, is
+// made by a helper: a goroutine locked to a thread of its own, which
+// has no such filter (the launcher's other threads never had it) and
+// drops every capability first (capabilities are per thread), and is
+// checked to have neither; the supervisor refuses every change when
+// the check fails. The helper needs no Landlock domain of the harness's:
+// it reads no caller's memory nor /proc, and Landlock does not govern
+// a mode or an attribute.
 var (
-	selfListener = -1           // the listener, -1 while nobody supervises
-	selfTID      int            // the supervisor's thread
-	pendingCalls []seccompNotif // received by the helper, not yet answered
-	// supervisorCapless is whether the supervisor's thread was found
-	// without capabilities (CapEff 0) when it started: a change it
-	// makes is then made with the harness's rights, no more; otherwise
-	// it refuses every change.
+	selfCalls chan func() // the helper's, nil while nobody supervises
+	// supervisorCapless is whether the helper was found without
+	// capabilities (CapEff 0) and without the supervisor's filter: a
+	// change it makes is then made with the harness's rights, no more,
+	// and never waits for the supervisor; otherwise every change is
+	// refused.
 	supervisorCapless bool
 )
 
-// startSelfCalls records, on the supervisor's thread, what selfCall
-// needs.
-func startSelfCalls(listener int) {
-	selfListener, selfTID = listener, unix.Gettid()
-	supervisorCapless = threadCapless()
+// startSelfCalls starts the helper, from the supervisor's thread, and
+// waits until it has checked itself.
+func startSelfCalls() {
+	filters := statusValue("Seccomp_filters")
+	calls := make(chan func())
+	ok := make(chan bool)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the launcher
+		ok <- dropThreadCaps() == nil && threadCapless() && statusValue("Seccomp_filters") < filters
+		for f := range calls {
+			f()
+		}
+	}()
+	supervisorCapless = <-ok
+	selfCalls = calls
+}
+
+// dropThreadCaps clears the calling thread's effective, permitted and
+// inheritable capabilities.
+func dropThreadCaps() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	return unix.Capset(&hdr, &data[0])
+}
+
+// statusValue returns a number field of the calling thread's
+// /proc/thread-self/status (decimal), -1 when it cannot be read.
+func statusValue(name string) int {
+	b, err := os.ReadFile("/proc/thread-self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// selfCall runs f, a mode or attribute change of the supervisor's, on
+// the helper. Outside the supervisor (no filter) it runs f itself.
+func selfCall(f func() error) error {
+	if selfCalls == nil {
+		return f()
+	}
+	done := make(chan error, 1)
+	selfCalls <- func() { done <- f() }
+	return <-done
 }
 
 // threadCapless reports whether the calling thread has no effective
@@ -359,44 +406,4 @@ func threadCapless() bool {
 		}
 	}
 	return false
-}
-
-// selfCall runs f, a supervised call of the supervisor's own, on its
-// thread. Outside the supervisor (no filter) it runs f alone.
-func selfCall(f func() error) error {
-	if selfListener < 0 {
-		return f()
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			var req seccompNotif
-			if err := ioctlPtr(selfListener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
-				if err == unix.EINTR || err == unix.ENOENT {
-					continue // a caller gone
-				}
-				return
-			}
-			if int(req.PID) == selfTID {
-				resp := seccompNotifResp{ID: req.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
-				_ = ioctlPtr(selfListener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
-				return
-			}
-			pendingCalls = append(pendingCalls, req)
-		}
-	}()
-	err := f()
-	<-done
-	return err
-}
-
-// answerPending answers the calls the helper received during the
-// supervisor's own.
-func answerPending(listener int) {
-	for len(pendingCalls) > 0 {
-		req := pendingCalls[0]
-		pendingCalls = pendingCalls[1:]
-		answer(listener, &req)
-	}
 }

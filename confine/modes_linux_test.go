@@ -243,7 +243,7 @@ func TestOverlayChmodSymlink(t *testing.T) {
 
 // TestThreadCapless: threadCapless tells a thread with effective
 // capabilities (the test's, as root) from one without; the supervisor
-// refuses every change when it finds its own thread with any.
+// refuses every change when it finds its helper's thread with any.
 func TestThreadCapless(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs capabilities to drop")

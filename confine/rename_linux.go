@@ -247,7 +247,7 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 	}
 	calls := make(chan func(), 16)
 	supervisorCalls = calls
-	startSelfCalls(listener)
+	startSelfCalls()
 	kill := func(pid int, sig syscall.Signal) error {
 		done := make(chan error, 1)
 		calls <- func() { done <- syscall.Kill(pid, sig) }
@@ -262,7 +262,6 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
 	buf := make([]byte, 64)
 	for {
-		answerPending(listener)
 		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
 			return <-code
 		}
