@@ -407,3 +407,21 @@ func threadCapless() bool {
 	}
 	return false
 }
+
+// chmodUnlocked gives the file fd (O_PATH) mode, unless it is a link
+// (EXDEV: a copy changed under the launcher) or a locked file of the
+// overlay (EPERM).
+func chmodUnlocked(fd int, mode uint32) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return unix.EXDEV
+	case lockedInOverlay(&st):
+		return unix.EPERM
+	}
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	return selfCall(func() error { return unix.Fchmodat(unix.AT_FDCWD, self, mode, 0) })
+}

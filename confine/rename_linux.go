@@ -803,20 +803,25 @@ func copyFileAt(src int, name string, dst int, st *unix.Stat_t) error {
 }
 
 // setAttrs gives name in dir (dir itself with AT_EMPTY_PATH) st's mode
-// (not a link's: links have none) and times.
+// (not a link's: links have none) and times. The mode is given to the
+// file name is when opened, never through a link, and only where that
+// file is not locked (chmodUnlocked): the harness may have put a link
+// to one of the user's locked files in the place of a copy just made.
 func setAttrs(dir int, name string, st *unix.Stat_t, flags int) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
-		path := name
-		if flags&unix.AT_EMPTY_PATH != 0 {
-			// fchmodat(2) takes no AT_EMPTY_PATH before Linux 6.6.
-			path = "/proc/self/fd/" + strconv.Itoa(dir)
-			dir = unix.AT_FDCWD
+		fd := dir
+		if flags&unix.AT_EMPTY_PATH == 0 {
+			var err error
+			if fd, err = unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+				return err
+			}
+			defer unix.Close(fd)
 		}
-		if err := selfCall(func() error { return unix.Fchmodat(dir, path, st.Mode&0o7777, 0) }); err != nil {
+		if err := chmodUnlocked(fd, st.Mode&0o7777); err != nil {
 			return err
 		}
 		if flags&unix.AT_EMPTY_PATH != 0 {
-			return unix.UtimesNanoAt(unix.AT_FDCWD, path, []unix.Timespec{st.Atim, st.Mtim}, 0)
+			return unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(dir), []unix.Timespec{st.Atim, st.Mtim}, 0)
 		}
 	}
 	return unix.UtimesNanoAt(dir, name, []unix.Timespec{st.Atim, st.Mtim}, flags)
