@@ -3,6 +3,7 @@ package confine
 import (
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -268,5 +269,37 @@ func TestThreadCapless(t *testing.T) {
 	}()
 	if !<-got {
 		t.Errorf("threadCapless() with no effective capability = false, want true")
+	}
+}
+
+// TestOverlayGitCheckoutModes: git in the tree changes the modes it
+// changes, through the supervisor: a checkout of the commit that makes
+// a script executable, and, in a repository shared with a group
+// (core.sharedRepository), the chmod(2) git gives each file it writes
+// in .git (a commit).
+func TestOverlayGitCheckoutModes(t *testing.T) {
+	needOverlay(t)
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	o, tmp := overlaySession(t, map[string]string{"run.sh": "#!/bin/sh\n"})
+	for _, args := range [][]string{{"init", "-q", "--shared=group"}, {"add", "."}, {"commit", "-qm", "init"},
+		{"update-index", "--chmod=+x", "run.sh"}, {"commit", "-qm", "x"}, {"branch", "exec"},
+		{"reset", "-q", "--hard", "HEAD~"}} {
+		cmd := exec.Command(git, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = o.Lower
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"statmode", in("run.sh")},
+		[]string{"exec", git, "checkout", "-q", "exec"},
+		[]string{"statmode", in("run.sh")},
+		[]string{"exec", git, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "empty"})
+	if want := []string{"644", "OK", "755", "OK"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("run.sh's mode, git checkout of the commit that makes it executable, its mode, a commit = %v, want %v", got, want)
 	}
 }
