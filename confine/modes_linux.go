@@ -219,7 +219,7 @@ func (c *modeCall) run(listener int, req *seccompNotif) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	if lockedInOverlay(&st) {
+	if lockedInOverlay(fd, &st) {
 		return unix.EPERM
 	}
 	// The caller may have gone, and its id been reused: then nothing
@@ -231,17 +231,35 @@ func (c *modeCall) run(listener int, req *seccompNotif) error {
 	return c.change(fd, &st)
 }
 
-// lockedInOverlay reports whether st is of a file in the overlay whose
-// mode denies its owner read (a directory: read or search).
-func lockedInOverlay(st *unix.Stat_t) bool {
-	var o unix.Stat_t
-	if overlayFD < 0 || unix.Fstat(overlayFD, &o) != nil || st.Dev != o.Dev {
+// lockedInOverlay reports whether st, the status of fd, is of a file in
+// the overlay whose mode denies its owner read (a directory: read or
+// search).
+func lockedInOverlay(fd int, st *unix.Stat_t) bool {
+	if !onOverlay(fd, st) {
 		return false
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return st.Mode&0o500 != 0o500
 	}
 	return st.Mode&0o400 == 0
+}
+
+// onOverlay reports whether fd, whose status is st, is a file of the
+// overlay. A directory has the overlay's device number; a file has it
+// only where the layers are on one file system: otherwise (no xino) it
+// has one per layer, so the file system's own statfs(2), which overlayfs
+// answers alike for every file of the mount, decides.
+func onOverlay(fd int, st *unix.Stat_t) bool {
+	var o unix.Stat_t
+	if overlayFD < 0 || unix.Fstat(overlayFD, &o) != nil {
+		return false
+	}
+	if st.Dev == o.Dev {
+		return true
+	}
+	var a, b unix.Statfs_t
+	return unix.Fstatfs(fd, &a) == nil && unix.Fstatfs(overlayFD, &b) == nil &&
+		a.Type == unix.OVERLAYFS_SUPER_MAGIC && a.Type == b.Type && a.Fsid == b.Fsid
 }
 
 // target opens, for the launcher, the one file c changes: for fchmod
@@ -419,7 +437,7 @@ func chmodUnlocked(fd int, mode uint32) error {
 	switch {
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return unix.EXDEV
-	case lockedInOverlay(&st):
+	case lockedInOverlay(fd, &st):
 		return unix.EPERM
 	}
 	self := "/proc/self/fd/" + strconv.Itoa(fd)

@@ -303,3 +303,38 @@ func TestOverlayGitCheckoutModes(t *testing.T) {
 		t.Errorf("run.sh's mode, git checkout of the commit that makes it executable, its mode, a commit = %v, want %v", got, want)
 	}
 }
+
+// TestOverlayLockedOtherFS: a locked file is judged as locked when the
+// project and the session are on different file systems, where the
+// overlay shows a file of the lower layer with a device number of its
+// own, not the overlay's (no xino): the project on the disk, the
+// session on tmpfs.
+func TestOverlayLockedOtherFS(t *testing.T) {
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm")
+	}
+	var a, b unix.Stat_t
+	if unix.Stat("/dev/shm", &a) != nil || unix.Stat(outsideTmp(), &b) != nil || a.Dev == b.Dev {
+		t.Skip("/dev/shm and " + outsideTmp() + " are one file system")
+	}
+	o, tmp, in := lockedSession(t, "secret.txt")
+	shm, err := os.MkdirTemp("/dev/shm", "overlay-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	moved := &Overlay{Lower: o.Lower, Upper: filepath.Join(shm, "upper"), Work: filepath.Join(shm, "work"), Target: o.Target}
+	for _, d := range []string{moved.Upper, moved.Work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { RemoveOverlayDirs(moved.Upper, moved.Work) })
+	got := probeIn(t, o.Target, overlayPolicy(moved, tmp),
+		[]string{"read", in("a.txt")},
+		[]string{"chmodto", in("secret.txt"), "644"},
+		[]string{"read", in("secret.txt")})
+	if want := []string{"OK", "EPERM", "EACCES"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("read, chmod and read of a file of mode 000, the session on another file system = %v, want %v", got, want)
+	}
+}

@@ -331,9 +331,9 @@ func TestOverlayAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the tests run as a plain user already")
 	}
-	out := runAsNobody(t, `^TestOverlay(|End|Available|GitMv|LockedDir|LockedFile|LockedACL|Chmod|ChmodSymlink|GitCheckoutModes)$`)
+	out := runAsNobody(t, `^TestOverlay(|End|Available|GitMv|LockedDir|LockedFile|LockedACL|LockedOtherFS|Chmod|ChmodSymlink|GitCheckoutModes)$`)
 	for _, name := range []string{"TestOverlay", "TestOverlayEnd", "TestOverlayAvailable", "TestOverlayGitMv",
-		"TestOverlayLockedDir", "TestOverlayLockedFile", "TestOverlayLockedACL", "TestOverlayChmod", "TestOverlayChmodSymlink", "TestOverlayGitCheckoutModes"} {
+		"TestOverlayLockedDir", "TestOverlayLockedFile", "TestOverlayLockedACL", "TestOverlayLockedOtherFS", "TestOverlayChmod", "TestOverlayChmodSymlink", "TestOverlayGitCheckoutModes"} {
 		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
 			t.Errorf("%s did not pass as uid 65534:\n%s", name, out)
 		}
