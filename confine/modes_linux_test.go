@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,6 +20,8 @@ import (
 //   - lchmod PATH MODE: fchmodat(2) with AT_SYMLINK_NOFOLLOW;
 //   - fchmod PATH MODE: fchmod(2) on PATH opened for writing;
 //   - fchmod-opath PATH MODE: fchmod(2) on PATH opened O_PATH;
+//   - fchmodat2 PATH MODE FLAGS: fchmodat2(2) with FLAGS (hex), on
+//     PATH, or, with AT_EMPTY_PATH, on an O_PATH descriptor of it;
 //   - setfacl PATH: the access ACL u::rw-,g::r--,o::r-- (mode 644), as setfacl(1) sets it;
 //   - statmode PATH: PATH's permission bits, octal;
 //   - chmodrace LINK GOOD BAD N: LINK, a symbolic link, swapped between
@@ -52,6 +55,8 @@ func probeModeOp(op []string) string {
 			err = unix.Fchmod(fd, mode())
 			unix.Close(fd)
 		}
+	case "fchmodat2":
+		err = fchmodat2(arg(1), mode(), arg(3))
 	case "setfacl":
 		err = unix.Setxattr(arg(1), "system.posix_acl_access", aclXattr(6, 4, 4), 0)
 	case "statmode":
@@ -74,6 +79,31 @@ func probeModeOp(op []string) string {
 		}
 	}
 	return errName(err)
+}
+
+// fchmodat2 calls fchmodat2(2) on path with the flags in hex; with
+// AT_EMPTY_PATH on an O_PATH descriptor of path, with an empty path.
+func fchmodat2(path string, mode uint32, hexFlags string) error {
+	flags, _ := strconv.ParseUint(hexFlags, 16, 32)
+	dir := unix.AT_FDCWD
+	if flags&unix.AT_EMPTY_PATH != 0 {
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		dir, path = fd, ""
+	}
+	p, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(dir), uintptr(unsafe.Pointer(p)), uintptr(mode), uintptr(flags), 0, 0)
+	runtime.KeepAlive(p)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // aclXattr returns the value of a minimal POSIX access ACL (the
@@ -144,8 +174,9 @@ func lockedSession(t *testing.T, lock ...string) (*Overlay, string, func(string)
 
 // TestOverlayLockedFile: a file of the project its owner cannot read
 // (mode 000) stays unreadable: its mode change is refused, by chmod(2),
-// by fchmodat(2) without following a link, and by fchmod(2), on a file
-// of mode 200 the harness can open for writing.
+// by fchmodat(2) without following a link, by fchmodat2(2) on an O_PATH
+// descriptor (AT_EMPTY_PATH), and by fchmod(2), on a file of mode 200
+// the harness can open for writing.
 func TestOverlayLockedFile(t *testing.T) {
 	o, tmp, in := lockedSession(t, "secret.txt")
 	wonly := filepath.Join(o.Lower, "a.txt")
@@ -156,11 +187,12 @@ func TestOverlayLockedFile(t *testing.T) {
 		[]string{"read", in("secret.txt")},
 		[]string{"chmodto", in("secret.txt"), "644"},
 		[]string{"lchmod", in("secret.txt"), "644"},
+		[]string{"fchmodat2", in("secret.txt"), "644", "1000"},
 		[]string{"read", in("secret.txt")},
 		[]string{"fchmod", in("a.txt"), "644"},
 		[]string{"read", in("a.txt")},
 		[]string{"statmode", in("secret.txt")})
-	want := []string{"EACCES", "EPERM", "EPERM", "EACCES", "EPERM", "EACCES", "0"}
+	want := []string{"EACCES", "EPERM", "EPERM", "EPERM", "EACCES", "EPERM", "EACCES", "0"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("read, chmod, lchmod, read of a file of mode 000, fchmod and read of one of 200, the mode = %v, want %v", got, want)
 	}
@@ -185,8 +217,9 @@ func TestOverlayLockedACL(t *testing.T) {
 // in the tree are made, as without the supervisor: chmod +x of a script,
 // fchmod of an open file, an ACL, a mode that locks a file (and, once
 // locked by the harness, the harness cannot unlock it either: it is
-// then locked like the user's), and a file outside the tree; fchmod of
-// an O_PATH descriptor fails as the kernel fails it.
+// then locked like the user's), a file outside the tree, fchmodat2(2)
+// on an O_PATH descriptor; fchmod(2) of an O_PATH descriptor and an
+// unknown flag of fchmodat2(2) fail as the kernel fails them.
 func TestOverlayChmod(t *testing.T) {
 	needOverlay(t)
 	o, tmp := overlaySession(t, map[string]string{"a.txt": "a\n", "run.sh": "#!/bin/sh\n", "b.txt": "b\n"})
@@ -206,14 +239,17 @@ func TestOverlayChmod(t *testing.T) {
 		[]string{"statmode", filepath.Join(tmp, "out.txt")},
 		[]string{"chmodto", in("b.txt"), "0"},
 		[]string{"chmodto", in("b.txt"), "644"},
-		[]string{"chmodto", in("missing"), "644"})
-	want := []string{"OK", "755", "OK", "600", "EBADF", "OK", "644", "OK", "600", "OK", "EPERM", "ENOENT"}
+		[]string{"chmodto", in("missing"), "644"},
+		[]string{"fchmodat2", in("run.sh"), "700", "1000"},
+		[]string{"statmode", in("run.sh")},
+		[]string{"fchmodat2", in("run.sh"), "755", "8000"})
+	want := []string{"OK", "755", "OK", "600", "EBADF", "OK", "644", "OK", "600", "OK", "EPERM", "ENOENT", "OK", "700", "EINVAL"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("mode changes in the tree and outside = %v, want %v", got, want)
 	}
 	fi, err := os.Stat(filepath.Join(o.Upper, "run.sh"))
-	if err != nil || fi.Mode().Perm() != 0o755 {
-		t.Errorf("upper run.sh: %v, %v; want mode 755", fi, err)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("upper run.sh: %v, %v; want mode 700", fi, err)
 	}
 }
 
