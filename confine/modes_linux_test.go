@@ -374,3 +374,41 @@ func TestOverlayLockedOtherFS(t *testing.T) {
 		t.Errorf("read, chmod and read of a file of mode 000, the session on another file system = %v, want %v", got, want)
 	}
 }
+
+// TestOverlayChmod32: a 32-bit program's chmod(2) goes through the
+// supervisor too (the 32-bit ABI has numbers of its own): refused on a
+// locked file of the tree, made on a readable one. Built with the go
+// command for 386, where the machine runs such programs (x86-64); as
+// root, whose judgement by the mode is the same.
+func TestOverlayChmod32(t *testing.T) {
+	needOverlay(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("32-bit programs are built for 386 only")
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	o, tmp := overlaySession(t, map[string]string{"secret.txt": "SECRET\n", "run.sh": "#!/bin/sh\n"})
+	bin := filepath.Join(tmp, "chmod32") // the harness's /tmp is its own
+	build := exec.Command(gocmd, "build", "-o", bin, "./testdata/chmod32")
+	build.Env = append(os.Environ(), "GOARCH=386", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Skipf("cannot build a 386 program: %v\n%s", err, out)
+	}
+	if err := exec.Command(bin, bin, "755").Run(); err != nil {
+		t.Skipf("32-bit programs do not run here: %v", err)
+	}
+	if err := os.Chmod(filepath.Join(o.Lower, "secret.txt"), 0); err != nil {
+		t.Fatal(err)
+	}
+	in := func(rel string) string { return filepath.Join(o.Target, rel) }
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp),
+		[]string{"exec", bin, in("secret.txt"), "644"},
+		[]string{"statmode", in("secret.txt")},
+		[]string{"exec", bin, in("run.sh"), "755"},
+		[]string{"statmode", in("run.sh")})
+	if want := []string{"exit 1", "0", "OK", "755"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("a 32-bit chmod of a file of mode 000 (exit 1: EPERM), its mode, of a readable one, its mode = %v, want %v", got, want)
+	}
+}
