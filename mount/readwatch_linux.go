@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/confine"
 )
 
 // The read watch (issue 44): the overlay's lower layer is the live
@@ -322,10 +324,11 @@ func (w *ReadWatch) Stop() ReadReport {
 		// Closing an inotify instance waits for the kernel's grace
 		// period, about 10 ms (BenchmarkReadWatch's stop-ms): the run
 		// need not wait for it.
-		go func(fd, stop int) {
-			unix.Close(fd)
-			unix.Close(stop)
-		}(w.fd, w.stop)
+		// Closing an inotify instance waits for the kernel's grace
+		// period of its marks, 10-20 ms, and so does the exit of a
+		// process still closing one: the last reference goes to a
+		// process of its own, which nobody waits for.
+		confine.CloseAside(w.fd, w.stop)
 		w.running = false
 	}
 	var r ReadReport
