@@ -279,8 +279,7 @@ func closed(sock int) bool {
 
 // nsInit is process 1 once the program pid started: it reaps every
 // process, passes the forwarded signals on to the program, sends it
-// parentDeath when workforce's end of sock closes (and SIGKILL EndGrace
-// later, when it still runs), and when the program
+// parentDeath when workforce's end of sock closes, and when the program
 // exits ends what is left (endRest), reports on sock how the program
 // ended and what it ended, and returns the program's exit status (128+n
 // when signal n killed it: process 1 cannot die of a signal it sends
@@ -325,7 +324,6 @@ func nsInit(pid, sock int, parentDeath syscall.Signal, sigc chan os.Signal, kill
 		}
 	}()
 	var ws syscall.WaitStatus
-	var orphaned <-chan time.Time
 wait:
 	for {
 		select {
@@ -337,14 +335,7 @@ wait:
 			gone = nil
 			if parentDeath != 0 {
 				_ = kill(pid, parentDeath)
-				// Workforce is gone: nobody else would end a program
-				// that ignores the signal, nor the namespace (and its
-				// overlay) it holds.
-				orphaned = time.After(EndGrace)
 			}
-		case <-orphaned:
-			orphaned = nil
-			_ = kill(pid, syscall.SIGKILL)
 		case ws = <-exited:
 			break wait
 		}

@@ -343,33 +343,6 @@ func TestNamespacesParentDeath(t *testing.T) {
 	}
 }
 
-// TestNamespacesParentDeathIgnored: a program that ignores its
-// parent-death signal is killed EndGrace after it, with what it left
-// running: workforce is gone, and nobody else would end the namespace
-// (with an overlay, its mount).
-func TestNamespacesParentDeathIgnored(t *testing.T) {
-	needNamespaces(t)
-	dir := t.TempDir()
-	ready := filepath.Join(dir, "ready")
-	cmd := probeCommand(t, []string{"ignoreterm", ready})
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	l, err := Start(cmd, Policy{Dirs: []string{dir}, Net: &Namespaces{}})
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	waitFile(t, ready)
-	t0 := time.Now()
-	l.sock.Close()
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGKILL) {
-		t.Errorf("the launcher's exit: %v, want status %d", err, 128+int(syscall.SIGKILL))
-	}
-	if d := time.Since(t0); d > EndGrace+5*time.Second {
-		t.Errorf("the program ignoring SIGTERM ran %v after workforce's end closed, want about %v", d.Round(time.Millisecond), EndGrace)
-	}
-}
-
 // TestNamespacesKilled: a program killed by a signal is reported so,
 // though the launcher, process 1, exits.
 func TestNamespacesKilled(t *testing.T) {
@@ -406,8 +379,8 @@ func TestNamespacesAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the tests run as a plain user already")
 	}
-	out := runAsNobody(t, `^TestNamespaces(|Signal|ParentDeath|ParentDeathIgnored|Killed)$`)
-	for _, name := range []string{"TestNamespaces", "TestNamespacesSignal", "TestNamespacesParentDeath", "TestNamespacesParentDeathIgnored", "TestNamespacesKilled"} {
+	out := runAsNobody(t, `^TestNamespaces(|Signal|ParentDeath|Killed)$`)
+	for _, name := range []string{"TestNamespaces", "TestNamespacesSignal", "TestNamespacesParentDeath", "TestNamespacesKilled"} {
 		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) {
 			t.Errorf("%s did not pass as uid %d:\n%s", name, nobody, out)
 		}

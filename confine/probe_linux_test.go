@@ -296,12 +296,6 @@ func probeOp(op []string) string {
 		}
 	case "daemon": // a process left behind, detached (setsid, a double fork), ARG among its arguments
 		err = exec.Command("/bin/sh", "-c", `setsid /bin/sh -c 'sleep 600; true' "$0" </dev/null >/dev/null 2>&1 &`, arg(1)).Run()
-	case "ignoreterm": // ignore SIGTERM, make PATH, then sleep 20 s
-		signal.Ignore(unix.SIGTERM)
-		if err = os.WriteFile(arg(1), nil, 0o644); err == nil {
-			time.Sleep(20 * time.Second)
-			return "survived"
-		}
 	case "waitterm": // PATH made, then the SIGTERMs that come within half a second of the first
 		c := make(chan os.Signal, 8)
 		signal.Notify(c, unix.SIGTERM)

@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/confine"
 )
 
 // The read watch (issue 44): the overlay's lower layer is the live
@@ -73,11 +75,17 @@ type ReadWatch struct {
 	// ended), done once the goroutine ended.
 	set, done chan struct{}
 
+	// rules and gd are the sandbox's: what they hide is reported when it
+	// appears in the real tree (appeared).
+	rules *Rules
+	gd    gitDirs
+
 	// read are the files read so far, changed those read and changed
-	// after; lost says events were lost.
-	read, changed map[string]bool
-	lost          bool
-	incomplete    string
+	// after, appeared the entries the rules hide that the real tree
+	// gained; lost says events were lost.
+	read, changed, appeared map[string]bool
+	lost                    bool
+	incomplete              string
 }
 
 // ReadReport is what a ReadWatch saw.
@@ -86,9 +94,26 @@ type ReadReport struct {
 	// were read during the run and changed in the real tree afterwards,
 	// which the agent did not change itself, sorted.
 	Changed []string
+	// Appeared are the entries of the real tree that the sandbox's
+	// rules hide (an ignore pattern, a hidden instruction file) made or
+	// moved there during the run, sorted: the overlay shows them, its
+	// whiteouts made at the start, where the copy, made before, never
+	// has them.
+	Appeared []Appeared
 	// Incomplete, when set, says why some reads or changes may have gone
 	// unseen: a sentence.
 	Incomplete string
+}
+
+// Appeared is an entry the rules hide that the real tree gained during
+// the run (ReadReport.Appeared).
+type Appeared struct {
+	// Path is relative to the tree, with slashes; Dir says it is a
+	// directory.
+	Path string
+	Dir  bool
+	// Read says a read of it was seen (a file's).
+	Read bool
 }
 
 // syncWatches is how many directories WatchReads watches before it
@@ -114,8 +139,9 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	if s.Overlay == nil {
 		return nil
 	}
-	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{},
-		read: map[string]bool{}, changed: map[string]bool{}, set: make(chan struct{}), done: make(chan struct{})}
+	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{}, rules: s.rules, gd: s.gitDirs,
+		read: map[string]bool{}, changed: map[string]bool{}, appeared: map[string]bool{},
+		set: make(chan struct{}), done: make(chan struct{})}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
@@ -228,16 +254,58 @@ func (w *ReadWatch) events(buf []byte) {
 			continue
 		}
 		dir, ok := w.dirs[ev.Wd]
-		if !ok || name == "" || ev.Mask&unix.IN_ISDIR != 0 {
-			continue // the directory itself, or one below
+		if !ok || name == "" {
+			continue // the directory itself
 		}
 		rel := path.Join(dir, name)
+		isDir := ev.Mask&unix.IN_ISDIR != 0
+		if ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+			w.arrived(rel, isDir)
+		}
+		if isDir {
+			continue // a directory's reads and changes are not a file's
+		}
 		switch {
 		case ev.Mask&(unix.IN_ACCESS|unix.IN_CLOSE_NOWRITE) != 0:
 			w.read[rel] = true
 		case ev.Mask&changeMask != 0 && w.read[rel]:
 			w.changed[rel] = true
 		}
+	}
+}
+
+// arrived takes an entry the real tree gained during the run (made or
+// moved there): one the rules hide is reported (appeared), for the
+// overlay, whose whiteouts were made at the start, shows it; a directory
+// of the rest is watched in turn, and what it already holds taken as
+// arrived too, so that a hidden file in a directory made during the run
+// is reported as well. Nothing of git's own is looked into.
+func (w *ReadWatch) arrived(rel string, isDir bool) {
+	if w.rules == nil {
+		return
+	}
+	if dotGitAlias(rel) || w.rules.ignoredLeaf(rel, isDir) || !isDir && w.rules.hidden(rel) {
+		w.appeared[rel] = true
+		return
+	}
+	if !isDir || path.Base(rel) == ".git" || w.gd.isGitDir(rel) || w.gd.inGit(rel) || w.stopping.Load() {
+		return
+	}
+	real := filepath.Join(w.root, filepath.FromSlash(rel))
+	wd, err := addWatch(w.fd, real, readMask)
+	if err != nil {
+		if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.ENOMEM) {
+			w.incomplete = fmt.Sprintf("the watch of the agent's reads does not cover %s, made during the run: %v", rel, err)
+		}
+		return
+	}
+	w.dirs[int32(wd)] = rel
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		w.arrived(path.Join(rel, e.Name()), e.IsDir())
 	}
 }
 
@@ -256,10 +324,11 @@ func (w *ReadWatch) Stop() ReadReport {
 		// Closing an inotify instance waits for the kernel's grace
 		// period, about 10 ms (BenchmarkReadWatch's stop-ms): the run
 		// need not wait for it.
-		go func(fd, stop int) {
-			unix.Close(fd)
-			unix.Close(stop)
-		}(w.fd, w.stop)
+		// Closing an inotify instance waits for the kernel's grace
+		// period of its marks, 10-20 ms, and so does the exit of a
+		// process still closing one: the last reference goes to a
+		// process of its own, which nobody waits for.
+		confine.CloseAside(w.fd, w.stop)
 		w.running = false
 	}
 	var r ReadReport
@@ -270,6 +339,14 @@ func (w *ReadWatch) Stop() ReadReport {
 		r.Changed = append(r.Changed, rel)
 	}
 	sort.Strings(r.Changed)
+	for rel := range w.appeared {
+		if _, err := os.Lstat(filepath.Join(w.upper, filepath.FromSlash(rel))); err == nil {
+			continue // hidden all along (a whiteout), or the agent's own
+		}
+		fi, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(rel)))
+		r.Appeared = append(r.Appeared, Appeared{Path: rel, Dir: err == nil && fi.IsDir(), Read: w.read[rel]})
+	}
+	sort.Slice(r.Appeared, func(i, j int) bool { return r.Appeared[i].Path < r.Appeared[j].Path })
 	r.Incomplete = w.incomplete
 	if w.lost && r.Incomplete == "" {
 		r.Incomplete = "the watch of the agent's reads lost events (the inotify queue overflowed)"

@@ -60,6 +60,16 @@ func warnReads(r mount.ReadReport, warn func(string)) {
 	for _, rel := range r.Changed {
 		warn(fmt.Sprintf("%s changed in your tree after the agent read it: it may have worked from the earlier version", quote.Name(rel)))
 	}
+	for _, a := range r.Appeared {
+		what, seen := "file", ""
+		if a.Dir {
+			what = "directory"
+		}
+		if a.Read {
+			seen = ", and it read it"
+		}
+		warn(fmt.Sprintf("%s appeared in your tree during the run: a %s your ignore rules hide, which the agent could see%s (the overlay shows your live tree, its hidden files found at the start; the copy, made before, never has it): make such files before a run, or run with --tree copy", quote.Name(a.Path), what, seen))
+	}
 	if r.Incomplete != "" {
 		warn(fmt.Sprintf("%s; a file changed after the agent read it may go unreported", r.Incomplete))
 	}

@@ -1,0 +1,42 @@
+package confine
+
+import (
+	"os"
+	"os/exec"
+)
+
+// closeAsideArg, after LauncherArg, makes the launcher exit at once: the
+// descriptors it inherited (CloseAside's) close with its exit.
+const closeAsideArg = "close-aside"
+
+// CloseAside closes the descriptors fds (which the caller gives up) in a
+// short-lived process of workforce's own that nobody waits for: the
+// launcher started with closeAsideArg, which inherits them and exits. It
+// is for what costs its closer a wait: closing an inotify instance
+// waits for the kernel's grace period of its marks, 10-20 ms, and a
+// process's exit waits for it too, so that a run ending right after its
+// read watch (mount.ReadWatch) paid it whole, where the process that
+// now holds the last reference pays it instead. Where the process
+// cannot be started, they are closed here.
+func CloseAside(fds ...int) {
+	files := make([]*os.File, len(fds))
+	for i, fd := range fds {
+		files[i] = os.NewFile(uintptr(fd), "close-aside")
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	cmd := exec.Command(launcherPath(), LauncherArg, closeAsideArg)
+	// Nothing of the caller's but the descriptors: no terminal, no
+	// working directory in a session that is to be removed.
+	cmd.ExtraFiles, cmd.Dir, cmd.Env = files, "/", []string{}
+	if cmd.Start() != nil {
+		return
+	}
+	// Started: it holds its own copies now, so the caller's close, by
+	// the deferred call, is not the last. It is reaped if the caller
+	// lives long enough, else by whoever inherits it.
+	go func() { _ = cmd.Wait() }()
+}
