@@ -81,28 +81,113 @@ type seccompNotifResp struct {
 // kernel's rename, as without the launcher: nothing more.
 const launcherRenameFD = 1000
 
-// renameFilter returns the program of the filter that sends a's native
-// rename calls to the launcher, but renameat2(2) from launcherRenameFD;
-// every other call is allowed (the terminal filter decides about the
-// other architectures).
-func renameFilter(a seccompArch) ([]bpf.RawInstruction, error) {
+// superviseFilter returns the program of the filter that sends a's
+// native rename calls to the launcher, but renameat2(2) from
+// launcherRenameFD, and the mode and attribute calls of both ABIs
+// (modes_linux.go); every other call is allowed (the terminal filter
+// decides about the other architectures).
+func superviseFilter(a seccompArch) ([]bpf.RawInstruction, error) {
 	const (
 		allow  = unix.SECCOMP_RET_ALLOW
 		notify = unix.SECCOMP_RET_USER_NOTIF
 	)
-	return bpf.Assemble([]bpf.Instruction{
-		/* 0 */ bpf.LoadAbsolute{Off: seccompArchOff, Size: 4},
-		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.native, SkipFalse: 7}, // 2, 9
-		/* 2 */ bpf.LoadAbsolute{Off: seccompNR, Size: 4},
-		/* 3 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.renames[0], SkipTrue: 6}, // 10, 4
-		/* 4 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.renames[1], SkipTrue: 5}, // 10, 5
-		/* 5 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.renames[2], SkipFalse: 3}, // 6, 9
-		/* 6 */ bpf.LoadAbsolute{Off: seccompArg0Low, Size: 4},
-		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: launcherRenameFD, SkipFalse: 2}, // 8, 10
-		/* 8 */ bpf.RetConstant{Val: allow},
-		/* 9 */ bpf.RetConstant{Val: allow},
-		/* 10 */ bpf.RetConstant{Val: notify},
-	})
+	var p labeled
+	p.add(bpf.LoadAbsolute{Off: seccompArchOff, Size: 4})
+	p.jumpIf(bpf.JumpEqual, a.native, "native", "")
+	p.jumpIf(bpf.JumpEqual, a.compat, "compat", "allow")
+	p.label("native")
+	p.add(bpf.LoadAbsolute{Off: seccompNR, Size: 4})
+	p.jumpIf(bpf.JumpEqual, a.renames[0], "notify", "")
+	p.jumpIf(bpf.JumpEqual, a.renames[1], "notify", "")
+	p.jumpIf(bpf.JumpEqual, a.renames[2], "renameat2", "")
+	for _, nr := range a.modes {
+		p.jumpIf(bpf.JumpEqual, nr, "notify", "")
+	}
+	p.jump("allow")
+	p.label("renameat2")
+	p.add(bpf.LoadAbsolute{Off: seccompArg0Low, Size: 4})
+	p.jumpIf(bpf.JumpEqual, launcherRenameFD, "allow", "notify")
+	p.label("compat")
+	p.add(bpf.LoadAbsolute{Off: seccompNR, Size: 4})
+	for _, nr := range a.compatModes {
+		p.jumpIf(bpf.JumpEqual, nr, "notify", "")
+	}
+	p.label("allow")
+	p.add(bpf.RetConstant{Val: allow})
+	p.label("notify")
+	p.add(bpf.RetConstant{Val: notify})
+	return p.assemble()
+}
+
+// labeled is a BPF program whose jumps name their targets (labels), so
+// that nobody counts skips by hand.
+type labeled struct {
+	insns  []bpf.Instruction
+	jumps  map[int][2]string // index of a JumpIf: its true and false targets, "" the next
+	labels map[string]int
+}
+
+// add appends an instruction.
+func (p *labeled) add(i bpf.Instruction) { p.insns = append(p.insns, i) }
+
+// label names the next instruction.
+func (p *labeled) label(name string) {
+	if p.labels == nil {
+		p.labels = map[string]int{}
+	}
+	p.labels[name] = len(p.insns)
+}
+
+// jumpIf appends a conditional jump to the labels ifTrue and ifFalse
+// ("" the next instruction).
+func (p *labeled) jumpIf(cond bpf.JumpTest, val uint32, ifTrue, ifFalse string) {
+	if p.jumps == nil {
+		p.jumps = map[int][2]string{}
+	}
+	p.jumps[len(p.insns)] = [2]string{ifTrue, ifFalse}
+	p.add(bpf.JumpIf{Cond: cond, Val: val})
+}
+
+// jump appends a jump to the label to.
+func (p *labeled) jump(to string) {
+	if p.jumps == nil {
+		p.jumps = map[int][2]string{}
+	}
+	p.jumps[len(p.insns)] = [2]string{to, ""}
+	p.add(bpf.Jump{})
+}
+
+// assemble resolves the jumps and assembles the program.
+func (p *labeled) assemble() ([]bpf.RawInstruction, error) {
+	skip := func(from int, label string) (uint8, error) {
+		if label == "" {
+			return 0, nil
+		}
+		to, ok := p.labels[label]
+		if !ok || to <= from || to-from-1 > 255 {
+			return 0, fmt.Errorf("bad jump from %d to %q", from, label)
+		}
+		return uint8(to - from - 1), nil
+	}
+	for i, targets := range p.jumps {
+		if _, ok := p.insns[i].(bpf.Jump); ok {
+			n, err := skip(i, targets[0])
+			if err != nil {
+				return nil, err
+			}
+			p.insns[i] = bpf.Jump{Skip: uint32(n)}
+			continue
+		}
+		j := p.insns[i].(bpf.JumpIf)
+		var err1, err2 error
+		j.SkipTrue, err1 = skip(i, targets[0])
+		j.SkipFalse, err2 = skip(i, targets[1])
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		p.insns[i] = j
+	}
+	return bpf.Assemble(p.insns)
 }
 
 // seccompArg0Low is the offset of the low word of seccomp_data.args[0].
@@ -116,7 +201,7 @@ func superviseRenames() (int, error) {
 	if !ok {
 		return -1, fmt.Errorf("no rename filter for %s", runtime.GOARCH)
 	}
-	raw, err := renameFilter(a)
+	raw, err := superviseFilter(a)
 	if err != nil {
 		return -1, err
 	}
@@ -162,6 +247,7 @@ func superviseUntil(listener int, init func(killFunc) int) int {
 	}
 	calls := make(chan func(), 16)
 	supervisorCalls = calls
+	startSelfCalls()
 	kill := func(pid int, sig syscall.Signal) error {
 		done := make(chan error, 1)
 		calls <- func() { done <- syscall.Kill(pid, sig) }
@@ -225,13 +311,21 @@ func supervisorTick(listener int, id uint64) error {
 	return nil
 }
 
-// answerOne receives one rename call from listener and answers it.
+// answerOne receives one call from listener and answers it.
 func answerOne(listener int) {
 	var req seccompNotif
 	if err := ioctlPtr(listener, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&req)); err != nil {
 		return // EINTR, or ENOENT: the caller is gone
 	}
-	resp := answerRename(listener, &req)
+	answer(listener, &req)
+}
+
+// answer answers req, a rename or a mode call.
+func answer(listener int, req *seccompNotif) {
+	resp, ok := answerMode(listener, req)
+	if !ok {
+		resp = answerRename(listener, req)
+	}
 	_ = ioctlPtr(listener, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 }
 
@@ -709,20 +803,25 @@ func copyFileAt(src int, name string, dst int, st *unix.Stat_t) error {
 }
 
 // setAttrs gives name in dir (dir itself with AT_EMPTY_PATH) st's mode
-// (not a link's: links have none) and times.
+// (not a link's: links have none) and times. The mode is given to the
+// file name is when opened, never through a link, and only where that
+// file is not locked (chmodUnlocked): the harness may have put a link
+// to one of the user's locked files in the place of a copy just made.
 func setAttrs(dir int, name string, st *unix.Stat_t, flags int) error {
 	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
-		path := name
-		if flags&unix.AT_EMPTY_PATH != 0 {
-			// fchmodat(2) takes no AT_EMPTY_PATH before Linux 6.6.
-			path = "/proc/self/fd/" + strconv.Itoa(dir)
-			dir = unix.AT_FDCWD
+		fd := dir
+		if flags&unix.AT_EMPTY_PATH == 0 {
+			var err error
+			if fd, err = unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+				return err
+			}
+			defer unix.Close(fd)
 		}
-		if err := unix.Fchmodat(dir, path, st.Mode&0o7777, 0); err != nil {
+		if err := chmodUnlocked(fd, st.Mode&0o7777); err != nil {
 			return err
 		}
 		if flags&unix.AT_EMPTY_PATH != 0 {
-			return unix.UtimesNanoAt(unix.AT_FDCWD, path, []unix.Timespec{st.Atim, st.Mtim}, 0)
+			return unix.UtimesNanoAt(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(dir), []unix.Timespec{st.Atim, st.Mtim}, 0)
 		}
 	}
 	return unix.UtimesNanoAt(dir, name, []unix.Timespec{st.Atim, st.Mtim}, flags)

@@ -46,12 +46,17 @@ type seccompArch struct {
 	// (rename_linux.go); an architecture without rename(2) names
 	// renameat(2) twice.
 	renames [3]uint32
+	// modes and compatModes are the mode and attribute calls
+	// (modes_linux.go) of the native and the 32-bit ABI.
+	modes, compatModes modeCalls
 }
 
 // seccompArches are the architectures the filter is written for.
 var seccompArches = map[string]seccompArch{
-	"amd64": {native: unix.AUDIT_ARCH_X86_64, compat: unix.AUDIT_ARCH_I386, nativeIoctl: 16, compatIoctl: 54, renames: [3]uint32{82, 264, 316}},
-	"arm64": {native: unix.AUDIT_ARCH_AARCH64, compat: unix.AUDIT_ARCH_ARM, nativeIoctl: 29, compatIoctl: 54, renames: [3]uint32{38, 38, 276}},
+	"amd64": {native: unix.AUDIT_ARCH_X86_64, compat: unix.AUDIT_ARCH_I386, nativeIoctl: 16, compatIoctl: 54, renames: [3]uint32{82, 264, 316},
+		modes: modeCalls{90, 91, 268, 452, 188, 189, 190}, compatModes: modeCalls{15, 94, 306, 452, 226, 227, 228}},
+	"arm64": {native: unix.AUDIT_ARCH_AARCH64, compat: unix.AUDIT_ARCH_ARM, nativeIoctl: 29, compatIoctl: 54, renames: [3]uint32{38, 38, 276},
+		modes: modeCalls{53, 52, 53, 452, 5, 6, 7}, compatModes: modeCalls{15, 94, 333, 452, 226, 227, 228}},
 }
 
 // The offsets in struct seccomp_data: nr and arch are 32-bit, args are

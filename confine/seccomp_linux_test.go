@@ -124,16 +124,17 @@ func TestTerminalFilterProgram(t *testing.T) {
 	}
 }
 
-// TestRenameFilterProgram runs the rename filter of each architecture on
-// system calls, in x/net/bpf's virtual machine: the native rename calls
-// go to the launcher, but renameat2(2) from launcherRenameFD.
+// TestRenameFilterProgram runs the supervisor's filter of each
+// architecture on system calls, in x/net/bpf's virtual machine: the
+// native rename calls go to the launcher, but renameat2(2) from
+// launcherRenameFD, and so do the mode and attribute calls of both ABIs.
 func TestRenameFilterProgram(t *testing.T) {
 	const (
 		allow  = unix.SECCOMP_RET_ALLOW
 		notify = unix.SECCOMP_RET_USER_NOTIF
 	)
 	for goarch, a := range seccompArches {
-		raw, err := renameFilter(a)
+		raw, err := superviseFilter(a)
 		if err != nil {
 			t.Fatalf("%s: %v", goarch, err)
 		}
@@ -161,6 +162,23 @@ func TestRenameFilterProgram(t *testing.T) {
 			{"ioctl", seccompData(a.native, a.nativeIoctl, 1, unix.TIOCSTI), allow},
 			{"another call", seccompData(a.native, 0), allow},
 			{"32-bit call numbered as renameat2", seccompData(a.compat, a.renames[2], atCWD, 1, atCWD, 2, 0), allow},
+			{"chmod", seccompData(a.native, a.modes[callChmod], 1, 0o644), notify},
+			{"fchmod", seccompData(a.native, a.modes[callFchmod], 3, 0o644), notify},
+			{"fchmodat", seccompData(a.native, a.modes[callFchmodat], atCWD, 1, 0o644), notify},
+			{"fchmodat from the launcher's descriptor", seccompData(a.native, a.modes[callFchmodat], launcherRenameFD, 1, 0o644), notify},
+			{"fchmodat2", seccompData(a.native, a.modes[callFchmodat2], atCWD, 1, 0o644, 0), notify},
+			{"setxattr", seccompData(a.native, a.modes[callSetxattr], 1, 2, 3, 4, 0), notify},
+			{"lsetxattr", seccompData(a.native, a.modes[callLsetxattr], 1, 2, 3, 4, 0), notify},
+			{"fsetxattr", seccompData(a.native, a.modes[callFsetxattr], 3, 2, 3, 4, 0), notify},
+			{"32-bit chmod", seccompData(a.compat, a.compatModes[callChmod], 1, 0o644), notify},
+			{"32-bit fchmod", seccompData(a.compat, a.compatModes[callFchmod], 3, 0o644), notify},
+			{"32-bit fchmodat", seccompData(a.compat, a.compatModes[callFchmodat], atCWD, 1, 0o644), notify},
+			{"32-bit fchmodat2", seccompData(a.compat, a.compatModes[callFchmodat2], atCWD, 1, 0o644, 0), notify},
+			{"32-bit setxattr", seccompData(a.compat, a.compatModes[callSetxattr], 1, 2, 3, 4, 0), notify},
+			{"32-bit lsetxattr", seccompData(a.compat, a.compatModes[callLsetxattr], 1, 2, 3, 4, 0), notify},
+			{"32-bit fsetxattr", seccompData(a.compat, a.compatModes[callFsetxattr], 3, 2, 3, 4, 0), notify},
+			{"32-bit ioctl", seccompData(a.compat, a.compatIoctl, 1, unix.TIOCSTI), allow},
+			{"getxattr", seccompData(a.native, a.modes[callSetxattr]+3, 1, 2, 3, 4), allow},
 		}
 		for _, tc := range tests {
 			got, err := vm.Run(tc.data)
