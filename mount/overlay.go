@@ -255,7 +255,10 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs, c *li
 		ls, read, err := c.list(ctx, root, rel, r, gd)
 		mu.Lock()
 		out.hide, out.links, out.readonly = append(out.hide, ls.hide...), append(out.links, ls.links...), append(out.readonly, ls.readonly...)
-		out.dotgits, out.dirs = append(out.dotgits, ls.dotgits...), append(out.dirs, rel)
+		out.dotgits = append(out.dotgits, ls.dotgits...)
+		if !ls.unlistable {
+			out.dirs = append(out.dirs, rel)
+		}
 		if read {
 			out.read++
 		}
@@ -294,9 +297,11 @@ func findWhiteouts(ctx context.Context, root string, r *Rules, gd gitDirs, c *li
 
 // overlayListing is what listForOverlay finds in one directory: what it
 // hides, its links, its read-only files, its nested .git files and links,
-// and the directories to list.
+// and the directories to list; unlistable says the directory could not be
+// listed, and is hidden itself (never cached).
 type overlayListing struct {
 	hide, links, readonly, dotgits, dirs []string
+	unlistable                           bool
 }
 
 // listForOverlay lists the directory rel of root for findWhiteouts: what
@@ -307,10 +312,21 @@ func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs)
 	if err := ctx.Err(); err != nil {
 		return ls, nil, err
 	}
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	f, err := openDir(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
-		if rel != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist)) {
-			return ls, nil, nil // the agent cannot list it either
+		switch {
+		case rel != "" && errors.Is(err, fs.ErrPermission):
+			// A directory the user cannot list (mode 100, 000) is
+			// hidden whole: what it holds cannot be known, so neither
+			// can what the rules hide in it, and the harness, which
+			// may search it as the user may, would reach a hidden
+			// file by its name. The copy, made with the user's
+			// rights, has none of it either. Not cached (no stat):
+			// listed again on the next run.
+			ls.hide, ls.unlistable = append(ls.hide, rel), true
+			return ls, nil, nil
+		case rel != "" && errors.Is(err, fs.ErrNotExist):
+			return ls, nil, nil // gone since its parent was listed
 		}
 		return ls, nil, err
 	}
@@ -343,6 +359,10 @@ func listForOverlay(ctx context.Context, root, rel string, r *Rules, gd gitDirs)
 	}
 	return ls, st, nil
 }
+
+// openDir opens a directory of the project for listForOverlay; the tests
+// make it refuse as a directory the user cannot list does.
+var openDir = os.Open
 
 // readonlyCopy puts in the upper layer a copy of the real file rel
 // without write permission, as a copy's sandbox has it (.agentreadonly,

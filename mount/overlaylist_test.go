@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -301,4 +302,32 @@ func FuzzParseListing(f *testing.F) {
 			t.Fatalf("written back and read again: %v, %v; want %v", again, err, dirs)
 		}
 	})
+}
+
+// TestWhiteoutUnlistable: a directory the user cannot list (openDir
+// refuses it, as the kernel does a mode-100 directory to its owner) is
+// hidden whole, with what its listing would have hidden in it unknown;
+// it is not cached, so once listable again it is listed.
+func TestWhiteoutUnlistable(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"locked/.env": "SECRET\n", "locked/a.txt": "a\n", "open/b.txt": "b\n", "c.txt": "c\n"})
+	o := Options{Persona: "p", Root: root}
+	locked := filepath.Join(root, "locked")
+	openDir = func(name string) (*os.File, error) {
+		if name == locked {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+		}
+		return os.Open(name)
+	}
+	t.Cleanup(func() { openDir = os.Open })
+	home := t.TempDir()
+	got := listCached(t, home, o, false)
+	if !slices.Contains(got.hide, "locked") || slices.Contains(got.dirs, "locked") {
+		t.Errorf("hide %v, dirs %v: want locked hidden whole, not among the directories covered", got.hide, got.dirs)
+	}
+	openDir = os.Open
+	got = listCached(t, home, o, false)
+	if slices.Contains(got.hide, "locked") || !slices.Contains(got.dirs, "locked") || got.read == 0 {
+		t.Errorf("once listable: hide %v, dirs %v, read %d: want locked listed (read), not hidden", got.hide, got.dirs, got.read)
+	}
 }
