@@ -133,6 +133,28 @@ func probeIn(t *testing.T, dir string, p Policy, ops ...[]string) []string {
 	return results(t, &stdout, &stderr, len(ops))
 }
 
+// probeCase is a probe operation and the answer it should get.
+type probeCase struct {
+	op   []string
+	want string
+}
+
+// probeCases runs the operations of cases in order in the overlay o,
+// confined by overlayPolicy, and checks each answer.
+func probeCases(t *testing.T, o *Overlay, tmp string, cases []probeCase) {
+	t.Helper()
+	var list [][]string
+	for _, c := range cases {
+		list = append(list, c.op)
+	}
+	got := probeIn(t, o.Target, overlayPolicy(o, tmp), list...)
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("%v = %s, want %s", c.op, got[i], c.want)
+		}
+	}
+}
+
 // isWhiteout reports whether path is an overlay whiteout.
 func isWhiteout(path string) bool {
 	var st unix.Stat_t
@@ -154,10 +176,7 @@ func TestOverlay(t *testing.T) {
 	o.Whiteouts = []string{".env", "sub/.env", "missing/.env"}
 	before := treeSum(t, o.Lower)
 	in := func(rel string) string { return filepath.Join(o.Target, rel) }
-	ops := []struct {
-		op   []string
-		want string
-	}{
+	ops := []probeCase{
 		{[]string{"read", in("a.txt")}, "OK"},
 		{[]string{"read", in("pkg/deep/y.go")}, "OK"},
 		{[]string{"lstat", in(".env")}, "ENOENT"},
@@ -211,16 +230,7 @@ func TestOverlay(t *testing.T) {
 		{[]string{"rename", filepath.Join(o.Lower, "d2"), filepath.Join(o.Lower, "d5")}, "EACCES"},
 		{[]string{"rename", in("d4"), filepath.Join(o.Upper, "d4")}, "EXDEV"},
 	}
-	var list [][]string
-	for _, c := range ops {
-		list = append(list, c.op)
-	}
-	got := probeIn(t, o.Target, overlayPolicy(o, tmp), list...)
-	for i, c := range ops {
-		if got[i] != c.want {
-			t.Errorf("%v = %s, want %s", c.op, got[i], c.want)
-		}
-	}
+	probeCases(t, o, tmp, ops)
 	if after := treeSum(t, o.Lower); after != before {
 		t.Errorf("the real project changed")
 	}
@@ -618,10 +628,7 @@ func TestOverlayRenameFlags(t *testing.T) {
 	needOverlay(t)
 	o, tmp := overlaySession(t, map[string]string{"d/a.txt": "a\n", "e/b.txt": "b\n", "f.txt": "f\n"})
 	in := func(rel string) string { return filepath.Join(o.Target, rel) }
-	ops := []struct {
-		op   []string
-		want string
-	}{
+	ops := []probeCase{
 		{[]string{"renameat2", in("d"), in("e"), "0x2"}, "EXDEV"},   // RENAME_EXCHANGE of two directories of the project
 		{[]string{"renameat2", in("d"), in("d2"), "0x4"}, "EINVAL"}, // RENAME_WHITEOUT: overlayfs takes none
 		{[]string{"renameat2", in("d"), in("d2"), "0x80"}, "EINVAL"},
@@ -633,14 +640,5 @@ func TestOverlayRenameFlags(t *testing.T) {
 		{[]string{"renameat2", in("d"), in("d3"), "0x1"}, "OK"},
 		{[]string{"lstat", in("d3/a.txt")}, "OK"},
 	}
-	var list [][]string
-	for _, c := range ops {
-		list = append(list, c.op)
-	}
-	got := probeIn(t, o.Target, overlayPolicy(o, tmp), list...)
-	for i, c := range ops {
-		if got[i] != c.want {
-			t.Errorf("%v = %s, want %s", c.op, got[i], c.want)
-		}
-	}
+	probeCases(t, o, tmp, ops)
 }

@@ -66,17 +66,7 @@ mv ../gone ../moved
 cat AGENTS.md > seen.txt
 if cat ../.env 2>/dev/null; then echo the ignored file is visible >&2; exit 1; fi
 `
-	cmd := exec.Command("/bin/sh", "-c", script)
-	cmd.Dir = s.Workdir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	l, err := confine.Start(cmd, p)
-	must(t, err)
-	err = cmd.Wait()
-	l.Close()
-	if err != nil {
-		t.Fatalf("the shell: %v\n%s", err, stderr.String())
-	}
+	runInOverlay(t, s, p, script)
 	r, err := s.Sync(context.Background(), SyncOptions{Deletes: true})
 	must(t, err)
 	want := "created: moved/in/y.txt moved/x.txt new.txt sub/seen.txt\nupdated: a.txt\ndeleted: b.txt gone/in/y.txt gone/x.txt\n"
