@@ -31,7 +31,7 @@ func CloseAside(fds ...int) {
 	cmd := exec.Command(launcherPath(), LauncherArg, closeAsideArg)
 	// Nothing of the caller's but the descriptors: no terminal, no
 	// working directory in a session that is to be removed.
-	cmd.ExtraFiles, cmd.Dir, cmd.Env = files, "/", []string{}
+	cmd.ExtraFiles, cmd.Dir, cmd.Env = files, "/", launcherEnv()
 	if cmd.Start() != nil {
 		return
 	}

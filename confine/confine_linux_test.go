@@ -82,7 +82,8 @@ func probeCommand(t testing.TB, ops ...[]string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, string(arg))
-	cmd.Env = append(os.Environ(), probeEnv+"=1")
+	// GORACE: under -race, no second of sleep at the probe's exit.
+	cmd.Env = append(os.Environ(), probeEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	return cmd
 }
 

@@ -257,7 +257,7 @@ func start(cmd *exec.Cmd, p Policy) (*Launched, error) {
 		args = []string{cmd.Path}
 	}
 	path := cmd.Path
-	cmd.Env = []string{}
+	cmd.Env = launcherEnv()
 	cmd.Args = append([]string{os.Args[0], LauncherArg, strconv.Itoa(3 + m.Files), path}, args...)
 	cmd.Path = launcherPath()
 	cmd.ExtraFiles = append(cmd.ExtraFiles, mr, w)

@@ -899,7 +899,7 @@ func probeNamespaces() error { return runProbe(nsCaps, probeArg) }
 func runProbe(caps []uintptr, args ...string) error {
 	cmd := exec.Command(launcherPath(), append([]string{LauncherArg}, args...)...)
 	cmd.Args[0] = os.Args[0]
-	cmd.Env = []string{}
+	cmd.Env = launcherEnv()
 	cmd.SysProcAttr = nsProcAttr(nil, caps)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
