@@ -174,6 +174,7 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	// The capabilities are cleared on this thread, which starts the
 	// program (a fork copies the thread that forks).
 	runtime.LockOSThread()
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + blockingCalls)
 	if os.Getpid() != 1 {
 		return fail(ExitCannotRun, errors.New("the launcher is not process 1 of a PID namespace"))
 	}
@@ -257,6 +258,19 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 	}
 	return init(syscall.Kill)
 }
+
+// blockingCalls is how many of the launcher's goroutines may wait in a
+// system call at once, each holding a P of the Go runtime while it waits:
+// the supervisor's poll (the overlay's, on the main thread), the reaper's
+// wait4 and the read of the socket to workforce (nsInit). The launcher
+// runs with that many Ps more than the default. With only the default (2
+// on a 2-core machine), the poll and the read held both, and a goroutine
+// they made runnable (the reaper, with the program's exit; a forwarded
+// signal) waited until the runtime's monitor took a P back from a system
+// call, which it does at its next tick, up to 10 ms apart when it finds
+// nothing to do: an overlay run saw its harness exit 10 to 20 ms late
+// (BENCHMARKS.md). A P costs nothing while no goroutine runs on it.
+const blockingCalls = 3
 
 // forwarded are the signals the launcher passes on to the program: those
 // workforce sends it (SIGTERM and SIGHUP, package session) and the user
