@@ -54,30 +54,41 @@ export PATH="$tmp/bin:$PATH" AGENT_WORKFORCE_HOME="$tmp/home" WORKFORCE_ROOT_WAR
 unset WORKFORCE_TREE WORKFORCE_SANDBOX
 wf() { "$tmp/workforce" run test-writer@best-value "$@"; }
 
-# ms runs its arguments, prints their wall time in milliseconds.
-ms() {
-  local s e
-  s=$(date +%s%N)
-  "$@"
-  e=$(date +%s%N)
-  echo $(( (e - s) / 1000000 ))
-}
+# The times are bash's clock in microseconds (${EPOCHREALTIME/./}): no
+# process is started to read it.
+# ms prints the milliseconds from $1 to $2 (microseconds).
+ms() { echo $(( ($2 - $1) / 1000 )); }
 
 # median prints the median of its arguments.
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-cpa() { cp -a "$1" "$tmp/copy" && rm -rf "$tmp/copy"; }
+# cpa copies the tree $1 with cp -a and removes the copy with rm -rf,
+# and prints the milliseconds both took.
+cpa() {
+  local s e
+  s=${EPOCHREALTIME/./}
+  cp -a "$1" "$tmp/copy" && rm -rf "$tmp/copy"
+  e=${EPOCHREALTIME/./}
+  ms "$s" "$e"
+}
 
 # runmode runs a cold run in repo $1 with --tree $2, checking that it
-# synced the 10 edits back and, for the overlay, that it took it.
+# synced the 10 edits back and, for the overlay, that it took it, and
+# prints the milliseconds the run took: workforce's process alone, the
+# checks after it not counted.
 runmode() {
-  (cd "$1" && wf --tree "$2" >"$tmp/out" 2>"$tmp/err") || { cat "$tmp/err" >&2; exit 1; }
+  local s e
+  cd "$1"
+  s=${EPOCHREALTIME/./}
+  wf --tree "$2" >"$tmp/out" 2>"$tmp/err" || { e=$?; cat "$tmp/err" >&2; exit "$e"; }
+  e=${EPOCHREALTIME/./}
   if grep -q 'copied instead' "$tmp/err"; then
     echo "FAIL: --tree $2 fell back to the copy:" >&2; cat "$tmp/err" >&2; exit 1
   fi
   if [ "$(grep -c '^updated: ' "$tmp/out")" != 10 ]; then
     echo "FAIL: --tree $2 did not sync 10 files back:" >&2; cat "$tmp/out" "$tmp/err" >&2; exit 1
   fi
+  ms "$s" "$e"
 }
 
 # checkplan fails unless a run in repo $1 with --tree overlay plans the
@@ -104,11 +115,11 @@ for n in $sizes; do
   for r in $(seq "$rounds"); do
     # Each measurement starts with the page cache's dirty data written
     # out, so that none pays for another's writes.
-    sync; t=$(ms cpa "$repo"); cp_t+=("$t")
-    sync; t=$(ms runmode "$repo" copy); copy_t+=("$t")
+    sync; t=$(cpa "$repo"); cp_t+=("$t")
+    sync; t=$(runmode "$repo" copy); copy_t+=("$t")
     rm -rf "$tmp/home/cache/overlay-listings"
-    sync; t=$(ms runmode "$repo" overlay); cold_t+=("$t")
-    sync; t=$(ms runmode "$repo" overlay); ov_t+=("$t")
+    sync; t=$(runmode "$repo" overlay); cold_t+=("$t")
+    sync; t=$(runmode "$repo" overlay); ov_t+=("$t")
     echo "  round $r: cp -a + rm -rf ${cp_t[-1]} ms, --tree copy ${copy_t[-1]} ms, --tree overlay ${cold_t[-1]} ms without the listing cache, ${ov_t[-1]} ms with it"
   done
   c=$(median "${cp_t[@]}") y=$(median "${copy_t[@]}") k=$(median "${cold_t[@]}") o=$(median "${ov_t[@]}")
