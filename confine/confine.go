@@ -631,11 +631,24 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+"/")
 }
 
+// Shape is what Spawn must know of a policy before it is made: whether
+// the launcher starts in namespaces (Policy.Net), and mounts an overlay
+// there (Namespaces.Overlay), which decide how it is started.
+type Shape struct {
+	Namespaces, Overlay bool
+}
+
+// Shape returns the shape of p.
+func (p Policy) Shape() Shape {
+	return Shape{Namespaces: p.Net != nil, Overlay: p.Net != nil && p.Net.Overlay != nil}
+}
+
 // messageVersion is the version of the launcher's message: a launcher of
 // another version refuses the message rather than misread it. Version 2
 // carries the program's environment and the descriptors it keeps, and
 // comes on a descriptor instead of an environment variable.
-const messageVersion = 3
+// Version 4 carries the program's directory.
+const messageVersion = 4
 
 // message is what Start writes to the launcher.
 type message struct {
@@ -664,6 +677,11 @@ type message struct {
 	// which it hands workforce the listeners and reports how the
 	// program ended (Launched).
 	Sock int `json:"sock_fd,omitempty"`
+	// Dir is the program's directory, "" for the launcher's own (Start:
+	// the command's). A launcher Spawn started early is given it with
+	// the policy: the directory may not exist before (the overlay's
+	// tree, mounted by the launcher).
+	Dir string `json:"dir,omitempty"`
 }
 
 // encodeMessage returns m as the launcher reads it.

@@ -389,12 +389,14 @@ func TestLauncher(t *testing.T) {
 		{"a standard stream", good, nil, append([]string{"0"}, sh...), ExitCannotRun, `message descriptor "0"`},
 		{"not JSON", "{", nil, append([]string{"3"}, sh...), ExitCannotRun, "invalid launcher message"},
 		{"another version", `{"v":1,"policy":{}}`, nil, append([]string{"3"}, sh...), ExitCannotRun, "version 1"},
-		{"unknown member", `{"v":3,"policy":{"net":[]}}`, nil, append([]string{"3"}, sh...), ExitCannotRun, `unknown field "net"`},
-		{"a parent-death signal without its parent", `{"v":3,"policy":{},"parent_death":15}`, nil, append([]string{"3"}, sh...), ExitCannotRun, "parent-death signal 15 of process 0"},
+		{"unknown member", `{"v":4,"policy":{"net":[]}}`, nil, append([]string{"3"}, sh...), ExitCannotRun, `unknown field "net"`},
+		{"a parent-death signal without its parent", `{"v":4,"policy":{},"parent_death":15}`, nil, append([]string{"3"}, sh...), ExitCannotRun, "parent-death signal 15 of process 0"},
 		{"its parent already gone", msg(message{V: messageVersion, Policy: p, ParentDeath: 15, Parent: 1 << 22}), nil, append([]string{"3"}, sh...), ExitCannotRun, "exited before the harness started"},
 		{"keeps its own descriptor", msg(message{V: messageVersion, Policy: p, Files: 1}), nil, append([]string{"3"}, sh...), ExitCannotRun, "1 descriptors to keep from 3"},
 		{"ABI below the minimum", good, []string{ABIEnv + "=2"}, append([]string{"3"}, sh...), ExitCannotRun, "ABI 2"},
 		{"the message's ABI below the minimum", msg(message{V: messageVersion, Policy: p, ABI: 2}), nil, append([]string{"3"}, sh...), ExitCannotRun, "ABI 2"},
+		{"in the message's directory", msg(message{V: messageVersion, Policy: p, Env: [][]byte{[]byte("PATH=/usr/bin:/bin")}, Dir: dir}), nil, []string{"3", "/bin/sh", "sh", "-c", "echo ran > ran"}, 0, ""},
+		{"the message's directory missing", msg(message{V: messageVersion, Policy: p, Dir: filepath.Join(dir, "missing")}), nil, append([]string{"3"}, sh...), ExitCannotRun, "cannot change to the directory"},
 		{"no program", good, nil, []string{"3"}, ExitCannotRun, "usage"},
 		{"program missing", good, nil, []string{"3", filepath.Join(dir, "missing"), "missing"}, ExitNotFound, "cannot execute"},
 	}
@@ -434,6 +436,37 @@ func TestLauncher(t *testing.T) {
 				t.Errorf("the program ran: %v, want %v", ran, tc.status == 0)
 			}
 		})
+	}
+}
+
+// TestLauncherAborted: a launcher whose message is empty (Spawn's,
+// called off by Pending.Abort, or whose workforce died) exits with
+// ExitCannotRun and says nothing, and runs nothing.
+func TestLauncherAborted(t *testing.T) {
+	needLandlock(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	defer r.Close()
+	cmd := exec.Command(exe, LauncherArg, "3", "/bin/sh", "sh", "-c", "echo ran > "+marker)
+	cmd.Env = []string{}
+	cmd.ExtraFiles = []*os.File{r}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitCannotRun || stderr.Len() > 0 {
+		t.Errorf("launcher with an empty message: %v, stderr %q; want exit %d and nothing said", err, stderr.String(), ExitCannotRun)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the program ran")
 	}
 }
 

@@ -180,14 +180,25 @@ const maxMessage = 64 << 20
 // with the namespaces (its parent-death signal travels in the message).
 // The caller closes the Launched once the program ended.
 func Start(cmd *exec.Cmd, p Policy) (*Launched, error) {
-	l, err := start(cmd, p)
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	pending, err := Spawn(cmd, p.Shape())
 	if err != nil {
 		return nil, err
 	}
-	return l, nil
+	return pending.launch(p, "", nil, true)
 }
 
-func start(cmd *exec.Cmd, p Policy) (*Launched, error) {
+// Spawn starts the launcher for cmd as Start does, but sends it nothing
+// yet: the launcher, its runtime started, waits for Pending.Launch to
+// send the policy, which must be of shape s. So the launcher starts (a
+// few milliseconds: a process, the Go runtime) while the caller makes
+// what the policy names, the session's tree and the overlay's layers.
+// cmd.Dir is where the launcher starts; Launch can name the program's
+// directory instead, one that does not exist yet when Spawn is called.
+// Spawn changes cmd as Start does. The caller calls Launch or Abort.
+func Spawn(cmd *exec.Cmd, s Shape) (*Pending, error) {
 	if cmd.Process != nil {
 		return nil, errors.New("confine: command already started")
 	}
@@ -197,68 +208,50 @@ func start(cmd *exec.Cmd, p Policy) (*Launched, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	if err := p.Check(); err != nil {
-		return nil, err
+	if s.Overlay && !s.Namespaces {
+		return nil, errors.New("confine: an overlay needs the namespaces")
 	}
-	for _, kv := range cmd.Env {
-		if strings.IndexByte(kv, 0) >= 0 {
-			// As cmd.Start would refuse it.
-			return nil, errors.New("exec: environment variable contains NUL")
-		}
-	}
-	env := cmd.Environ()
-	m := message{V: messageVersion, Policy: p, ABI: ABI(), Files: len(cmd.ExtraFiles), StatusFD: 4 + len(cmd.ExtraFiles),
-		Env: make([][]byte, len(env))}
-	for i, kv := range env {
-		m.Env[i] = []byte(kv)
-	}
+	pending := &Pending{cmd: cmd, shape: s, env: cmd.Environ(), files: len(cmd.ExtraFiles), path: cmd.Path}
 	if a := cmd.SysProcAttr; a != nil && a.Pdeathsig != 0 {
-		m.ParentDeath, m.Parent = int(a.Pdeathsig), os.Getpid()
+		pending.parentDeath = int(a.Pdeathsig)
 	}
 	// With namespaces, a socket pair: the listeners and the program's
 	// end come back on it.
-	var sock, theirs *os.File
-	if p.Net != nil {
+	var theirs *os.File
+	if s.Namespaces {
 		var err error
-		if sock, theirs, err = socketPair(); err != nil {
+		if pending.sock, theirs, err = socketPair(); err != nil {
 			return nil, err
 		}
 		defer theirs.Close()
-		m.Sock = 5 + len(cmd.ExtraFiles)
 		caps := nsCaps
-		if p.Net.Overlay != nil {
+		if s.Overlay {
 			caps = overlayCaps
 		}
 		cmd.SysProcAttr = nsProcAttr(cmd.SysProcAttr, caps)
 	}
-	launched := &Launched{sock: sock}
-	fail := func(err error) (*Launched, error) {
-		_ = launched.Close()
+	fail := func(err error) (*Pending, error) {
+		pending.close()
 		return nil, err
-	}
-	value, err := encodeMessage(m)
-	if err != nil {
-		return fail(err)
 	}
 	// Two pipes: the message to the launcher, and its report back.
 	mr, mw, err := os.Pipe()
 	if err != nil {
 		return fail(err)
 	}
-	defer mw.Close()
+	pending.mw = mw
 	r, w, err := os.Pipe()
 	if err != nil {
 		mr.Close()
 		return fail(err)
 	}
-	defer r.Close()
+	pending.r = r
 	args := cmd.Args
 	if len(args) == 0 {
 		args = []string{cmd.Path}
 	}
-	path := cmd.Path
 	cmd.Env = launcherEnv()
-	cmd.Args = append([]string{os.Args[0], LauncherArg, strconv.Itoa(3 + m.Files), path}, args...)
+	cmd.Args = append([]string{os.Args[0], LauncherArg, strconv.Itoa(3 + pending.files), cmd.Path}, args...)
 	cmd.Path = launcherPath()
 	cmd.ExtraFiles = append(cmd.ExtraFiles, mr, w)
 	if theirs != nil {
@@ -267,34 +260,135 @@ func start(cmd *exec.Cmd, p Policy) (*Launched, error) {
 	err = cmd.Start()
 	mr.Close()
 	w.Close()
-	if theirs != nil {
-		theirs.Close()
-	}
 	if err != nil {
-		if p.Net != nil {
+		if s.Namespaces {
 			err = fmt.Errorf("cannot start in new namespaces: %w", err)
 		}
 		return fail(err)
 	}
+	return pending, nil
+}
+
+// Pending is a launcher Spawn started, waiting for its policy.
+type Pending struct {
+	cmd   *exec.Cmd
+	shape Shape
+	// env is the program's environment and path its executable, as
+	// the command had them; files is how many descriptors it keeps.
+	env   []string
+	path  string
+	files int
+	// parentDeath is the parent-death signal the command asked for.
+	parentDeath int
+	// mw is the message's pipe, r the report's, sock workforce's end of
+	// the socket pair (namespaces).
+	mw, r, sock *os.File
+	done        bool
+}
+
+// Launch sends the launcher its policy p, which must be of the shape
+// Spawn was given: the launcher confines itself and executes the program
+// in dir (the command's directory when dir is ""), with the environment
+// env (the command's when nil). It returns once the program runs, as
+// Start does, or with the launcher's error, the launcher then reaped.
+// Launch is called once, and never after Abort.
+func (pd *Pending) Launch(p Policy, dir string, env []string) (*Launched, error) {
+	return pd.launch(p, dir, env, false)
+}
+
+// launch is Launch; checked says p was checked already (Start).
+func (pd *Pending) launch(p Policy, dir string, env []string, checked bool) (*Launched, error) {
+	if pd.done {
+		return nil, errors.New("confine: the launcher was launched or aborted already")
+	}
+	pd.done = true
+	cmd := pd.cmd
+	fail := func(err error) (*Launched, error) {
+		pd.kill()
+		return nil, err
+	}
+	if p.Shape() != pd.shape {
+		return fail(fmt.Errorf("confine: the policy's shape %+v is not the one the launcher was started for, %+v", p.Shape(), pd.shape))
+	}
+	if !checked {
+		if err := p.Check(); err != nil {
+			return fail(err)
+		}
+	}
+	if env == nil {
+		env = pd.env
+	}
+	for _, kv := range env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			// As cmd.Start would refuse it.
+			return fail(errors.New("exec: environment variable contains NUL"))
+		}
+	}
+	m := message{V: messageVersion, Policy: p, ABI: ABI(), Files: pd.files, StatusFD: 4 + pd.files, Dir: dir,
+		Env: make([][]byte, len(env))}
+	for i, kv := range env {
+		m.Env[i] = []byte(kv)
+	}
+	if pd.parentDeath != 0 {
+		m.ParentDeath, m.Parent = pd.parentDeath, os.Getpid()
+	}
+	if pd.sock != nil {
+		m.Sock = 5 + pd.files
+	}
+	value, err := encodeMessage(m)
+	if err != nil {
+		return fail(err)
+	}
 	// The launcher reads all of it before anything else; a launcher that
 	// died early is reported by its status or its exit.
-	_, _ = mw.Write(value)
-	mw.Close()
+	_, _ = pd.mw.Write(value)
+	pd.mw.Close()
 	// The launcher closes its end when it executes the program (or
 	// exits): what it wrote before is its error.
-	report, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+	report, _ := io.ReadAll(io.LimitReader(pd.r, 64<<10))
+	pd.r.Close()
+	launched := &Launched{sock: pd.sock}
 	if len(report) > 0 {
 		_ = cmd.Wait()
-		return fail(&LaunchError{Path: path, Msg: strings.TrimSpace(string(report))})
+		_ = launched.Close()
+		return nil, &LaunchError{Path: pd.path, Msg: strings.TrimSpace(string(report))}
 	}
-	if sock != nil {
-		if launched.Listeners, err = receiveListeners(sock, p.Net.ports()); err != nil {
+	if pd.sock != nil {
+		if launched.Listeners, err = receiveListeners(pd.sock, p.Net.ports()); err != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			return fail(&LaunchError{Path: path, Msg: err.Error()})
+			_ = launched.Close()
+			return nil, &LaunchError{Path: pd.path, Msg: err.Error()}
 		}
 	}
 	return launched, nil
+}
+
+// Abort ends a launcher that was not launched: it reads an empty message
+// and exits without a word, and is reaped. Abort after Launch, or on a
+// nil Pending, does nothing.
+func (pd *Pending) Abort() {
+	if pd == nil || pd.done {
+		return
+	}
+	pd.done = true
+	pd.kill()
+}
+
+// kill ends the launcher, which was not launched, and reaps it.
+func (pd *Pending) kill() {
+	pd.close()
+	_ = pd.cmd.Process.Kill()
+	_ = pd.cmd.Wait()
+}
+
+// close closes workforce's ends of the pipes and the socket.
+func (pd *Pending) close() {
+	for _, f := range []*os.File{pd.mw, pd.r, pd.sock} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // launcherPath is the executable of the launcher: this very binary.
@@ -310,6 +404,12 @@ func launcherPath() string {
 	return os.Args[0]
 }
 
+// errAborted is readMessage's error for an empty message: workforce
+// started the launcher (Spawn) and then ended it, or died, before it sent
+// one. The launcher exits without a word: nobody is there to read it,
+// or the run's own error says why.
+var errAborted = errors.New("no message: the launch was called off")
+
 // readMessage reads and decodes the launcher's message from descriptor
 // fd, to its end, and closes fd.
 func readMessage(fd int) (message, error) {
@@ -324,6 +424,8 @@ func readMessage(fd int) (message, error) {
 		return message{}, fmt.Errorf("%s: cannot read the message on descriptor %d: %w", LauncherArg, fd, err)
 	case len(data) > maxMessage:
 		return message{}, fmt.Errorf("%s: the message on descriptor %d is over %d bytes", LauncherArg, fd, maxMessage)
+	case len(data) == 0:
+		return message{}, errAborted
 	}
 	m, err := decodeMessage(data)
 	if err == nil && 3+m.Files > fd {
@@ -409,6 +511,9 @@ func Main(args []string) int {
 		return fail(ExitCannotRun, fmt.Errorf("%s: message descriptor %q: want a number from 3", LauncherArg, args[0]))
 	}
 	m, err := readMessage(fd)
+	if errors.Is(err, errAborted) {
+		return ExitCannotRun
+	}
 	if err != nil {
 		return fail(ExitCannotRun, err)
 	}
@@ -437,6 +542,11 @@ func Main(args []string) int {
 	}
 	if err := closeOnExecFrom(3 + m.Files); err != nil {
 		return fail(ExitCannotRun, fmt.Errorf("cannot close the inherited descriptors: %w", err))
+	}
+	if m.Dir != "" {
+		if err := unix.Chdir(m.Dir); err != nil {
+			return fail(ExitCannotRun, fmt.Errorf("cannot change to the directory %s: %w", m.Dir, err))
+		}
 	}
 	if err := confineSelf(m); err != nil {
 		return fail(ExitCannotRun, err)

@@ -13,6 +13,20 @@ func kernelABI() int { return 0 }
 // Start refuses: this system cannot confine (*UnavailableError).
 func Start(cmd *exec.Cmd, p Policy) (*Launched, error) { return nil, Available() }
 
+// Spawn refuses: this system cannot confine (*UnavailableError).
+func Spawn(cmd *exec.Cmd, s Shape) (*Pending, error) { return nil, Available() }
+
+// Pending is a launcher Spawn started; this system has none.
+type Pending struct{}
+
+// Launch refuses: this system cannot confine.
+func (pd *Pending) Launch(p Policy, dir string, env []string) (*Launched, error) {
+	return nil, Available()
+}
+
+// Abort does nothing: no launcher was started.
+func (pd *Pending) Abort() {}
+
 // probeNamespaces fails: this system has no namespaces.
 func probeNamespaces() error { return Available() }
 

@@ -182,11 +182,20 @@ func mainNS(m message, path string, argv, env []string, status io.Writer, fail f
 		return fail(ExitCannotRun, fmt.Errorf("socket descriptor %d: %w", m.Sock, err))
 	}
 	syscall.CloseOnExec(m.Sock)
-	wd, _ := os.Getwd()
+	wd := m.Dir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
 	if err := mountNamespace(n, keepPaths(m.Policy, wd, path, envValue(env, "PATH")), m.Policy.Devices); err != nil {
 		return fail(ExitCannotRun, err)
 	}
-	if wd != "" {
+	if m.Dir != "" {
+		// Named in the message: it is in the new mounts (the overlay's
+		// tree), and must be.
+		if err := unix.Chdir(m.Dir); err != nil {
+			return fail(ExitCannotRun, fmt.Errorf("cannot change to the directory %s: %w", m.Dir, err))
+		}
+	} else if wd != "" {
 		// Through the new mounts, not the /tmp they cover.
 		_ = unix.Chdir(wd)
 	}

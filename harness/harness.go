@@ -484,22 +484,11 @@ type Process struct {
 // SIGHUP and leaves SIGINT to the terminal, which sends it to the whole
 // process group.
 func Start(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, stdout, stderr io.Writer) (*Process, error) {
-	bin := inv.Path
-	if bin == "" {
-		var err error
-		if bin, err = LookPath(inv.Binary, inv.env); err != nil {
-			return nil, err
-		}
+	bin, err := binary(inv)
+	if err != nil {
+		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, inv.Args...)
-	cmd.Dir = dir
-	cmd.Env = ProcessEnv(inv.env, dir)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	// ctx's end (a timeout) stops the harness as a SIGTERM sent to
-	// workforce does, and kills it StopGrace later.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = StopGrace
-	cmd.SysProcAttr = sysProcAttr()
+	cmd := command(ctx, inv, bin, dir, stdin, stdout, stderr)
 	p := &Process{cmd: cmd, ctx: ctx}
 	start := cmd.Start
 	if inv.Confine != nil {
@@ -512,6 +501,98 @@ func Start(ctx context.Context, inv *Invocation, dir string, stdin io.Reader, st
 		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
 	}
 	return p, nil
+}
+
+// binary is the executable of inv: its Path, or its Binary looked up on
+// the PATH of its environment.
+func binary(inv *Invocation) (string, error) {
+	if inv.Path != "" {
+		return inv.Path, nil
+	}
+	return LookPath(inv.Binary, inv.env)
+}
+
+// command is the command that starts inv's executable bin in dir.
+func command(ctx context.Context, inv *Invocation, bin, dir string, stdin io.Reader, stdout, stderr io.Writer) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, inv.Args...)
+	cmd.Dir = dir
+	cmd.Env = ProcessEnv(inv.env, dir)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	// ctx's end (a timeout) stops the harness as a SIGTERM sent to
+	// workforce does, and kills it StopGrace later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = StopGrace
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd
+}
+
+// Spawned is a confined harness whose launcher Spawn started before its
+// sandbox was made: Start launches it there.
+type Spawned struct {
+	inv     *Invocation
+	bin     string
+	cmd     *exec.Cmd
+	pending *confine.Pending
+	// cancel ends the command's context: Start ties it to the run's.
+	cancel context.CancelFunc
+	// started says Start was called.
+	started bool
+}
+
+// Spawn starts the launcher of the confined inv (inv.Confine, whose
+// policy Start will send is of shape s) with the given standard streams,
+// before the sandbox it runs in is made: the launcher's start (a
+// process, the Go runtime, a few milliseconds) runs beside the making of
+// the sandbox. Start or Abort follows. A harness not on PATH is a
+// *NotFoundError, and nothing is started.
+func Spawn(inv *Invocation, s confine.Shape, stdin io.Reader, stdout, stderr io.Writer) (*Spawned, error) {
+	if inv.Confine == nil {
+		return nil, errors.New("harness: Spawn of an unconfined harness")
+	}
+	bin, err := binary(inv)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	// The launcher starts in /: the harness's directory is named when it
+	// is launched, and may not exist before (the overlay's tree).
+	cmd := command(ctx, inv, bin, "/", stdin, stdout, stderr)
+	pending, err := confine.Spawn(cmd, s)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
+	}
+	return &Spawned{inv: inv, bin: bin, cmd: cmd, pending: pending, cancel: cancel}, nil
+}
+
+// Start launches the harness Spawn started, in dir, confined by the
+// invocation's policy as it is now, as Start does: its environment is
+// the invocation's with PWD set to dir, and when ctx ends (a timeout) it
+// gets SIGTERM, and SIGKILL StopGrace later.
+func (sp *Spawned) Start(ctx context.Context, dir string) (*Process, error) {
+	if sp.started {
+		return nil, errors.New("harness: Spawned.Start called twice")
+	}
+	sp.started = true
+	stop := context.AfterFunc(ctx, sp.cancel)
+	launched, err := sp.pending.Launch(*sp.inv.Confine, dir, ProcessEnv(sp.inv.env, dir))
+	if err != nil {
+		stop()
+		sp.cancel()
+		return nil, fmt.Errorf("cannot start %s: %w", sp.bin, err)
+	}
+	return &Process{cmd: sp.cmd, ctx: ctx, launched: launched}, nil
+}
+
+// Abort ends a launcher Spawn started that was never launched; after
+// Start, or on a nil Spawned, it does nothing.
+func (sp *Spawned) Abort() {
+	if sp == nil || sp.started {
+		return
+	}
+	sp.started = true
+	sp.pending.Abort()
+	sp.cancel()
 }
 
 // Pid is the harness's process id: in namespaces (confine.Policy.Net),

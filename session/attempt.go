@@ -209,7 +209,7 @@ func runStep(sigs *signals, box *mount.Sandbox, o Options, what, command string,
 	inv.OneShot = true // nobody is there: what it leaves is ended
 	out := newStepOutput(o.Attempt.OutputMax)
 	start := time.Now()
-	ran, err := sigs.runHarness(&inv, box.Workdir, limit, nil, out, out, nil, nil, netHooks{o.net, o.netDenied})
+	ran, err := sigs.runHarness(nil, &inv, box.Workdir, limit, nil, out, out, nil, nil, netHooks{o.net, o.netDenied})
 	step := &Step{Command: command, ExitCode: ran.exit.Status(), TimedOut: ran.timedOut}
 	if err != nil {
 		step.ExitCode = -1

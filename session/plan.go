@@ -544,7 +544,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 			defer os.RemoveAll(p.Sandbox)
 		}
 		sigs := watchSignals(phaseHarness, o.Abort, o.Signals)
-		ran, err := sigs.runHarness(p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil, nil, netHooks{})
+		ran, err := sigs.runHarness(nil, p.inv, p.Cwd, o.Timeout, o.Stdin, o.Stdout, o.Stderr, nil, nil, netHooks{})
 		sigs.stop()
 		if len(ran.ended) > 0 && o.Warn != nil {
 			o.Warn(endedWarning(ran.ended))

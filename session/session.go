@@ -299,6 +299,10 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 
+	// The harness's launcher starts now, beside the making of its
+	// sandbox; it is ended on every way out but the harness's start.
+	early := spawnHarness(o)
+	defer early.Abort()
 	s, err := create(o.Dir, Record{
 		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
 		Root: o.Mount.Root, Cwd: o.Mount.Cwd, Tree: treeOf(o.Mount), PID: os.Getpid(), Started: time.Now().UTC(), Phase: Creating,
@@ -390,7 +394,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	reads := box.WatchReads() // an overlay's: before the harness starts
-	ran, err := sigs.runHarness(o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o), netHooks{o.net, o.netDenied})
+	ran, err := sigs.runHarness(early, o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, started, s.findEarly(&o), netHooks{o.net, o.netDenied})
 	warnReads(reads.Stop(), warn) // before sync-back writes the real tree
 	exit, timedOut := ran.exit, ran.timedOut
 	if len(ran.ended) > 0 {
@@ -429,6 +433,28 @@ func Run(o Options) (*Result, error) {
 		return s.afterAgent(sigs, box, o, att, e, warn)
 	}
 	return s.afterHarness(sigs, box, o, e, warn, progress)
+}
+
+// spawnHarness starts the launcher of o's confined harness
+// (harness.Spawn), so that its start (a process and the Go runtime, a
+// few milliseconds) runs while the session and its sandbox are made,
+// not after. It returns nil for a harness not confined, or a launcher
+// that cannot be started: runHarness then starts the harness as
+// before, and reports the error where it always has. The overlay's part
+// of the policy is added once its layers exist (withOverlay), and the
+// launcher is started for it.
+func spawnHarness(o Options) *harness.Spawned {
+	inv := o.Invocation
+	if inv == nil || inv.Confine == nil {
+		return nil
+	}
+	s := inv.Confine.Shape()
+	s.Overlay = o.Mount.Overlay
+	sp, err := harness.Spawn(inv, s, o.Stdin, o.Stdout, o.Stderr)
+	if err != nil {
+		return nil
+	}
+	return sp
 }
 
 // ended is how the harness of a run ended, and what the run saw then.

@@ -205,7 +205,11 @@ type harnessRun struct {
 // With nw's plan (a harness in namespaces), the proxy serves the
 // listeners the launcher handed over while the harness runs (egress.go),
 // and r.network is what it saw.
-func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int), exited func(), nw netHooks) (r harnessRun, err error) {
+//
+// early, when set, is inv's launcher, started before the sandbox was made
+// (spawnHarness): it is launched in dir, with the streams it was started
+// with.
+func (s *signals) runHarness(early *harness.Spawned, inv *harness.Invocation, dir string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, started func(pid int), exited func(), nw netHooks) (r harnessRun, err error) {
 	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -215,7 +219,12 @@ func (s *signals) runHarness(inv *harness.Invocation, dir string, timeout time.D
 	if inv.OneShot {
 		adoptOrphans()
 	}
-	p, err := harness.Start(ctx, inv, dir, stdin, stdout, stderr)
+	var p *harness.Process
+	if early != nil {
+		p, err = early.Start(ctx, dir)
+	} else {
+		p, err = harness.Start(ctx, inv, dir, stdin, stdout, stderr)
+	}
 	if err != nil {
 		return r, err
 	}
