@@ -170,6 +170,10 @@ type Options struct {
 	// (HeldConfig), and so is where each link in one leads inside Root
 	// (keepLinked).
 	HooksDirs []string
+	// HooksDirsLater, when set, returns HooksDirs (which is then unset),
+	// asked for only once the tree is copied or listed: the caller's
+	// question to git runs beside that.
+	HooksDirsLater func() []string
 	// Warm, when it names a tree a Park left, is moved into the sandbox
 	// and refreshed to what a fresh copy would be, instead of copying
 	// everything (run --reuse).
@@ -178,6 +182,14 @@ type Options struct {
 	// copy (Sandbox.Overlay): nothing is copied, the launcher mounts the
 	// project under the upper layer in the harness's namespace.
 	Overlay bool
+}
+
+// hooksDirs returns HooksDirs, or what HooksDirsLater returns.
+func (o Options) hooksDirs() []string {
+	if o.HooksDirsLater != nil {
+		return o.HooksDirsLater()
+	}
+	return o.HooksDirs
 }
 
 // Plan is what a sandbox would leave out, hide and protect; it is computed
@@ -563,7 +575,7 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 			links = append(links, e.rel)
 		}
 	}
-	s.keepLinked(o.HooksDirs, append(links, realLinksLeftOut(o.Root, s.skipped)...))
+	s.keepLinked(o.hooksDirs(), append(links, realLinksLeftOut(o.Root, s.skipped)...))
 	if err := s.quietGit(); err != nil {
 		return nil, err
 	}

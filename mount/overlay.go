@@ -120,7 +120,7 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 			return fmt.Errorf("cannot make %s read-only in the sandbox: %w", rel, err)
 		}
 	}
-	s.keepLinked(o.HooksDirs, append(scan.links, realLinksLeftOut(o.Root, s.skipped)...))
+	s.keepLinked(o.hooksDirs(), append(scan.links, realLinksLeftOut(o.Root, s.skipped)...))
 	// The start commit is the real repository's HEAD: the lower layer's.
 	s.gitStart = (&Sandbox{Tree: o.Root, Root: o.Root}).Head()
 	return s.quietOverlayGit()

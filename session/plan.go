@@ -217,12 +217,13 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	if !o.InRepo && mount.InGitDir(o.Root, workRel) {
 		return nil, &InGitDirError{Cwd: o.Cwd, Root: o.Root}
 	}
-	var hooks func() []string
 	if !o.InRepo {
 		if err := checkRoot(o.Root); err != nil {
 			return nil, err
 		}
-		hooks = startHooksDirs(o.Root)
+		// Asked for once the sandbox's tree is listed (mount.Create):
+		// git runs beside the rest of the plan and the listing.
+		p.mount.HooksDirsLater = startHooksDirs(o.Root)
 	}
 	p.Workdir = filepath.Join(tree, workRel)
 	switch {
@@ -399,9 +400,6 @@ func NewPlan(o PlanOptions) (*Plan, error) {
 	}
 	if p.Sealed == nil {
 		p.Sealed = []mount.SealedVar{}
-	}
-	if hooks != nil {
-		p.mount.HooksDirs = hooks()
 	}
 	return p, nil
 }
