@@ -510,6 +510,13 @@ func Main(args []string) int {
 	if err != nil || fd < 3 {
 		return fail(ExitCannotRun, fmt.Errorf("%s: message descriptor %q: want a number from 3", LauncherArg, args[0]))
 	}
+	// Process 1 of a PID namespace is the launcher in namespaces, which
+	// catches the signals it passes on: asked for while the message is
+	// still to come (a launcher Spawn started early waits for it).
+	var sigc chan os.Signal
+	if os.Getpid() == 1 {
+		sigc = catchSignals()
+	}
 	m, err := readMessage(fd)
 	if errors.Is(err, errAborted) {
 		return ExitCannotRun
@@ -538,7 +545,7 @@ func Main(args []string) int {
 		}
 	}
 	if m.Policy.Net != nil {
-		return mainNS(m, path, argv, env, status, fail)
+		return mainNS(m, path, argv, env, status, sigc, fail)
 	}
 	if err := closeOnExecFrom(3 + m.Files); err != nil {
 		return fail(ExitCannotRun, fmt.Errorf("cannot close the inherited descriptors: %w", err))

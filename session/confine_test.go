@@ -287,6 +287,58 @@ func TestConfinedRun(t *testing.T) {
 	var _ harness.Exit = res.Harness
 }
 
+// TestConfinedRunAbortsLauncher: a confined run starts its launcher
+// before it makes the session (spawnHarness); when the session cannot be
+// made, the launcher is ended and reaped, says nothing, and runs
+// nothing.
+func TestConfinedRunAbortsLauncher(t *testing.T) {
+	if err := confine.Available(); err != nil {
+		t.Skipf("this system cannot confine: %v", err)
+	}
+	home, root := t.TempDir(), t.TempDir()
+	env := fakeHarness(t, "claude", "ACTION=echo ran > ran.txt")
+	p, err := NewPlan(PlanOptions{Home: home, Persona: "p", Resolved: &persona.Resolved{ID: "p", Tier: "best", Harness: "claude", Model: "m"},
+		Root: root, Cwd: root, Env: env, Sandbox: Sandbox{Mode: confine.Strict}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The session's directory taken: creating the session fails.
+	must(t, os.MkdirAll(p.Sandbox, 0o700))
+	before := children(t)
+	var stdout, stderr bytes.Buffer
+	if _, err := p.Run(RunOptions{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}); err == nil {
+		t.Fatal("the run succeeded in a session directory that exists")
+	}
+	if after := children(t); len(after) > len(before) {
+		t.Errorf("children of the test after the failed run: %v, before it %v: the launcher was left", after, before)
+	}
+	if stdout.Len()+stderr.Len() > 0 {
+		t.Errorf("the launcher said %q %q", stdout.String(), stderr.String())
+	}
+	for _, kv := range env {
+		if path, ok := strings.CutPrefix(kv, "ARGV="); ok {
+			if data, _ := os.ReadFile(path); len(data) > 0 {
+				t.Errorf("the harness ran: %q", data)
+			}
+		}
+	}
+}
+
+// children returns the process ids of the test process's children.
+func children(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, task := range tasks {
+		data, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		out = append(out, strings.Fields(string(data))...)
+	}
+	return out
+}
+
 // FuzzCheckAllow: a path CheckAllow accepts is absolute, clean, exists,
 // and is neither "/" nor the home nor above it.
 func FuzzCheckAllow(f *testing.F) {
