@@ -322,12 +322,10 @@ func (w *ReadWatch) Stop() ReadReport {
 		_, _ = unix.Write(w.stop, one[:])
 		<-w.done
 		// Closing an inotify instance waits for the kernel's grace
-		// period, about 10 ms (BenchmarkReadWatch's stop-ms): the run
-		// need not wait for it.
-		// Closing an inotify instance waits for the kernel's grace
-		// period of its marks, 10-20 ms, and so does the exit of a
-		// process still closing one: the last reference goes to a
-		// process of its own, which nobody waits for.
+		// period of its marks, 10-20 ms (BenchmarkReadWatch's
+		// stop-ms), and so does the exit of a process still closing
+		// one: the last reference goes to a process of its own, which
+		// nobody waits for.
 		confine.CloseAside(w.fd, w.stop)
 		w.running = false
 	}
