@@ -242,6 +242,10 @@ type Sandbox struct {
 	gitDirs gitDirs
 
 	rules *Rules
+	// home is the workforce home whose overlay listing cache the
+	// sandbox's listings use (overlaylist.go): Create's Options.Home, or
+	// SetHome's for a sandbox opened from its state.
+	home string
 	// policyPaths and heldPaths are paths of the real tree kept back as
 	// policy files and held as executable configuration are, with what
 	// is below them, besides the tables: where a link of one leads, and
@@ -482,7 +486,7 @@ func Create(ctx context.Context, o Options) (s *Sandbox, err error) {
 	s = &Sandbox{
 		Dir: dir, Tree: filepath.Join(dir, TreeDir), Root: o.Root,
 		rules: r, readonly: map[string]bool{}, materialize: map[string]bool{},
-		links: map[string]string{},
+		links: map[string]string{}, home: o.Home,
 	}
 	s.Workdir = filepath.Join(s.Tree, rel)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -98,7 +98,7 @@ func createOverlay(ctx context.Context, o Options, r *Rules, s *Sandbox) error {
 	}
 	ov.Started = time.Unix(st.Ctim.Unix())
 	s.gitDirs = projectGitDirs(o.Root)
-	cache := openListingCache(o.Home, o.Root, r, s.gitDirs)
+	cache := openListingCache(s.home, o.Root, r, s.gitDirs)
 	scan, err := findWhiteouts(ctx, o.Root, r, s.gitDirs, cache)
 	if err != nil {
 		return err

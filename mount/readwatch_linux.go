@@ -132,7 +132,8 @@ const syncWatches = 128
 // its watch is set goes unseen. For a sandbox opened again from its
 // state (a resumed session), whose directories are not known, the root
 // alone is watched before it returns, and the goroutine lists the others
-// as Create did (directories only: their events are ignored). It returns
+// as Create did, with the listing cache of the home SetHome named
+// (directories only: their events are ignored). It returns
 // nil for a copy. It never fails: what it cannot watch makes the report
 // incomplete.
 func (s *Sandbox) WatchReads() *ReadWatch {
@@ -179,9 +180,14 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 }
 
 // list lists the directories of s's project as Create did, for a sandbox
-// opened from its state, and reports whether to watch them.
+// opened from its state, with the listing cache of its home (SetHome),
+// and reports whether to watch them.
 func (w *ReadWatch) list(s *Sandbox) ([]string, bool) {
-	found, err := findWhiteouts(context.Background(), s.Root, s.rules, s.gitDirs, nil)
+	cache := openListingCache(s.home, s.Root, s.rules, s.gitDirs)
+	found, err := findWhiteouts(context.Background(), s.Root, s.rules, s.gitDirs, cache)
+	if err == nil {
+		cache.save()
+	}
 	if err != nil {
 		w.incomplete = fmt.Sprintf("the watch of the agent's reads covers the project's top directory alone: %v", err)
 		return nil, false

@@ -2,12 +2,14 @@ package mount
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -199,5 +201,49 @@ func TestReadWatchListed(t *testing.T) {
 	must(t, os.WriteFile(p, []byte("changed"), 0o644))
 	if got := w.Stop(); !slices.Equal(got.Changed, []string{"d2/f.txt"}) || got.Incomplete != "" {
 		t.Errorf("Stop() = %q (incomplete %q), want d2/f.txt", got.Changed, got.Incomplete)
+	}
+}
+
+// TestReadWatchListsCached: the read watch of a sandbox opened from its
+// state lists the project to know its directories; with the home named
+// (SetHome, as a resumed session does), it takes them from the listing
+// cache the sandbox's creation left, and reads no directory that did
+// not change. Without it, it reads them all.
+func TestReadWatchListsCached(t *testing.T) {
+	o, home := listingFixture(t), t.TempDir()
+	listCached(t, home, o, false) // cached with the tests' margin
+	o.Home, o.Dir = home, filepath.Join(t.TempDir(), "s")
+	made, err := Create(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, made.Save())
+	orig := openDir
+	defer func() { openDir = orig }()
+	var mu sync.Mutex
+	var opened []string
+	openDir = func(name string) (*os.File, error) {
+		mu.Lock()
+		opened = append(opened, name)
+		mu.Unlock()
+		return orig(name)
+	}
+	for _, tc := range []struct {
+		home string
+		want int
+	}{{home, 0}, {"", 5}} {
+		s, err := Open(o.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetHome(tc.home)
+		opened = nil
+		r := s.WatchReads().Stop() // Stop waits for the listing
+		mu.Lock()
+		n := len(opened)
+		mu.Unlock()
+		if n != tc.want {
+			t.Errorf("home %q: the watch's listing read %d directories %q, want %d (incomplete: %q)", tc.home, n, opened, tc.want, r.Incomplete)
+		}
 	}
 }

@@ -91,6 +91,12 @@ type manifestFile struct {
 	Box *[3]int64 `json:"x,omitempty"`
 }
 
+// SetHome names the workforce home of a sandbox opened from its state
+// (Open), which does not keep it: the listing of an overlay's project
+// that its read watch makes (WatchReads) then uses, and updates, the
+// home's listing cache, as Create's did.
+func (s *Sandbox) SetHome(home string) { s.home = home }
+
 // Save writes the sandbox's state to ManifestFile in its directory,
 // durably: a temporary file, synced, renamed into place, and the directory
 // synced.

@@ -245,6 +245,7 @@ func resume(s *Session, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	box.SetHome(o.Mount.Home) // the read watch's listing uses its cache
 	if err := withOverlay(o.Invocation, box); err != nil {
 		return nil, err
 	}
