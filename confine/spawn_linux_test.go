@@ -105,3 +105,56 @@ func TestSpawnShape(t *testing.T) {
 		t.Error("the launcher was not reaped")
 	}
 }
+
+// TestSpawnLater: a launcher started before its program is chosen, for
+// an overlay, runs the program SetProgram names, in the overlay or,
+// its shape fitting, in namespaces without one; without a program named
+// it is refused and ended.
+func TestSpawnLater(t *testing.T) {
+	needOverlay(t)
+	o, tmp := overlaySession(t, map[string]string{"f": "from the project\n"})
+	start := func() (*exec.Cmd, *Pending) {
+		cmd := exec.Command("/") // neither path nor argv is used
+		cmd.Dir = "/"
+		pending, err := SpawnLater(cmd, Shape{Namespaces: true, Overlay: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pending.Abort)
+		return cmd, pending
+	}
+	env := []string{"PATH=/usr/bin:/bin"}
+
+	cmd, pending := start()
+	pending.SetProgram("/bin/sh", []string{"sh", "-c", "cat f > copied"})
+	if _, err := pending.Launch(overlayPolicy(o, tmp), o.Target, env); err != nil {
+		t.Fatalf("Launch in the overlay: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the program in the overlay: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(o.Upper, "copied")); err != nil || string(b) != "from the project\n" {
+		t.Errorf("the upper layer's copied: %q, %v; want the project's f", b, err)
+	}
+
+	dir := t.TempDir()
+	cmd, pending = start()
+	pending.SetProgram("/bin/sh", []string{"sh", "-c", "echo ran > ran"})
+	if _, err := pending.Launch(Policy{Dirs: []string{dir, tmp}, Net: &Namespaces{Tmp: tmp}}, dir, env); err != nil {
+		t.Fatalf("Launch without the overlay: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the program without the overlay: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "ran")); err != nil || string(b) != "ran\n" {
+		t.Errorf("ran: %q, %v; want the program's", b, err)
+	}
+
+	cmd, pending = start()
+	if _, err := pending.Launch(overlayPolicy(o, tmp), o.Target, env); err == nil || !strings.Contains(err.Error(), "SetProgram") {
+		t.Errorf("Launch without a program: %v, want refused", err)
+	}
+	if cmd.ProcessState == nil {
+		t.Error("the launcher was not reaped")
+	}
+}
