@@ -205,7 +205,7 @@ var noProjectPersonasFlag = &cli.BoolFlag{Name: "no-project-personas", Hidden: t
 // runRun prepares the run opts asks for through package run, prints its
 // plan with --dry-run, or starts it and prints how it ended.
 func runRun(ctx context.Context, ios *iostreams, opts runOptions) error {
-	r, err := run.Prepare(ctx, opts.toStart(ios), runHooks(ctx, ios, opts.Env))
+	r, err := run.Prepare(ctx, opts.toRun(), runHooks(ctx, ios, opts.Env))
 	if err != nil {
 		return err
 	}

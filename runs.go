@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -41,15 +40,6 @@ func (opts runOptions) toRun() run.Options {
 		SandboxFlags: opts.SandboxFlags, NoProjectPersonas: opts.NoProjectPersonas,
 		NoHistory: opts.NoHistory, Attempt: opts.Attempt, Env: runEnv(opts.Env),
 	}
-}
-
-// toStart is opts in package run's terms for a run that is started (not
-// --dry-run) on ios: one on this process's own streams, interactive,
-// has its harness's launcher started beside its plan (Prelaunch).
-func (opts runOptions) toStart(ios *iostreams) run.Options {
-	o := opts.toRun()
-	o.Prelaunch = ios.In == io.Reader(os.Stdin) && ios.Out == io.Writer(os.Stdout) && ios.Err == io.Writer(os.Stderr)
-	return o
 }
 
 // runHooks are the hooks of a run in env: its warnings and the catalog's
@@ -81,7 +71,7 @@ func runHooks(ctx context.Context, ios *iostreams, env procEnv) run.Hooks {
 // runPersona runs the persona opts names as run does, without --dry-run:
 // pick --run's and the picker's run.
 func runPersona(ctx context.Context, ios *iostreams, opts runOptions) error {
-	r, err := run.Prepare(ctx, opts.toStart(ios), runHooks(ctx, ios, opts.Env))
+	r, err := run.Prepare(ctx, opts.toRun(), runHooks(ctx, ios, opts.Env))
 	if err != nil {
 		return err
 	}

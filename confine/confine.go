@@ -638,14 +638,6 @@ type Shape struct {
 	Namespaces, Overlay bool
 }
 
-// Fits reports whether a launcher started for shape s can launch a
-// policy of shape t: the same namespaces, and an overlay only if s has
-// one (a launcher started for an overlay holds the capabilities to mount
-// it, which it drops before the program runs, mounted or not).
-func (s Shape) Fits(t Shape) bool {
-	return s.Namespaces == t.Namespaces && (s.Overlay || !t.Overlay)
-}
-
 // Shape returns the shape of p.
 func (p Policy) Shape() Shape {
 	return Shape{Namespaces: p.Net != nil, Overlay: p.Net != nil && p.Net.Overlay != nil}
@@ -690,9 +682,6 @@ type message struct {
 	// the policy: the directory may not exist before (the overlay's
 	// tree, mounted by the launcher).
 	Dir string `json:"dir,omitempty"`
-	// Program, for a launcher started without its program (SpawnLater),
-	// is the program's path and then its argv, argv[0] first.
-	Program []string `json:"program,omitempty"`
 }
 
 // encodeMessage returns m as the launcher reads it.

@@ -398,8 +398,6 @@ func TestLauncher(t *testing.T) {
 		{"in the message's directory", msg(message{V: messageVersion, Policy: p, Env: [][]byte{[]byte("PATH=/usr/bin:/bin")}, Dir: dir}), nil, []string{"3", "/bin/sh", "sh", "-c", "echo ran > ran"}, 0, ""},
 		{"the message's directory missing", msg(message{V: messageVersion, Policy: p, Dir: filepath.Join(dir, "missing")}), nil, append([]string{"3"}, sh...), ExitCannotRun, "cannot change to the directory"},
 		{"no program", good, nil, []string{"3"}, ExitCannotRun, "usage"},
-		{"the program in the message", msg(message{V: messageVersion, Policy: p, Env: [][]byte{[]byte("PATH=/usr/bin:/bin")}, Program: sh}), nil, []string{"3"}, 0, ""},
-		{"a path without its argv", good, nil, []string{"3", "/bin/sh"}, ExitCannotRun, "usage"},
 		{"program missing", good, nil, []string{"3", filepath.Join(dir, "missing"), "missing"}, ExitNotFound, "cannot execute"},
 	}
 	for _, tc := range tests {

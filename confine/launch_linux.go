@@ -199,26 +199,12 @@ func Start(cmd *exec.Cmd, p Policy) (*Launched, error) {
 // directory instead, one that does not exist yet when Spawn is called.
 // Spawn changes cmd as Start does. The caller calls Launch or Abort.
 func Spawn(cmd *exec.Cmd, s Shape) (*Pending, error) {
-	return spawn(cmd, s, false)
-}
-
-// SpawnLater is Spawn for a program not chosen yet: cmd's Path and Args
-// are not used (nor the error of their lookup, cmd.Err), and
-// Pending.SetProgram names the program before Launch.
-// A launcher of shape s launches a policy of a shape that fits it
-// (Shape.Fits): one started for an overlay can launch a policy without.
-func SpawnLater(cmd *exec.Cmd, s Shape) (*Pending, error) {
-	return spawn(cmd, s, true)
-}
-
-func spawn(cmd *exec.Cmd, s Shape, later bool) (*Pending, error) {
 	if cmd.Process != nil {
 		return nil, errors.New("confine: command already started")
 	}
-	if cmd.Err != nil && !later {
+	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
-	cmd.Err = nil
 	if err := Available(); err != nil {
 		return nil, err
 	}
@@ -264,13 +250,8 @@ func spawn(cmd *exec.Cmd, s Shape, later bool) (*Pending, error) {
 	if len(args) == 0 {
 		args = []string{cmd.Path}
 	}
-	cmd.Args = []string{os.Args[0], LauncherArg, strconv.Itoa(3 + pending.files)}
-	if later {
-		pending.path, pending.later = "", true
-	} else {
-		cmd.Args = append(append(cmd.Args, cmd.Path), args...)
-	}
 	cmd.Env = launcherEnv()
+	cmd.Args = append([]string{os.Args[0], LauncherArg, strconv.Itoa(3 + pending.files), cmd.Path}, args...)
 	cmd.Path = launcherPath()
 	cmd.ExtraFiles = append(cmd.ExtraFiles, mr, w)
 	if theirs != nil {
@@ -303,19 +284,6 @@ type Pending struct {
 	// the socket pair (namespaces).
 	mw, r, sock *os.File
 	done        bool
-	// later says the program comes in the message (SpawnLater);
-	// program is it, path then argv, once SetProgram named it.
-	later   bool
-	program []string
-}
-
-// Shape is the shape the launcher was started for.
-func (pd *Pending) Shape() Shape { return pd.shape }
-
-// SetProgram names the program a launcher SpawnLater started executes:
-// path, with argv (argv[0] first). It is called before Launch.
-func (pd *Pending) SetProgram(path string, argv []string) {
-	pd.path, pd.program = path, append([]string{path}, argv...)
 }
 
 // Launch sends the launcher its policy p, which must be of the shape
@@ -339,11 +307,8 @@ func (pd *Pending) launch(p Policy, dir string, env []string, checked bool) (*La
 		pd.kill()
 		return nil, err
 	}
-	if !pd.shape.Fits(p.Shape()) {
-		return fail(fmt.Errorf("confine: the policy's shape %+v does not fit the one the launcher was started for, %+v", p.Shape(), pd.shape))
-	}
-	if pd.later && len(pd.program) < 2 {
-		return fail(errors.New("confine: the launcher's program was never named (SetProgram)"))
+	if p.Shape() != pd.shape {
+		return fail(fmt.Errorf("confine: the policy's shape %+v is not the one the launcher was started for, %+v", p.Shape(), pd.shape))
 	}
 	if !checked {
 		if err := p.Check(); err != nil {
@@ -360,7 +325,7 @@ func (pd *Pending) launch(p Policy, dir string, env []string, checked bool) (*La
 		}
 	}
 	m := message{V: messageVersion, Policy: p, ABI: ABI(), Files: pd.files, StatusFD: 4 + pd.files, Dir: dir,
-		Env: make([][]byte, len(env)), Program: pd.program}
+		Env: make([][]byte, len(env))}
 	for i, kv := range env {
 		m.Env[i] = []byte(kv)
 	}
@@ -538,9 +503,8 @@ func Main(args []string) int {
 	if len(args) == 1 && args[0] == closeAsideArg {
 		return 0 // CloseAside's: what it inherited closes as it exits
 	}
-	usage := fmt.Errorf("usage: %s FD [PATH ARGV0 [ARG...]] (the program in the message without them): the launcher is started by workforce itself", LauncherArg)
-	if len(args) == 0 || len(args) == 2 {
-		return fail(ExitCannotRun, usage)
+	if len(args) < 3 {
+		return fail(ExitCannotRun, fmt.Errorf("usage: %s FD PATH ARGV0 [ARG...]: the launcher is started by workforce itself", LauncherArg))
 	}
 	fd, err := strconv.Atoi(args[0])
 	if err != nil || fd < 3 {
@@ -559,14 +523,6 @@ func Main(args []string) int {
 	}
 	if err != nil {
 		return fail(ExitCannotRun, err)
-	}
-	if len(args) == 1 {
-		// Started before the program was chosen (SpawnLater): it comes
-		// in the message.
-		if len(m.Program) < 2 {
-			return fail(ExitCannotRun, usage)
-		}
-		args = append(args, m.Program...)
 	}
 	if m.StatusFD > 0 {
 		if _, err := unix.FcntlInt(uintptr(m.StatusFD), unix.F_GETFD, 0); err != nil {

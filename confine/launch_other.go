@@ -16,17 +16,8 @@ func Start(cmd *exec.Cmd, p Policy) (*Launched, error) { return nil, Available()
 // Spawn refuses: this system cannot confine (*UnavailableError).
 func Spawn(cmd *exec.Cmd, s Shape) (*Pending, error) { return nil, Available() }
 
-// SpawnLater refuses: this system cannot confine.
-func SpawnLater(cmd *exec.Cmd, s Shape) (*Pending, error) { return nil, Available() }
-
 // Pending is a launcher Spawn started; this system has none.
 type Pending struct{}
-
-// Shape is the zero shape: no launcher was started.
-func (pd *Pending) Shape() Shape { return Shape{} }
-
-// SetProgram does nothing: no launcher was started.
-func (pd *Pending) SetProgram(path string, argv []string) {}
 
 // Launch refuses: this system cannot confine.
 func (pd *Pending) Launch(p Policy, dir string, env []string) (*Launched, error) {

@@ -526,23 +526,16 @@ func command(ctx context.Context, inv *Invocation, bin, dir string, stdin io.Rea
 	return cmd
 }
 
-// Spawned is a confined harness whose launcher was started before its
-// sandbox was made (Spawn), or before the harness was chosen
-// (SpawnLauncher, then Bind): Start launches it there.
+// Spawned is a confined harness whose launcher Spawn started before its
+// sandbox was made: Start launches it there.
 type Spawned struct {
-	inv *Invocation
-	bin string
-	cmd *exec.Cmd
-	// spawned is closed once the launcher's start returned, pending and
-	// err; SpawnLauncher starts it on a goroutine.
-	spawned chan struct{}
+	inv     *Invocation
+	bin     string
+	cmd     *exec.Cmd
 	pending *confine.Pending
-	err     error
-	// shape is the shape it was started for.
-	shape confine.Shape
 	// cancel ends the command's context: Start ties it to the run's.
 	cancel context.CancelFunc
-	// started says Start or Abort was called.
+	// started says Start was called.
 	started bool
 }
 
@@ -569,72 +562,18 @@ func Spawn(inv *Invocation, s confine.Shape, stdin io.Reader, stdout, stderr io.
 		cancel()
 		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
 	}
-	sp := &Spawned{inv: inv, bin: bin, cmd: cmd, pending: pending, shape: s, cancel: cancel, spawned: make(chan struct{})}
-	close(sp.spawned)
-	return sp, nil
+	return &Spawned{inv: inv, bin: bin, cmd: cmd, pending: pending, cancel: cancel}, nil
 }
 
-// SpawnLauncher starts, on a goroutine, a launcher of shape s for a
-// harness not chosen yet, on this process's own standard streams
-// (os.Stdin, os.Stdout, os.Stderr): a run that starts its harness on
-// them starts the launcher while it resolves the persona and plans, two
-// or three milliseconds sooner than Spawn could (package run's
-// Options.Prelaunch). Bind names the harness; Start, or Abort, follows.
-func SpawnLauncher(s confine.Shape) *Spawned {
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "/") // its path and arguments come with Bind
-	cmd.Dir = "/"
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = StopGrace
-	cmd.SysProcAttr = sysProcAttr()
-	sp := &Spawned{cmd: cmd, shape: s, cancel: cancel, spawned: make(chan struct{})}
-	go func() {
-		sp.pending, sp.err = confine.SpawnLater(cmd, s)
-		close(sp.spawned)
-	}()
-	return sp
-}
-
-// Bind makes the launcher SpawnLauncher started the one of inv, whose
-// policy is of shape s, to be started on the streams stdin, stdout and
-// stderr. It reports false, and the caller aborts the launcher and
-// starts inv otherwise, when the launcher cannot take it: other streams
-// than this process's own, a shape that does not fit the launcher's
-// (confine.Shape.Fits), a harness not confined or not found, a launcher
-// that could not be started, or one already bound.
-func (sp *Spawned) Bind(inv *Invocation, s confine.Shape, stdin io.Reader, stdout, stderr io.Writer) bool {
-	if sp == nil || sp.started || sp.inv != nil || inv.Confine == nil || !sp.shape.Fits(s) {
-		return false
-	}
-	if stdin != io.Reader(os.Stdin) || stdout != io.Writer(os.Stdout) || stderr != io.Writer(os.Stderr) {
-		return false
-	}
-	if <-sp.spawned; sp.err != nil {
-		return false
-	}
-	bin, err := binary(inv)
-	if err != nil {
-		return false
-	}
-	sp.pending.SetProgram(bin, append([]string{bin}, inv.Args...))
-	sp.inv, sp.bin = inv, bin
-	return true
-}
-
-// Start launches the harness Spawn started (or the one Bind named), in
-// dir, confined by the invocation's policy as it is now, as Start does:
-// its environment is the invocation's with PWD set to dir, and when ctx
-// ends (a timeout) it gets SIGTERM, and SIGKILL StopGrace later.
+// Start launches the harness Spawn started, in dir, confined by the
+// invocation's policy as it is now, as Start does: its environment is
+// the invocation's with PWD set to dir, and when ctx ends (a timeout) it
+// gets SIGTERM, and SIGKILL StopGrace later.
 func (sp *Spawned) Start(ctx context.Context, dir string) (*Process, error) {
-	if sp.started || sp.inv == nil {
-		return nil, errors.New("harness: Spawned.Start called twice, or before Bind")
+	if sp.started {
+		return nil, errors.New("harness: Spawned.Start called twice")
 	}
 	sp.started = true
-	if <-sp.spawned; sp.err != nil {
-		sp.cancel()
-		return nil, fmt.Errorf("cannot start %s: %w", sp.bin, sp.err)
-	}
 	stop := context.AfterFunc(ctx, sp.cancel)
 	launched, err := sp.pending.Launch(*sp.inv.Confine, dir, ProcessEnv(sp.inv.env, dir))
 	if err != nil {
@@ -645,25 +584,14 @@ func (sp *Spawned) Start(ctx context.Context, dir string) (*Process, error) {
 	return &Process{cmd: sp.cmd, ctx: ctx, launched: launched}, nil
 }
 
-// Pid is the launcher's process id once its start returned, 0 when it
-// could not be started.
-func (sp *Spawned) Pid() int {
-	if <-sp.spawned; sp.err != nil {
-		return 0
-	}
-	return sp.cmd.Process.Pid
-}
-
-// Abort ends a launcher that was never launched, once its start
-// returned; after Start, or on a nil Spawned, it does nothing.
+// Abort ends a launcher Spawn started that was never launched; after
+// Start, or on a nil Spawned, it does nothing.
 func (sp *Spawned) Abort() {
 	if sp == nil || sp.started {
 		return
 	}
 	sp.started = true
-	if <-sp.spawned; sp.err == nil {
-		sp.pending.Abort()
-	}
+	sp.pending.Abort()
 	sp.cancel()
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -262,102 +261,38 @@ func TestStartInNamespaces(t *testing.T) {
 		{"killed by a signal", []string{"HARNESS_TEST_STANDIN=kill"}, 0, Exit{Signal: syscall.SIGTERM}},
 		{"stopped by the time limit", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=3"}, 500 * time.Millisecond, Exit{Code: 3}},
 	}
-	// Started at once, by a launcher started before the sandbox (Spawn),
-	// and by one started before the harness was chosen (SpawnLauncher,
-	// Bind), whose streams are the test process's own.
-	starts := []struct {
-		how   string
-		start func(t *testing.T, ctx context.Context, inv *Invocation, dir string) (*Process, error)
-	}{
-		{"Start", func(t *testing.T, ctx context.Context, inv *Invocation, dir string) (*Process, error) {
-			return Start(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
-		}},
-		{"Spawn", func(t *testing.T, ctx context.Context, inv *Invocation, dir string) (*Process, error) {
-			sp, err := Spawn(inv, inv.Confine.Shape(), nil, &bytes.Buffer{}, &bytes.Buffer{})
-			if err != nil {
-				return nil, err
-			}
-			return sp.Start(ctx, dir)
-		}},
-		{"SpawnLauncher", func(t *testing.T, ctx context.Context, inv *Invocation, dir string) (*Process, error) {
-			sp := SpawnLauncher(confine.Shape{Namespaces: true, Overlay: true})
-			if !sp.Bind(inv, inv.Confine.Shape(), os.Stdin, os.Stdout, os.Stderr) {
-				sp.Abort()
-				t.Fatal("Bind refused a harness of a fitting shape on the process's streams")
-			}
-			return sp.Start(ctx, dir)
-		}},
-	}
 	for _, tt := range tests {
-		for _, st := range starts {
-			t.Run(st.how+"/"+tt.name, func(t *testing.T) {
-				env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
-				inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
-				if err != nil {
-					t.Fatal(err)
+		t.Run(tt.name, func(t *testing.T) {
+			env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
+			inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, tmp := t.TempDir(), t.TempDir()
+			inv.Confine = &confine.Policy{Dirs: []string{dir, tmp}, Net: &confine.Namespaces{ProxyPort: 3128, Tmp: tmp}}
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			p, err := Start(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls := p.Listeners(); len(ls) != 1 || ls[3128] == nil {
+				t.Errorf("Listeners() = %v, want port 3128's", ls)
+			}
+			exit, err := p.Wait()
+			if err != nil || exit != tt.want {
+				t.Errorf("Wait() = %+v, %v; want %+v", exit, err, tt.want)
+			}
+			if tt.timeout > 0 {
+				if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
+					t.Errorf("the harness got %q, want SIGTERM", got)
 				}
-				dir, tmp := t.TempDir(), t.TempDir()
-				inv.Confine = &confine.Policy{Dirs: []string{dir, tmp}, Net: &confine.Namespaces{ProxyPort: 3128, Tmp: tmp}}
-				ctx := context.Background()
-				if tt.timeout > 0 {
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, tt.timeout)
-					defer cancel()
-				}
-				p, err := st.start(t, ctx, inv, dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ls := p.Listeners(); len(ls) != 1 || ls[3128] == nil {
-					t.Errorf("Listeners() = %v, want port 3128's", ls)
-				}
-				exit, err := p.Wait()
-				if err != nil || exit != tt.want {
-					t.Errorf("Wait() = %+v, %v; want %+v", exit, err, tt.want)
-				}
-				if tt.timeout > 0 {
-					if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
-						t.Errorf("the harness got %q, want SIGTERM", got)
-					}
-				}
-			})
-		}
-	}
-}
-
-// TestBindRefuses: a launcher SpawnLauncher started takes no harness
-// but one on the process's own streams, of a shape that fits it; refused,
-// it is ended by Abort and reaped.
-func TestBindRefuses(t *testing.T) {
-	if err := confine.NamespacesAvailable(""); err != nil {
-		t.Skip(err)
-	}
-	env := compiledStandIn(t, "claude", "exit")
-	inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	inv.Confine = &confine.Policy{Dirs: []string{dir}, Net: &confine.Namespaces{Tmp: dir}}
-	overlay := confine.Shape{Namespaces: true, Overlay: true}
-	for _, tc := range []struct {
-		name   string
-		spawn  confine.Shape
-		policy confine.Shape
-		out    io.Writer
-	}{
-		{"other streams", overlay, inv.Confine.Shape(), &bytes.Buffer{}},
-		{"an overlay, started without", confine.Shape{Namespaces: true}, overlay, os.Stdout},
-		{"no namespaces", overlay, confine.Shape{}, os.Stdout},
-	} {
-		sp := SpawnLauncher(tc.spawn)
-		if sp.Bind(inv, tc.policy, os.Stdin, tc.out, os.Stderr) {
-			t.Errorf("%s: Bind took the harness", tc.name)
-		}
-		sp.Abort()
-		if sp.cmd.ProcessState == nil {
-			t.Errorf("%s: the launcher was not reaped", tc.name)
-		}
+			}
+		})
 	}
 }
 

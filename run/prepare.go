@@ -52,18 +52,6 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	var launcher *harness.Spawned
-	if opts.Prelaunch && !opts.DryRun && opts.Task == nil && opts.Attempt == nil && sb.Mode != confine.Off {
-		// For the shape most runs take: namespaces, an overlay (a
-		// launcher started for one launches a copy's policy too). The
-		// run ends it if the plan is not of that shape.
-		launcher = harness.SpawnLauncher(confine.Shape{Namespaces: true, Overlay: true})
-		defer func() {
-			if launcher != nil {
-				launcher.Abort() // Prepare failed
-			}
-		}()
-	}
 	if session.SandboxOff(r) && !opts.InstallInRepo && sb.Mode != confine.Off && !opts.DryRun {
 		// A persona file can come from the project, which an agent can
 		// write: turning the sandbox off takes the user's word.
@@ -101,9 +89,7 @@ func Prepare(ctx context.Context, opts Options, hooks Hooks) (*Run, error) {
 	for _, w := range plan.Warnings {
 		hooks.warn("%s", w)
 	}
-	prepared := &Run{Plan: plan, Persona: p, Home: env.Home, Hooks: hooks, opts: opts, launcher: launcher}
-	launcher = nil // the Run's now
-	return prepared, nil
+	return &Run{Plan: plan, Persona: p, Home: env.Home, Hooks: hooks, opts: opts}, nil
 }
 
 // resolve loads the catalog of lo (without the project's layer with

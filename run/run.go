@@ -124,13 +124,6 @@ type Options struct {
 	// nothing synced back.
 	Attempt *report.AttemptSpec
 	Env     Env
-	// Prelaunch says the run will be started on this process's own
-	// standard streams (Streams{In: os.Stdin, Out: os.Stdout, Err:
-	// os.Stderr}), interactive: Prepare then starts the harness's
-	// launcher while it resolves the persona and plans
-	// (harness.SpawnLauncher), and Start hands it to the run, which ends
-	// it if it cannot take it. A Run prepared so must be started.
-	Prelaunch bool
 }
 
 // SandboxFlags are what a run (and a resumed one) asks of its sandbox:
@@ -285,9 +278,6 @@ type Run struct {
 	warned  []string
 	// hash is the persona's hash (PersonaHash), once computed.
 	hash string
-	// launcher is the harness's launcher Prepare started
-	// (Options.Prelaunch), until Start hands it on.
-	launcher *harness.Spawned
 }
 
 // personaHash is the hash of the run's persona (PersonaHash), computed

@@ -56,9 +56,6 @@ func (r *Run) Refusal() error {
 // Outcome, when not nil, says how far the run went (a one-shot run's
 // error is then in its result too).
 func (r *Run) Start(s Streams) (*Outcome, error) {
-	launcher := r.launcher
-	r.launcher = nil
-	defer launcher.Abort() // unless the run took it
 	if err := r.Refusal(); err != nil {
 		return nil, err
 	}
@@ -90,7 +87,6 @@ func (r *Run) Start(s Streams) (*Outcome, error) {
 	o.Progress = r.Hooks.Progress
 	o.Timeout = r.Plan.Timeout(r.opts.Timeout, s.InTTY)
 	o.Ended = r.usage.reader(r.Plan)
-	o.Launcher = launcher
 	res, err := r.Plan.Run(o)
 	if res == nil {
 		return nil, err

@@ -324,47 +324,6 @@ func TestConfinedRunAbortsLauncher(t *testing.T) {
 	}
 }
 
-// TestConfinedRunPrelaunched: a run given a launcher started before its
-// plan (RunOptions.Launcher) starts its harness through it when it runs
-// on the process's own streams: the session records that launcher's
-// process; on other streams it ends it, reaped, and starts another.
-func TestConfinedRunPrelaunched(t *testing.T) {
-	if err := confine.NamespacesAvailable(""); err != nil {
-		t.Skipf("no namespaces here: %v", err)
-	}
-	for _, own := range []bool{true, false} {
-		home, root := t.TempDir(), t.TempDir()
-		env := fakeHarness(t, "claude", "ACTION=echo inside > in.txt")
-		p, err := NewPlan(PlanOptions{Home: home, Persona: "p", Resolved: &persona.Resolved{ID: "p", Tier: "best", Harness: "claude", Model: "m"},
-			Root: root, Cwd: root, Env: env, Sandbox: Sandbox{Mode: confine.Strict}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !p.Confine.Namespaces {
-			t.Skip("the run is not confined in namespaces here")
-		}
-		l := harness.SpawnLauncher(confine.Shape{Namespaces: true, Overlay: true})
-		o := RunOptions{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Keep: true, Launcher: l}
-		if !own {
-			o.Stdin, o.Stdout, o.Stderr = strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}
-		}
-		before := children(t)
-		res, err := p.Run(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(filepath.Join(root, "in.txt")); string(got) != "inside\n" {
-			t.Errorf("own streams %v: in.txt synced back = %q, want the harness's", own, got)
-		}
-		if used := res.Session.Record.HarnessPID == l.Pid(); used != own {
-			t.Errorf("own streams %v: the harness started through the launcher given: %v (harness %d, launcher %d)", own, used, res.Session.Record.HarnessPID, l.Pid())
-		}
-		if after := children(t); len(after) > len(before) {
-			t.Errorf("own streams %v: children after the run %v, before it %v", own, after, before)
-		}
-	}
-}
-
 // children returns the process ids of the test process's children.
 func children(t *testing.T) []string {
 	t.Helper()

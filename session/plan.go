@@ -484,13 +484,8 @@ func (p *Plan) Invocation() *harness.Invocation { return p.inv }
 
 // RunOptions are the parts of a run that are not its plan.
 type RunOptions struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// Launcher is the harness's launcher, started before the plan was
-	// made (harness.SpawnLauncher): the run takes it when it fits
-	// (harness.Spawned.Bind), and ends it otherwise, or when it starts
-	// no harness.
-	Launcher          *harness.Spawned
+	Stdin             io.Reader
+	Stdout, Stderr    io.Writer
 	SyncDeletes, Keep bool
 	// Reuse refreshes the project's warm sandbox instead of copying, and
 	// keeps the sandbox warm afterwards.
@@ -527,7 +522,6 @@ type RunOptions struct {
 // directory, where nothing is written but the harness's configuration
 // files, kept in the session directory and removed afterwards.
 func (p *Plan) Run(o RunOptions) (*Result, error) {
-	defer o.Launcher.Abort() // unless the run took it
 	if p.inv.OneShot {
 		return p.runOneShot(o)
 	}
@@ -570,7 +564,7 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		SyncDeletes: o.SyncDeletes, Keep: o.Keep, Reuse: o.Reuse, Progress: o.Progress, Warn: o.Warn, Live: o.Live,
 		SyncCommitted: o.SyncCommitted, SyncConfig: o.SyncConfig, Review: o.Review, Timeout: o.Timeout, Abort: o.Abort, Signals: o.Signals,
 		HarnessSessionID: p.harnessSession, HarnessSession: o.HarnessSession, Ended: o.Ended,
-		state: p.state, net: p.net, netDenied: o.netDenied, Attempt: o.Attempt, Launcher: o.Launcher,
+		state: p.state, net: p.net, netDenied: o.netDenied, Attempt: o.Attempt,
 	}
 	if !harness.FixesSessionID(p.Harness) {
 		ro.FindHarnessSession = func(since time.Time) (string, error) {

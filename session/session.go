@@ -161,11 +161,9 @@ type Options struct {
 	Materialize            *File
 	Skills                 []mount.Dir // the persona's skills (mount.Sandbox.MaterializeDir)
 	Invocation             *harness.Invocation
-	// Launcher is RunOptions.Launcher.
-	Launcher          *harness.Spawned
-	Stdin             io.Reader
-	Stdout, Stderr    io.Writer
-	SyncDeletes, Keep bool
+	Stdin                  io.Reader
+	Stdout, Stderr         io.Writer
+	SyncDeletes, Keep      bool
 	// SyncCommitted syncs back what the agent committed and left as
 	// committed too, besides bringing it as its branch.
 	SyncCommitted bool
@@ -303,7 +301,7 @@ func Run(o Options) (*Result, error) {
 
 	// The harness's launcher starts now, beside the making of its
 	// sandbox; it is ended on every way out but the harness's start.
-	early := takeLauncher(o)
+	early := spawnHarness(o)
 	defer early.Abort()
 	s, err := create(o.Dir, Record{
 		ID: filepath.Base(o.Dir), Persona: o.Persona, Tier: o.Tier, Harness: o.Harness,
@@ -435,23 +433,6 @@ func Run(o Options) (*Result, error) {
 		return s.afterAgent(sigs, box, o, att, e, warn)
 	}
 	return s.afterHarness(sigs, box, o, e, warn, progress)
-}
-
-// takeLauncher returns the harness's launcher: o.Launcher, started
-// before the plan, when it can take the harness (harness.Spawned.Bind),
-// else one started now (spawnHarness), o.Launcher ended.
-func takeLauncher(o Options) *harness.Spawned {
-	if l := o.Launcher; l != nil {
-		if inv := o.Invocation; inv != nil && inv.Confine != nil {
-			s := inv.Confine.Shape()
-			s.Overlay = o.Mount.Overlay
-			if l.Bind(inv, s, o.Stdin, o.Stdout, o.Stderr) {
-				return l
-			}
-		}
-		l.Abort()
-	}
-	return spawnHarness(o)
 }
 
 // spawnHarness starts the launcher of o's confined harness
