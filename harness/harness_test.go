@@ -261,38 +261,58 @@ func TestStartInNamespaces(t *testing.T) {
 		{"killed by a signal", []string{"HARNESS_TEST_STANDIN=kill"}, 0, Exit{Signal: syscall.SIGTERM}},
 		{"stopped by the time limit", []string{"HARNESS_TEST_STANDIN=term", "HARNESS_TEST_EXIT=3"}, 500 * time.Millisecond, Exit{Code: 3}},
 	}
+	// Started at once, and by a launcher started before the sandbox
+	// (Spawn), whose time limit is tied to the run's context only at
+	// Start.
+	starts := []struct {
+		how   string
+		start func(ctx context.Context, inv *Invocation, dir string) (*Process, error)
+	}{
+		{"Start", func(ctx context.Context, inv *Invocation, dir string) (*Process, error) {
+			return Start(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		}},
+		{"Spawn", func(ctx context.Context, inv *Invocation, dir string) (*Process, error) {
+			sp, err := Spawn(inv, inv.Confine.Shape(), nil, &bytes.Buffer{}, &bytes.Buffer{})
+			if err != nil {
+				return nil, err
+			}
+			return sp.Start(ctx, dir)
+		}},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
-			inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir, tmp := t.TempDir(), t.TempDir()
-			inv.Confine = &confine.Policy{Dirs: []string{dir, tmp}, Net: &confine.Namespaces{ProxyPort: 3128, Tmp: tmp}}
-			ctx := context.Background()
-			if tt.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
-				defer cancel()
-			}
-			p, err := Start(ctx, inv, dir, nil, &bytes.Buffer{}, &bytes.Buffer{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ls := p.Listeners(); len(ls) != 1 || ls[3128] == nil {
-				t.Errorf("Listeners() = %v, want port 3128's", ls)
-			}
-			exit, err := p.Wait()
-			if err != nil || exit != tt.want {
-				t.Errorf("Wait() = %+v, %v; want %+v", exit, err, tt.want)
-			}
-			if tt.timeout > 0 {
-				if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
-					t.Errorf("the harness got %q, want SIGTERM", got)
+		for _, st := range starts {
+			t.Run(st.how+"/"+tt.name, func(t *testing.T) {
+				env := append(compiledStandIn(t, "claude", "exit"), tt.env...)
+				inv, err := Plan(&persona.Resolved{ID: "p", Harness: "claude", Model: "m"}, Options{Env: env})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				dir, tmp := t.TempDir(), t.TempDir()
+				inv.Confine = &confine.Policy{Dirs: []string{dir, tmp}, Net: &confine.Namespaces{ProxyPort: 3128, Tmp: tmp}}
+				ctx := context.Background()
+				if tt.timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+					defer cancel()
+				}
+				p, err := st.start(ctx, inv, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ls := p.Listeners(); len(ls) != 1 || ls[3128] == nil {
+					t.Errorf("Listeners() = %v, want port 3128's", ls)
+				}
+				exit, err := p.Wait()
+				if err != nil || exit != tt.want {
+					t.Errorf("Wait() = %+v, %v; want %+v", exit, err, tt.want)
+				}
+				if tt.timeout > 0 {
+					if got, _ := os.ReadFile(filepath.Join(dir, "signal")); string(got) != "terminated\n" {
+						t.Errorf("the harness got %q, want SIGTERM", got)
+					}
+				}
+			})
+		}
 	}
 }
 
