@@ -34,7 +34,7 @@ func TestWorkforceEvents(t *testing.T) {
 	}
 	for _, h := range []string{"claude", "codex", "opencode"} {
 		t.Run(h, func(t *testing.T) {
-			dir, _, e := oneShotProject(t, h, "editor", writerPermissions[h], writeStep(h), step{Text: "finished"})
+			dir, model, e := oneShotProject(t, h, "editor", writerPermissions[h], writeStep(h), step{Text: "finished"})
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, workforce, "run", "editor", "write the file", "--events")
@@ -73,7 +73,10 @@ func TestWorkforceEvents(t *testing.T) {
 				synced = synced || (ev.Type == report.EventSync && ev.Path == "out.txt" && ev.Action == "created")
 			}
 			if !wrote || !said || !used || !synced {
-				t.Errorf("events: the write %v, the message %v, usage %v, out.txt synced %v; want all", wrote, said, used, synced)
+				// The model's requests say which answer went where (a
+				// main request more than the two steps gets "done").
+				t.Errorf("events: the write %v, the message %v, usage %v, out.txt synced %v; want all (the model's requests %q, the main ones %v)",
+					wrote, said, used, synced, model.endpoints(), model.mainRequests())
 			}
 		})
 	}
