@@ -364,9 +364,10 @@ func (pd *Pending) launch(p Policy, dir string, env []string, checked bool) (*La
 	return launched, nil
 }
 
-// Abort ends a launcher that was not launched: it reads an empty message
-// and exits without a word, and is reaped. Abort after Launch, or on a
-// nil Pending, does nothing.
+// Abort ends a launcher that was not launched: its message's pipe is
+// closed (a launcher that reads the empty message exits without a word),
+// it is killed, and reaped. Abort after Launch, or on a nil Pending, does
+// nothing.
 func (pd *Pending) Abort() {
 	if pd == nil || pd.done {
 		return
