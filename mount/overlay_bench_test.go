@@ -147,6 +147,7 @@ func BenchmarkReadWatch(b *testing.B) {
 				t0 := time.Now()
 				w := s.WatchReads()
 				t1 := time.Now()
+				w.Begin()
 				<-w.set
 				t2 := time.Now()
 				r := w.Stop()

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -74,6 +75,10 @@ type ReadWatch struct {
 	// set is closed once every directory is watched (or the watches
 	// ended), done once the goroutine ended.
 	set, done chan struct{}
+	// begin is closed by Begin (or Stop): the goroutine's watches wait
+	// for it.
+	begin     chan struct{}
+	beginOnce sync.Once
 
 	// rules and gd are the sandbox's: what they hide is reported when it
 	// appears in the real tree (appeared).
@@ -128,8 +133,8 @@ const syncWatches = 128
 // call it before the harness starts, and Stop once it exited, before
 // sync-back writes the real tree. It returns once the first syncWatches
 // directories are watched, the root first; the rest are watched on a
-// goroutine while the harness starts, and a read in one of them before
-// its watch is set goes unseen. For a sandbox opened again from its
+// goroutine once the caller says the harness started (Begin), and a read
+// in one of them before its watch is set goes unseen. For a sandbox opened again from its
 // state (a resumed session), whose directories are not known, the root
 // alone is watched before it returns, and the goroutine lists the others
 // as Create did, with the listing cache of the home SetHome named
@@ -142,7 +147,7 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	}
 	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{}, rules: s.rules, gd: s.gitDirs,
 		read: map[string]bool{}, changed: map[string]bool{}, appeared: map[string]bool{},
-		set: make(chan struct{}), done: make(chan struct{})}
+		set: make(chan struct{}), done: make(chan struct{}), begin: make(chan struct{})}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
@@ -167,6 +172,7 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	more := w.add(dirs, 0, n)
 	go func() {
 		defer close(w.done)
+		<-w.begin
 		if more && s.Overlay.dirs == nil {
 			dirs, more = w.list(s)
 		}
@@ -177,6 +183,19 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 		w.loop()
 	}()
 	return w
+}
+
+// Begin lets the watch's goroutine watch the directories left, and list
+// them for a sandbox opened from its state: the caller calls it once the
+// harness started. Made before, beside the launcher's start, those
+// watches slowed it: the kernel flags each entry of a watched directory,
+// and on 200,000 files the harness started 10 to 20 ms later
+// (BENCHMARKS.md). Stop calls it too. It does nothing on a nil watch.
+func (w *ReadWatch) Begin() {
+	if w == nil || w.begin == nil {
+		return
+	}
+	w.beginOnce.Do(func() { close(w.begin) })
 }
 
 // list lists the directories of s's project as Create did, for a sandbox
@@ -324,6 +343,7 @@ func (w *ReadWatch) Stop() ReadReport {
 	}
 	if w.running {
 		w.stopping.Store(true)
+		w.Begin()
 		one := [8]byte{1} // the eventfd's counter, made nonzero
 		_, _ = unix.Write(w.stop, one[:])
 		<-w.done

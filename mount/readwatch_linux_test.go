@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -135,6 +136,7 @@ func watchedTree(t *testing.T, n int) (*Sandbox, string) {
 func TestReadWatchBeyondSync(t *testing.T) {
 	s, root := watchedTree(t, syncWatches+50)
 	w := s.WatchReads()
+	w.Begin()
 	<-w.set
 	last := filepath.Join(root, fmt.Sprintf("d%d", syncWatches+49), "f.txt")
 	_, err := os.ReadFile(last)
@@ -174,6 +176,7 @@ func TestReadWatchIncomplete(t *testing.T) {
 	t.Run("overflow", func(t *testing.T) {
 		s, _ := watchedTree(t, 1)
 		w := s.WatchReads()
+		w.Begin()
 		<-w.set
 		ev := make([]byte, unix.SizeofInotifyEvent)
 		(*unix.InotifyEvent)(unsafe.Pointer(&ev[0])).Mask = unix.IN_Q_OVERFLOW
@@ -194,6 +197,7 @@ func TestReadWatchListed(t *testing.T) {
 	must(t, err)
 	s.Overlay.dirs, s.rules = nil, r
 	w := s.WatchReads()
+	w.Begin()
 	<-w.set
 	p := filepath.Join(root, "d2", "f.txt")
 	_, err = os.ReadFile(p)
@@ -245,5 +249,36 @@ func TestReadWatchListsCached(t *testing.T) {
 		if n != tc.want {
 			t.Errorf("home %q: the watch's listing read %d directories %q, want %d (incomplete: %q)", tc.home, n, opened, tc.want, r.Incomplete)
 		}
+	}
+}
+
+// TestReadWatchBegin: WatchReads watches the first syncWatches
+// directories before it returns and no more until Begin (the harness
+// started): the rest, watched beside the launcher's start, slowed it.
+// After Begin every directory is watched.
+func TestReadWatchBegin(t *testing.T) {
+	files := map[string]string{}
+	for i := range syncWatches + 50 {
+		files[fmt.Sprintf("d%03d/f", i)] = "x"
+	}
+	root := t.TempDir()
+	writeTree(t, root, files)
+	s, err := Create(context.Background(), Options{Persona: "p", Root: root, Cwd: root, Dir: filepath.Join(t.TempDir(), "s"), Overlay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.WatchReads()
+	// Given the goroutine time it would have used before Begin.
+	time.Sleep(50 * time.Millisecond)
+	if n := len(w.dirs); n != syncWatches {
+		t.Errorf("watched before Begin: %d directories, want %d", n, syncWatches)
+	}
+	w.Begin()
+	<-w.set
+	if n, want := len(w.dirs), len(s.Overlay.dirs); n != want {
+		t.Errorf("watched after Begin: %d directories, want all %d", n, want)
+	}
+	if r := w.Stop(); r.Incomplete != "" {
+		t.Errorf("Stop: incomplete: %s", r.Incomplete)
 	}
 }

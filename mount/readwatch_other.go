@@ -32,3 +32,6 @@ func (s *Sandbox) WatchReads() *ReadWatch { return nil }
 
 // Stop reports nothing.
 func (w *ReadWatch) Stop() ReadReport { return ReadReport{} }
+
+// Begin does nothing.
+func (w *ReadWatch) Begin() {}
