@@ -134,13 +134,13 @@ const syncWatches = 128
 // sync-back writes the real tree. It returns once the first syncWatches
 // directories are watched, the root first; the rest are watched on a
 // goroutine once the caller says the harness started (Begin), and a read
-// in one of them before its watch is set goes unseen. For a sandbox opened again from its
-// state (a resumed session), whose directories are not known, the root
-// alone is watched before it returns, and the goroutine lists the others
-// as Create did, with the listing cache of the home SetHome named
-// (directories only: their events are ignored). It returns
-// nil for a copy. It never fails: what it cannot watch makes the report
-// incomplete.
+// in one of them before its watch is set goes unseen. For a sandbox
+// opened again from its state (a resumed session), whose directories are
+// not known, the root alone is watched before it returns, and the
+// goroutine lists the others as Create did, with the listing cache of
+// the home SetHome named (directories only: their events are ignored).
+// It returns nil for a copy. It never fails: what it cannot watch makes
+// the report incomplete.
 func (s *Sandbox) WatchReads() *ReadWatch {
 	if s.Overlay == nil {
 		return nil
