@@ -22,15 +22,8 @@ const closeAsideArg = "close-aside"
 // now holds the last reference pays it instead. Where the process
 // cannot be started, they are closed here.
 func CloseAside(fds ...int) {
-	files := make([]*os.File, len(fds))
-	for i, fd := range fds {
-		files[i] = os.NewFile(uintptr(fd), "close-aside")
-	}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
+	files, closeAll := fdFiles(fds, "close-aside")
+	defer closeAll()
 	cmd := closeAsideCommand()
 	// Nothing of the caller's but the descriptors: no terminal, no
 	// working directory in a session that is to be removed.
@@ -53,4 +46,18 @@ var closeAsideCommand = func() *exec.Cmd {
 		}
 	}
 	return exec.Command(launcherPath(), LauncherArg, closeAsideArg)
+}
+
+// fdFiles returns the descriptors fds as files named name, and a
+// function that closes them all.
+func fdFiles(fds []int, name string) ([]*os.File, func()) {
+	files := make([]*os.File, len(fds))
+	for i, fd := range fds {
+		files[i] = os.NewFile(uintptr(fd), name)
+	}
+	return files, func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
 }

@@ -385,18 +385,27 @@ func dropThreadCaps() error {
 // statusValue returns a number field of the calling thread's
 // /proc/thread-self/status (decimal), -1 when it cannot be read.
 func statusValue(name string) int {
-	b, err := os.ReadFile("/proc/thread-self/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				return n
-			}
+	if v, ok := threadStatus(name); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
 		}
 	}
 	return -1
+}
+
+// threadStatus returns the field name of the calling thread's
+// /proc/thread-self/status, its value trimmed, and whether it was found.
+func threadStatus(name string) (string, bool) {
+	b, err := os.ReadFile("/proc/thread-self/status")
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }
 
 // selfCall runs f, a mode or attribute change of the supervisor's, on
@@ -413,17 +422,12 @@ func selfCall(f func() error) error {
 // threadCapless reports whether the calling thread has no effective
 // capability, as its /proc/thread-self/status says.
 func threadCapless() bool {
-	b, err := os.ReadFile("/proc/thread-self/status")
-	if err != nil {
+	v, ok := threadStatus("CapEff")
+	if !ok {
 		return false
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
-			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && n == 0
-		}
-	}
-	return false
+	n, err := strconv.ParseUint(v, 16, 64)
+	return err == nil && n == 0
 }
 
 // chmodUnlocked gives the file fd (O_PATH) mode, unless it is a link

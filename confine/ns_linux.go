@@ -131,15 +131,8 @@ func receiveListeners(sock *os.File, ports []int) (map[int]net.Listener, error) 
 			fds = append(fds, got...)
 		}
 	}
-	files := make([]*os.File, len(fds))
-	for i, fd := range fds {
-		files[i] = os.NewFile(uintptr(fd), "listener")
-	}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
+	files, closeAll := fdFiles(fds, "listener")
+	defer closeAll()
 	var lm listenersMessage
 	if err := json.Unmarshal(buf[:n], &lm); err != nil {
 		return nil, fmt.Errorf("the launcher's listeners: %w", err)
