@@ -45,7 +45,7 @@ var depRules = map[string]depRule{
 	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
 	"W/internal/buildinfo":   {deny: []string{anyOfOurs}},
 	"W/internal/proctree":    {deny: []string{anyOfOurs}},
-	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine", "W/internal/netspec"}},
+	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine", "W/internal/netspec", "W/internal/pathutil"}},
 	// The syntax of a network policy's words (modes, presets, HOST[:PORT]):
 	// config.json, personas and batch files check them alike.
 	"W/internal/netspec": {deny: []string{anyOfOurs}},
@@ -123,9 +123,10 @@ var depRules = map[string]depRule{
 	// included, may read them.
 	"W/history/sessions": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/convstore"}},
 	// Landlock and the launcher: the standard library, x/sys, x/net/bpf
-	// (the seccomp filter's assembler) and go-landlock only, since every
-	// harness start runs it before main.
-	"W/confine": {deny: []string{anyOfOurs, cliLib}},
+	// (the seccomp filter's assembler), go-landlock and internal/pathutil
+	// (a leaf: its symlink resolver) only, since every harness start runs
+	// it before main.
+	"W/confine": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/pathutil"}},
 	// Running a persona for any caller (run, create, pick --run, the
 	// picker, sessions resume): the domain packages it drives (persona,
 	// the built-in catalog personas, session, harness, discover, mount,

@@ -225,6 +225,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // LauncherArg, as the first argument of workforce, makes it the launcher
@@ -617,7 +619,7 @@ func checkDir(dir string, homes []string) error {
 // is another path.
 func resolved(path string) []string {
 	out := []string{path}
-	if r, err := filepath.EvalSymlinks(path); err == nil && r != path {
+	if r, err := pathutil.Real(path); err == nil && r != path {
 		out = append(out, r)
 	}
 	return out

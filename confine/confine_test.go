@@ -217,21 +217,25 @@ func norm(m message) message {
 }
 
 // TestImports holds the package to the standard library, x/sys,
-// x/net/bpf (the seccomp filter's assembler, standard library only) and
-// go-landlock: the launcher is in every confined start, before main.
+// x/net/bpf (the seccomp filter's assembler, standard library only),
+// go-landlock and internal/pathutil (its symlink resolver), which is held
+// to the same: the launcher is in every confined start, before main.
 func TestImports(t *testing.T) {
-	pkg, err := build.ImportDir(".", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range pkg.Imports {
-		first, _, _ := strings.Cut(imp, "/")
-		switch {
-		case !strings.Contains(first, "."):
-		case strings.HasPrefix(imp, "golang.org/x/sys/"), strings.HasPrefix(imp, "github.com/landlock-lsm/go-landlock/"),
-			imp == "golang.org/x/net/bpf":
-		default:
-			t.Errorf("confine imports %s: it may import the standard library, golang.org/x/sys, golang.org/x/net/bpf and go-landlock only", imp)
+	const pathutil = "github.com/seed-3bc194a6/workforce/internal/pathutil"
+	for dir, name := range map[string]string{".": "confine", "../internal/pathutil": "internal/pathutil"} {
+		pkg, err := build.ImportDir(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range pkg.Imports {
+			first, _, _ := strings.Cut(imp, "/")
+			switch {
+			case !strings.Contains(first, "."):
+			case strings.HasPrefix(imp, "golang.org/x/sys/"), strings.HasPrefix(imp, "github.com/landlock-lsm/go-landlock/"),
+				imp == "golang.org/x/net/bpf", imp == pathutil && dir == ".":
+			default:
+				t.Errorf("%s imports %s: it may import the standard library, golang.org/x/sys, golang.org/x/net/bpf, go-landlock and %s only", name, imp, pathutil)
+			}
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 	"golang.org/x/sys/unix"
 )
 
@@ -708,12 +709,12 @@ func bindTmp(tmp string, keep []string) error {
 // through the real directory, so it is called before a mount covers it.
 func keptBelow(dir string, keep []string) []string {
 	real := dir
-	if r, err := filepath.EvalSymlinks(real); err == nil {
+	if r, err := pathutil.Real(real); err == nil {
 		real = r
 	}
 	resolved := make([]string, len(keep))
 	for i, k := range keep {
-		if r, err := filepath.EvalSymlinks(k); err == nil {
+		if r, err := pathutil.Real(k); err == nil {
 			k = r
 		}
 		resolved[i] = k

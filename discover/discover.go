@@ -91,7 +91,7 @@ var OS FS = osFS{}
 type osFS struct{}
 
 func (osFS) Stat(name string) (fs.FileInfo, error)    { return os.Stat(name) }
-func (osFS) EvalSymlinks(path string) (string, error) { return realPath(path) }
+func (osFS) EvalSymlinks(path string) (string, error) { return pathutil.Real(path) }
 
 func (osFS) ReadFile(name string, limit int) ([]byte, int64, error) {
 	// O_NONBLOCK keeps a FIFO swapped in after the Stat from blocking.

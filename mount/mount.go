@@ -954,7 +954,7 @@ func resolvePrefix(path string) (string, error) {
 	var rest []string
 	p := filepath.Clean(path)
 	for {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
+		if real, err := pathutil.Real(p); err == nil {
 			for i := len(rest) - 1; i >= 0; i-- {
 				real = filepath.Join(real, rest[i])
 			}

@@ -6,11 +6,13 @@
 // some file systems ignore in a name (Ignorable), which mount's held
 // configuration folds away too.
 //
-// It compares strings and touches no file system: callers pass clean
-// absolute paths, and canonical ones (filepath.EvalSymlinks) wherever a
-// symlink could lead out of the directory: a sidecar, a skill, a --root,
-// a path sealed into a sandbox. Resolving is theirs, since each reports a
-// path that cannot be resolved in its own words.
+// Its checks compare strings and touch no file system: callers pass clean
+// absolute paths, and canonical ones (Real, or filepath.EvalSymlinks)
+// wherever a symlink could lead out of the directory: a sidecar, a skill,
+// a --root, a path sealed into a sandbox. Resolving is theirs, since each
+// reports a path that cannot be resolved in its own words; Real is the
+// resolver for paths resolved on every run, in three system calls
+// whatever the depth.
 package pathutil
 
 import (

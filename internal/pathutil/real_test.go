@@ -1,4 +1,4 @@
-package discover
+package pathutil
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestRealPath: realPath resolves what filepath.EvalSymlinks resolves, to
+// TestReal: Real resolves what filepath.EvalSymlinks resolves, to
 // the same path, and fails where it fails.
-func TestRealPath(t *testing.T) {
+func TestReal(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +47,18 @@ func TestRealPath(t *testing.T) {
 	} {
 		p := filepath.Join(root, rel)
 		want, wantErr := filepath.EvalSymlinks(p)
-		got, err := realPath(p)
+		got, err := Real(p)
 		if (err != nil) != (wantErr != nil) || got != want {
-			t.Errorf("realPath(%s) = %q, %v; EvalSymlinks gives %q, %v", rel, got, err, want, wantErr)
+			t.Errorf("Real(%s) = %q, %v; EvalSymlinks gives %q, %v", rel, got, err, want, wantErr)
+		}
+	}
+	// A relative path stays relative, as EvalSymlinks leaves it.
+	t.Chdir(root)
+	for _, rel := range []string{"a/b", "rel", "chain/AGENTS.md", "missing"} {
+		want, wantErr := filepath.EvalSymlinks(rel)
+		got, err := Real(rel)
+		if (err != nil) != (wantErr != nil) || got != want {
+			t.Errorf("Real(%s) = %q, %v; EvalSymlinks gives %q, %v", rel, got, err, want, wantErr)
 		}
 	}
 }
