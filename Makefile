@@ -13,8 +13,12 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 BUILDFLAGS ?= -trimpath -buildvcs=auto -tags urfave_cli_no_docs
 OUT ?= bin/workforce
 
+# The launcher (cmd/workforce-launcher) goes beside workforce, which
+# executes it for every confined start: built together, they are of the
+# same build, which workforce checks before it uses it.
 build:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(OUT) .
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(dir $(OUT))workforce-launcher ./cmd/workforce-launcher
 
 # -timeout: the root package's scripts take 3 to 5 minutes under -race on
 # two busy cores, near go test's default of 10.

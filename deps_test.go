@@ -127,6 +127,9 @@ var depRules = map[string]depRule{
 	// (a leaf: its symlink resolver) only, since every harness start runs
 	// it before main.
 	"W/confine": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/pathutil"}},
+	// The launcher's own executable (make build puts it beside
+	// workforce): confine alone, so that it starts in a millisecond.
+	"W/cmd/workforce-launcher": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/confine", "W/internal/pathutil"}},
 	// Running a persona for any caller (run, create, pick --run, the
 	// picker, sessions resume): the domain packages it drives (persona,
 	// the built-in catalog personas, session, harness, discover, mount,

@@ -140,9 +140,11 @@
 // # The launcher
 //
 // Landlock confines the calling process and what it executes, so
-// workforce confines a child: Start turns a command into workforce
-// executing itself (/proc/self/exe, the very binary running, even when
-// the file was replaced since) with the hidden first argument LauncherArg,
+// workforce confines a child: Start turns a command into the launcher,
+// workforce-launcher beside workforce when it is of the same build
+// (LauncherName, Launcher), else workforce executing itself
+// (/proc/self/exe), either the very file checked or running even when
+// its path was replaced since, with the hidden first argument LauncherArg,
 // an empty environment and two pipes. main calls Main before anything
 // else; Main reads its message from the first pipe (version 2: the
 // policy, the harness's environment byte for byte, the descriptors the

@@ -392,19 +392,6 @@ func (pd *Pending) close() {
 	}
 }
 
-// launcherPath is the executable of the launcher: this very binary.
-// /proc/self/exe is the file running even when its path was replaced
-// since (an upgrade during the run).
-func launcherPath() string {
-	if _, err := os.Stat("/proc/self/exe"); err == nil {
-		return "/proc/self/exe"
-	}
-	if exe, err := os.Executable(); err == nil {
-		return exe
-	}
-	return os.Args[0]
-}
-
 // errAborted is readMessage's error for an empty message: workforce
 // started the launcher (Spawn) and then ended it, or died, before it sent
 // one. The launcher exits without a word: nobody is there to read it,

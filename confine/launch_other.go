@@ -39,3 +39,10 @@ func Main(args []string) int {
 	fmt.Fprintf(os.Stderr, "workforce: error: %s: %v\n", LauncherArg, Available())
 	return ExitCannotRun
 }
+
+// LauncherName is the launcher's own executable; on this system nothing
+// is confined, and nothing executes it.
+const LauncherName = "workforce-launcher"
+
+// Launcher returns "" and false: nothing is confined on this system.
+func Launcher() (string, bool) { return "", false }

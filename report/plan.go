@@ -69,6 +69,10 @@ type Confine struct {
 	NamespacesWhy string `json:"namespacesWhy,omitempty"`
 	// Network is the resolved network of a harness in namespaces.
 	Network *NetworkPlan `json:"network,omitempty"`
+	// Launcher is the executable that confines the harness: the
+	// workforce-launcher of the same build beside workforce, or
+	// workforce itself.
+	Launcher string `json:"launcher,omitempty"`
 }
 
 // NetworkPlan is the resolved network of a run in namespaces: the mode,

@@ -120,6 +120,9 @@ func (c Confine) writeText(w io.Writer) {
 		each(w, "  writable", c.Writable)
 		each(w, "  writable file", c.Files)
 		each(w, "  device", c.Devices)
+		if c.Launcher != "" {
+			fmt.Fprintf(w, "  launcher: %s\n", c.Launcher)
+		}
 		if c.Reads != nil {
 			c.Reads.writeText(w, c.Mode)
 		}

@@ -89,6 +89,10 @@ type Confinement struct {
 	// Network is the resolved network of a run in namespaces
 	// (egress.go).
 	Network *NetworkPlan `json:"network,omitempty"`
+	// Launcher is the executable that confines the harness:
+	// workforce-launcher beside workforce, of the same build, or
+	// workforce itself (confine.Launcher).
+	Launcher string `json:"launcher,omitempty"`
 }
 
 // SandboxFor returns the write sandbox of a run in the workforce home
@@ -212,6 +216,9 @@ func (p *Plan) planSandbox(sb Sandbox) error {
 		return err
 	}
 	c.Confined, c.Namespaces = d.Confine, d.Namespaces
+	if c.Confined {
+		c.Launcher, _ = confine.Launcher()
+	}
 	if d.Confine && !d.Namespaces && d.NamespacesWarning != nil {
 		// Once a run: the network and the user's daemons stay open.
 		c.NamespacesWhy = d.NamespacesWarning.Error()

@@ -191,6 +191,7 @@ func toConfine(c session.Confinement) report.Confine {
 		Mode: c.Mode.String(), Confined: c.Confined, Writable: orEmpty(c.Policy.Dirs), Files: c.Policy.Files,
 		Devices: orEmpty(c.Policy.Devices), Why: c.Why, Reads: Ptr(c.Reads, toReads),
 		Namespaces: c.Namespaces, NamespacesWhy: c.NamespacesWhy, Network: (*report.NetworkPlan)(c.Network),
+		Launcher: c.Launcher,
 	}
 }
 

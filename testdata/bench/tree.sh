@@ -92,11 +92,14 @@ runmode() {
 }
 
 # checkplan fails unless a run in repo $1 with --tree overlay plans the
-# overlay. grep reads the whole plan: with -q it would exit at the line,
+# overlay, confined by the workforce-launcher make build put beside
+# workforce. grep reads the whole plan: with -q it would exit at the line,
 # and workforce's next write fail (pipefail).
 checkplan() {
   (cd "$1" && wf --tree overlay --dry-run 2>&1 | grep -x 'tree: overlay' >/dev/null) ||
     { echo "FAIL: the overlay is not planned in $1:" >&2; (cd "$1" && wf --tree overlay --dry-run 2>&1 | head -20) >&2; exit 1; }
+  (cd "$1" && wf --tree overlay --dry-run 2>&1 | grep -x "  launcher: $tmp/workforce-launcher" >/dev/null) ||
+    { echo "FAIL: the run is not confined by $tmp/workforce-launcher:" >&2; (cd "$1" && wf --tree overlay --dry-run 2>&1 | grep launcher) >&2; exit 1; }
 }
 
 echo "TMPDIR: ${TMPDIR:-/tmp} ($(stat -f -c %T "$tmp")); load: $(uptime)"
