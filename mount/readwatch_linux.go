@@ -9,13 +9,16 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/seed-3bc194a6/workforce/confine"
+	"github.com/seed-3bc194a6/workforce/internal/pathutil"
 )
 
 // The read watch (issue 44): the overlay's lower layer is the live
@@ -38,8 +41,9 @@ import (
 // an IN_ACCESS or an IN_CLOSE_NOWRITE, not an IN_OPEN: the user's own
 // write opens the file too. A read before the watch of its directory was
 // in place is missed: WatchReads is called before the harness starts and
-// watches the top of the tree before it returns, the rest on its
-// goroutine while the harness starts (syncWatches). A directory made
+// watches the top of the tree and the way to the working directory
+// before it returns, the rest on its goroutine once the harness has run
+// for watchLater (syncWatches, firstWatched). A directory made
 // during the run is not watched; a watch the system's limit
 // (fs.inotify.max_user_watches) refuses, or events lost to a full queue
 // (IN_Q_OVERFLOW), leave the report incomplete (ReadReport.Incomplete),
@@ -66,8 +70,10 @@ var addWatch = unix.InotifyAddWatch
 type ReadWatch struct {
 	fd, stop int
 	running  bool
-	// stopping is set by Stop: the goroutine's watches end there.
+	// stopping is set, and stopped closed, by Stop: the goroutine's
+	// watches end there, and its wait for watchLater.
 	stopping atomic.Bool
+	stopped  chan struct{}
 	root     string
 	upper    string
 	// dirs is each watch's directory, relative to root.
@@ -121,20 +127,52 @@ type Appeared struct {
 	Read bool
 }
 
-// syncWatches is how many directories WatchReads watches before it
-// returns (the root and those findWhiteouts listed first: the top of the
-// tree), about a millisecond; the rest are watched on the watch's
-// goroutine while the harness starts (BenchmarkReadWatch: 10,000
-// directories take about 100 ms, which a run's start would not wait for).
+// syncWatches is how many directories WatchReads watches at most before
+// it returns: the top of the tree (firstWatched), about a millisecond.
+// The rest are watched on the watch's goroutine, watchLater after the
+// harness started (BenchmarkReadWatch: 10,000 directories take about
+// 100 ms, which a run's start would not wait for).
 const syncWatches = 128
+
+// watchLater is how long after the harness's start the watch's goroutine
+// waits before it watches the directories left. No harness reads the
+// project below its top level that soon: each starts its runtime and
+// reads its configuration and the instruction files from the root to
+// its working directory (watched before it starts), and reads the rest
+// of the project only for a tool call, once its model has answered, a
+// network round trip later. Watched at once, those directories took the
+// processors from the harness's start: on the 20,000-file benchmark, a
+// run with a harness of a few milliseconds took 1.09 times as long
+// (BENCHMARKS.md, issue 44). A harness that exits sooner leaves the watch
+// incomplete, and the report says so. A variable for the tests.
+var watchLater = 50 * time.Millisecond
+
+// firstWatched returns dirs (sorted, the root "" first) with those
+// WatchReads watches before the harness starts first, and how many they
+// are: the root, the directories at its top level and those on the way
+// to cwd (the working directory, relative to the root: the harnesses
+// read the instruction files from the root down to it as they start),
+// at most max; the others follow in their order.
+func firstWatched(dirs []string, cwd string, max int) ([]string, int) {
+	first := make([]string, 0, min(len(dirs), max))
+	var rest []string
+	for _, d := range dirs {
+		if len(first) < max && (!strings.Contains(d, "/") || cwd == d || strings.HasPrefix(cwd, d+"/")) {
+			first = append(first, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	return append(first, rest...), len(first)
+}
 
 // WatchReads starts watching the real project of the overlay sandbox s,
 // every directory it shows (those findWhiteouts listed as it was made):
 // call it before the harness starts, and Stop once it exited, before
-// sync-back writes the real tree. It returns once the first syncWatches
-// directories are watched, the root first; the rest are watched on a
-// goroutine once the caller says the harness started (Begin), and a read
-// in one of them before its watch is set goes unseen. For a sandbox
+// sync-back writes the real tree. It returns once the top of the tree is
+// watched (firstWatched); the rest are watched on a goroutine watchLater
+// after the caller says the harness started (Begin), and a read in one
+// of them before its watch is set goes unseen. For a sandbox
 // opened again from its state (a resumed session), whose directories are
 // not known, the root alone is watched before it returns, and the
 // goroutine lists the others as Create did, with the listing cache of
@@ -147,7 +185,7 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	}
 	w := &ReadWatch{root: s.Root, upper: s.Overlay.Upper, dirs: map[int32]string{}, rules: s.rules, gd: s.gitDirs,
 		read: map[string]bool{}, changed: map[string]bool{}, appeared: map[string]bool{},
-		set: make(chan struct{}), done: make(chan struct{}), begin: make(chan struct{})}
+		set: make(chan struct{}), done: make(chan struct{}), begin: make(chan struct{}), stopped: make(chan struct{})}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		w.incomplete = fmt.Sprintf("cannot watch the project for the agent's reads: %v", err)
@@ -168,13 +206,20 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 	if dirs == nil {
 		dirs = []string{""}
 	}
-	n := min(len(dirs), syncWatches)
+	cwd, _ := pathutil.Rel(s.Tree, s.Workdir)
+	dirs, n := firstWatched(dirs, filepath.ToSlash(cwd), syncWatches)
 	more := w.add(dirs, 0, n)
 	go func() {
 		defer close(w.done)
 		<-w.begin
+		select {
+		case <-time.After(watchLater):
+		case <-w.stopped:
+		}
 		if more && s.Overlay.dirs == nil {
 			dirs, more = w.list(s)
+			// The root, watched already, is first.
+			dirs, _ = firstWatched(dirs, filepath.ToSlash(cwd), syncWatches)
 		}
 		if more {
 			w.add(dirs, n, len(dirs))
@@ -186,11 +231,12 @@ func (s *Sandbox) WatchReads() *ReadWatch {
 }
 
 // Begin lets the watch's goroutine watch the directories left, and list
-// them for a sandbox opened from its state: the caller calls it once the
-// harness started. Made before, beside the launcher's start, those
-// watches slowed it: the kernel flags each entry of a watched directory,
-// and on 200,000 files the harness started 10 to 20 ms later
-// (BENCHMARKS.md). Stop calls it too. It does nothing on a nil watch.
+// them for a sandbox opened from its state, watchLater from now: the
+// caller calls it once the harness started. Made before, beside the
+// launcher's start, those watches slowed it: the kernel flags each entry
+// of a watched directory, and on 200,000 files the harness started 10
+// to 20 ms later (BENCHMARKS.md). Stop calls it too. It does nothing on a
+// nil watch.
 func (w *ReadWatch) Begin() {
 	if w == nil || w.begin == nil {
 		return
@@ -343,6 +389,7 @@ func (w *ReadWatch) Stop() ReadReport {
 	}
 	if w.running {
 		w.stopping.Store(true)
+		close(w.stopped)
 		w.Begin()
 		one := [8]byte{1} // the eventfd's counter, made nonzero
 		_, _ = unix.Write(w.stop, one[:])

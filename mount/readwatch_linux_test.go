@@ -92,10 +92,13 @@ func TestOverlayInotifyKernel(t *testing.T) {
 // the agent changed too (sync-back's conflict).
 func TestReadWatchKernel(t *testing.T) {
 	s, p, root, _ := kernelSandbox(t)
+	watchNow(t)
 	w := s.WatchReads()
 	if w == nil {
 		t.Fatal("WatchReads() = nil for an overlay sandbox")
 	}
+	w.Begin() // every directory watched, gone/in too
+	<-w.set
 	write := func(rel, data string) {
 		t.Helper()
 		must(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(data), 0o644))
@@ -112,6 +115,14 @@ func TestReadWatchKernel(t *testing.T) {
 	if r := w.Stop(); len(r.Changed) != 1 {
 		t.Errorf("Stop() again = %q, want the same report", r.Changed)
 	}
+}
+
+// watchNow makes the watch's goroutine watch the directories left as
+// soon as the harness started (Begin), for the test's time.
+func watchNow(t testing.TB) {
+	orig := watchLater
+	watchLater = 0
+	t.Cleanup(func() { watchLater = orig })
 }
 
 // watchedTree makes a tree of n directories below root, d0 to d<n-1>, with
@@ -280,5 +291,77 @@ func TestReadWatchBegin(t *testing.T) {
 	}
 	if r := w.Stop(); r.Incomplete != "" {
 		t.Errorf("Stop: incomplete: %s", r.Incomplete)
+	}
+}
+
+// TestFirstWatched: the directories watched before the harness starts
+// are the root, the top level and those on the way to the working
+// directory, at most max, in their order; the others follow in theirs.
+func TestFirstWatched(t *testing.T) {
+	dirs := []string{"", "a", "a/b", "a/b/c", "a/b/c/d", "a/x", "ab", "ab/c", "z", "z/y"}
+	tests := []struct {
+		name, cwd string
+		max       int
+		want      []string
+		n         int
+	}{
+		{"at the root", "", 128, []string{"", "a", "ab", "z", "a/b", "a/b/c", "a/b/c/d", "a/x", "ab/c", "z/y"}, 4},
+		{"below", "a/b/c", 128, []string{"", "a", "a/b", "a/b/c", "ab", "z", "a/b/c/d", "a/x", "ab/c", "z/y"}, 6},
+		{"a name that only starts like a directory on the way", "ab/c", 128, []string{"", "a", "ab", "ab/c", "z", "a/b", "a/b/c", "a/b/c/d", "a/x", "z/y"}, 5},
+		{"at most max", "a/b/c", 3, []string{"", "a", "a/b", "a/b/c", "a/b/c/d", "a/x", "ab", "ab/c", "z", "z/y"}, 3},
+		{"the root alone", "", 1, dirs, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := firstWatched(slices.Clone(dirs), tt.cwd, tt.max)
+			if !slices.Equal(got, tt.want) || n != tt.n {
+				t.Errorf("firstWatched(%q, %d) = %q, %d; want %q, %d", tt.cwd, tt.max, got, n, tt.want, tt.n)
+			}
+		})
+	}
+}
+
+// TestReadWatchLater: below the top level, the directories are watched
+// watchLater after the harness started (Begin), not before; a Stop
+// during that wait returns at once, the report saying how much was
+// watched.
+func TestReadWatchLater(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"top.txt": "t", "a/b/deep.txt": "d", "a/c/deep.txt": "d"})
+	s, err := Create(context.Background(), Options{Persona: "p", Root: root, Cwd: root, Dir: filepath.Join(t.TempDir(), "s"), Overlay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := watchLater
+	t.Cleanup(func() { watchLater = orig })
+
+	watchLater = time.Hour
+	w := s.WatchReads()
+	w.Begin()
+	time.Sleep(50 * time.Millisecond) // the goroutine's time to watch, were it not to wait
+	if n := len(w.dirs); n != 2 {
+		t.Errorf("watched before watchLater: %d directories, want 2 (the root and a)", n)
+	}
+	stopped := make(chan ReadReport)
+	go func() { stopped <- w.Stop() }()
+	select {
+	case r := <-stopped:
+		if want := "covered 2 of the project's 4 directories when the harness exited"; !strings.Contains(r.Incomplete, want) {
+			t.Errorf("Stop: incomplete %q, want %q", r.Incomplete, want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Stop waited for watchLater")
+	}
+
+	watchLater = 10 * time.Millisecond
+	w = s.WatchReads()
+	w.Begin()
+	<-w.set
+	p := filepath.Join(root, "a", "b", "deep.txt")
+	_, err = os.ReadFile(p)
+	must(t, err)
+	must(t, os.WriteFile(p, []byte("changed"), 0o644))
+	if r := w.Stop(); !slices.Equal(r.Changed, []string{"a/b/deep.txt"}) || r.Incomplete != "" {
+		t.Errorf("Stop() = %q (incomplete %q), want a/b/deep.txt", r.Changed, r.Incomplete)
 	}
 }
