@@ -4,7 +4,9 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,6 +82,11 @@ func TestWorkforceConfined(t *testing.T) {
 					if strings.Contains(stderr, "cannot confine") {
 						t.Errorf("the run says it cannot confine:\n%s", stderr)
 					}
+					// Confined by workforce-launcher, built beside
+					// workforce (TestMain), as make build puts it.
+					if got, want := planLauncher(t, e, dir, args...), filepath.Join(filepath.Dir(workforce), "workforce-launcher"); got != want {
+						t.Errorf("the plan's launcher is %q, want %q", got, want)
+					}
 				case "off":
 					if serr != nil {
 						t.Errorf("unconfined, the harness did not write %s (%v): the check above proves nothing", target, serr)
@@ -88,4 +95,25 @@ func TestWorkforceConfined(t *testing.T) {
 			})
 		}
 	}
+}
+
+// planLauncher returns the launcher the plan of the editor persona's run
+// in dir names (--dry-run --json).
+func planLauncher(t *testing.T, e *scriptedEnv, dir string, flags ...string) string {
+	t.Helper()
+	cmd := exec.Command(workforce, append([]string{"run", "editor", "write the file", "--dry-run", "--json"}, flags...)...)
+	cmd.Dir, cmd.Env = dir, e.vars
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("workforce run --dry-run: %v\n%s", err, out)
+	}
+	var plan struct {
+		Confine *struct {
+			Launcher string `json:"launcher"`
+		} `json:"confine"`
+	}
+	if err := json.Unmarshal(out, &plan); err != nil || plan.Confine == nil {
+		t.Fatalf("the plan is not one with confine (%v):\n%s", err, out)
+	}
+	return plan.Confine.Launcher
 }
