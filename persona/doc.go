@@ -78,10 +78,10 @@
 // are decoded by a strict JSON v2 fast path, the schema validator
 // (github.com/santhosh-tekuri/jsonschema/v5) explaining only the files it
 // declines, and compiling the persona schema only then (its package
-// still compiles five meta-schemas as it initialises, about 2.7 ms of
-// every start of workforce and of its launcher: the lighter libraries
-// measured in BENCHMARKS.md, issue 44, do not list every violation at
-// its line and column); and specs share
+// still compiles five meta-schemas as it initialises, 2 to 3.5 ms of
+// every start of workforce, not of workforce-launcher, which does not
+// link it: the lighter libraries measured in BENCHMARKS.md, issue 44, do
+// not list every violation at its line and column); and specs share
 // storage. A persona with nothing below it is its file's spec itself, an
 // override a shallow copy of its base with only what it changes replaced
 // (mergeSpec never writes into a map, list or struct it did not make). So the specs of a Catalog, the
