@@ -45,7 +45,7 @@ var depRules = map[string]depRule{
 	"W/internal/lazyre":      {deny: []string{anyOfOurs}},
 	"W/internal/buildinfo":   {deny: []string{anyOfOurs}},
 	"W/internal/proctree":    {deny: []string{anyOfOurs}},
-	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine", "W/internal/netspec", "W/internal/pathutil"}},
+	"W/internal/home":        {deny: []string{anyOfOurs}, allow: []string{"W/internal/diag", "W/confine", "W/internal/netspec", "W/internal/pathutil", "W/internal/buildinfo"}},
 	// The syntax of a network policy's words (modes, presets, HOST[:PORT]):
 	// config.json, personas and batch files check them alike.
 	"W/internal/netspec": {deny: []string{anyOfOurs}},
@@ -123,13 +123,14 @@ var depRules = map[string]depRule{
 	// included, may read them.
 	"W/history/sessions": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/convstore"}},
 	// Landlock and the launcher: the standard library, x/sys, x/net/bpf
-	// (the seccomp filter's assembler), go-landlock and internal/pathutil
-	// (a leaf: its symlink resolver) only, since every harness start runs
-	// it before main.
-	"W/confine": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/pathutil"}},
+	// (the seccomp filter's assembler), go-landlock and two leaves,
+	// internal/pathutil (its symlink resolver) and internal/buildinfo
+	// (what says workforce-launcher is of workforce's build) only, since
+	// every harness start runs it before main.
+	"W/confine": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/pathutil", "W/internal/buildinfo"}},
 	// The launcher's own executable (make build puts it beside
 	// workforce): confine alone, so that it starts in a millisecond.
-	"W/cmd/workforce-launcher": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/confine", "W/internal/pathutil"}},
+	"W/cmd/workforce-launcher": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/confine", "W/internal/pathutil", "W/internal/buildinfo"}},
 	// Running a persona for any caller (run, create, pick --run, the
 	// picker, sessions resume): the domain packages it drives (persona,
 	// the built-in catalog personas, session, harness, discover, mount,
@@ -140,7 +141,7 @@ var depRules = map[string]depRule{
 	// What create prepares around the persona author's run: the target,
 	// the staging directory, the brief; it runs nothing (run's), and the
 	// project layer of cwd comes in as a function from the command layer.
-	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/pathutil", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine", "W/internal/netspec"}},
+	"W/author": {deny: []string{anyOfOurs, cliLib}, allow: []string{"W/internal/home", "W/internal/pathutil", "W/internal/buildinfo", "W/internal/lazyre", "W/internal/quote", "W/internal/diag", "W/confine", "W/internal/netspec"}},
 	// The conversions of what the domain packages compute into report's
 	// types, for the commands to print: the packages it reads (run for
 	// sync-back's report), never the command line nor the workflows.

@@ -1,7 +1,7 @@
 package confine
 
 import (
-	"debug/buildinfo"
+	debugbuildinfo "debug/buildinfo"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/seed-3bc194a6/workforce/internal/buildinfo"
 )
 
 // LauncherName is the launcher's own executable: cmd/workforce-launcher,
@@ -63,7 +65,8 @@ func findLauncher(self string, mine *debug.BuildInfo) *launcherFile {
 		return nil
 	}
 	path := filepath.Join(filepath.Dir(self), LauncherName)
-	f, err := os.Open(path)
+	// Not blocking: a FIFO of that name would wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
 	}
@@ -72,7 +75,7 @@ func findLauncher(self string, mine *debug.BuildInfo) *launcherFile {
 		f.Close()
 		return nil
 	}
-	info, err := buildinfo.Read(f)
+	info, err := debugbuildinfo.Read(f)
 	if err != nil || buildKey(info) == "" || buildKey(info) != buildKey(mine) {
 		f.Close()
 		return nil
@@ -97,21 +100,11 @@ func buildKey(info *debug.BuildInfo) string {
 	if info == nil {
 		return ""
 	}
-	var rev, at, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
+	rev, at, modified := buildinfo.VCS(info)
 	if rev == "" && (info.Main.Version == "" || info.Main.Version == "(devel)") {
 		return ""
 	}
-	return strings.Join([]string{info.GoVersion, info.Main.Path, info.Main.Version, info.Main.Sum, rev, at, modified}, "\x00")
+	return strings.Join([]string{info.GoVersion, info.Main.Path, info.Main.Version, info.Main.Sum, rev, at, strconv.FormatBool(modified)}, "\x00")
 }
 
 // launcherPath is the executable a confined start executes: the launcher

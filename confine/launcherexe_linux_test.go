@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // stampedBuild builds testdata/launcherexe with version control
@@ -67,6 +69,14 @@ func TestFindLauncher(t *testing.T) {
 	}
 	unstamped := &debug.BuildInfo{GoVersion: mine.GoVersion, Main: debug.Module{Path: mine.Main.Path, Version: "(devel)"}}
 	launcher := filepath.Join(dir, LauncherName)
+	// withMode puts the same build beside workforce with mode m.
+	withMode := func(m os.FileMode) func(t *testing.T) {
+		return func(t *testing.T) {
+			if err := os.Chmod(stampedCopy(t, dir, LauncherName), m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	tests := []struct {
 		name  string
 		setup func(t *testing.T)
@@ -78,24 +88,9 @@ func TestFindLauncher(t *testing.T) {
 		{"another revision", func(t *testing.T) { stampedCopy(t, dir, LauncherName) }, &other, false},
 		{"workforce built without version information", func(t *testing.T) { stampedCopy(t, dir, LauncherName) }, unstamped, false},
 		{"no build information at hand", func(t *testing.T) { stampedCopy(t, dir, LauncherName) }, nil, false},
-		{"writable by its group", func(t *testing.T) {
-			stampedCopy(t, dir, LauncherName)
-			if err := os.Chmod(launcher, 0o775); err != nil {
-				t.Fatal(err)
-			}
-		}, mine, false},
-		{"writable by others", func(t *testing.T) {
-			stampedCopy(t, dir, LauncherName)
-			if err := os.Chmod(launcher, 0o757); err != nil {
-				t.Fatal(err)
-			}
-		}, mine, false},
-		{"not executable", func(t *testing.T) {
-			stampedCopy(t, dir, LauncherName)
-			if err := os.Chmod(launcher, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}, mine, false},
+		{"writable by its group", withMode(0o775), mine, false},
+		{"writable by others", withMode(0o757), mine, false},
+		{"not executable", withMode(0o644), mine, false},
 		{"a directory", func(t *testing.T) {
 			if err := os.Mkdir(launcher, 0o755); err != nil {
 				t.Fatal(err)
@@ -107,6 +102,11 @@ func TestFindLauncher(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, mine, true},
+		{"a FIFO", func(t *testing.T) {
+			if err := unix.Mkfifo(launcher, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, mine, false},
 		{"not a Go program", func(t *testing.T) {
 			if err := os.WriteFile(launcher, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 				t.Fatal(err)

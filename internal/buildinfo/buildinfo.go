@@ -36,18 +36,7 @@ func Describe(bi *debug.BuildInfo) string {
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}
-	var rev, at string
-	modified := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
+	rev, at, modified := VCS(bi)
 	if rev == "" {
 		return "dev"
 	}
@@ -66,4 +55,21 @@ func Describe(bi *debug.BuildInfo) string {
 		out += " (" + strings.Join(notes, ", ") + ")"
 	}
 	return out
+}
+
+// VCS returns what the Go toolchain stamped into bi of the commit it was
+// built from: its revision, the revision's time and whether the tree had
+// changes; "", "" and false without version control information.
+func VCS(bi *debug.BuildInfo) (revision, time string, modified bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			time = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return revision, time, modified
 }
