@@ -324,7 +324,9 @@ func TestConfinedRunAbortsLauncher(t *testing.T) {
 	}
 }
 
-// children returns the process ids of the test process's children.
+// children returns the process ids of the test process's children,
+// zombies included: an unreaped launcher is left too, which
+// proctree.Children, the living ones only, would not show.
 func children(t *testing.T) []string {
 	t.Helper()
 	var out []string

@@ -52,6 +52,16 @@ func withOverlay(inv *harness.Invocation, box *mount.Sandbox) error {
 	return nil
 }
 
+// watchFrom returns the harness's started hook for a run whose overlay
+// reads watches (nil for a copy): started, then the watch of the
+// directories left (ReadWatch.Begin).
+func watchFrom(started func(pid int), reads *mount.ReadWatch) func(pid int) {
+	return func(pid int) {
+		started(pid)
+		reads.Begin()
+	}
+}
+
 // warnReads warns of each file the agent read that changed in the real
 // tree afterwards, as the read watch of an overlay sandbox saw them
 // (mount.ReadWatch): the agent may have worked from the version it read.

@@ -278,11 +278,7 @@ func resume(s *Session, o Options) (*Result, error) {
 		_ = s.save()
 	}
 	reads := box.WatchReads() // an overlay's: before the harness starts
-	watching := func(pid int) {
-		started(pid)
-		reads.Begin() // the directories left, once the harness started
-	}
-	ran, err := sigs.runHarness(nil, o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, watching, s.findEarly(&o), netHooks{o.net, o.netDenied})
+	ran, err := sigs.runHarness(nil, o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, watchFrom(started, reads), s.findEarly(&o), netHooks{o.net, o.netDenied})
 	warnReads(reads.Stop(), warn) // before sync-back writes the real tree
 	if len(ran.ended) > 0 {
 		warn(endedWarning(ran.ended))

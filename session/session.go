@@ -394,11 +394,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	reads := box.WatchReads() // an overlay's: before the harness starts
-	watching := func(pid int) {
-		started(pid)
-		reads.Begin() // the directories left, once the harness started
-	}
-	ran, err := sigs.runHarness(early, o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, watching, s.findEarly(&o), netHooks{o.net, o.netDenied})
+	ran, err := sigs.runHarness(early, o.Invocation, box.Workdir, o.Timeout, o.Stdin, o.Stdout, o.Stderr, watchFrom(started, reads), s.findEarly(&o), netHooks{o.net, o.netDenied})
 	warnReads(reads.Stop(), warn) // before sync-back writes the real tree
 	exit, timedOut := ran.exit, ran.timedOut
 	if len(ran.ended) > 0 {
