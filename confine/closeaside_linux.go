@@ -1,51 +1,80 @@
 package confine
 
 import (
+	"io"
 	"os"
 	"os/exec"
 )
 
-// closeAsideArg, after LauncherArg, makes the launcher exit at once: the
-// descriptors it inherited (CloseAside's) close with its exit.
+// closeAsideArg, after LauncherArg, makes the launcher read its standard
+// input to its end and exit: the descriptors it inherited (CloseAside's)
+// close with its exit.
 const closeAsideArg = "close-aside"
 
 // CloseAside closes the descriptors fds (which the caller gives up) in a
-// short-lived process that nobody waits for: the system's true(1), which
-// inherits them and exits, or where there is none workforce's own
-// launcher started with closeAsideArg, which does the same (true starts
-// in a tenth of the CPU time a Go program of workforce's size takes,
-// which a run pays beside its sync-back). It
-// is for what costs its closer a wait: closing an inotify instance
-// waits for the kernel's grace period of its marks, 10-20 ms, and a
-// process's exit waits for it too, so that a run ending right after its
-// read watch (mount.ReadWatch) paid it whole, where the process that
-// now holds the last reference pays it instead. Where the process
-// cannot be started, they are closed here.
+// short-lived process that nobody waits for: the system's cat(1), which
+// inherits them, reads its standard input, a pipe, to the end, and
+// exits; or where there is none, workforce's own launcher started with
+// closeAsideArg, which does the same (cat starts in a tenth of the CPU
+// time a Go program of workforce's size takes, which a run pays beside
+// its sync-back). It is for what costs its closer a wait: closing an
+// inotify instance waits for the kernel's grace period of its marks,
+// 10-20 ms, and a process's exit waits for it too, so that a run ending
+// right after its read watch (mount.ReadWatch) paid it whole, where the
+// process that now holds the last reference pays it instead.
+//
+// The caller closes its copies before it closes the pipe's other end, so
+// the process cannot exit first: the last reference is always its.
+// (With a process that exits at once, true(1), the caller's close came
+// last whenever the caller was held up for the half millisecond true
+// runs in, one run in eight on a busy 2-core machine, and paid the wait.)
+// Where the process cannot be started, the descriptors are closed here.
 func CloseAside(fds ...int) {
 	files, closeAll := fdFiles(fds, "close-aside")
-	defer closeAll()
-	cmd := closeAsideCommand()
-	// Nothing of the caller's but the descriptors: no terminal, no
-	// working directory in a session that is to be removed.
-	cmd.ExtraFiles, cmd.Dir, cmd.Env = files, "/", launcherEnv()
-	if cmd.Start() != nil {
+	r, w, err := os.Pipe()
+	if err != nil {
+		closeAll()
 		return
 	}
-	// Started: it holds its own copies now, so the caller's close, by
-	// the deferred call, is not the last. It is reaped if the caller
-	// lives long enough, else by whoever inherits it.
-	go func() { _ = cmd.Wait() }()
+	cmd := closeAsideCommand()
+	// Nothing of the caller's but the descriptors and the pipe: no
+	// terminal, no working directory in a session that is to be removed.
+	cmd.Stdin, cmd.ExtraFiles, cmd.Dir, cmd.Env = r, files, "/", launcherEnv()
+	started := cmd.Start() == nil
+	r.Close()
+	// The caller's copies first: the process, started, holds its own
+	// until w closes.
+	closeAll()
+	if started {
+		asideHeld(cmd.Process.Pid)
+		// Reaped if the caller lives long enough, else by whoever
+		// inherits it.
+		go func() { _ = cmd.Wait() }()
+	}
+	w.Close()
 }
 
-// closeAsideCommand is the command CloseAside starts: true(1) at its
+// asideHeld is called once CloseAside closed the caller's copies, before
+// it lets the process go, with the process's id: a test's view of the
+// moment the process must still hold them.
+var asideHeld = func(pid int) {}
+
+// closeAsideCommand is the command CloseAside starts: cat(1) at its
 // system path (never looked up on PATH), else the launcher.
 var closeAsideCommand = func() *exec.Cmd {
-	for _, p := range []string{"/bin/true", "/usr/bin/true"} {
+	for _, p := range []string{"/bin/cat", "/usr/bin/cat"} {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return exec.Command(p)
 		}
 	}
 	return exec.Command(launcherPath(), LauncherArg, closeAsideArg)
+}
+
+// closeAsideMain is the launcher's closeAsideArg mode: it reads its
+// standard input to the end, and exits.
+func closeAsideMain() int {
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
 }
 
 // fdFiles returns the descriptors fds as files named name, and a

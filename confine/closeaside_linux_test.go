@@ -14,48 +14,65 @@ import (
 
 // TestCloseAside: the caller's descriptors are closed when CloseAside
 // returns, a child of its own holds them then, and it exits: the pipe's
-// reader sees its end. The child here waits for the test's word before
-// it exits, so that it is seen holding them; each real program, true(1)
-// and the launcher in closeAsideArg mode, is then seen to close them as
-// it exits.
+// reader sees its end. For each program, cat(1) and the launcher in
+// closeAsideArg mode: at the moment the caller's copies are closed
+// (asideHeld), the child still holds its own, and it does not exit
+// before the caller lets it go, so that the last reference is always
+// the child's (a child that exits at once, as true(1) did, fails here).
 func TestCloseAside(t *testing.T) {
-	orig := closeAsideCommand
-	defer func() { closeAsideCommand = orig }()
-	hold, release, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Close()
-	closeAsideCommand = func() *exec.Cmd {
-		// Its standard input is hold: it exits when release closes.
-		cmd := exec.Command("/bin/sh", "-c", "read x")
-		cmd.Stdin = hold
-		return cmd
-	}
-	held := closeAsideRun(t, func(target string) {
-		if !childHolds(target) {
-			t.Errorf("no child of the test holds %s after CloseAside: it was closed here, not aside", target)
-		}
-		release.Close()
-	})
-	if !held {
-		t.Fatal("the pipe's writer was never closed")
-	}
+	orig, origHeld := closeAsideCommand, asideHeld
+	defer func() { closeAsideCommand, asideHeld = orig, origHeld }()
 	for _, c := range []struct {
 		name string
 		cmd  func() *exec.Cmd
 	}{{"default", orig}, {"launcher", func() *exec.Cmd { return exec.Command(launcherPath(), LauncherArg, closeAsideArg) }}} {
 		closeAsideCommand = c.cmd
-		if !closeAsideRun(t, func(string) {}) {
+		var target string
+		held := false
+		asideHeld = func(pid int) {
+			held = true
+			if !childHolds(target) {
+				t.Errorf("%s: no child of the test holds %s once the caller closed its copies", c.name, target)
+			}
+			if exitedWithin(t, pid, 300*time.Millisecond) {
+				t.Errorf("%s: the process CloseAside started exited before the caller let it go: the caller's close could be the last", c.name)
+			}
+		}
+		if !closeAsideRun(t, func(tg string) { target = tg }) {
 			t.Errorf("%s: the pipe still has a writer 30 s after CloseAside", c.name)
+		}
+		if !held {
+			t.Errorf("%s: CloseAside started no process", c.name)
 		}
 	}
 }
 
-// closeAsideRun hands a pipe's writer to CloseAside, checks the
-// caller's copy is closed, calls check with the pipe's /proc/PID/fd text,
-// and reports whether the reader then sees the end within 30 s.
-func closeAsideRun(t *testing.T, check func(target string)) bool {
+// exitedWithin reports whether the process pid exits (or exited) within
+// d, without reaping it.
+func exitedWithin(t *testing.T, pid int, d time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(d.Milliseconds()))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll of the pidfd of %d: %v", pid, err)
+		}
+		return n > 0
+	}
+}
+
+// closeAsideRun hands a pipe's writer to CloseAside, after it called
+// name with the pipe's /proc/PID/fd text, checks the caller's copy is
+// closed, and reports whether the reader then sees the end within 30 s.
+func closeAsideRun(t *testing.T, name func(target string)) bool {
 	t.Helper()
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
@@ -66,12 +83,11 @@ func closeAsideRun(t *testing.T, check func(target string)) bool {
 	if err := unix.Fstat(p[1], &st); err != nil {
 		t.Fatal(err)
 	}
-	target := fmt.Sprintf("pipe:[%d]", st.Ino)
+	name(fmt.Sprintf("pipe:[%d]", st.Ino))
 	CloseAside(p[1])
 	if _, err := unix.FcntlInt(uintptr(p[1]), unix.F_GETFD, 0); err != unix.EBADF {
 		t.Errorf("the caller's descriptor after CloseAside: F_GETFD gives %v, want EBADF", err)
 	}
-	check(target)
 	// The child exits with the last copy: the reader sees the end.
 	if err := unix.SetNonblock(p[0], true); err != nil {
 		t.Fatal(err)

@@ -489,7 +489,7 @@ func Main(args []string) int {
 		return probeOverlayMain(args[1])
 	}
 	if len(args) == 1 && args[0] == closeAsideArg {
-		return 0 // CloseAside's: what it inherited closes as it exits
+		return closeAsideMain() // CloseAside's: what it inherited closes as it exits
 	}
 	if len(args) < 3 {
 		return fail(ExitCannotRun, fmt.Errorf("usage: %s FD PATH ARGV0 [ARG...]: the launcher is started by workforce itself", LauncherArg))
