@@ -578,11 +578,14 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		ro.Materialize = &File{Name: filepath.Base(m.Path), Text: m.Text}
 	}
 	if p.Skills != nil {
-		dirs, err := p.fetchSkills(o)
+		// The run's signal handler, from the fetch on: Run takes it over.
+		sigs := watchSignals(phaseCreate, o.Abort, o.Signals)
+		dirs, err := p.fetchSkills(sigs, o)
 		if err != nil {
+			sigs.stop()
 			return nil, err
 		}
-		ro.Mount, ro.Skills = p.mount, dirs
+		ro.Mount, ro.Skills, ro.sigs = p.mount, dirs, sigs
 	}
 	return Run(ro)
 }

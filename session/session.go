@@ -226,6 +226,12 @@ type Options struct {
 	// netDenied gets each destination its proxy refuses.
 	net       *netPlan
 	netDenied func(egress.Denial)
+	// sigs is the run's signal handler when the caller installed it
+	// already (Plan.run, for the fetch of the skills before): Run uses
+	// it, and stops it, instead of installing its own. Installing one
+	// costs a round trip to the Go runtime's signal thread for each of
+	// its four signals, and removing one as many.
+	sigs *signals
 }
 
 // File is an instruction file to materialize in the sandbox's working
@@ -280,7 +286,10 @@ type Result struct {
 // the harness's configuration, start the harness, sync back, clean up.
 // Signals are handled as the package documentation says.
 func Run(o Options) (*Result, error) {
-	sigs := watchSignals(phaseCreate, o.Abort, o.Signals)
+	sigs := o.sigs
+	if sigs == nil {
+		sigs = watchSignals(phaseCreate, o.Abort, o.Signals)
+	}
 	defer sigs.stop()
 	warn := func(string) {}
 	if o.Warn != nil {

@@ -57,11 +57,9 @@ func (p *Plan) planSkills(o PlanOptions, tree string) error {
 // fetchSkills gets the skills' content, fetching into the cache what it
 // does not hold, before anything is made: a skill that cannot be fetched
 // fails the run with nothing created. SIGINT, SIGTERM and SIGHUP stop the
-// fetch. When a fetched skill's name changed where it lands, the copy's
-// hidden files follow.
-func (p *Plan) fetchSkills(o RunOptions) ([]mount.Dir, error) {
-	sigs := watchSignals(phaseCreate, nil, o.Signals)
-	defer sigs.stop()
+// fetch (sigs, the run's handler, in phaseCreate). When a fetched skill's
+// name changed where it lands, the copy's hidden files follow.
+func (p *Plan) fetchSkills(sigs *signals, o RunOptions) ([]mount.Dir, error) {
 	ctx, cancel := sigs.enter(context.Background(), phaseCreate)
 	defer cancel()
 	before := p.Skills.Hide()
