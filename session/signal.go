@@ -161,7 +161,14 @@ func (s *signals) enter(parent context.Context, p int32) (context.Context, conte
 	s.cancel = cancel
 	s.mu.Unlock()
 	s.phase.Store(p)
-	if p == phaseSync && s.stops.Load() >= 2 {
+	switch {
+	case p == phaseSync && s.stops.Load() >= 2:
+		cancel()
+	case p == phaseCreate && s.last.Load() != nil:
+		// Any signal stops the making of the sandbox, also one that
+		// came before it began: during the fetch of the skills, whose
+		// handler the run took over (Options.sigs), once the fetch was
+		// done.
 		cancel()
 	}
 	return ctx, cancel

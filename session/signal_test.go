@@ -49,3 +49,38 @@ func TestSignalsParentDeath(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalsCreate: any signal stops the making of the sandbox, also one
+// that came while the skills were fetched, in the same handler, once the
+// fetch was done: the run's creation phase then begins stopped. Without a
+// signal it does not.
+func TestSignalsCreate(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		sigs    []os.Signal
+		stopped bool
+	}{
+		{"no signal", nil, false},
+		{"SIGTERM during the fetch", []os.Signal{syscall.SIGTERM}, true},
+		{"SIGINT during the fetch", []os.Signal{os.Interrupt}, true},
+		{"SIGHUP during the fetch", []os.Signal{syscall.SIGHUP}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			orphaned.Store(false)
+			s := &signals{}
+			fetch, cancelFetch := s.enter(context.Background(), phaseCreate)
+			for _, sig := range tt.sigs {
+				s.handle(sig)
+			}
+			if got := fetch.Err() != nil; got != tt.stopped {
+				t.Errorf("fetch stopped %v, want %v", got, tt.stopped)
+			}
+			cancelFetch() // the fetch is over, whatever it did
+			create, cancel := s.enter(context.Background(), phaseCreate)
+			defer cancel()
+			if got := create.Err() != nil; got != tt.stopped {
+				t.Errorf("creation begins stopped %v, want %v", got, tt.stopped)
+			}
+		})
+	}
+}
