@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"syscall"
 )
 
 // closeAsideArg, after LauncherArg, makes the launcher read its standard
@@ -38,8 +39,11 @@ func CloseAside(fds ...int) {
 	}
 	cmd := closeAsideCommand()
 	// Nothing of the caller's but the descriptors and the pipe: no
-	// terminal, no working directory in a session that is to be removed.
+	// terminal, no working directory in a session that is to be removed;
+	// a process group of its own, so that a Ctrl-C on the caller's
+	// terminal does not end it before the caller let it go.
 	cmd.Stdin, cmd.ExtraFiles, cmd.Dir, cmd.Env = r, files, "/", launcherEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	started := cmd.Start() == nil
 	r.Close()
 	// The caller's copies first: the process, started, holds its own

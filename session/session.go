@@ -234,6 +234,11 @@ type Options struct {
 	sigs *signals
 }
 
+// beforeHarness is called by Run with its signal handler once the
+// sandbox is made, before the harness's phase begins: a test's view of
+// the last moment of the making.
+var beforeHarness = func(*signals) {}
+
 // File is an instruction file to materialize in the sandbox's working
 // directory.
 type File struct {
@@ -364,7 +369,16 @@ func Run(o Options) (*Result, error) {
 		box.Remove()
 		return nil, err
 	}
+	beforeHarness(sigs)
 	sigs.enter(context.Background(), phaseHarness)
+	if sigs.stoppedCreating() {
+		// A signal while the sandbox was made, after the making last
+		// looked at its context (the materialized files, the state,
+		// the record): it stops the run all the same.
+		box.Remove()
+		os.RemoveAll(s.Dir)
+		return &Result{Session: s, Stopped: true, Signal: sigs.lastSignal()}, nil
+	}
 	var att *attemptRun
 	if o.Attempt != nil {
 		var res *Result

@@ -67,8 +67,11 @@ type signals struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the current phase, when it can stop
-	proc   *harness.Process   // the harness, while it runs
-	queued []os.Signal        // for the harness, come before it started
+	// creating says a signal came while the sandbox was made (or the
+	// skills fetched): it stops the making, and the run.
+	creating bool
+	proc     *harness.Process // the harness, while it runs
+	queued   []os.Signal      // for the harness, come before it started
 
 	done chan struct{}
 }
@@ -100,6 +103,15 @@ func (s *signals) handle(sig os.Signal) {
 		sig = syscall.SIGTERM
 	}
 	s.last.Store(sig)
+	// The phase is read, and a signal of phaseCreate noted, under mu:
+	// enter changes the phase under it, so that once the run entered
+	// the next phase, every signal of this one is noted (stoppedCreating).
+	s.mu.Lock()
+	phase := s.phase.Load()
+	if phase == phaseCreate {
+		s.creating = true
+	}
+	s.mu.Unlock()
 	stop := false
 	switch sig {
 	case syscall.SIGHUP:
@@ -108,14 +120,14 @@ func (s *signals) handle(sig os.Signal) {
 	case syscall.SIGTERM:
 		stop = s.stops.Add(1) >= 2
 	case os.Interrupt:
-		if s.phase.Load() == phaseSync {
+		if phase == phaseSync {
 			if s.ints.Add(1) >= 2 {
 				s.abortWith(sig)
 			}
 			stop = true
 		}
 	}
-	switch s.phase.Load() {
+	switch phase {
 	case phaseCreate:
 		stop = true // any signal stops the copy
 	case phaseHarness:
@@ -159,12 +171,13 @@ func (s *signals) enter(parent context.Context, p int32) (context.Context, conte
 	ctx, cancel := context.WithCancel(parent)
 	s.mu.Lock()
 	s.cancel = cancel
-	s.mu.Unlock()
 	s.phase.Store(p)
+	creating := s.creating
+	s.mu.Unlock()
 	switch {
 	case p == phaseSync && s.stops.Load() >= 2:
 		cancel()
-	case p == phaseCreate && s.last.Load() != nil:
+	case p == phaseCreate && creating:
 		// Any signal stops the making of the sandbox, also one that
 		// came before it began: during the fetch of the skills, whose
 		// handler the run took over (Options.sigs), once the fetch was
@@ -172,6 +185,15 @@ func (s *signals) enter(parent context.Context, p int32) (context.Context, conte
 		cancel()
 	}
 	return ctx, cancel
+}
+
+// stoppedCreating reports whether a signal came in phaseCreate: called
+// once the run entered its next phase, it sees every one, also one that
+// came after the making of the sandbox last looked at its context.
+func (s *signals) stoppedCreating() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.creating
 }
 
 // lastSignal is the last signal received, nil when none was.

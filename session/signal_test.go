@@ -84,3 +84,37 @@ func TestSignalsCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalsStoppedCreating: a signal that came while the sandbox was
+// made is seen once the run entered the harness's phase; one that came in
+// that phase, or none, is not.
+func TestSignalsStoppedCreating(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		creating []os.Signal // handled in phaseCreate
+		harness  []os.Signal // handled in phaseHarness
+		want     bool
+	}{
+		{"none", nil, nil, false},
+		{"SIGTERM while making the sandbox", []os.Signal{syscall.SIGTERM}, nil, true},
+		{"SIGINT while making the sandbox", []os.Signal{os.Interrupt}, nil, true},
+		{"SIGTERM while the harness runs", nil, []os.Signal{syscall.SIGTERM}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			orphaned.Store(false)
+			s := &signals{}
+			_, cancel := s.enter(context.Background(), phaseCreate)
+			defer cancel()
+			for _, sig := range tt.creating {
+				s.handle(sig)
+			}
+			s.enter(context.Background(), phaseHarness)
+			for _, sig := range tt.harness {
+				s.handle(sig)
+			}
+			if got := s.stoppedCreating(); got != tt.want {
+				t.Errorf("stoppedCreating() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
