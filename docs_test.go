@@ -54,7 +54,8 @@ var exitStatuses = []exitStatus{
 		"`pick`, its own: no harness could answer (not installed, failed, timed out)"},
 	{"124", 124, "`run`: the harness was stopped at its time limit"},
 	{"127", exitHarnessMissing, "the harness binary is not installed; the hint names the npm package"},
-	{"128+n", 128, "`run`: the harness was killed by signal n"},
+	{"128+n", 128, "`run`: the harness was killed by signal n, or signal n stopped the run before the harness started " +
+		"(the fetch of the skills, the making of the sandbox)"},
 	{"130", 130, "Ctrl-C (128 + SIGINT): the harness was interrupted, or a second Ctrl-C stopped a sync-back " +
 		"(`run`, `sessions sync`, `sessions apply`)"},
 }

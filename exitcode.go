@@ -218,8 +218,11 @@ func statusOf(err error) (int, []string) {
 	var re *run.Error
 	var nf *harness.NotFoundError
 	var pc *harness.ProjectConfigError
+	var se *session.StoppedError
 	var ce cli.ExitCoder
 	switch {
+	case errors.As(err, &se):
+		return signalStatus(se.Signal), nil
 	case errors.As(err, &ee):
 		return ee.code, ee.hints
 	case errors.As(err, &re) && re.Kind == run.Usage:

@@ -583,6 +583,9 @@ func (p *Plan) run(o RunOptions) (*Result, error) {
 		dirs, err := p.fetchSkills(sigs, o)
 		if err != nil {
 			sigs.stop()
+			if sig := sigs.lastSignal(); sig != nil {
+				return nil, &StoppedError{Signal: sig, Err: err}
+			}
 			return nil, err
 		}
 		ro.Mount, ro.Skills, ro.sigs = p.mount, dirs, sigs

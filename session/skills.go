@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -53,6 +54,21 @@ func (p *Plan) planSkills(o PlanOptions, tree string) error {
 	}
 	return nil
 }
+
+// StoppedError is a run that a signal stopped while its skills were
+// fetched, before anything was made: the command exits as the signal
+// asks (128+n), as a run stopped while its sandbox was made does
+// (Result.Stopped). Err is how the fetch ended.
+type StoppedError struct {
+	Signal os.Signal
+	Err    error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("stopped (%v) while the skills were fetched: %v", e.Signal, e.Err)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
 
 // fetchSkills gets the skills' content, fetching into the cache what it
 // does not hold, before anything is made: a skill that cannot be fetched
