@@ -353,14 +353,24 @@ func Run(o Options) (*Result, error) {
 			err = o.state.writeFiles(o.Invocation.StateFiles)
 		}
 	}
-	if err != nil {
+	// discard removes what was made: the sandbox and the session.
+	discard := func() {
 		if box != nil {
 			box.Remove()
 		}
 		os.RemoveAll(s.Dir)
+	}
+	// stoppedMaking ends a run a signal stopped while its sandbox was
+	// made.
+	stoppedMaking := func() (*Result, error) {
+		discard()
+		return &Result{Session: s, Stopped: true, Signal: sigs.lastSignal()}, nil
+	}
+	if err != nil {
 		if stopped {
-			return &Result{Session: s, Stopped: true, Signal: sigs.lastSignal()}, nil
+			return stoppedMaking()
 		}
+		discard()
 		return nil, err
 	}
 
@@ -375,9 +385,7 @@ func Run(o Options) (*Result, error) {
 		// A signal while the sandbox was made, after the making last
 		// looked at its context (the materialized files, the state,
 		// the record): it stops the run all the same.
-		box.Remove()
-		os.RemoveAll(s.Dir)
-		return &Result{Session: s, Stopped: true, Signal: sigs.lastSignal()}, nil
+		return stoppedMaking()
 	}
 	var att *attemptRun
 	if o.Attempt != nil {
